@@ -1,0 +1,124 @@
+// shaderc wrapper: includes from the embedded sources, errors with the variant's name.
+#include "kernels/shader_compiler.h"
+
+#include <shaderc/shaderc.hpp>
+
+#include <cstdio>
+
+#include "kernels/embedded_sources.h"
+
+namespace vktune {
+namespace {
+
+// Serves #include "x.glsl" from the embedded sources.
+class EmbeddedIncluder : public shaderc::CompileOptions::IncluderInterface {
+ public:
+  shaderc_include_result* GetInclude(const char* requested, shaderc_include_type,
+                                     const char*, size_t) override {
+    auto* result = new Result;
+    result->name_text = requested;
+    if (auto text = embedded_source(requested)) {
+      result->content_text = std::string(*text);
+    } else {
+      // shaderc reports an include failure by an empty name and the message as content.
+      result->content_text = std::string("cannot find include file \"") + requested + "\"";
+      result->name_text.clear();
+    }
+    result->source_name = result->name_text.c_str();
+    result->source_name_length = result->name_text.size();
+    result->content = result->content_text.c_str();
+    result->content_length = result->content_text.size();
+    result->user_data = nullptr;
+    return result;
+  }
+  void ReleaseInclude(shaderc_include_result* data) override {
+    delete static_cast<Result*>(data);
+  }
+
+ private:
+  struct Result : shaderc_include_result {
+    std::string name_text, content_text;
+  };
+};
+
+uint32_t shaderc_env_version(TargetEnv env) {
+  switch (env) {
+    case TargetEnv::vulkan_1_1:
+      return shaderc_env_version_vulkan_1_1;
+    case TargetEnv::vulkan_1_3:
+      return shaderc_env_version_vulkan_1_3;
+    default:
+      return shaderc_env_version_vulkan_1_2;
+  }
+}
+
+}  // namespace
+
+std::string content_hash(std::string_view text) {
+  uint64_t hash = 1469598103934665603ull;
+  for (unsigned char c : text) {
+    hash ^= c;
+    hash *= 1099511628211ull;
+  }
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash));
+  return hex;
+}
+
+std::string embedded_source_hash(std::string_view file) {
+  auto text = embedded_source(file);
+  if (!text) throw std::out_of_range("no embedded shader source named " + std::string(file));
+  std::string all(*text);
+  for (const EmbeddedSource& s : embedded_sources()) {
+    if (s.name.ends_with(".glsl")) all.append(s.name).append(s.text);
+  }
+  return content_hash(all);
+}
+
+std::shared_ptr<const Spirv> ShaderCompiler::compile(std::string_view file,
+                                                     const Defines& defines,
+                                                     std::string_view variant) {
+  auto text = embedded_source(file);
+  if (!text) {
+    throw CompileError(std::string(variant) + ": no embedded shader source named " +
+                       std::string(file));
+  }
+  return compile_text(file, *text, defines, variant);
+}
+
+std::shared_ptr<const Spirv> ShaderCompiler::compile_text(std::string_view file,
+                                                          std::string_view text,
+                                                          const Defines& defines,
+                                                          std::string_view variant) {
+  std::string key = content_hash(text) + "|" + std::to_string(static_cast<int>(env_));
+  for (const auto& [name, value] : defines) key += "|" + name + "=" + value;
+  {
+    std::lock_guard lock(mutex_);
+    if (auto it = cache_.find(key); it != cache_.end()) return it->second;
+  }
+
+  shaderc::Compiler compiler;
+  shaderc::CompileOptions options;
+  options.SetTargetEnvironment(shaderc_target_env_vulkan, shaderc_env_version(env_));
+  options.SetOptimizationLevel(shaderc_optimization_level_performance);
+  options.SetIncluder(std::make_unique<EmbeddedIncluder>());
+  for (const auto& [name, value] : defines) options.AddMacroDefinition(name, value);
+  const std::string source(text);
+  const std::string file_name(file);
+  shaderc::SpvCompilationResult result = compiler.CompileGlslToSpv(
+      source, shaderc_compute_shader, file_name.c_str(), options);
+  if (result.GetCompilationStatus() != shaderc_compilation_status_success) {
+    throw CompileError(std::string(variant) + ": " + result.GetErrorMessage());
+  }
+  auto spirv = std::make_shared<const Spirv>(result.cbegin(), result.cend());
+  std::lock_guard lock(mutex_);
+  cache_.emplace(std::move(key), spirv);
+  return spirv;
+}
+
+size_t ShaderCompiler::cache_size() const {
+  std::lock_guard lock(mutex_);
+  return cache_.size();
+}
+
+}  // namespace vktune

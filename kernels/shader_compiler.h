@@ -1,0 +1,57 @@
+// GLSL -> SPIR-V through libshaderc, with #include resolved from the embedded kernels/glsl
+// sources and an in-memory cache keyed by (source hash, defines, target environment).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace vktune {
+
+// A shader that failed to compile; what() names the variant and carries shaderc's message
+// (which names file and line).
+class CompileError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+using Spirv = std::vector<uint32_t>;
+using Defines = std::vector<std::pair<std::string, std::string>>;
+
+enum class TargetEnv { vulkan_1_1, vulkan_1_2, vulkan_1_3 };
+
+// 64-bit FNV-1a of `text`, as 16 hex digits.
+std::string content_hash(std::string_view text);
+
+// Hash of an embedded source file together with every embedded include it could pull in:
+// what the database keys a kernel's binary by. Throws std::out_of_range for unknown files.
+std::string embedded_source_hash(std::string_view file);
+
+class ShaderCompiler {
+ public:
+  explicit ShaderCompiler(TargetEnv env = TargetEnv::vulkan_1_2) : env_(env) {}
+
+  // Compiles the embedded file `file` (e.g. "q4gsw_gemv.comp") with `defines`.
+  // `variant` names the variant in error messages. Thread-safe; cached.
+  std::shared_ptr<const Spirv> compile(std::string_view file, const Defines& defines,
+                                       std::string_view variant);
+
+  // Compiles GLSL text given directly; `file` is the name used in messages.
+  std::shared_ptr<const Spirv> compile_text(std::string_view file, std::string_view text,
+                                            const Defines& defines, std::string_view variant);
+
+  size_t cache_size() const;
+
+ private:
+  TargetEnv env_;
+  mutable std::mutex mutex_;
+  std::map<std::string, std::shared_ptr<const Spirv>> cache_;
+};
+
+}  // namespace vktune

@@ -1,0 +1,204 @@
+// Logical device creation with the optional features the kernels use, and fenced submission.
+#include "kernels/vk/device.h"
+
+#include <cstring>
+#include <string>
+
+#include "kernels/vk/command_buffer.h"
+#include "kernels/vk/error.h"
+
+namespace vktune::vk {
+namespace {
+
+bool has_extension(VkPhysicalDevice device, const char* name) {
+  uint32_t count = 0;
+  vkEnumerateDeviceExtensionProperties(device, nullptr, &count, nullptr);
+  std::vector<VkExtensionProperties> extensions(count);
+  vkEnumerateDeviceExtensionProperties(device, nullptr, &count, extensions.data());
+  for (const auto& e : extensions) {
+    if (std::strcmp(e.extensionName, name) == 0) return true;
+  }
+  return false;
+}
+
+// The feature structs chained into VkDeviceCreateInfo; first filled with what the device
+// supports, then trimmed to what vktune uses.
+struct FeatureChain {
+  VkPhysicalDeviceFeatures2 core{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+  VkPhysicalDeviceVulkan11Features v11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
+  VkPhysicalDeviceVulkan12Features v12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+  VkPhysicalDeviceVulkan13Features v13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
+  VkPhysicalDeviceCooperativeMatrixFeaturesNV coopmat{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
+  VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR executable{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
+
+  // Links the structs the device knows; FeatureChain must not move afterwards.
+  void link(uint32_t api_version, bool with_coopmat, bool with_executable) {
+    void** next = &core.pNext;
+    auto append = [&next](auto& s) {
+      *next = &s;
+      next = &s.pNext;
+    };
+    append(v11);
+    append(v12);
+    if (api_version >= VK_API_VERSION_1_3) append(v13);
+    if (with_coopmat) append(coopmat);
+    if (with_executable) append(executable);
+  }
+
+  void keep_only_used() {
+    const VkPhysicalDeviceFeatures supported = core.features;
+    core.features = {};
+    core.features.shaderInt64 = supported.shaderInt64;
+    core.features.shaderInt16 = supported.shaderInt16;
+    v11 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES, v11.pNext,
+           v11.storageBuffer16BitAccess};
+    VkPhysicalDeviceVulkan12Features used12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
+                                            v12.pNext};
+    used12.storageBuffer8BitAccess = v12.storageBuffer8BitAccess;
+    used12.shaderFloat16 = v12.shaderFloat16;
+    used12.shaderInt8 = v12.shaderInt8;
+    v12 = used12;
+    VkPhysicalDeviceVulkan13Features used13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES,
+                                            v13.pNext};
+    used13.subgroupSizeControl = v13.subgroupSizeControl;
+    used13.computeFullSubgroups = v13.computeFullSubgroups;
+    v13 = used13;
+    coopmat.cooperativeMatrixRobustBufferAccess = VK_FALSE;
+  }
+};
+
+}  // namespace
+
+Device Device::create(const Instance& instance, size_t index) {
+  const auto physical = instance.physical_devices();
+  if (index >= physical.size()) {
+    throw Error("device index " + std::to_string(index) + " is out of range (" +
+                std::to_string(physical.size()) + " devices)");
+  }
+  Device d;
+  d.instance_ = &instance;
+  d.physical_ = physical[index];
+  d.info_ = query_device_info(instance.get(), d.physical_, static_cast<uint32_t>(index));
+  vkGetPhysicalDeviceMemoryProperties(d.physical_, &d.memory_);
+  if (d.info_.api_version < VK_API_VERSION_1_2) {
+    throw Error(d.info_.name + " supports Vulkan " + api_version_text(d.info_.api_version) +
+                "; vktune needs 1.2 or newer");
+  }
+
+  std::vector<const char*> extensions;
+  const bool coopmat = d.info_.features.coopmat_nv;
+  const bool executable = d.info_.features.pipeline_executable_properties;
+  if (coopmat) extensions.push_back(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
+  if (executable) extensions.push_back(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+  if (has_extension(d.physical_, "VK_KHR_portability_subset")) {
+    extensions.push_back("VK_KHR_portability_subset");
+  }
+
+  FeatureChain features;
+  features.link(d.info_.api_version, coopmat, executable);
+  vkGetPhysicalDeviceFeatures2(d.physical_, &features.core);
+  features.keep_only_used();
+
+  const uint32_t family = compute_queue_family(d.physical_);
+  const float priority = 1.0f;
+  VkDeviceQueueCreateInfo queue_info{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
+  queue_info.queueFamilyIndex = family;
+  queue_info.queueCount = 1;
+  queue_info.pQueuePriorities = &priority;
+  VkDeviceCreateInfo info{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, &features.core};
+  info.queueCreateInfoCount = 1;
+  info.pQueueCreateInfos = &queue_info;
+  info.enabledExtensionCount = static_cast<uint32_t>(extensions.size());
+  info.ppEnabledExtensionNames = extensions.data();
+
+  VkDevice device = VK_NULL_HANDLE;
+  check(vkCreateDevice(d.physical_, &info, nullptr, &device), "vkCreateDevice");
+  d.device_ = Handle<VkDevice>(device, [](VkDevice h) { vkDestroyDevice(h, nullptr); });
+  vkGetDeviceQueue(device, family, 0, &d.queue_);
+
+  VkCommandPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+  pool_info.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+  pool_info.queueFamilyIndex = family;
+  VkCommandPool pool = VK_NULL_HANDLE;
+  check(vkCreateCommandPool(device, &pool_info, nullptr, &pool), "vkCreateCommandPool");
+  d.pool_ = Handle<VkCommandPool>(pool, [device](VkCommandPool p) {
+    vkDestroyCommandPool(device, p, nullptr);
+  });
+  return d;
+}
+
+Device::~Device() {
+  if (!device_) return;
+  // Everything created from this device must be idle before its handles go.
+  wait_idle();
+  pool_.reset();
+}
+
+void Device::wait_idle() {
+  vkDeviceWaitIdle(device_.get());
+  if (!abandoned_commands_.empty()) {
+    vkFreeCommandBuffers(device_.get(), pool_.get(),
+                         static_cast<uint32_t>(abandoned_commands_.size()),
+                         abandoned_commands_.data());
+    abandoned_commands_.clear();
+  }
+  abandoned_fences_.clear();
+}
+
+uint32_t Device::memory_type(uint32_t type_bits, VkMemoryPropertyFlags required,
+                             VkMemoryPropertyFlags preferred) const {
+  int fallback = -1;
+  for (uint32_t i = 0; i < memory_.memoryTypeCount; ++i) {
+    if (!(type_bits & (1u << i))) continue;
+    const VkMemoryPropertyFlags flags = memory_.memoryTypes[i].propertyFlags;
+    if ((flags & required) != required) continue;
+    if ((flags & preferred) == preferred) return i;
+    if (fallback < 0) fallback = static_cast<int>(i);
+  }
+  if (fallback < 0) throw Error("no memory type has the required properties");
+  return static_cast<uint32_t>(fallback);
+}
+
+void Device::submit(const CommandBuffer& commands, std::chrono::nanoseconds timeout) {
+  VkFenceCreateInfo fence_info{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+  VkFence raw_fence = VK_NULL_HANDLE;
+  check(vkCreateFence(get(), &fence_info, nullptr, &raw_fence), "vkCreateFence");
+  VkDevice device = get();
+  Handle<VkFence> fence(raw_fence, [device](VkFence f) { vkDestroyFence(device, f, nullptr); });
+
+  VkCommandBuffer buffer = commands.get();
+  VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+  submit.commandBufferCount = 1;
+  submit.pCommandBuffers = &buffer;
+  check(vkQueueSubmit(queue_, 1, &submit, fence.get()), "vkQueueSubmit");
+
+  const VkResult waited = vkWaitForFences(get(), 1, &raw_fence, VK_TRUE,
+                                          static_cast<uint64_t>(timeout.count()));
+  if (waited == VK_TIMEOUT) {
+    abandoned_fences_.push_back(std::move(fence));
+    throw Error("the submission did not finish within " +
+                    std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(timeout)
+                                       .count()) +
+                    " ms; the device is considered hung",
+                VK_TIMEOUT);
+  }
+  check(waited, "vkWaitForFences");
+}
+
+void Device::run(const std::function<void(CommandBuffer&)>& record,
+                 std::chrono::nanoseconds timeout) {
+  CommandBuffer commands = CommandBuffer::begin(*this);
+  record(commands);
+  commands.end();
+  try {
+    submit(commands, timeout);
+  } catch (const Error& e) {
+    // A command buffer still pending must not be freed until the device is idle.
+    if (e.result() == VK_TIMEOUT) abandoned_commands_.push_back(commands.release());
+    throw;
+  }
+}
+
+}  // namespace vktune::vk

@@ -1,0 +1,86 @@
+// The device fingerprint: everything that changes a kernel's binary or its speed, read from a
+// VkPhysicalDevice into plain data so that selection and the database need no Vulkan calls.
+#pragma once
+
+#include <vulkan/vulkan.h>
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace vktune::vk {
+
+enum class DeviceType { other, integrated, discrete, virtual_gpu, cpu };
+
+// "discrete", "integrated", "virtual", "cpu" or "other".
+const char* device_type_name(DeviceType type) noexcept;
+
+// One shape the device's cooperative-matrix unit supports (VK_NV_cooperative_matrix).
+struct CoopMatShape {
+  uint32_t m = 0, n = 0, k = 0;
+  std::string a_type, b_type, c_type, result_type;  // "f16", "f32", "s8", "s32", ...
+};
+
+struct DeviceLimits {
+  uint32_t max_invocations = 0;          // maxComputeWorkGroupInvocations
+  std::array<uint32_t, 3> max_workgroup_size{};
+  std::array<uint32_t, 3> max_workgroup_count{};
+  uint32_t max_shared_memory_bytes = 0;  // maxComputeSharedMemorySize
+  uint64_t max_storage_buffer_range = 0;  // bytes one storage-buffer binding may address
+  uint32_t max_push_constants_bytes = 0;
+  float timestamp_period_ns = 0;         // nanoseconds per timestamp tick
+  uint32_t timestamp_valid_bits = 0;     // of the compute queue family; 0 = no timestamps
+};
+
+struct DeviceFeatures {
+  bool storage_8bit = false;
+  bool storage_16bit = false;
+  bool shader_float16 = false;
+  bool shader_int8 = false;
+  bool subgroup_arithmetic = false;  // subgroupAdd etc. in compute shaders
+  bool subgroup_size_control = false;
+  bool coopmat_nv = false;   // VK_NV_cooperative_matrix (what Debian 12's shaderc can target)
+  bool coopmat_khr = false;  // VK_KHR_cooperative_matrix
+  bool pipeline_executable_properties = false;
+  std::vector<CoopMatShape> coopmat_shapes;
+};
+
+struct DeviceInfo {
+  uint32_t index = 0;  // position in vkEnumeratePhysicalDevices
+  std::string name;
+  uint32_t vendor_id = 0;
+  uint32_t device_id = 0;
+  DeviceType type = DeviceType::other;
+  uint32_t api_version = 0;
+  uint32_t driver_version = 0;  // raw, vendor-encoded
+  uint32_t driver_id = 0;       // VkDriverId
+  std::string driver_name;
+  std::string driver_info;
+  std::array<uint8_t, VK_UUID_SIZE> pipeline_cache_uuid{};
+  uint32_t subgroup_size = 0;
+  DeviceLimits limits;
+  DeviceFeatures features;
+  bool host_visible_device_memory = false;  // device-local memory the host may map cheaply
+};
+
+// driver_version decoded the way the vendor encodes it (NVIDIA 10.8.8.6 bits, Intel on
+// Windows 18.14, everyone else VK_API_VERSION-style), e.g. "580.159.4.0".
+std::string driver_version_text(uint32_t vendor_id, uint32_t driver_version);
+std::string api_version_text(uint32_t api_version);
+std::string uuid_hex(const std::array<uint8_t, VK_UUID_SIZE>& uuid);
+
+// Reads the fingerprint of one physical device. The instance must be Vulkan 1.1 or newer.
+DeviceInfo query_device_info(VkInstance instance, VkPhysicalDevice device, uint32_t index);
+
+nlohmann::json to_json(const DeviceInfo& info);
+
+}  // namespace vktune::vk
+
+namespace vktune::vk {
+// Index of the queue family vktune submits to: the first with compute support.
+// Throws Error if the device has none.
+uint32_t compute_queue_family(VkPhysicalDevice device);
+}  // namespace vktune::vk

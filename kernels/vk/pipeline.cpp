@@ -1,0 +1,133 @@
+// Compute pipelines, their layouts and descriptor sets.
+#include "kernels/vk/pipeline.h"
+
+#include <string>
+
+#include "kernels/vk/buffer.h"
+#include "kernels/vk/device.h"
+#include "kernels/vk/error.h"
+
+namespace vktune::vk {
+
+ComputePipeline ComputePipeline::create(const Device& device, const PipelineDesc& desc) {
+  VkDevice vk_device = device.get();
+  ComputePipeline p;
+  p.device_ = vk_device;
+  p.name_ = desc.name;
+  p.buffer_count_ = desc.buffer_count;
+  p.push_constant_bytes_ = desc.push_constant_bytes;
+  auto fail = [&](VkResult r, const char* call) {
+    if (r != VK_SUCCESS) {
+      throw Error(desc.name + ": " + call + " failed: " + result_name(r), r);
+    }
+  };
+
+  std::vector<VkDescriptorSetLayoutBinding> bindings(desc.buffer_count);
+  for (uint32_t i = 0; i < desc.buffer_count; ++i) {
+    bindings[i] = {i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
+  }
+  VkDescriptorSetLayoutCreateInfo set_info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+  set_info.bindingCount = desc.buffer_count;
+  set_info.pBindings = bindings.data();
+  VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
+  fail(vkCreateDescriptorSetLayout(vk_device, &set_info, nullptr, &set_layout),
+       "vkCreateDescriptorSetLayout");
+  p.set_layout_ = Handle<VkDescriptorSetLayout>(set_layout, [vk_device](VkDescriptorSetLayout h) {
+    vkDestroyDescriptorSetLayout(vk_device, h, nullptr);
+  });
+
+  VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, desc.push_constant_bytes};
+  VkPipelineLayoutCreateInfo layout_info{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+  layout_info.setLayoutCount = 1;
+  layout_info.pSetLayouts = &set_layout;
+  layout_info.pushConstantRangeCount = desc.push_constant_bytes > 0 ? 1 : 0;
+  layout_info.pPushConstantRanges = &range;
+  VkPipelineLayout layout = VK_NULL_HANDLE;
+  fail(vkCreatePipelineLayout(vk_device, &layout_info, nullptr, &layout),
+       "vkCreatePipelineLayout");
+  p.layout_ = Handle<VkPipelineLayout>(layout, [vk_device](VkPipelineLayout h) {
+    vkDestroyPipelineLayout(vk_device, h, nullptr);
+  });
+
+  VkShaderModuleCreateInfo module_info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+  module_info.codeSize = desc.spirv.size_bytes();
+  module_info.pCode = desc.spirv.data();
+  VkShaderModule raw_module = VK_NULL_HANDLE;
+  fail(vkCreateShaderModule(vk_device, &module_info, nullptr, &raw_module), "vkCreateShaderModule");
+  Handle<VkShaderModule> module(raw_module, [vk_device](VkShaderModule h) {
+    vkDestroyShaderModule(vk_device, h, nullptr);
+  });
+
+  std::vector<VkSpecializationMapEntry> entries(desc.specialization.size());
+  for (uint32_t i = 0; i < entries.size(); ++i) {
+    entries[i] = {i, static_cast<uint32_t>(i * sizeof(uint32_t)), sizeof(uint32_t)};
+  }
+  VkSpecializationInfo spec{static_cast<uint32_t>(entries.size()), entries.data(),
+                            desc.specialization.size() * sizeof(uint32_t),
+                            desc.specialization.data()};
+  VkPipelineShaderStageRequiredSubgroupSizeCreateInfo subgroup{
+      VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO};
+  subgroup.requiredSubgroupSize = desc.required_subgroup_size;
+
+  VkComputePipelineCreateInfo info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+  info.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
+  info.stage.pNext = desc.required_subgroup_size ? &subgroup : nullptr;
+  info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+  info.stage.module = raw_module;
+  info.stage.pName = "main";
+  info.stage.pSpecializationInfo = entries.empty() ? nullptr : &spec;
+  info.layout = layout;
+  if (device.info().features.pipeline_executable_properties) {
+    info.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
+  }
+  VkPipeline pipeline = VK_NULL_HANDLE;
+  fail(vkCreateComputePipelines(vk_device, VK_NULL_HANDLE, 1, &info, nullptr, &pipeline),
+       "vkCreateComputePipelines");
+  p.pipeline_ = Handle<VkPipeline>(pipeline, [vk_device](VkPipeline h) {
+    vkDestroyPipeline(vk_device, h, nullptr);
+  });
+  return p;
+}
+
+DescriptorSet ComputePipeline::bind(std::span<const Buffer* const> buffers) const {
+  if (buffers.size() != buffer_count_) {
+    throw Error(name_ + ": " + std::to_string(buffers.size()) + " buffers bound, the pipeline has " +
+                std::to_string(buffer_count_) + " bindings");
+  }
+  VkDevice vk_device = device_;
+  DescriptorSet set;
+  VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, buffer_count_};
+  VkDescriptorPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+  pool_info.maxSets = 1;
+  pool_info.poolSizeCount = 1;
+  pool_info.pPoolSizes = &size;
+  VkDescriptorPool pool = VK_NULL_HANDLE;
+  check(vkCreateDescriptorPool(vk_device, &pool_info, nullptr, &pool), "vkCreateDescriptorPool");
+  set.pool_ = Handle<VkDescriptorPool>(pool, [vk_device](VkDescriptorPool h) {
+    vkDestroyDescriptorPool(vk_device, h, nullptr);
+  });
+
+  VkDescriptorSetLayout layout = set_layout_.get();
+  VkDescriptorSetAllocateInfo alloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+  alloc.descriptorPool = pool;
+  alloc.descriptorSetCount = 1;
+  alloc.pSetLayouts = &layout;
+  check(vkAllocateDescriptorSets(vk_device, &alloc, &set.set_), "vkAllocateDescriptorSets");
+
+  std::vector<VkDescriptorBufferInfo> infos(buffers.size());
+  std::vector<VkWriteDescriptorSet> writes(buffers.size());
+  for (uint32_t i = 0; i < buffers.size(); ++i) {
+    infos[i] = {buffers[i]->get(), 0, VK_WHOLE_SIZE};
+    writes[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+    writes[i].dstSet = set.set_;
+    writes[i].dstBinding = i;
+    writes[i].descriptorCount = 1;
+    writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    writes[i].pBufferInfo = &infos[i];
+  }
+  vkUpdateDescriptorSets(vk_device, static_cast<uint32_t>(writes.size()), writes.data(), 0,
+                         nullptr);
+  return set;
+}
+
+}  // namespace vktune::vk

@@ -1,0 +1,70 @@
+// A compute pipeline from SPIR-V: N storage-buffer bindings in set 0, push constants and
+// uint32 specialization constants (constant_id = position in the list).
+#pragma once
+
+#include <vulkan/vulkan.h>
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "kernels/vk/handle.h"
+
+namespace vktune::vk {
+
+class Buffer;
+class Device;
+
+struct PipelineDesc {
+  std::string name;  // for error messages
+  std::span<const uint32_t> spirv;
+  uint32_t buffer_count = 0;         // bindings 0..buffer_count-1 of set 0
+  uint32_t push_constant_bytes = 0;  // 0 = none
+  std::vector<uint32_t> specialization;
+  // Forces the subgroup size (VK_EXT_subgroup_size_control); 0 leaves it to the driver.
+  uint32_t required_subgroup_size = 0;
+};
+
+// The buffers one dispatch reads and writes, bound in order to bindings 0..n-1.
+class DescriptorSet {
+ public:
+  DescriptorSet(DescriptorSet&&) noexcept = default;
+  DescriptorSet& operator=(DescriptorSet&&) noexcept = default;
+  VkDescriptorSet get() const noexcept { return set_; }
+
+ private:
+  friend class ComputePipeline;
+  DescriptorSet() = default;
+  Handle<VkDescriptorPool> pool_;  // owns the set
+  VkDescriptorSet set_ = VK_NULL_HANDLE;
+};
+
+class ComputePipeline {
+ public:
+  // Throws Error naming the pipeline when the driver rejects it.
+  static ComputePipeline create(const Device& device, const PipelineDesc& desc);
+
+  ComputePipeline(ComputePipeline&&) noexcept = default;
+  ComputePipeline& operator=(ComputePipeline&&) noexcept = default;
+
+  VkPipeline get() const noexcept { return pipeline_.get(); }
+  VkPipelineLayout layout() const noexcept { return layout_.get(); }
+  uint32_t push_constant_bytes() const noexcept { return push_constant_bytes_; }
+  const std::string& name() const noexcept { return name_; }
+
+  // A descriptor set binding `buffers` (exactly buffer_count of them, whole ranges).
+  DescriptorSet bind(std::span<const Buffer* const> buffers) const;
+
+ private:
+  ComputePipeline() = default;
+  VkDevice device_ = VK_NULL_HANDLE;
+  std::string name_;
+  uint32_t buffer_count_ = 0;
+  uint32_t push_constant_bytes_ = 0;
+  Handle<VkDescriptorSetLayout> set_layout_;
+  Handle<VkPipelineLayout> layout_;
+  Handle<VkPipeline> pipeline_;
+};
+
+}  // namespace vktune::vk

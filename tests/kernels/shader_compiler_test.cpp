@@ -1,0 +1,58 @@
+// GLSL -> SPIR-V: errors name variant, file and line; the cache keys on defines.
+#include "kernels/shader_compiler.h"
+
+#include <gtest/gtest.h>
+
+namespace vktune {
+namespace {
+
+constexpr const char* kShader = R"(#version 450
+layout(local_size_x = 1) in;
+layout(std430, binding = 0) buffer Y { float y[]; };
+void main() { y[0] = VALUE; }
+)";
+
+TEST(ShaderCompilerTest, ProducesSpirvAndCachesPerDefines) {
+  ShaderCompiler compiler;
+  auto one = compiler.compile_text("v.comp", kShader, {{"VALUE", "1.0"}}, "v1");
+  ASSERT_GT(one->size(), 5u);
+  EXPECT_EQ(one->front(), 0x07230203u);  // SPIR-V magic
+  EXPECT_EQ(compiler.compile_text("v.comp", kShader, {{"VALUE", "1.0"}}, "v1"), one);
+  auto two = compiler.compile_text("v.comp", kShader, {{"VALUE", "2.0"}}, "v2");
+  EXPECT_NE(two, one);
+  EXPECT_EQ(compiler.cache_size(), 2u);
+}
+
+TEST(ShaderCompilerTest, ErrorNamesVariantFileAndLine) {
+  ShaderCompiler compiler;
+  try {
+    compiler.compile_text("broken.comp", kShader, {}, "q4gsw_test[wg=64]");  // VALUE undefined
+    FAIL() << "expected a compile error";
+  } catch (const CompileError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("q4gsw_test[wg=64]"), std::string::npos) << what;
+    EXPECT_NE(what.find("broken.comp:4"), std::string::npos) << what;
+    EXPECT_NE(what.find("VALUE"), std::string::npos) << what;
+  }
+}
+
+TEST(ShaderCompilerTest, UnknownEmbeddedFileAndIncludeAreErrors) {
+  ShaderCompiler compiler;
+  EXPECT_THROW(compiler.compile("no_such_kernel.comp", {}, "x"), CompileError);
+  try {
+    compiler.compile_text("inc.comp", "#version 450\n#extension GL_GOOGLE_include_directive : require\n"
+                          "#include \"missing.glsl\"\nvoid main() {}\n", {}, "inc");
+    FAIL() << "expected a compile error";
+  } catch (const CompileError& e) {
+    EXPECT_NE(std::string(e.what()).find("missing.glsl"), std::string::npos) << e.what();
+  }
+}
+
+TEST(ShaderCompilerTest, ContentHashIsStableAndSensitive) {
+  EXPECT_EQ(content_hash("abc"), content_hash("abc"));
+  EXPECT_NE(content_hash("abc"), content_hash("abd"));
+  EXPECT_EQ(content_hash("").size(), 16u);
+}
+
+}  // namespace
+}  // namespace vktune

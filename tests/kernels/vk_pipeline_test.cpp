@@ -1,0 +1,79 @@
+// A small compute shader on random data; specialization and push constants reaching it.
+#include "kernels/vk/pipeline.h"
+
+#include <random>
+
+#include "kernels/shader_compiler.h"
+#include "kernels/vk/buffer.h"
+#include "kernels/vk/command_buffer.h"
+#include "tests/kernels/vk_test_env.h"
+
+namespace vktune::test {
+namespace {
+
+// y[i] = a * x[i] + b[i] + OFFSET (a #define), LOCAL the workgroup size (spec constant 0),
+// a and n push constants.
+constexpr const char* kAxpy = R"(#version 450
+layout(local_size_x_id = 0) in;
+layout(constant_id = 1) const uint SCALE_B = 1;
+layout(push_constant) uniform Push { float a; uint n; } p;
+layout(std430, binding = 0) readonly buffer X { float x[]; };
+layout(std430, binding = 1) readonly buffer B { float b[]; };
+layout(std430, binding = 2) writeonly buffer Y { float y[]; };
+#ifndef OFFSET
+#define OFFSET 0.0
+#endif
+void main() {
+  uint i = gl_GlobalInvocationID.x;
+  if (i < p.n) y[i] = p.a * x[i] + float(SCALE_B) * b[i] + OFFSET;
+}
+)";
+
+struct Push {
+  float a;
+  uint32_t n;
+};
+
+class PipelineTest : public VulkanTest {
+ protected:
+  std::vector<float> Run(const Defines& defines, std::vector<uint32_t> spec, Push push,
+                         const std::vector<float>& x, const std::vector<float>& b) {
+    auto spirv = compiler_.compile_text("axpy.comp", kAxpy, defines, "axpy");
+    const uint32_t local = spec.at(0);
+    vk::ComputePipeline pipeline = vk::ComputePipeline::create(
+        device(), {"axpy", *spirv, 3, sizeof(Push), std::move(spec)});
+    const size_t bytes = x.size() * sizeof(float);
+    vk::Buffer bx = vk::Buffer::create(device(), bytes), bb = vk::Buffer::create(device(), bytes),
+               by = vk::Buffer::create(device(), bytes);
+    bx.upload(std::span<const float>(x));
+    bb.upload(std::span<const float>(b));
+    const vk::Buffer* buffers[] = {&bx, &bb, &by};
+    vk::DescriptorSet set = pipeline.bind(buffers);
+    device().run([&](vk::CommandBuffer& cb) {
+      cb.dispatch(pipeline, set, vk::push_bytes(push), {(push.n + local - 1) / local, 1, 1});
+    });
+    return by.download<float>(x.size());
+  }
+
+  ShaderCompiler compiler_;
+};
+
+TEST_F(PipelineTest, ComputesOnRandomData) {
+  std::mt19937 rng(1);
+  std::uniform_real_distribution<float> dist(-1, 1);
+  std::vector<float> x(1000), b(1000);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = dist(rng), b[i] = dist(rng);
+  const auto y = Run({}, {64, 1}, {2.5f, 1000}, x, b);
+  for (size_t i = 0; i < x.size(); ++i) ASSERT_FLOAT_EQ(y[i], 2.5f * x[i] + b[i]) << i;
+}
+
+TEST_F(PipelineTest, SpecializationDefinesAndPushConstantsReachTheShader) {
+  std::vector<float> x(300, 1.0f), b(300, 2.0f);
+  // 3 * 1 + 5 * 2 + 0.5 from push constant a, spec constant SCALE_B and the OFFSET define.
+  const auto y = Run({{"OFFSET", "0.5"}}, {32, 5}, {3.0f, 257}, x, b);
+  EXPECT_FLOAT_EQ(y[0], 13.5f);
+  EXPECT_FLOAT_EQ(y[256], 13.5f);
+}
+
+}  // namespace
+}  // namespace vktune::test

@@ -1,0 +1,76 @@
+// `vktune devices`: every Vulkan device with its fingerprint, as a table or JSON.
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "kernels/vk/device_info.h"
+#include "kernels/vk/device_select.h"
+#include "kernels/vk/instance.h"
+#include "tools/cli.h"
+
+namespace vktune::cli {
+namespace {
+
+std::string yes_no(bool value) { return value ? "yes" : "no"; }
+
+void print_table(const std::vector<vk::DeviceInfo>& devices, size_t chosen) {
+  for (const vk::DeviceInfo& d : devices) {
+    const vk::DeviceLimits& l = d.limits;
+    const vk::DeviceFeatures& f = d.features;
+    std::printf("[%u]%s %s\n", d.index, d.index == chosen ? " (default)" : "", d.name.c_str());
+    std::printf("    type %s, vendor 0x%04x, device 0x%04x, API %s\n", vk::device_type_name(d.type),
+                d.vendor_id, d.device_id, vk::api_version_text(d.api_version).c_str());
+    std::printf("    driver %s %s (id %u, %s)\n", d.driver_name.c_str(),
+                vk::driver_version_text(d.vendor_id, d.driver_version).c_str(), d.driver_id,
+                d.driver_info.c_str());
+    std::printf("    pipelineCacheUUID %s\n", vk::uuid_hex(d.pipeline_cache_uuid).c_str());
+    std::printf("    subgroup %u, invocations %u, shared memory %u B, storage range %llu B\n",
+                d.subgroup_size, l.max_invocations, l.max_shared_memory_bytes,
+                static_cast<unsigned long long>(l.max_storage_buffer_range));
+    std::printf("    workgroup count %u x %u x %u, timestamp %.3g ns x %u bits\n",
+                l.max_workgroup_count[0], l.max_workgroup_count[1], l.max_workgroup_count[2],
+                l.timestamp_period_ns, l.timestamp_valid_bits);
+    std::printf("    8-bit storage %s, 16-bit storage %s, float16 %s, int8 %s, subgroup "
+                "arithmetic %s\n",
+                yes_no(f.storage_8bit).c_str(), yes_no(f.storage_16bit).c_str(),
+                yes_no(f.shader_float16).c_str(), yes_no(f.shader_int8).c_str(),
+                yes_no(f.subgroup_arithmetic).c_str());
+    std::string shapes;
+    for (const vk::CoopMatShape& s : f.coopmat_shapes) {
+      shapes += " " + std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k) +
+                ":" + s.a_type + "->" + s.result_type;
+    }
+    std::printf("    cooperative matrix NV %s KHR %s%s%s\n", yes_no(f.coopmat_nv).c_str(),
+                yes_no(f.coopmat_khr).c_str(), shapes.empty() ? "" : ", shapes", shapes.c_str());
+  }
+}
+
+}  // namespace
+
+void add_device_option(CLI::App& command, DeviceOptions& options) {
+  command.add_option("--device", options.device,
+                     "device index or name substring (default: VKTUNE_DEVICE, else the best GPU)");
+}
+
+void add_devices_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand("devices", "list every Vulkan device with its fingerprint");
+  auto json = std::make_shared<bool>(false);
+  auto options = std::make_shared<DeviceOptions>();
+  cmd->add_flag("--json", *json, "print JSON instead of a table");
+  add_device_option(*cmd, *options);
+  cmd->callback([json, options] {
+    const vk::Instance instance = vk::Instance::create();
+    const std::vector<vk::DeviceInfo> devices = instance.devices();
+    const size_t chosen = vk::select_device(devices, vk::device_request(options->device));
+    if (*json) {
+      nlohmann::json list = nlohmann::json::array();
+      for (const auto& d : devices) list.push_back(vk::to_json(d));
+      std::cout << nlohmann::json{{"default", chosen}, {"devices", list}}.dump(2) << "\n";
+    } else {
+      print_table(devices, chosen);
+    }
+  });
+}
+
+}  // namespace vktune::cli

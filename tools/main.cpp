@@ -1,0 +1,25 @@
+// vktune: offline autotuner and kernel database for Vulkan compute shaders.
+#include <cstdio>
+#include <exception>
+
+#include "tools/cli.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"vktune: offline autotuner and kernel database for Vulkan compute shaders"};
+  app.set_version_flag("--version", "vktune " VKTUNE_VERSION);
+  app.require_subcommand(0, 1);
+  vktune::cli::add_devices_command(app);
+  try {
+    app.parse(argc, argv);
+    if (app.get_subcommands().empty()) {
+      std::fprintf(stderr, "vktune: error: no subcommand given\n%s", app.help().c_str());
+      return 2;
+    }
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "vktune: error: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
