@@ -14,5 +14,14 @@ struct DeviceOptions {
 void add_device_option(CLI::App& command, DeviceOptions& options);
 
 void add_devices_command(CLI::App& app);
+// `vktune tune` (cli_tune.cpp).
+void add_tune_command(CLI::App& app);
+// `vktune report` (cli_report.cpp).
+void add_report_command(CLI::App& app);
+// `vktune merge`, `export`, `import`, `lookup` (cli_db.cpp).
+void add_merge_command(CLI::App& app);
+void add_export_command(CLI::App& app);
+void add_import_command(CLI::App& app);
+void add_lookup_command(CLI::App& app);
 
 }  // namespace vktune::cli

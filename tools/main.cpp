@@ -9,6 +9,12 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "vktune " VKTUNE_VERSION);
   app.require_subcommand(0, 1);
   vktune::cli::add_devices_command(app);
+  vktune::cli::add_tune_command(app);
+  vktune::cli::add_report_command(app);
+  vktune::cli::add_merge_command(app);
+  vktune::cli::add_export_command(app);
+  vktune::cli::add_import_command(app);
+  vktune::cli::add_lookup_command(app);
   try {
     app.parse(argc, argv);
     if (app.get_subcommands().empty()) {

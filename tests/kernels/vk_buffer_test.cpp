@@ -4,12 +4,12 @@
 #include <random>
 
 #include "kernels/vk/error.h"
-#include "tests/kernels/vk_test_env.h"
+#include "tests/kernels/vulkan_fixture.h"
 
 namespace vktune::test {
 namespace {
 
-class BufferTest : public VulkanTest {};
+class BufferTest : public VulkanFixture {};
 
 TEST_F(BufferTest, RoundTripsRandomBytes) {
   std::mt19937 rng(7);

@@ -2,12 +2,12 @@
 #include <nlohmann/json.hpp>
 
 #include "kernels/vk/device_info.h"
-#include "tests/kernels/vk_test_env.h"
+#include "tests/kernels/vulkan_fixture.h"
 
 namespace vktune::test {
 namespace {
 
-class DeviceTest : public VulkanTest {};
+class DeviceTest : public VulkanFixture {};
 
 TEST_F(DeviceTest, FingerprintHasTheLimitsThatMatter) {
   const vk::DeviceInfo& info = device().info();

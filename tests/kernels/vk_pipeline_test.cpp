@@ -7,7 +7,7 @@
 #include "kernels/shader_compiler.h"
 #include "kernels/vk/buffer.h"
 #include "kernels/vk/command_buffer.h"
-#include "tests/kernels/vk_test_env.h"
+#include "tests/kernels/vulkan_fixture.h"
 
 namespace vktune::test {
 namespace {
@@ -35,7 +35,7 @@ struct Push {
   uint32_t n;
 };
 
-class PipelineTest : public VulkanTest {
+class PipelineTest : public VulkanFixture {
  protected:
   std::vector<float> Run(const Defines& defines, std::vector<uint32_t> spec, Push push,
                          const std::vector<float>& x, const std::vector<float>& b) {

@@ -7,7 +7,7 @@
 #include "kernels/vk/error.h"
 #include "kernels/vk/pipeline.h"
 #include "kernels/vk/timestamp_pool.h"
-#include "tests/kernels/vk_test_env.h"
+#include "tests/kernels/vulkan_fixture.h"
 
 namespace vktune::test {
 namespace {
@@ -24,7 +24,7 @@ void main() {
 }
 )";
 
-class TimingTest : public VulkanTest {
+class TimingTest : public VulkanFixture {
  protected:
   void SetUp() override {
     spirv_ = compiler_.compile_text("spin.comp", kSpin, {}, "spin");

@@ -1,0 +1,162 @@
+// open_database / open_image: the refusal rules live here so the store never sees a bad file.
+#include "db/open.h"
+
+#include <sqlite3.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "db/error.h"
+#include "db/schema.h"
+
+namespace vktune::db {
+namespace {
+
+constexpr char kMagic[] = "SQLite format 3";  // plus its NUL: 16 bytes
+constexpr size_t kHeaderSize = 100;
+
+uint32_t big_endian(const uint8_t* p, int bytes) {
+  uint32_t v = 0;
+  for (int i = 0; i < bytes; ++i) v = (v << 8) | p[i];
+  return v;
+}
+
+// Rejects what SQLite would either misreport or happily overwrite: short files, files of
+// another format, and files shorter than their own header says (truncated copies). The size
+// check is skipped when a WAL file may hold the newest pages.
+void check_header(std::span<const uint8_t> head, uint64_t file_size, bool may_have_wal,
+                  const std::string& label) {
+  if (file_size < kHeaderSize) {
+    if (file_size >= 16 && std::memcmp(head.data(), kMagic, 16) == 0) {
+      throw Error(label + ": truncated SQLite database: " + std::to_string(file_size) +
+                  " bytes, shorter than the 100-byte header");
+    }
+    throw Error(label + ": not an SQLite database (" + std::to_string(file_size) +
+                " bytes, no 'SQLite format 3' header)");
+  }
+  if (std::memcmp(head.data(), kMagic, 16) != 0) {
+    throw Error(label + ": not an SQLite database (no 'SQLite format 3' header)");
+  }
+  uint32_t page_size = big_endian(head.data() + 16, 2);
+  if (page_size == 1) page_size = 65536;
+  const uint32_t pages = big_endian(head.data() + 28, 4);
+  // The in-header page count is only valid when the version-valid-for number matches the
+  // change counter (SQLite file format, section 1.3.8).
+  const bool count_valid = big_endian(head.data() + 92, 4) == big_endian(head.data() + 24, 4);
+  if (page_size < 512 || (page_size & (page_size - 1)) != 0) {
+    throw Error(label + ": corrupt SQLite header (page size " + std::to_string(page_size) + ")");
+  }
+  const uint64_t expected = uint64_t{page_size} * pages;
+  if (!may_have_wal && count_valid && pages > 0 && file_size < expected) {
+    throw Error(label + ": truncated SQLite database: header says " + std::to_string(expected) +
+                " bytes, file has " + std::to_string(file_size));
+  }
+}
+
+void check_integrity(const Connection& c) {
+  try {
+    Statement check(c, "PRAGMA quick_check");
+    if (!check.step()) throw Error(c.label() + ": database is corrupt (quick_check gave nothing)");
+    const std::string first = check.text("");
+    if (first != "ok") throw Error(c.label() + ": database is corrupt (quick_check: " + first + ")");
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    if (what.find("corrupt") != std::string::npos) throw;
+    throw Error(what + " (corrupt or not an SQLite database)");
+  }
+}
+
+// Refuses databases this build must not touch; returns their schema version.
+int check_version(const Connection& c, OpenMode mode) {
+  const int version = schema_version(c);
+  if (version > kSchemaVersion) {
+    throw Error(c.label() + ": schema version " + std::to_string(version) +
+                " is newer than this vktune supports (" + std::to_string(kSchemaVersion) +
+                "); use a newer vktune");
+  }
+  if (version < 0) throw Error(c.label() + ": invalid schema version " + std::to_string(version));
+  if (version == 0) {
+    const int64_t objects = c.query_int("SELECT count(*) FROM sqlite_schema");
+    if (objects > 0) {
+      throw Error(c.label() + ": an SQLite database but not a vktune one (user_version 0, " +
+                  std::to_string(objects) + " schema objects); refusing to modify it");
+    }
+  }
+  if (mode == OpenMode::read_only && version != kSchemaVersion) {
+    throw Error(c.label() + ": schema version " + std::to_string(version) +
+                " needs migrating to " + std::to_string(kSchemaVersion) +
+                ", which a read-only open cannot do; open it once with vktune to upgrade");
+  }
+  return version;
+}
+
+void configure(const Connection& c) {
+  sqlite3_busy_timeout(c.get(), 5000);
+  c.exec("PRAGMA foreign_keys = ON");
+}
+
+}  // namespace
+
+Connection open_database(const std::string& path, OpenMode mode) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const bool exists = fs::exists(path, ec);
+  if (mode == OpenMode::read_only && !exists) throw Error(path + ": no such database file");
+  uint64_t size = 0;
+  if (exists) {
+    if (!fs::is_regular_file(path, ec)) throw Error(path + ": not a regular file");
+    size = fs::file_size(path, ec);
+    if (ec) throw Error(path + ": cannot read size: " + ec.message());
+  }
+  const bool existing = exists && size > 0;
+  if (existing) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw Error(path + ": cannot open for reading");
+    uint8_t head[kHeaderSize] = {};
+    in.read(reinterpret_cast<char*>(head), kHeaderSize);
+    check_header(std::span(head, static_cast<size_t>(in.gcount())), size,
+                 fs::exists(path + "-wal", ec), path);
+  }
+  const int flags = mode == OpenMode::read_only ? SQLITE_OPEN_READONLY
+                                                : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+  Connection c = Connection::open(path, flags | SQLITE_OPEN_NOMUTEX, path);
+  configure(c);
+  if (existing) check_integrity(c);
+  check_version(c, mode);
+  if (mode == OpenMode::read_write) {
+    c.exec("PRAGMA journal_mode = WAL");
+    migrate(c);
+  }
+  return c;
+}
+
+Connection open_memory() {
+  Connection c = Connection::open(":memory:", SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
+                                  ":memory:");
+  configure(c);
+  migrate(c);
+  return c;
+}
+
+Connection open_image(std::span<const uint8_t> bytes, const std::string& label) {
+  check_header(bytes.first(std::min(bytes.size(), kHeaderSize)), bytes.size(), false, label);
+  Connection c = Connection::open(":memory:", SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, label);
+  auto* copy = static_cast<uint8_t*>(sqlite3_malloc64(bytes.size()));
+  if (copy == nullptr) throw Error(label + ": out of memory");
+  std::memcpy(copy, bytes.data(), bytes.size());
+  // FREEONCLOSE hands the copy to SQLite, even when deserialize fails.
+  if (sqlite3_deserialize(c.get(), "main", copy, static_cast<sqlite3_int64>(bytes.size()),
+                          static_cast<sqlite3_int64>(bytes.size()),
+                          SQLITE_DESERIALIZE_FREEONCLOSE | SQLITE_DESERIALIZE_RESIZEABLE) !=
+      SQLITE_OK) {
+    c.fail("cannot load image");
+  }
+  configure(c);
+  check_integrity(c);
+  check_version(c, OpenMode::read_write);
+  migrate(c);
+  return c;
+}
+
+}  // namespace vktune::db

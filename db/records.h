@@ -1,0 +1,137 @@
+// Plain records the store reads and writes: one struct per table, no Vulkan types, no
+// behaviour. Row ids are 0 until the store assigns them.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace vktune::db {
+
+// A physical device plus driver, identified by its full fingerprint (vendor_id, device_id,
+// driver_id, driver_version, pipeline_cache_uuid, name): a different driver or a different
+// pipeline cache UUID can change the best kernel, so each is a distinct device.
+struct DeviceRecord {
+  int64_t id = 0;
+  uint32_t vendor_id = 0;
+  uint32_t device_id = 0;
+  std::string name;
+  uint32_t driver_id = 0;       // VkDriverId value
+  uint32_t driver_version = 0;  // raw VkPhysicalDeviceProperties::driverVersion
+  std::string driver_version_text;
+  std::string driver_info;
+  uint32_t api_version = 0;
+  std::string pipeline_cache_uuid;  // 32 lowercase hex characters
+  std::string device_type = "other";  // discrete, integrated, virtual, cpu or other
+  uint32_t subgroup_size = 0;
+  std::string properties_json = "{}";  // limits and features, verbatim JSON text
+  std::optional<double> copy_bandwidth_gbps;  // measured device-local copy, GB/s
+
+  friend bool operator==(const DeviceRecord&, const DeviceRecord&) = default;
+};
+
+// One compiled variant. knobs_json keeps the family's declared knob order (see
+// docs/variants.md), so it is stored as text, never re-serialized through a sorted map.
+struct KernelRecord {
+  int64_t id = 0;
+  std::string family;
+  std::string variant_key;
+  std::string knobs_json = "{}";
+  std::string constraints_json = "{}";
+  std::string layout;
+  uint32_t workgroup_size = 0;
+  std::string source_hash;
+  std::optional<std::vector<uint8_t>> spirv;
+
+  friend bool operator==(const KernelRecord&, const KernelRecord&) = default;
+};
+
+// A problem shape. For rms_norm K == N and group_size == 0 (docs/variants.md).
+struct Problem {
+  int64_t id = 0;
+  std::string op;
+  std::string dtype;
+  uint32_t m = 0;
+  uint32_t n = 0;
+  uint32_t k = 0;
+  uint32_t group_size = 0;
+
+  friend bool operator==(const Problem&, const Problem&) = default;
+};
+
+// One tuning session. uuid is the run's natural key across merged databases; begin_run
+// generates one when empty. Timestamps are ISO-8601 UTC text ("2024-05-01T12:00:00Z").
+struct RunRecord {
+  int64_t id = 0;
+  std::string uuid;
+  std::string started_at;  // filled with the current time when empty
+  std::optional<std::string> ended_at;
+  std::string strategy;
+  std::string tool_version;
+  std::string host;
+  std::string cache_mode;  // "cold" or "hot"
+
+  friend bool operator==(const RunRecord&, const RunRecord&) = default;
+};
+
+enum class Status { ok, wrong_result, compile_error, unsupported, timeout, device_lost };
+
+std::string_view to_string(Status status) noexcept;
+// Returns nullopt for a name that is not a Status.
+std::optional<Status> parse_status(std::string_view name) noexcept;
+
+// One stored result. Statistics are nanoseconds of GPU time per dispatch and are null for a
+// result that is not ok.
+struct Measurement {
+  int64_t id = 0;
+  int64_t run_id = 0;
+  int64_t device_id = 0;
+  int64_t problem_id = 0;
+  int64_t kernel_id = 0;
+  Status status = Status::ok;
+  std::string message;
+  uint32_t n = 0;  // samples taken
+  std::optional<double> median_ns;
+  std::optional<double> min_ns;
+  std::optional<double> p10_ns;
+  std::optional<double> p90_ns;
+  std::optional<double> max_error;  // worst |gpu - reference| / bound
+  std::optional<double> gbps;
+  std::optional<double> gflops;
+
+  friend bool operator==(const Measurement&, const Measurement&) = default;
+};
+
+// The winner of one (device, problem): row of the `best` view.
+struct BestRow {
+  int64_t device_id = 0;
+  int64_t problem_id = 0;
+  int64_t kernel_id = 0;
+  int64_t run_id = 0;
+  int64_t measurement_id = 0;
+  double median_ns = 0;
+
+  friend bool operator==(const BestRow&, const BestRow&) = default;
+};
+
+// Selects measurements; unset fields match everything.
+struct MeasurementFilter {
+  std::optional<int64_t> run_id;
+  std::optional<int64_t> device_id;
+  std::optional<int64_t> problem_id;
+  std::optional<int64_t> kernel_id;
+  std::optional<Status> status;
+};
+
+// Everything a lookup needs, read in one go (the runtime's input). winners refer to the ids
+// of the records in the same Catalog.
+struct Catalog {
+  std::vector<DeviceRecord> devices;
+  std::vector<KernelRecord> kernels;
+  std::vector<Problem> problems;
+  std::vector<BestRow> winners;
+};
+
+}  // namespace vktune::db

@@ -1,0 +1,136 @@
+// The schema scripts, one per version step. Never edit a shipped step: add a new one.
+#include "db/schema.h"
+
+#include <array>
+#include <string>
+
+#include "db/error.h"
+
+namespace vktune::db {
+namespace {
+
+constexpr const char* kV1 = R"sql(
+CREATE TABLE devices (
+  id INTEGER PRIMARY KEY,
+  vendor_id INTEGER NOT NULL,
+  device_id INTEGER NOT NULL,
+  name TEXT NOT NULL,
+  driver_id INTEGER NOT NULL,
+  driver_version INTEGER NOT NULL,
+  driver_version_text TEXT NOT NULL DEFAULT '',
+  driver_info TEXT NOT NULL DEFAULT '',
+  api_version INTEGER NOT NULL DEFAULT 0,
+  pipeline_cache_uuid TEXT NOT NULL CHECK (length(pipeline_cache_uuid) = 32),
+  device_type TEXT NOT NULL
+    CHECK (device_type IN ('discrete', 'integrated', 'virtual', 'cpu', 'other')),
+  subgroup_size INTEGER NOT NULL DEFAULT 0,
+  properties_json TEXT NOT NULL DEFAULT '{}',
+  UNIQUE (vendor_id, device_id, driver_id, driver_version, pipeline_cache_uuid, name)
+);
+CREATE TABLE kernels (
+  id INTEGER PRIMARY KEY,
+  family TEXT NOT NULL,
+  variant_key TEXT NOT NULL,
+  knobs_json TEXT NOT NULL DEFAULT '{}',
+  constraints_json TEXT NOT NULL DEFAULT '{}',
+  layout TEXT NOT NULL DEFAULT '',
+  workgroup_size INTEGER NOT NULL DEFAULT 0,
+  source_hash TEXT NOT NULL,
+  spirv BLOB,
+  UNIQUE (variant_key, source_hash)
+);
+CREATE TABLE problems (
+  id INTEGER PRIMARY KEY,
+  op TEXT NOT NULL,
+  dtype TEXT NOT NULL,
+  m INTEGER NOT NULL CHECK (m > 0),
+  n INTEGER NOT NULL CHECK (n > 0),
+  k INTEGER NOT NULL CHECK (k > 0),
+  group_size INTEGER NOT NULL CHECK (group_size >= 0),
+  UNIQUE (op, dtype, m, n, k, group_size)
+);
+CREATE TABLE runs (
+  id INTEGER PRIMARY KEY,
+  uuid TEXT NOT NULL UNIQUE,
+  started_at TEXT NOT NULL,
+  ended_at TEXT,
+  strategy TEXT NOT NULL DEFAULT '',
+  tool_version TEXT NOT NULL DEFAULT '',
+  host TEXT NOT NULL DEFAULT '',
+  cache_mode TEXT NOT NULL DEFAULT ''
+);
+CREATE TABLE measurements (
+  id INTEGER PRIMARY KEY,
+  run_id INTEGER NOT NULL REFERENCES runs (id),
+  device_id INTEGER NOT NULL REFERENCES devices (id),
+  problem_id INTEGER NOT NULL REFERENCES problems (id),
+  kernel_id INTEGER NOT NULL REFERENCES kernels (id),
+  status TEXT NOT NULL CHECK (status IN ('ok', 'wrong_result', 'compile_error', 'unsupported',
+                                         'timeout', 'device_lost')),
+  message TEXT NOT NULL DEFAULT '',
+  n INTEGER NOT NULL DEFAULT 0,
+  median_ns REAL,
+  min_ns REAL,
+  p10_ns REAL,
+  p90_ns REAL,
+  max_error REAL,
+  gbps REAL,
+  gflops REAL,
+  UNIQUE (run_id, device_id, problem_id, kernel_id)
+);
+CREATE VIEW best AS
+SELECT device_id, problem_id, kernel_id, run_id, measurement_id, median_ns FROM (
+  SELECT m.device_id, m.problem_id, m.kernel_id, m.run_id, m.id AS measurement_id, m.median_ns,
+         row_number() OVER (PARTITION BY m.device_id, m.problem_id
+                            ORDER BY m.median_ns, r.started_at DESC, m.run_id DESC) AS rank
+  FROM measurements m JOIN runs r ON r.id = m.run_id
+  WHERE m.status = 'ok' AND m.median_ns IS NOT NULL)
+WHERE rank = 1;
+)sql";
+
+// Ties go to the latest run (started_at, then insertion order of runs).
+constexpr const char* kV2 = R"sql(
+ALTER TABLE devices ADD COLUMN copy_bandwidth_gbps REAL;
+CREATE INDEX measurements_by_triple ON measurements (device_id, problem_id, kernel_id, status);
+DROP VIEW best;
+CREATE VIEW best AS
+SELECT device_id, problem_id, kernel_id, run_id, measurement_id, median_ns FROM (
+  SELECT m.device_id, m.problem_id, m.kernel_id, m.run_id, m.id AS measurement_id, m.median_ns,
+         row_number() OVER (PARTITION BY m.device_id, m.problem_id
+                            ORDER BY m.median_ns, r.started_at DESC, m.run_id DESC) AS rank
+  FROM measurements m JOIN runs r ON r.id = m.run_id
+  WHERE m.status = 'ok' AND m.median_ns IS NOT NULL
+    AND NOT EXISTS (SELECT 1 FROM measurements w
+                    WHERE w.device_id = m.device_id AND w.problem_id = m.problem_id
+                      AND w.kernel_id = m.kernel_id AND w.status = 'wrong_result'))
+WHERE rank = 1;
+)sql";
+
+constexpr std::array<const char*, kSchemaVersion> kSteps = {kV1, kV2};
+
+}  // namespace
+
+int schema_version(const Connection& connection) {
+  return static_cast<int>(connection.query_int("PRAGMA user_version"));
+}
+
+void migrate(const Connection& connection, int target) {
+  if (target < 1 || target > kSchemaVersion) {
+    throw Error(connection.label() + ": cannot migrate to schema version " +
+                std::to_string(target));
+  }
+  int version = schema_version(connection);
+  if (version > target) {
+    throw Error(connection.label() + ": schema version " + std::to_string(version) +
+                " is newer than " + std::to_string(target) +
+                ", the newest this vktune understands; use a newer vktune");
+  }
+  for (; version < target; ++version) {
+    Transaction transaction(connection);
+    connection.exec(kSteps[static_cast<size_t>(version)]);
+    connection.exec("PRAGMA user_version = " + std::to_string(version + 1));
+    transaction.commit();
+  }
+}
+
+}  // namespace vktune::db

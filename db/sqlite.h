@@ -1,0 +1,125 @@
+// A thin RAII layer over the SQLite C API: an owned connection, prepared statements with
+// named bound parameters only, and a transaction that rolls back unless committed.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+struct sqlite3;
+struct sqlite3_stmt;
+
+namespace vktune::db {
+
+// Owns one sqlite3 handle. Move-only; not thread-safe (SQLite connections must not be shared
+// between threads without external locking). Every failure throws Error naming label().
+class Connection {
+ public:
+  // flags are SQLITE_OPEN_* bits. label is what error messages call the database.
+  static Connection open(const std::string& path, int flags, std::string label);
+
+  Connection(Connection&&) noexcept = default;
+  Connection& operator=(Connection&&) noexcept = default;
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
+
+  sqlite3* get() const noexcept { return db_.get(); }
+  const std::string& label() const noexcept { return label_; }
+
+  // Runs SQL text without parameters (schema scripts, pragmas).
+  void exec(std::string_view sql) const;
+  // Runs a single-row, single-column pragma or query and returns the value as text.
+  std::string query_text(std::string_view sql) const;
+  int64_t query_int(std::string_view sql) const;
+  int64_t last_insert_rowid() const noexcept;
+  int changes() const noexcept;
+
+  // Throws Error("<label>: <what>: <sqlite message>").
+  [[noreturn]] void fail(std::string_view what) const;
+
+ private:
+  struct Closer {
+    void operator()(sqlite3* db) const noexcept;
+  };
+  Connection(sqlite3* db, std::string label) : db_(db), label_(std::move(label)) {}
+
+  std::unique_ptr<sqlite3, Closer> db_;
+  std::string label_;
+};
+
+// One prepared statement. Parameters are bound by name (":name"); columns are read by name,
+// so reordering a SELECT never silently shifts values. Borrows the connection, which must
+// outlive it.
+class Statement {
+ public:
+  Statement(const Connection& connection, std::string_view sql);
+  Statement(Statement&&) noexcept = default;
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+
+  Statement& bind(const char* name, int64_t value);
+  Statement& bind(const char* name, double value);
+  Statement& bind(const char* name, std::string_view value);
+  Statement& bind(const char* name, std::span<const uint8_t> blob);
+  Statement& bind_null(const char* name);
+  template <class T>
+  Statement& bind(const char* name, const std::optional<T>& value) {
+    return value ? bind(name, *value) : bind_null(name);
+  }
+  Statement& bind(const char* name, const std::string& value) {
+    return bind(name, std::string_view(value));
+  }
+  Statement& bind(const char* name, const char* value) {
+    return bind(name, std::string_view(value));
+  }
+  Statement& bind(const char* name, uint32_t value) { return bind(name, int64_t{value}); }
+
+  // Advances; true while a row is available. Throws on error.
+  bool step();
+  // Runs a statement that returns no rows.
+  void run();
+  // Resets for re-execution; bindings are kept.
+  void reset() noexcept;
+
+  bool is_null(std::string_view column) const;
+  int64_t integer(std::string_view column) const;
+  double real(std::string_view column) const;
+  std::string text(std::string_view column) const;
+  std::vector<uint8_t> blob(std::string_view column) const;
+  std::optional<double> optional_real(std::string_view column) const;
+  std::optional<std::string> optional_text(std::string_view column) const;
+
+ private:
+  struct Finalizer {
+    void operator()(sqlite3_stmt* stmt) const noexcept;
+  };
+  int parameter(const char* name) const;
+  int column(std::string_view name) const;
+
+  const Connection* connection_;
+  std::unique_ptr<sqlite3_stmt, Finalizer> stmt_;
+};
+
+// BEGIN IMMEDIATE on construction (takes the write lock up front, so two writers queue on the
+// busy timeout instead of deadlocking on a lock upgrade); ROLLBACK in the destructor unless
+// commit() ran. Inside an open transaction it nests as a SAVEPOINT, so a store call that
+// makes its own transaction composes with a caller's batch. The destructor never throws.
+class Transaction {
+ public:
+  explicit Transaction(const Connection& connection);
+  ~Transaction();
+  Transaction(const Transaction&) = delete;
+  Transaction& operator=(const Transaction&) = delete;
+  void commit();
+
+ private:
+  const Connection* connection_;
+  bool nested_ = false;
+  bool done_ = false;
+};
+
+}  // namespace vktune::db

@@ -1,0 +1,19 @@
+// Query validation and the built-in routing of docs/variants.md: the last fallback, and the
+// whole answer when no database is available.
+#pragma once
+
+#include <string_view>
+
+#include "runtime/selection.h"
+
+namespace vktune::runtime {
+
+// Returns an empty view when `q` is a valid problem, else a static message naming the field
+// and the fix ("K is odd; q4gsw needs an even K").
+std::string_view validate(const ProblemQuery& q) noexcept;
+
+// Fills `out` with the built-in variant for a valid `q` (status ok, device_match and
+// shape_match builtin), or status no_match when no rule covers it (dtype other than f32).
+void select_builtin(const ProblemQuery& q, Selection& out) noexcept;
+
+}  // namespace vktune::runtime

@@ -1,0 +1,100 @@
+// The runtime's vocabulary: what an engine asks (DeviceQuery, ProblemQuery) and what it gets
+// back (Selection), with the provenance of every answer. Plain data, no Vulkan types.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+
+namespace vktune::runtime {
+
+// VkPhysicalDeviceType, spelled out so runtime/ needs no Vulkan headers.
+enum class DeviceType : int { other = 0, integrated = 1, discrete = 2, virtual_gpu = 3, cpu = 4 };
+
+// The device an engine runs on, as Vulkan reports it. name is informational (it breaks ties
+// between otherwise equal candidates); it is not part of the fingerprint.
+struct DeviceQuery {
+  uint32_t vendor_id = 0;
+  uint32_t device_id = 0;
+  uint32_t driver_id = 0;       // VkDriverId
+  uint32_t driver_version = 0;  // raw driverVersion
+  DeviceType device_type = DeviceType::other;
+  std::array<uint8_t, 16> pipeline_cache_uuid{};
+  std::string_view name;
+};
+
+// One problem (docs/variants.md "Problems"). For rms_norm: K == N and group_size == 0.
+struct ProblemQuery {
+  std::string_view op;  // "q4gsw" or "rms_norm"
+  std::string_view dtype = "f32";
+  uint32_t m = 0;
+  uint32_t n = 0;
+  uint32_t k = 0;
+  uint32_t group_size = 0;
+};
+
+// A variant's legality as data (docs/variants.md "Constraints as data"). A multiple of 0 or 1
+// means "no constraint"; m_max == 0 means "no upper bound".
+struct Constraints {
+  uint32_t k_multiple = 1;
+  uint32_t gs_multiple = 1;
+  uint32_t n_multiple = 1;
+  uint32_t m_min = 0;
+  uint32_t m_max = 0;
+
+  bool allows(const ProblemQuery& q) const noexcept;
+};
+
+enum class Status : int {
+  ok = 0,
+  invalid_query = 1,  // zero dimension, unknown op, K odd, K % group_size != 0, ...
+  no_match = 2,       // valid query, but nothing tuned and no built-in rule (e.g. dtype f16)
+};
+
+enum class DeviceMatch : int {
+  exact = 0,             // same vendor, device, driver id, driver version and cache UUID
+  other_driver = 1,      // same vendor and device, another driver or UUID: flag it
+  same_vendor_type = 2,  // another device of the same vendor and device type
+  builtin = 3,           // no tuned device used: built-in routing
+};
+
+enum class ShapeMatch : int {
+  exact = 0,    // this very problem was tuned
+  nearest = 1,  // the closest tuned problem (log-distance) whose winner is legal here
+  builtin = 2,  // built-in routing
+};
+
+// The answer of Snapshot::select. Every string_view points at NUL-terminated storage owned by
+// the snapshot (or static storage for built-ins and error messages): valid as long as the
+// snapshot lives, and safe to pass on as const char*.
+struct Selection {
+  Status status = Status::no_match;
+  std::string_view error;  // empty when status == ok
+
+  std::string_view family;
+  std::string_view variant_key;
+  std::string_view knobs_json;        // knobs in the family's declared order
+  std::string_view constraints_json;
+  std::string_view layout;            // weight layout the engine must prepack to
+  uint32_t workgroup_size = 0;
+  Constraints constraints;
+  std::span<const uint8_t> spirv;     // empty when the database holds no SPIR-V
+  std::optional<double> median_ns;    // measured time of the tuned winner (not of the query)
+
+  DeviceMatch device_match = DeviceMatch::builtin;
+  ShapeMatch shape_match = ShapeMatch::builtin;
+  double shape_distance = 0;          // sqrt(sum (ln a - ln b)^2) over M, N, K; 0 unless nearest
+  std::string_view matched_device_name;
+  uint32_t matched_driver_version = 0;
+  uint32_t matched_m = 0, matched_n = 0, matched_k = 0, matched_group_size = 0;
+
+  bool ok() const noexcept { return status == Status::ok; }
+};
+
+std::string_view to_string(DeviceMatch m) noexcept;
+std::string_view to_string(ShapeMatch m) noexcept;
+std::string_view to_string(Status s) noexcept;
+
+}  // namespace vktune::runtime

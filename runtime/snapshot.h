@@ -1,0 +1,54 @@
+// An immutable, in-memory copy of a kernel database's winners, indexed for lookups that take
+// well under a microsecond, never allocate, never lock and never throw.
+#pragma once
+
+#include <array>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "db/records.h"
+#include "runtime/selection.h"
+
+namespace vktune::runtime {
+
+// Built once by load() or from_catalog(), then read-only: any number of threads may call
+// select() on one snapshot at once. Share it through the shared_ptr; Selections point into it.
+class Snapshot {
+ public:
+  // Loads a .db file (SQLite magic) or an exported JSON document ('{'), detected by content.
+  // Returns nullptr and sets *error (when given) to a message naming the file on failure.
+  // Never throws.
+  static std::shared_ptr<const Snapshot> load(const std::string& path,
+                                              std::string* error = nullptr) noexcept;
+  // Builds from records already in memory (tests, tools). Never throws.
+  static std::shared_ptr<const Snapshot> from_catalog(const db::Catalog& catalog,
+                                                      std::string* error = nullptr) noexcept;
+
+  // Picks the variant for `problem` on `device`. Device: exact fingerprint, then the same
+  // device under another driver (newest driver first), then the same vendor and device type;
+  // for each candidate device: the exact problem, then the nearest tuned problem of the same
+  // op, dtype and group size whose winner is legal for `problem`. The first hit wins (so an
+  // exact device with a nearest shape beats another driver with the exact shape); without
+  // one, built-in routing. Invalid queries return status invalid_query with a message.
+  // noexcept, allocation-free, lock-free.
+  Selection select(const DeviceQuery& device, const ProblemQuery& problem) const noexcept;
+
+  size_t device_count() const noexcept;
+  size_t winner_count() const noexcept;
+
+  // Internal representation, public only so the implementation's helpers can name it.
+  struct Kernel;
+  struct Point;
+  struct Group;
+  struct Device;
+
+  Snapshot();
+  ~Snapshot();
+
+ private:
+  std::vector<Kernel> kernels_;
+  std::vector<Device> devices_;  // sorted: vendor, device id, newest driver first
+};
+
+}  // namespace vktune::runtime

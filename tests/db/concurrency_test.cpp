@@ -1,0 +1,60 @@
+// A writer and a reader on one file at once: WAL lets the reader see committed results
+// while the writer keeps appending, and neither blocks the other.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <thread>
+
+#include "db/store.h"
+#include "tests/db/fixtures.h"
+
+namespace vktune::db {
+namespace {
+
+TEST(Concurrency, ReaderSeesCommittedRowsWhileWriterRuns) {
+  testing::TempDir dir;
+  const std::string path = dir.file("shared.db");
+  Store writer = Store::open(path);
+  testing::populate(writer);
+  Store reader = Store::open(path, OpenMode::read_only);
+  const auto before = reader.measurements().size();
+
+  constexpr int kResults = 200;
+  std::atomic<bool> done{false};
+  std::thread producer([&] {
+    const auto run = writer.begin_run({});
+    for (uint32_t i = 0; i < kResults; ++i) {
+      const auto p = writer.upsert_problem(testing::fake_problem(i + 100, 64, 64));
+      writer.add_measurement(testing::ok_measurement(run, 1, p, 1, 10.0 + i));
+    }
+    done = true;
+  });
+  size_t last = before;
+  int reads = 0;
+  while (!done || reads == 0) {
+    const auto now = reader.measurements().size();
+    EXPECT_GE(now, last) << "a reader never sees rows disappear";
+    last = now;
+    ++reads;
+  }
+  producer.join();
+  EXPECT_EQ(reader.measurements().size(), before + kResults);
+  EXPECT_EQ(reader.best(1).size(), 2u + kResults);
+}
+
+TEST(Concurrency, TwoWritersQueueOnTheBusyTimeout) {
+  testing::TempDir dir;
+  const std::string path = dir.file("two.db");
+  Store a = Store::open(path);
+  testing::populate(a);
+  Store b = Store::open(path);
+  std::thread other([&] {
+    for (uint32_t i = 0; i < 50; ++i) b.upsert_problem(testing::fake_problem(i + 1000, 8, 8));
+  });
+  for (uint32_t i = 0; i < 50; ++i) a.upsert_problem(testing::fake_problem(i + 2000, 8, 8));
+  other.join();
+  EXPECT_EQ(a.problems().size(), 102u);
+}
+
+}  // namespace
+}  // namespace vktune::db

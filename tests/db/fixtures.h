@@ -1,0 +1,147 @@
+// Shared test fixtures for db/ and runtime/ tests: a per-test temp dir and small fake records.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <unistd.h>
+
+#include "db/records.h"
+#include "db/store.h"
+
+namespace vktune::testing {
+
+// A fresh directory under the system temp dir, removed when the test ends; named after the
+// running test so parallel ctest jobs never share one.
+class TempDir {
+ public:
+  TempDir() {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    std::string name = std::string("vktune-") + (info ? info->test_suite_name() : "x") + "-" +
+                       (info ? info->name() : "x") + "-" + std::to_string(::getpid());
+    for (auto& ch : name) {
+      if (ch == '/') ch = '_';
+    }
+    path_ = std::filesystem::temp_directory_path() / name;
+    std::filesystem::remove_all(path_);
+    std::filesystem::create_directories(path_);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  std::string file(const std::string& name) const { return (path_ / name).string(); }
+
+ private:
+  std::filesystem::path path_;
+};
+
+inline void write_file(const std::string& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << bytes;
+}
+
+inline std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+inline db::DeviceRecord fake_device(uint32_t vendor = 0x10de, uint32_t device = 0x2684,
+                                    uint32_t driver_version = 100,
+                                    std::string type = "discrete") {
+  db::DeviceRecord d;
+  d.vendor_id = vendor;
+  d.device_id = device;
+  d.name = "Fake GPU " + std::to_string(device);
+  d.driver_id = 4;
+  d.driver_version = driver_version;
+  d.driver_version_text = "1.0." + std::to_string(driver_version);
+  d.driver_info = "fake";
+  d.api_version = (1u << 22) | (3u << 12);
+  d.pipeline_cache_uuid = "0123456789abcdef0123456789abcdef";
+  d.device_type = std::move(type);
+  d.subgroup_size = 32;
+  d.properties_json = R"({"maxComputeSharedMemorySize":49152})";
+  return d;
+}
+
+inline db::KernelRecord fake_kernel(const std::string& key, const std::string& constraints =
+                                                                R"({"k_multiple":2})") {
+  db::KernelRecord k;
+  k.family = key.substr(0, key.find('['));
+  k.variant_key = key;
+  k.knobs_json = R"({"layout":"raw","wg":128})";
+  k.constraints_json = constraints;
+  k.layout = "raw";
+  k.workgroup_size = 128;
+  k.source_hash = "hash-" + key;
+  k.spirv = std::vector<uint8_t>{0x03, 0x02, 0x23, 0x07, 0x00, 0xff};
+  return k;
+}
+
+inline db::Problem fake_problem(uint32_t m, uint32_t n, uint32_t k, uint32_t gs = 32,
+                                std::string op = "q4gsw") {
+  db::Problem p;
+  p.op = std::move(op);
+  p.dtype = "f32";
+  p.m = m;
+  p.n = n;
+  p.k = k;
+  p.group_size = gs;
+  return p;
+}
+
+inline db::Measurement ok_measurement(int64_t run, int64_t device, int64_t problem,
+                                      int64_t kernel, double median_ns) {
+  db::Measurement m;
+  m.run_id = run;
+  m.device_id = device;
+  m.problem_id = problem;
+  m.kernel_id = kernel;
+  m.status = db::Status::ok;
+  m.n = 10;
+  m.median_ns = median_ns;
+  m.min_ns = median_ns * 0.9;
+  m.p10_ns = median_ns * 0.95;
+  m.p90_ns = median_ns * 1.1;
+  m.max_error = 0.01;
+  m.gbps = 100.0;
+  m.gflops = 50.0;
+  return m;
+}
+
+// A small populated store: two devices, two kernels, two problems, one run, results.
+inline void populate(db::Store& s, const std::string& run_uuid = "run-a") {
+  const auto d1 = s.upsert_device(fake_device());
+  const auto d2 = s.upsert_device(fake_device(0x1002, 0x744c, 7, "discrete"));
+  const auto k1 = s.upsert_kernel(fake_kernel("q4gsw_gemv[layout=raw,wg=64]"));
+  const auto k2 = s.upsert_kernel(fake_kernel("q4gsw_tiled[layout=raw,tm=4]"));
+  const auto p1 = s.upsert_problem(fake_problem(1, 4096, 4096));
+  const auto p2 = s.upsert_problem(fake_problem(64, 4096, 4096));
+  db::RunRecord r;
+  r.uuid = run_uuid;
+  r.started_at = "2024-05-01T12:00:00Z";
+  r.strategy = "exhaustive";
+  r.tool_version = "0.1.0";
+  r.host = "test";
+  r.cache_mode = "cold";
+  const auto run = s.begin_run(r);
+  s.add_measurement(ok_measurement(run, d1, p1, k1, 1000));
+  s.add_measurement(ok_measurement(run, d1, p1, k2, 2000));
+  s.add_measurement(ok_measurement(run, d1, p2, k2, 5000));
+  s.add_measurement(ok_measurement(run, d2, p1, k2, 900));
+  db::Measurement bad;
+  bad.run_id = run;
+  bad.device_id = d2;
+  bad.problem_id = p2;
+  bad.kernel_id = k1;
+  bad.status = db::Status::compile_error;
+  bad.message = "shared memory exceeded";
+  s.add_measurement(bad);
+  s.end_run(run, "2024-05-01T12:30:00Z");
+  s.set_copy_bandwidth(d1, 850.5);
+}
+
+}  // namespace vktune::testing

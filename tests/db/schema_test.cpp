@@ -1,0 +1,90 @@
+// Schema creation and forward migration from the previous version.
+#include "db/schema.h"
+
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include "db/error.h"
+#include "db/open.h"
+#include "db/store.h"
+#include "tests/db/fixtures.h"
+
+namespace vktune::db {
+namespace {
+
+using testing::TempDir;
+
+TEST(Schema, FreshMemoryDatabaseIsAtCurrentVersion) {
+  Connection c = open_memory();
+  EXPECT_EQ(schema_version(c), kSchemaVersion);
+  EXPECT_EQ(c.query_int("PRAGMA foreign_keys"), 1);
+  for (const char* table : {"devices", "kernels", "problems", "runs", "measurements"}) {
+    Statement s(c, "SELECT count(*) AS n FROM sqlite_schema WHERE type = 'table' AND name = :t");
+    s.bind(":t", table);
+    ASSERT_TRUE(s.step());
+    EXPECT_EQ(s.integer("n"), 1) << table;
+  }
+  EXPECT_EQ(c.query_int("SELECT count(*) FROM sqlite_schema WHERE type = 'view' AND name = 'best'"), 1);
+}
+
+TEST(Schema, FileDatabaseUsesWal) {
+  TempDir dir;
+  Store s = Store::open(dir.file("a.db"));
+  EXPECT_EQ(s.connection().query_text("PRAGMA journal_mode"), "wal");
+}
+
+TEST(Schema, StatusCheckConstraintRejectsUnknownStatus) {
+  Store s = Store::open_memory();
+  testing::populate(s);
+  EXPECT_THROW(s.connection().exec("UPDATE measurements SET status = 'great' WHERE id = 1"), Error);
+}
+
+TEST(Schema, ForeignKeysAreEnforced) {
+  Store s = Store::open_memory();
+  EXPECT_THROW(s.add_measurement(testing::ok_measurement(9, 9, 9, 9, 1.0)), Error);
+}
+
+TEST(Schema, MigratesVersion1FileForwardKeepingData) {
+  TempDir dir;
+  const std::string path = dir.file("v1.db");
+  {
+    // Build a version-1 database as an older vktune would have left it.
+    Connection c = Connection::open(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, path);
+    migrate(c, 1);
+    ASSERT_EQ(schema_version(c), 1);
+    c.exec(R"sql(
+      INSERT INTO devices (vendor_id, device_id, name, driver_id, driver_version,
+                           pipeline_cache_uuid, device_type)
+        VALUES (4318, 9860, 'Old GPU', 4, 100, '0123456789abcdef0123456789abcdef', 'discrete');
+      INSERT INTO kernels (family, variant_key, source_hash) VALUES ('q4gsw_gemv', 'g[wg=64]', 'h');
+      INSERT INTO problems (op, dtype, m, n, k, group_size) VALUES ('q4gsw', 'f32', 1, 64, 64, 32);
+      INSERT INTO runs (uuid, started_at) VALUES ('r1', '2024-01-01T00:00:00Z');
+      INSERT INTO measurements (run_id, device_id, problem_id, kernel_id, status, median_ns)
+        VALUES (1, 1, 1, 1, 'ok', 123.0);
+      INSERT INTO runs (uuid, started_at) VALUES ('r2', '2024-01-02T00:00:00Z');
+      INSERT INTO measurements (run_id, device_id, problem_id, kernel_id, status)
+        VALUES (2, 1, 1, 1, 'wrong_result');
+    )sql");
+  }
+  Store s = Store::open(path);
+  EXPECT_EQ(schema_version(s.connection()), kSchemaVersion);
+  ASSERT_EQ(s.devices().size(), 1u);
+  EXPECT_EQ(s.devices()[0].name, "Old GPU");
+  EXPECT_FALSE(s.devices()[0].copy_bandwidth_gbps.has_value());  // the v2 column, NULL
+  s.set_copy_bandwidth(1, 400.0);
+  EXPECT_EQ(s.devices()[0].copy_bandwidth_gbps, 400.0);
+  EXPECT_EQ(s.measurements().size(), 2u);
+  // v2's `best` refuses a kernel that ever gave a wrong result (v1's did not).
+  EXPECT_TRUE(s.best(1).empty());
+  EXPECT_EQ(s.connection().query_int(
+                "SELECT count(*) FROM sqlite_schema WHERE name = 'measurements_by_triple'"),
+            1);
+}
+
+TEST(Schema, RefusesToDowngrade) {
+  Connection c = open_memory();
+  EXPECT_THROW(migrate(c, 1), Error);
+}
+
+}  // namespace
+}  // namespace vktune::db

@@ -1,0 +1,127 @@
+// Snapshot::load from a .db file and from an exported JSON document (detected by content),
+// and clear errors for files that are neither.
+#include "runtime/snapshot.h"
+
+#include <gtest/gtest.h>
+
+#include "db/json_io.h"
+
+#include <nlohmann/json.hpp>
+#include "tests/runtime/fake_catalog.h"
+
+namespace vktune::runtime {
+namespace {
+
+using testing::FakeDb;
+using testing::q4;
+using testing::query_for;
+using testing::TempDir;
+using testing::write_file;
+
+std::shared_ptr<const Snapshot> load_expect_ok(const std::string& path) {
+  std::string error;
+  auto s = Snapshot::load(path, &error);
+  EXPECT_TRUE(s) << error;
+  return s;
+}
+
+std::string load_expect_error(const std::string& path) {
+  std::string error;
+  EXPECT_FALSE(Snapshot::load(path, &error));
+  EXPECT_NE(error.find(path), std::string::npos) << error;
+  return error;
+}
+
+void expect_same_answers(const Snapshot& x, const Snapshot& y, const FakeDb& db) {
+  for (const auto& dev : {db.a, db.a_old, db.b, db.c}) {
+    for (const auto& p : {q4(1, 4096, 4096), q4(16, 1024, 1024), q4(3, 333, 4096), q4(64, 4096, 4096)}) {
+      const Selection s = x.select(query_for(dev), p);
+      const Selection t = y.select(query_for(dev), p);
+      EXPECT_EQ(s.variant_key, t.variant_key);
+      EXPECT_EQ(s.device_match, t.device_match);
+      EXPECT_EQ(s.shape_match, t.shape_match);
+      EXPECT_EQ(s.median_ns, t.median_ns);
+      EXPECT_EQ(s.spirv.size(), t.spirv.size());
+    }
+  }
+}
+
+TEST(SnapshotLoad, DatabaseAndJsonGiveTheSameAnswers) {
+  TempDir dir;
+  FakeDb db;
+  const std::string db_path = dir.file("k.db");
+  {
+    db::Store file = db::Store::open(db_path);
+    file.merge_from(db.store);
+  }
+  const std::string json_path = dir.file("k.json");
+  write_file(json_path, "\n  " + db::export_json_text(db.store));
+  const auto from_db = load_expect_ok(db_path);
+  const auto from_json = load_expect_ok(json_path);
+  ASSERT_TRUE(from_db && from_json);
+  EXPECT_EQ(from_db->device_count(), 4u);
+  EXPECT_EQ(from_db->winner_count(), 7u);
+  EXPECT_EQ(from_json->winner_count(), 7u);
+  expect_same_answers(*from_db, *from_json, db);
+  expect_same_answers(*from_db, *db.snapshot(), db);
+}
+
+TEST(SnapshotLoad, SnapshotOutlivesTheFile) {
+  TempDir dir;
+  FakeDb db;
+  const std::string path = dir.file("k.json");
+  write_file(path, db::export_json_text(db.store));
+  const auto snap = load_expect_ok(path);
+  std::filesystem::remove(path);
+  EXPECT_EQ(snap->select(query_for(db.a), q4(1, 4096, 4096)).median_ns, 1000.0);
+}
+
+TEST(SnapshotLoad, RejectsFilesThatAreNeither) {
+  TempDir dir;
+  const std::string path = dir.file("x.bin");
+  write_file(path, "\x7f" "ELF not a database");
+  EXPECT_NE(load_expect_error(path).find("neither an SQLite database nor"), std::string::npos);
+  write_file(path, "");
+  EXPECT_NE(load_expect_error(path).find("neither"), std::string::npos);
+  EXPECT_NE(load_expect_error(dir.file("missing.db")).find("cannot open"), std::string::npos);
+}
+
+TEST(SnapshotLoad, RejectsBrokenJsonWithTheFieldPath) {
+  TempDir dir;
+  FakeDb db;
+  auto doc = db::export_json(db.store);
+  doc["winners"][0]["median_ns"] = "slow";
+  const std::string path = dir.file("bad.json");
+  write_file(path, doc.dump());
+  EXPECT_NE(load_expect_error(path).find("winners[0].median_ns"), std::string::npos);
+  write_file(path, "{\"format\":\"vktune-db\",");
+  EXPECT_NE(load_expect_error(path).find("not valid JSON"), std::string::npos);
+}
+
+TEST(SnapshotLoad, RejectsCorruptAndNewerDatabases) {
+  TempDir dir;
+  FakeDb db;
+  const std::string path = dir.file("k.db");
+  {
+    db::Store file = db::Store::open(path);
+    file.merge_from(db.store);
+    file.connection().exec("PRAGMA user_version = 7");
+  }
+  EXPECT_NE(load_expect_error(path).find("newer"), std::string::npos);
+  std::string bytes = testing::read_file(path);
+  write_file(path, bytes.substr(0, 60));
+  EXPECT_NE(load_expect_error(path).find("truncated"), std::string::npos);
+}
+
+TEST(SnapshotLoad, RejectsBadConstraintsAtBuildTime) {
+  db::Catalog c;
+  db::KernelRecord k = testing::fake_kernel("x[a=1]", R"({"k_multiple":"eight"})");
+  k.id = 1;
+  c.kernels.push_back(k);
+  std::string error;
+  EXPECT_FALSE(Snapshot::from_catalog(c, &error));
+  EXPECT_NE(error.find("constraints_json.k_multiple"), std::string::npos) << error;
+}
+
+}  // namespace
+}  // namespace vktune::runtime

@@ -1,0 +1,83 @@
+// Runs the built vktune binary: `merge` end to end, and the error path of `report`.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <string>
+
+#include "tests/tools/report_fixture.h"
+
+namespace vktune::report {
+namespace {
+
+using namespace vktune::testing;
+
+struct Result {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr
+};
+
+Result vktune(const std::string& args) {
+  Result r;
+  const std::string command = std::string("'") + VKTUNE_BINARY + "' " + args + " 2>&1";
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (!pipe) return r;
+  std::array<char, 4096> buf;
+  size_t n = 0;
+  while ((n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0) r.output.append(buf.data(), n);
+  const int status = ::pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+std::string q(const std::string& path) { return "'" + path + "'"; }
+
+TEST(VktuneCli, MergeTwiceIsIdempotent) {
+  ScratchDir dir;
+  {
+    db::Store a = db::Store::open(dir.file("a.db"));
+    build_synthetic(a);
+    db::Store b = db::Store::open(dir.file("b.db"));
+    b.upsert_device(synthetic_device(0x1234, "Other GPU"));
+  }
+  const std::string args =
+      "merge " + q(dir.file("a.db")) + " " + q(dir.file("b.db")) + " -o " + q(dir.file("c.db"));
+  const Result first = vktune(args);
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  EXPECT_NE(first.output.find("measurements +25"), std::string::npos) << first.output;
+  const Result second = vktune(args);
+  ASSERT_EQ(second.exit_code, 0) << second.output;
+  EXPECT_EQ(count(second.output, "devices +0, kernels +0, problems +0, runs +0, measurements +0"),
+            2u)
+      << second.output;
+  const db::Store c = db::Store::open(dir.file("c.db"), db::OpenMode::read_only);
+  EXPECT_EQ(c.devices().size(), 3u);
+  EXPECT_EQ(c.measurements().size(), 25u);
+}
+
+TEST(VktuneCli, ReportErrors) {
+  ScratchDir dir;
+  {
+    db::Store a = db::Store::open(dir.file("a.db"));
+    build_synthetic(a);
+  }
+  const Result bad_format =
+      vktune("report --db " + q(dir.file("a.db")) + " --format pdf -o " + q(dir.file("r.pdf")));
+  EXPECT_NE(bad_format.exit_code, 0);
+  EXPECT_NE(bad_format.output.find("unknown report format \"pdf\""), std::string::npos)
+      << bad_format.output;
+
+  const Result missing = vktune("report --db " + q(dir.file("none.db")) + " --format html -o " +
+                                q(dir.file("r.html")));
+  EXPECT_NE(missing.exit_code, 0);
+  EXPECT_NE(missing.output.find("does not exist"), std::string::npos) << missing.output;
+
+  const Result ok =
+      vktune("report --db " + q(dir.file("a.db")) + " --format md -o " + q(dir.file("r.md")));
+  EXPECT_EQ(ok.exit_code, 0) << ok.output;
+  EXPECT_NE(slurp(dir.file("r.md")).find("# vktune tuning report"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace vktune::report

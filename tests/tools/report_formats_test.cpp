@@ -1,0 +1,227 @@
+// The HTML, CSV, Markdown and JSON reports of the synthetic database parse back into the
+// numbers they were made from; write_report fails clearly on bad input.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "db/json_io.h"
+#include "tests/tools/report_fixture.h"
+#include "tools/report/html.h"
+#include "tools/report/report.h"
+#include "tools/report/svg.h"
+#include "tools/report/tables.h"
+
+namespace vktune::report {
+namespace {
+
+using namespace vktune::testing;
+
+// The text of the first <figure class="cls"> after `from`, or "".
+std::string figure(const std::string& html, const std::string& cls, size_t from = 0) {
+  const size_t begin = html.find("<figure class=\"" + cls + "\">", from);
+  if (begin == std::string::npos) return {};
+  return html.substr(begin, html.find("</figure>", begin) - begin);
+}
+
+class ReportFormatsTest : public ::testing::Test {
+ protected:
+  void SetUp() override { ids_ = build_synthetic(store_); }
+  db::Store store_ = db::Store::open_memory();
+  SyntheticIds ids_;
+};
+
+TEST_F(ReportFormatsTest, HtmlChartsAndEscaping) {
+  const std::string html = render_html(summarize(store_));
+  EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
+  EXPECT_EQ(html.find("http://"), std::string::npos);
+  EXPECT_EQ(html.find("https://"), std::string::npos);
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_EQ(html.find("<link"), std::string::npos);
+  EXPECT_EQ(html.find("@import"), std::string::npos);
+
+  // Device 1: 4 charts; device 2: times and bandwidth (no tiled results, so no heat map).
+  EXPECT_EQ(count(html, "<svg"), 6u);
+  EXPECT_EQ(count(html, "<svg"), count(html, "</svg>"));
+
+  const size_t d1 = html.find("id=\"device-0\"");
+  const size_t d2 = html.find("id=\"device-1\"");
+  ASSERT_NE(d1, std::string::npos);
+  ASSERT_NE(d2, std::string::npos);
+  const std::string times = figure(html, "chart-times", d1);
+  EXPECT_EQ(count(times, "class=\"bar-winner\""), 6u);  // every problem has a winner
+  EXPECT_EQ(count(times, "class=\"bar-fixed\""), 5u);   // all but M=128
+  EXPECT_EQ(count(times, "class=\"bar-naive\""), 4u);   // q4gsw M=1,4,64,256
+  EXPECT_EQ(count(times, "class=\"swatch "), 3u);       // legend
+
+  const std::string bw = figure(html, "chart-bandwidth", d1);
+  EXPECT_EQ(count(bw, "class=\"bar-gbps\""), 6u);
+  EXPECT_EQ(count(bw, "class=\"limit\""), 2u);  // legend sample and the 1000 GB/s line
+  EXPECT_NE(bw.find("measured copy bandwidth 1000 GB/s"), std::string::npos);
+  EXPECT_NE(bw.find("500 GB/s (50%)"), std::string::npos);
+
+  // Default heat map: the largest-M q4gsw problem with tiled results (M=256): 4x4 and 8x8
+  // measured, the other 14 of the 4x4 grid empty.
+  const std::string heat = figure(html, "chart-heatmap", d1);
+  EXPECT_NE(heat.find("q4gsw M=256 N=4096 K=4096 gs=32"), std::string::npos);
+  EXPECT_EQ(count(heat, "class=\"heat-cell\""), 2u);
+  EXPECT_EQ(count(heat, "class=\"heat-empty\""), 14u);
+  EXPECT_EQ(figure(html, "chart-heatmap", d2), "");
+
+  const std::string fam = figure(html, "chart-family", d1);
+  EXPECT_EQ(count(fam, "class=\"bar-family\""), 2u);  // tiled and naive
+
+  // The device name with markup is escaped everywhere, never raw.
+  EXPECT_EQ(html.find(kDevice2Name), std::string::npos);
+  EXPECT_NE(html.find(escape_xml(kDevice2Name)), std::string::npos);
+  // Several devices: the device-by-device table.
+  EXPECT_NE(html.find("Device by device"), std::string::npos);
+  EXPECT_NE(html.find("run-two"), std::string::npos);
+  EXPECT_NE(html.find("0123456789abcdef0123456789abcdef"), std::string::npos);
+}
+
+TEST_F(ReportFormatsTest, HtmlHeatmapProblemOption) {
+  HtmlOptions o;
+  o.heatmap_problem = parse_problem_label("q4gsw M=64 N=4096 K=4096 gs=32");
+  const std::string html = render_html(summarize(store_), o);
+  const std::string heat = figure(html, "chart-heatmap");
+  EXPECT_NE(heat.find("q4gsw M=64 N=4096"), std::string::npos);
+  EXPECT_EQ(count(heat, "class=\"heat-cell\""), 3u);
+  EXPECT_EQ(count(heat, "class=\"heat-empty\""), 13u);
+
+  o.heatmap_problem = parse_problem_label("q4gsw M=3 N=5 K=8 gs=8");
+  EXPECT_THROW(render_html(summarize(store_), o), std::invalid_argument);
+}
+
+TEST_F(ReportFormatsTest, SingleDeviceHasNoMatrix) {
+  SummaryOptions so;
+  so.device = kDevice1Name;
+  const std::string html = render_html(summarize(store_, so));
+  EXPECT_EQ(html.find("Device by device"), std::string::npos);
+  EXPECT_EQ(count(html, "<svg"), 4u);
+}
+
+TEST_F(ReportFormatsTest, CsvMatchesDatabase) {
+  const std::string csv = render_csv(summarize(store_));
+  EXPECT_NE(csv.find("\r\n"), std::string::npos);
+  const auto rows = parse_csv(csv);
+  ASSERT_EQ(rows.size(), 1u + 6u + 1u);  // header, device 1, device 2
+  EXPECT_EQ(rows[0], csv_columns());
+  auto col = [&](const std::string& name) {
+    const auto& h = rows[0];
+    return static_cast<size_t>(std::find(h.begin(), h.end(), name) - h.begin());
+  };
+  for (const auto& r : rows) ASSERT_EQ(r.size(), csv_columns().size());
+  const auto& p1 = rows[1];
+  EXPECT_EQ(p1[col("device")], kDevice1Name);
+  EXPECT_EQ(p1[col("op")], "q4gsw");
+  EXPECT_EQ(p1[col("m")], "1");
+  EXPECT_EQ(p1[col("winner")], kGemvTuned);  // has commas: quoted and read back
+  EXPECT_EQ(std::stod(p1[col("median_ns")]), 20000);
+  EXPECT_EQ(std::stod(p1[col("gbps")]), 500);
+  EXPECT_EQ(std::stod(p1[col("pct_bandwidth")]), 50);
+  EXPECT_EQ(std::stod(p1[col("speedup_naive")]), 15);
+  EXPECT_EQ(std::stod(p1[col("speedup_fixed")]), 2);
+  EXPECT_EQ(p1[col("fixed_variant")], kGemvFixed);
+  EXPECT_EQ(p1[col("naive_variant")], kNaive128);
+  const auto& p5 = rows[4];  // q4gsw M=128: no fixed time
+  EXPECT_EQ(p5[col("m")], "128");
+  EXPECT_EQ(p5[col("fixed_ns")], "");
+  EXPECT_EQ(p5[col("speedup_fixed")], "");
+  const auto& p3 = rows[3];
+  EXPECT_EQ(p3[col("ok")], "5");
+  EXPECT_EQ(p3[col("wrong_result")], "1");
+  EXPECT_EQ(p3[col("compile_error")], "1");
+  const auto& d2 = rows[7];
+  EXPECT_EQ(d2[col("device")], kDevice2Name);  // quotes doubled and read back
+  EXPECT_EQ(d2[col("pct_bandwidth")], "");
+}
+
+TEST(CsvQuoting, Rfc4180) {
+  EXPECT_EQ(csv_field("plain"), "plain");
+  EXPECT_EQ(csv_field("a,b"), "\"a,b\"");
+  EXPECT_EQ(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
+  EXPECT_EQ(csv_field("two\nlines"), "\"two\nlines\"");
+  const auto rows = parse_csv("a,\"b,\"\"c\"\"\",\r\n\"x\ny\",z\r\n");
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0], (std::vector<std::string>{"a", "b,\"c\"", ""}));
+  EXPECT_EQ(rows[1], (std::vector<std::string>{"x\ny", "z"}));
+  EXPECT_THROW(parse_csv("\"open"), std::invalid_argument);
+}
+
+TEST_F(ReportFormatsTest, MarkdownHasARowPerProblem) {
+  const std::string md = render_markdown(summarize(store_));
+  size_t problem_rows = 0;
+  size_t pos = 0;
+  while (pos < md.size()) {
+    const size_t end = md.find('\n', pos);
+    const std::string line = md.substr(pos, end - pos);
+    if (line.rfind("| q4gsw ", 0) == 0 || line.rfind("| rms_norm ", 0) == 0) ++problem_rows;
+    pos = end == std::string::npos ? md.size() : end + 1;
+  }
+  EXPECT_EQ(problem_rows, 7u);
+  EXPECT_NE(md.find("| q4gsw M=1 N=4096 K=4096 gs=32 | `" + std::string(kGemvTuned) +
+                    "` | 20.00 | 500.0 | 50.0 | 125.0 | 300.00 | 15.00x | 40.00 | 2.00x |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| >=128 | 1 | 8.00x |"), std::string::npos);
+  EXPECT_NE(md.find("## Runs"), std::string::npos);
+}
+
+TEST_F(ReportFormatsTest, JsonImportsBack) {
+  const std::string json = render_report(store_, Format::json, {}, {});
+  db::Store fresh = db::Store::open_memory();
+  const db::ImportStats stats = db::import_json_text(fresh, json, "report.json");
+  EXPECT_EQ(stats.devices, 2);
+  EXPECT_EQ(stats.kernels, 12);
+  EXPECT_EQ(stats.problems, 6);
+  EXPECT_EQ(stats.runs, 2);
+  EXPECT_EQ(stats.measurements, ids_.measurements);
+  EXPECT_EQ(fresh.devices().size(), store_.devices().size());
+  EXPECT_EQ(fresh.measurements().size(), store_.measurements().size());
+  EXPECT_EQ(fresh.best().size(), store_.best().size());
+}
+
+TEST(WriteReport, ClearErrors) {
+  ScratchDir dir;
+  ReportRequest r;
+  r.db_path = dir.file("missing.db");
+  r.output = dir.file("out.html");
+  try {
+    write_report(r);
+    FAIL() << "missing database accepted";
+  } catch (const ReportError& e) {
+    EXPECT_NE(std::string(e.what()).find("does not exist"), std::string::npos) << e.what();
+  }
+
+  {
+    db::Store s = db::Store::open(dir.file("a.db"));
+    build_synthetic(s);
+  }
+  r.db_path = dir.file("a.db");
+  r.format = "pdf";
+  try {
+    write_report(r);
+    FAIL() << "unknown format accepted";
+  } catch (const ReportError& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown report format \"pdf\""), std::string::npos);
+  }
+
+  r.format = "html";
+  r.output = dir.file("no/such/dir/out.html");
+  try {
+    write_report(r);
+    FAIL() << "unwritable output accepted";
+  } catch (const ReportError& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot write"), std::string::npos) << e.what();
+  }
+
+  for (const char* format : {"html", "md", "csv", "json", "txt"}) {
+    r.format = format;
+    r.output = dir.file(std::string("out.") + format);
+    ASSERT_NO_THROW(write_report(r)) << format;
+    EXPECT_GT(slurp(r.output).size(), 100u) << format;
+  }
+}
+
+}  // namespace
+}  // namespace vktune::report

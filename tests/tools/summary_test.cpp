@@ -1,0 +1,210 @@
+// summarize() and render_table() on the hand-made database of report_fixture.h.
+#include "tools/report/summary.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "tests/tools/report_fixture.h"
+
+namespace vktune::report {
+namespace {
+
+using namespace vktune::testing;
+
+const ProblemSummary& find(const DeviceSummary& d, const std::string& op, uint32_t m) {
+  for (const auto& p : d.problems) {
+    if (p.problem.op == op && p.problem.m == m) return p;
+  }
+  ADD_FAILURE() << "no problem " << op << " M=" << m;
+  static const ProblemSummary none;
+  return none;
+}
+
+class SummaryTest : public ::testing::Test {
+ protected:
+  void SetUp() override { ids_ = build_synthetic(store_); }
+  db::Store store_ = db::Store::open_memory();
+  SyntheticIds ids_;
+};
+
+TEST_F(SummaryTest, WinnersAndSpeedups) {
+  const Summary s = summarize(store_);
+  ASSERT_EQ(s.devices.size(), 2u);
+  const DeviceSummary& d1 = s.devices[0];
+  EXPECT_EQ(d1.device.name, kDevice1Name);
+  ASSERT_EQ(d1.problems.size(), 6u);
+  // Ordered by op, then M.
+  EXPECT_EQ(d1.problems[0].problem.m, 1u);
+  EXPECT_EQ(d1.problems[4].problem.m, 256u);
+  EXPECT_EQ(d1.problems[5].problem.op, "rms_norm");
+
+  const ProblemSummary& p1 = find(d1, "q4gsw", 1);
+  EXPECT_EQ(p1.winner_key, kGemvTuned);
+  EXPECT_EQ(p1.winner_family, "q4gsw_gemv");
+  EXPECT_DOUBLE_EQ(p1.median_ns, 20000);
+  EXPECT_DOUBLE_EQ(p1.gbps.value(), 500);  // of the winning row, not the later re-measurement
+  EXPECT_DOUBLE_EQ(p1.gflops.value(), 125);
+  EXPECT_DOUBLE_EQ(p1.pct_bandwidth.value(), 50);
+  EXPECT_EQ(p1.naive_key.value(), kNaive128);
+  EXPECT_DOUBLE_EQ(p1.naive_ns.value(), 300000);
+  EXPECT_DOUBLE_EQ(p1.speedup_naive.value(), 15);
+  EXPECT_EQ(p1.fixed_key, kGemvFixed);
+  EXPECT_DOUBLE_EQ(p1.fixed_ns.value(), 40000);
+  EXPECT_DOUBLE_EQ(p1.speedup_fixed.value(), 2);
+
+  const ProblemSummary& p2 = find(d1, "q4gsw", 4);
+  EXPECT_EQ(p2.winner_key, kTiled24);
+  EXPECT_EQ(p2.fixed_key, kTiledFixed);  // M > 1: tiled 4x4
+  EXPECT_DOUBLE_EQ(p2.speedup_fixed.value(), 3);
+  EXPECT_DOUBLE_EQ(p2.speedup_naive.value(), 20);
+
+  const ProblemSummary& p3 = find(d1, "q4gsw", 64);
+  EXPECT_EQ(p3.winner_key, kTiled88);  // the faster 1x1 was wrong in a later run
+  EXPECT_DOUBLE_EQ(p3.speedup_fixed.value(), 2);
+  EXPECT_DOUBLE_EQ(p3.speedup_naive.value(), 40);
+
+  const ProblemSummary& p4 = find(d1, "q4gsw", 256);
+  EXPECT_DOUBLE_EQ(p4.speedup_fixed.value(), 8);
+  EXPECT_DOUBLE_EQ(p4.speedup_naive.value(), 80);
+
+  const ProblemSummary& p5 = find(d1, "q4gsw", 128);
+  EXPECT_EQ(p5.winner_key, kTiled88);
+  EXPECT_EQ(p5.fixed_key, kTiledFixed);
+  EXPECT_FALSE(p5.fixed_ns.has_value());
+  EXPECT_FALSE(p5.speedup_fixed.has_value());
+  EXPECT_FALSE(p5.speedup_naive.has_value());
+
+  const ProblemSummary& p6 = find(d1, "rms_norm", 8);
+  EXPECT_EQ(p6.winner_key, kRms512);
+  EXPECT_EQ(p6.fixed_key, kRmsFixed);
+  EXPECT_DOUBLE_EQ(p6.speedup_fixed.value(), 2);
+  EXPECT_FALSE(p6.naive_ns.has_value());
+
+  // Device 2: no copy bandwidth, so no %BW.
+  const DeviceSummary& d2 = s.devices[1];
+  ASSERT_EQ(d2.problems.size(), 1u);
+  EXPECT_DOUBLE_EQ(d2.problems[0].median_ns, 25000);
+  EXPECT_DOUBLE_EQ(d2.problems[0].speedup_fixed.value(), 2);
+  EXPECT_FALSE(d2.problems[0].pct_bandwidth.has_value());
+}
+
+TEST_F(SummaryTest, GeomeanPerMClass) {
+  const Summary s = summarize(store_);
+  const auto& g = s.devices[0].geomean_fixed;
+  ASSERT_EQ(g.size(), 5u);
+  EXPECT_EQ(g[0].label, "1");
+  EXPECT_EQ(g[1].label, "2-8");
+  EXPECT_EQ(g[2].label, "16-64");
+  EXPECT_EQ(g[3].label, ">=128");
+  EXPECT_EQ(g[4].label, "all");
+  EXPECT_EQ(g[0].count, 1);
+  EXPECT_NEAR(g[0].speedup.value(), 2.0, 1e-12);
+  EXPECT_NEAR(g[1].speedup.value(), 3.0, 1e-12);
+  EXPECT_NEAR(g[2].speedup.value(), 2.0, 1e-12);
+  EXPECT_EQ(g[3].count, 1);  // M=128 has no fixed measurement; only M=256 counts
+  EXPECT_NEAR(g[3].speedup.value(), 8.0, 1e-12);
+  EXPECT_EQ(g[4].count, 5);  // the four q4gsw problems with a fixed time, and rms_norm
+  EXPECT_NEAR(g[4].speedup.value(), std::pow(2.0 * 3 * 2 * 8 * 2, 1.0 / 5), 1e-12);
+
+  const auto& g2 = s.devices[1].geomean_fixed;
+  EXPECT_EQ(g2[1].count, 0);
+  EXPECT_FALSE(g2[1].speedup.has_value());
+}
+
+TEST_F(SummaryTest, StatusCountsFamiliesAndTiles) {
+  const Summary s = summarize(store_);
+  const ProblemSummary& p3 = find(s.devices[0], "q4gsw", 64);
+  EXPECT_EQ(p3.status_counts[db::Status::ok], 5);  // four tiled and the naive
+  EXPECT_EQ(p3.status_counts[db::Status::wrong_result], 1);
+  EXPECT_EQ(p3.status_counts[db::Status::compile_error], 1);
+  EXPECT_EQ(p3.status_counts.total(), 7);
+
+  ASSERT_EQ(p3.family_best.size(), 2u);
+  EXPECT_EQ(p3.family_best[0].family, "q4gsw_tiled");
+  EXPECT_DOUBLE_EQ(p3.family_best[0].median_ns, 100000);
+  EXPECT_EQ(p3.family_best[1].family, "q4gsw_naive");
+
+  ASSERT_EQ(p3.tiles.size(), 3u);  // 1x1 was wrong: no cell
+  EXPECT_EQ(p3.tiles[0].tm, 2u);
+  EXPECT_EQ(p3.tiles[0].tn, 4u);
+  EXPECT_DOUBLE_EQ(p3.tiles[0].median_ns, 160000);
+  EXPECT_EQ(p3.tiles[1].tm, 4u);
+  EXPECT_DOUBLE_EQ(p3.tiles[1].median_ns, 200000);
+  EXPECT_EQ(p3.tiles[2].tm, 8u);
+  EXPECT_DOUBLE_EQ(p3.tiles[2].median_ns, 100000);  // best of bk=32 and wg=128
+  EXPECT_EQ(p3.tiles[2].variant_key, kTiled88);
+
+  int64_t total = 0;
+  for (const auto& p : s.devices[0].problems) total += p.status_counts.total();
+  EXPECT_EQ(s.devices[0].status_counts.total(), total);
+  EXPECT_EQ(s.runs.size(), 2u);
+}
+
+TEST_F(SummaryTest, DeviceFilter) {
+  SummaryOptions o;
+  o.device = "<gpu>";  // case-insensitive substring
+  Summary s = summarize(store_, o);
+  ASSERT_EQ(s.devices.size(), 1u);
+  EXPECT_EQ(s.devices[0].device.name, kDevice2Name);
+  EXPECT_EQ(s.runs.size(), 1u);  // device 2 appears in run 2 only
+
+  o.device = std::to_string(ids_.device1);
+  s = summarize(store_, o);
+  ASSERT_EQ(s.devices.size(), 1u);
+  EXPECT_EQ(s.devices[0].device.id, ids_.device1);
+
+  o.device = "no such gpu";
+  EXPECT_THROW(summarize(store_, o), std::invalid_argument);
+}
+
+TEST_F(SummaryTest, RenderTable) {
+  const std::string t = render_table(summarize(store_));
+  EXPECT_NE(t.find("problem"), std::string::npos);
+  EXPECT_NE(t.find("x fixed"), std::string::npos);
+  // P1: 20 us, 500 GB/s, 50 %BW, 125 GFLOP/s, x15 naive, x2 fixed.
+  const size_t row = t.find("q4gsw M=1 N=4096 K=4096 gs=32");
+  ASSERT_NE(row, std::string::npos);
+  const std::string line = t.substr(row, t.find('\n', row) - row);
+  EXPECT_NE(line.find(kGemvTuned), std::string::npos);
+  EXPECT_NE(line.find("20.00"), std::string::npos);
+  EXPECT_NE(line.find("500.0"), std::string::npos);
+  EXPECT_NE(line.find("50.0"), std::string::npos);
+  EXPECT_NE(line.find("125.0"), std::string::npos);
+  EXPECT_NE(line.find("15.00x"), std::string::npos);
+  EXPECT_NE(line.find("2.00x"), std::string::npos);
+  EXPECT_NE(t.find("M >=128: 8.00x (n=1)"), std::string::npos);
+  EXPECT_NE(t.find(kDevice2Name), std::string::npos);
+}
+
+TEST(SummaryHelpers, MClassBoundaries) {
+  EXPECT_EQ(m_class(1), 0u);
+  EXPECT_EQ(m_class(2), 1u);
+  EXPECT_EQ(m_class(8), 1u);
+  EXPECT_EQ(m_class(9), 2u);
+  EXPECT_EQ(m_class(64), 2u);
+  EXPECT_EQ(m_class(65), 3u);
+  EXPECT_EQ(m_class(4096), 3u);
+  EXPECT_FALSE(geometric_mean({}).has_value());
+  EXPECT_NEAR(geometric_mean({4, 9}).value(), 6.0, 1e-12);
+}
+
+TEST(SummaryHelpers, ProblemLabelRoundTrip) {
+  const db::Problem p = parse_problem_label("q4gsw M=64 N=4096 K=11008 gs=128");
+  EXPECT_EQ(p.op, "q4gsw");
+  EXPECT_EQ(p.dtype, "f32");
+  EXPECT_EQ(p.m, 64u);
+  EXPECT_EQ(p.n, 4096u);
+  EXPECT_EQ(p.k, 11008u);
+  EXPECT_EQ(p.group_size, 128u);
+  EXPECT_EQ(problem_label(p), "q4gsw M=64 N=4096 K=11008 gs=128");
+  const db::Problem r = parse_problem_label("rms_norm m=8 n=4096");
+  EXPECT_EQ(r.k, 4096u);
+  EXPECT_EQ(r.group_size, 0u);
+  EXPECT_THROW(parse_problem_label("q4gsw M=x N=1 K=2 gs=2"), std::invalid_argument);
+  EXPECT_THROW(parse_problem_label("q4gsw M=1"), std::invalid_argument);
+  EXPECT_THROW(parse_problem_label("q4gsw M=1 N=2 K=2 bogus=3"), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace vktune::report

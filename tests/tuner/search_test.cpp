@@ -1,0 +1,63 @@
+// Ranking and halving over measured candidates; per-stage timing.
+#include "tuner/search.h"
+
+#include <gtest/gtest.h>
+
+namespace vktune::tuner {
+namespace {
+
+std::vector<Candidate> make(const std::vector<double>& medians) {
+  std::vector<Candidate> list(medians.size());
+  for (size_t i = 0; i < medians.size(); ++i) {
+    list[i].key = "v" + std::to_string(i);
+    if (medians[i] < 0) {
+      list[i].status = db::Status::wrong_result;
+    } else {
+      SampleStats s;
+      s.median = medians[i];
+      list[i].stats = s;
+    }
+  }
+  return list;
+}
+
+std::vector<Candidate*> pointers(std::vector<Candidate>& list) {
+  std::vector<Candidate*> p;
+  for (auto& c : list) p.push_back(&c);
+  return p;
+}
+
+TEST(SearchTest, RankedSkipsFailuresAndSortsByMedian) {
+  auto list = make({5, -1, 2, 9, 1});
+  const auto r = ranked(pointers(list));
+  ASSERT_EQ(r.size(), 4u);
+  EXPECT_EQ(r[0]->key, "v4");
+  EXPECT_EQ(r[1]->key, "v2");
+  EXPECT_EQ(r[3]->key, "v3");
+}
+
+TEST(SearchTest, HalvingKeepsTheBestThirdButNeverFewerThanTheFinalists) {
+  auto list = make({9, 8, 7, 6, 5, 4, 3, 2, 1, 10, 11, 12});
+  const auto third = halve(pointers(list), 3);
+  ASSERT_EQ(third.size(), 4u);
+  EXPECT_EQ(third[0]->key, "v8");
+  EXPECT_EQ(third[3]->key, "v5");
+  auto small = make({3, 2, 1, 4});
+  EXPECT_EQ(halve(pointers(small), 3).size(), 3u);
+}
+
+TEST(SearchTest, StagesGrowToTheFullMeasurement) {
+  TimingOptions full;
+  full.min_samples = 10;
+  full.max_samples = 40;
+  const TimingOptions first = stage_timing(full, 0);
+  EXPECT_EQ(first.max_samples, 3u);
+  EXPECT_LT(first.budget, full.budget);
+  const TimingOptions late = stage_timing(full, 6);
+  EXPECT_EQ(late.max_samples, 40u);
+  EXPECT_EQ(late.min_samples, 10u);
+  EXPECT_EQ(late.budget, full.budget);
+}
+
+}  // namespace
+}  // namespace vktune::tuner

@@ -1,0 +1,138 @@
+// A tuning run on the test device over a tiny problem: every legal variant stored, the
+// fastest correct one selected, a deliberately wrong variant stored as wrong_result and never
+// selected, and a run aborted midway resumed without loss or duplicates.
+#include "tuner/session.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "kernels/families/families.h"
+#include "tests/kernels/vulkan_fixture.h"
+
+namespace vktune::tuner {
+namespace {
+
+// The naive shader fed the packed layout it cannot read: compiles, runs, and is wrong.
+class WrongLayoutFamily final : public kernels::Family {
+ public:
+  WrongLayoutFamily()
+      : Family("test_wrong_layout", kernels::Op::q4gsw, {{"wg", kernels::ints({64})}}) {}
+  kernels::Constraints constraints(const kernels::Knobs&) const override {
+    return {32, 8, 1, 1, 0};
+  }
+  kernels::Layout layout(const kernels::Knobs&) const override { return kernels::Layout::packed; }
+  uint32_t workgroup_size(const kernels::Knobs&) const override { return 64; }
+  uint32_t shared_bytes(const kernels::Knobs&) const override { return 0; }
+  kernels::ShaderSpec shader(const kernels::Knobs&) const override {
+    return {"q4gsw_naive.comp", {{"WG", "64"}}};
+  }
+  std::array<uint32_t, 3> groups(const kernels::Knobs&, const kernels::Problem& p,
+                                 const vk::DeviceInfo&) const override {
+    return {p.m, 1, 1};
+  }
+};
+
+class SessionTest : public test::VulkanFixture {
+ protected:
+  TuneOptions Options() {
+    TuneOptions o;
+    o.problems = {problem_};
+    o.strategy = Strategy::halving;
+    o.cache = CacheMode::hot;
+    o.timing.budget = std::chrono::milliseconds(20);
+    o.timing.min_sample_ns = 20'000;
+    o.families = {&kernels::naive_family(), &wrong_};
+    return o;
+  }
+  size_t LegalVariants() const {
+    size_t legal = 0;
+    for (const kernels::Family* f : {&kernels::naive_family(),
+                                     static_cast<const kernels::Family*>(&wrong_)}) {
+      for (const auto& knobs : f->all_variants()) {
+        if (f->legality(knobs, problem_, device().info())) ++legal;
+      }
+    }
+    return legal;
+  }
+  TuneResult Run(db::Store& store, TuneOptions options) {
+    Progress progress(stderr, /*force_plain=*/true);
+    // The session makes its own device from the fixture's instance, as `vktune tune` does.
+    const size_t index = device().info().index;
+    Session session(instance(), index, store, std::move(options), progress);
+    return session.run();
+  }
+
+  const kernels::Problem problem_{kernels::Op::q4gsw, 1, 40, 64, 32, true};
+  const WrongLayoutFamily wrong_;
+};
+
+TEST_F(SessionTest, StoresEveryLegalVariantAndSelectsTheFastestCorrectOne) {
+  db::Store store = db::Store::open_memory();
+  const TuneResult result = Run(store, Options());
+  const size_t legal = LegalVariants();
+  ASSERT_EQ(result.problems.size(), 1u);
+  EXPECT_EQ(result.problems[0].legal, legal);
+  EXPECT_GT(result.copy_gbps, 0);
+
+  const auto measurements = store.measurements();
+  std::set<int64_t> kernels_measured;
+  for (const auto& m : measurements) kernels_measured.insert(m.kernel_id);
+  EXPECT_EQ(kernels_measured.size(), legal);
+  EXPECT_EQ(measurements.size(), legal);  // re-measures update, never duplicate
+
+  // The wrong variant is stored as such, and the winner is the fastest ok measurement.
+  std::map<int64_t, std::string> keys;
+  for (const auto& k : store.kernels()) keys[k.id] = k.variant_key;
+  const db::Measurement* fastest = nullptr;
+  bool saw_wrong = false;
+  for (const auto& m : measurements) {
+    if (keys[m.kernel_id] == "test_wrong_layout[wg=64]") {
+      EXPECT_EQ(m.status, db::Status::wrong_result);
+      saw_wrong = true;
+    }
+    if (m.status == db::Status::ok && (!fastest || *m.median_ns < *fastest->median_ns)) {
+      fastest = &m;
+    }
+  }
+  EXPECT_TRUE(saw_wrong);
+  ASSERT_NE(fastest, nullptr);
+  const auto best = store.best();
+  ASSERT_EQ(best.size(), 1u);
+  EXPECT_EQ(best[0].kernel_id, fastest->kernel_id);
+  EXPECT_EQ(result.problems[0].winner_key, keys[fastest->kernel_id]);
+  EXPECT_NE(*result.problems[0].winner_key, "test_wrong_layout[wg=64]");
+}
+
+TEST_F(SessionTest, AnAbortedRunResumesWithoutLossOrDuplicates) {
+  db::Store store = db::Store::open_memory();
+  TuneOptions first = Options();
+  first.abort_after_results = 4;
+  EXPECT_THROW(Run(store, first), TuneAborted);
+  ASSERT_EQ(store.measurements().size(), 4u);
+  const auto before = store.measurements();
+
+  TuneOptions second = Options();
+  second.resume = true;
+  const TuneResult result = Run(store, second);
+  EXPECT_EQ(result.problems[0].resumed, 4u);
+  const auto after = store.measurements();
+  std::set<int64_t> kernels_measured;
+  for (const auto& m : after) {
+    EXPECT_EQ(m.run_id, before[0].run_id);  // the same run continued
+    kernels_measured.insert(m.kernel_id);
+  }
+  EXPECT_EQ(kernels_measured.size(), LegalVariants());
+  EXPECT_EQ(after.size(), LegalVariants());
+  // What was stored before the abort was not measured again.
+  for (const auto& b : before) {
+    const auto same = std::find_if(after.begin(), after.end(),
+                                   [&](const db::Measurement& a) { return a.id == b.id; });
+    ASSERT_NE(same, after.end());
+    EXPECT_EQ(*same, b);
+  }
+  EXPECT_EQ(store.runs().size(), 1u);
+}
+
+}  // namespace
+}  // namespace vktune::tuner

@@ -1,0 +1,84 @@
+// Presets and shapes files: the problems a run covers, and clear errors for bad input.
+#include "tuner/shape_sets.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace vktune::tuner {
+namespace {
+
+using kernels::Op;
+
+size_t count(const std::vector<kernels::Problem>& problems, Op op) {
+  return std::count_if(problems.begin(), problems.end(),
+                       [op](const kernels::Problem& p) { return p.op == op; });
+}
+
+TEST(ShapeSetsTest, Llama8bHasItsLinearShapesAndNorm) {
+  ShapeOptions options;
+  options.m = {1, 128};
+  options.group_sizes = {32, 128};
+  const auto problems = load_shapes("llama3-8b", options);
+  // q/o, k/v, gate/up, down, lm_head = 5 (N, K) pairs x 2 M x 2 gs, plus 1 norm width x 2 M.
+  EXPECT_EQ(count(problems, Op::q4gsw), 20u);
+  EXPECT_EQ(count(problems, Op::rms_norm), 2u);
+  const kernels::Problem down{Op::q4gsw, 128, 4096, 14336, 128, false};
+  EXPECT_NE(std::find(problems.begin(), problems.end(), down), problems.end());
+  const kernels::Problem lm_head{Op::q4gsw, 1, 128256, 4096, 32, false};
+  EXPECT_NE(std::find(problems.begin(), problems.end(), lm_head), problems.end());
+}
+
+TEST(ShapeSetsTest, OpsFilterAndPresetDefaults) {
+  ShapeOptions options;
+  options.ops = {Op::rms_norm};
+  const auto problems = load_shapes("llama3.2-1b", options);
+  ASSERT_EQ(problems.size(), 2u);  // default M = {1, 128}
+  EXPECT_EQ(problems[0].n, 2048u);
+  EXPECT_EQ(problems[0].k, 2048u);
+}
+
+TEST(ShapeSetsTest, ShapesFileWithOverrides) {
+  const auto path = std::filesystem::temp_directory_path() / "vktune_shapes_test.json";
+  std::ofstream(path) << R"({"m": [2], "gs": [64], "problems": [
+      {"op": "q4gsw", "n": 100, "k": 128, "bias": true},
+      {"op": "q4gsw", "n": 64, "k": 256, "m": [1, 3], "gs": [32, 128]},
+      {"op": "rms_norm", "n": 96}]})";
+  const auto problems = load_shapes(path.string(), {});
+  std::filesystem::remove(path);
+  ASSERT_EQ(problems.size(), 6u);
+  EXPECT_EQ(problems[0], (kernels::Problem{Op::q4gsw, 2, 100, 128, 64, true}));
+  EXPECT_EQ(problems[1], (kernels::Problem{Op::q4gsw, 1, 64, 256, 32, false}));
+  EXPECT_EQ(problems[5], (kernels::Problem{Op::rms_norm, 2, 96, 96, 0, false}));
+}
+
+TEST(ShapeSetsTest, BadInputIsAClearError) {
+  const auto path = std::filesystem::temp_directory_path() / "vktune_shapes_bad.json";
+  std::ofstream(path) << R"({"problems": [{"op": "q4gsw", "n": 64, "k": 96, "gs": 64}]})";
+  try {
+    load_shapes(path.string(), {});
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("K=96"), std::string::npos) << e.what();
+  }
+  std::ofstream(path) << R"({"problems": [{"op": "conv", "n": 64}]})";
+  EXPECT_THROW(load_shapes(path.string(), {}), std::invalid_argument);
+  std::filesystem::remove(path);
+  try {
+    load_shapes("llama-70b", {});
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("neither a preset"), std::string::npos) << e.what();
+  }
+}
+
+TEST(ShapeSetsTest, ParsesLists) {
+  EXPECT_EQ(parse_list("1,4,16"), (std::vector<uint32_t>{1, 4, 16}));
+  EXPECT_THROW(parse_list("1,,4"), std::invalid_argument);
+  EXPECT_THROW(parse_list("0"), std::invalid_argument);
+  EXPECT_THROW(parse_list("x"), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace vktune::tuner

@@ -1,0 +1,166 @@
+// `vktune merge`, `export`, `import` and `lookup`: database housekeeping and the runtime's
+// answer for one problem, with its provenance. The logic lives in tools/report/db_tools.h;
+// this file only wires options and, for lookup, reads the default Vulkan device.
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kernels/vk/device_info.h"
+#include "kernels/vk/device_select.h"
+#include "kernels/vk/instance.h"
+#include "tools/cli.h"
+#include "tools/report/db_tools.h"
+
+namespace vktune::cli {
+namespace {
+
+runtime::DeviceType to_runtime(vk::DeviceType type) {
+  switch (type) {
+    case vk::DeviceType::discrete:
+      return runtime::DeviceType::discrete;
+    case vk::DeviceType::integrated:
+      return runtime::DeviceType::integrated;
+    case vk::DeviceType::virtual_gpu:
+      return runtime::DeviceType::virtual_gpu;
+    case vk::DeviceType::cpu:
+      return runtime::DeviceType::cpu;
+    case vk::DeviceType::other:
+      break;
+  }
+  return runtime::DeviceType::other;
+}
+
+// The fingerprint of a Vulkan device as the runtime's lookup takes it.
+report::LookupDevice lookup_device(const vk::DeviceInfo& info) {
+  report::LookupDevice d;
+  d.vendor_id = info.vendor_id;
+  d.device_id = info.device_id;
+  d.driver_id = info.driver_id;
+  d.driver_version = info.driver_version;
+  d.type = to_runtime(info.type);
+  static_assert(VK_UUID_SIZE == 16);
+  std::copy(info.pipeline_cache_uuid.begin(), info.pipeline_cache_uuid.end(),
+            d.pipeline_cache_uuid.begin());
+  d.name = info.name;
+  d.origin = "Vulkan device " + std::to_string(info.index);
+  return d;
+}
+
+struct LookupOptions {
+  std::string db;
+  DeviceOptions device;
+  std::string vendor_id, device_id, driver_id, driver_version, device_type, uuid;
+  std::string op = "q4gsw";
+  std::string dtype = "f32";
+  uint32_t m = 0, n = 0, k = 0, gs = 0;
+  bool json = false;
+};
+
+std::optional<uint32_t> flag_u32(const std::string& text, const char* what) {
+  if (text.empty()) return std::nullopt;
+  return report::parse_u32(text, what);
+}
+
+void run_lookup(const LookupOptions& o) {
+  const db::Catalog catalog = report::read_catalog(o.db);
+  report::LookupDevice device;
+  const bool by_flags = !o.vendor_id.empty() || !o.device_id.empty() || !o.driver_id.empty() ||
+                        !o.driver_version.empty() || !o.device_type.empty() || !o.uuid.empty();
+  if (by_flags) {
+    if (!o.device.device.empty()) {
+      throw report::ReportError(
+          "--device picks a Vulkan device; it does not combine with "
+          "--vendor-id/--device-id/--driver-version");
+    }
+    report::DeviceFlags flags;
+    flags.vendor_id = flag_u32(o.vendor_id, "--vendor-id");
+    flags.device_id = flag_u32(o.device_id, "--device-id");
+    flags.driver_id = flag_u32(o.driver_id, "--driver-id");
+    flags.driver_version = flag_u32(o.driver_version, "--driver-version");
+    flags.device_type = o.device_type;
+    flags.pipeline_cache_uuid = o.uuid;
+    device = report::device_from_flags(flags, catalog);
+  } else {
+    const vk::Instance instance = vk::Instance::create();
+    const std::vector<vk::DeviceInfo> devices = instance.devices();
+    device =
+        lookup_device(devices.at(vk::select_device(devices, vk::device_request(o.device.device))));
+  }
+  runtime::ProblemQuery problem;
+  problem.op = o.op;
+  problem.dtype = o.dtype;
+  problem.m = o.m;
+  problem.n = o.n;
+  problem.k = o.op == "rms_norm" && o.k == 0 ? o.n : o.k;
+  problem.group_size = o.gs;
+  const report::LookupResult r = report::lookup(catalog, device, problem, o.json);
+  std::fputs(r.output.c_str(), stdout);
+  std::fflush(stdout);
+  if (!r.ok) throw CLI::RuntimeError(3);
+}
+
+}  // namespace
+
+void add_merge_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand("merge", "merge databases into one (loss-free, idempotent)");
+  auto inputs = std::make_shared<std::vector<std::string>>();
+  auto output = std::make_shared<std::string>();
+  cmd->add_option("inputs", *inputs, "databases to merge (A.db B.db ...)")->required();
+  cmd->add_option("-o,--output", *output, "merged database; created if missing")->required();
+  cmd->callback([inputs, output] {
+    const auto stats = report::merge_databases(*inputs, *output);
+    for (size_t i = 0; i < stats.size(); ++i) {
+      std::printf("%s: %s\n", (*inputs)[i].c_str(), report::format_stats(stats[i]).c_str());
+    }
+    std::printf("merged %zu database(s) into %s\n", stats.size(), output->c_str());
+  });
+}
+
+void add_export_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand("export", "write a database as one JSON document");
+  auto db = std::make_shared<std::string>();
+  auto output = std::make_shared<std::string>();
+  cmd->add_option("--db", *db, "kernel database (.db)")->required();
+  cmd->add_option("-o,--output", *output, "JSON file; - for standard output")->required();
+  cmd->callback([db, output] { report::export_database(*db, *output); });
+}
+
+void add_import_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand("import", "add an exported JSON document to a database");
+  auto json = std::make_shared<std::string>();
+  auto db = std::make_shared<std::string>();
+  cmd->add_option("json", *json, "JSON document written by `vktune export`")->required();
+  cmd->add_option("--db", *db, "kernel database (.db); created if missing")->required();
+  cmd->callback([json, db] {
+    const db::ImportStats s = report::import_database(*json, *db);
+    std::printf("%s: %s\n", db->c_str(), report::format_stats(s).c_str());
+  });
+}
+
+void add_lookup_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand(
+      "lookup", "the runtime's choice for one problem on one device, and how it was found");
+  auto o = std::make_shared<LookupOptions>();
+  cmd->add_option("--db", o->db, "kernel database (.db) or exported JSON")->required();
+  add_device_option(*cmd, o->device);
+  cmd->add_option("--vendor-id", o->vendor_id,
+                  "query a device by fingerprint instead of the local one (hex 0x.. or decimal); "
+                  "unset fields come from the database's matching device");
+  cmd->add_option("--device-id", o->device_id, "PCI device id (hex or decimal)");
+  cmd->add_option("--driver-id", o->driver_id, "VkDriverId (decimal or hex)");
+  cmd->add_option("--driver-version", o->driver_version, "raw driverVersion (hex or decimal)");
+  cmd->add_option("--device-type", o->device_type, "discrete, integrated, virtual, cpu or other");
+  cmd->add_option("--uuid", o->uuid, "pipelineCacheUUID, 32 hex digits");
+  cmd->add_option("--op", o->op, "q4gsw or rms_norm")->capture_default_str();
+  cmd->add_option("--dtype", o->dtype, "activation type")->capture_default_str();
+  cmd->add_option("--m", o->m, "rows of x")->required();
+  cmd->add_option("--n", o->n, "output features (rms_norm: width)")->required();
+  cmd->add_option("--k", o->k, "input features (rms_norm: defaults to N)");
+  cmd->add_option("--gs", o->gs, "group size (rms_norm: 0)");
+  cmd->add_flag("--json", o->json, "print JSON");
+  cmd->callback([o] { run_lookup(*o); });
+}
+
+}  // namespace vktune::cli

@@ -1,0 +1,119 @@
+// `vktune tune`: a tuning run on one device, stored in SQLite, then the winners' table.
+#include <cstdio>
+#include <iostream>
+#include <memory>
+
+#include "db/store.h"
+#include "kernels/vk/device_select.h"
+#include "kernels/vk/instance.h"
+#include "tools/cli.h"
+#include "tools/report/summary.h"
+#include "tuner/progress.h"
+#include "tuner/session.h"
+#include "tuner/shape_sets.h"
+
+namespace vktune::cli {
+namespace {
+
+struct TuneFlags {
+  DeviceOptions device;
+  std::string shapes;  // preset or file; empty: smoke on a CPU device, llama3.2-1b elsewhere
+  std::string m, gs, ops = "q4gsw,rms_norm";
+  std::string strategy = "halving", cache = "cold";
+  double budget_s = 0, variant_budget_s = 0.25;
+  std::string db = "vktune.db";
+  bool resume = false, plain = false;
+  uint64_t seed = 1;
+};
+
+std::vector<kernels::Op> parse_ops(const std::string& text) {
+  std::vector<kernels::Op> ops;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t comma = text.find(',', start);
+    const std::string name = text.substr(start, comma - start);
+    const auto op = kernels::parse_op(name);
+    if (!op) throw CLI::ValidationError("--ops", "unknown op \"" + name + "\" (q4gsw, rms_norm)");
+    ops.push_back(*op);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return ops;
+}
+
+void run_tune(const TuneFlags& flags) {
+  const vk::Instance instance = vk::Instance::create();
+  const auto devices = instance.devices();
+  const size_t index = vk::select_device(devices, vk::device_request(flags.device.device));
+
+  tuner::ShapeOptions shape_options;
+  if (!flags.m.empty()) shape_options.m = tuner::parse_list(flags.m);
+  if (!flags.gs.empty()) shape_options.group_sizes = tuner::parse_list(flags.gs);
+  shape_options.ops = parse_ops(flags.ops);
+  const std::string shapes = !flags.shapes.empty() ? flags.shapes
+                             : devices[index].type == vk::DeviceType::cpu ? "smoke"
+                                                                          : "llama3.2-1b";
+  tuner::TuneOptions options;
+  options.problems = tuner::load_shapes(shapes, shape_options);
+  options.strategy =
+      flags.strategy == "exhaustive" ? tuner::Strategy::exhaustive : tuner::Strategy::halving;
+  options.cache = flags.cache == "hot" ? tuner::CacheMode::hot : tuner::CacheMode::cold;
+  if (flags.budget_s > 0) options.budget = std::chrono::duration<double>(flags.budget_s);
+  options.timing.budget = std::chrono::duration<double>(flags.variant_budget_s);
+  options.resume = flags.resume;
+  options.seed = flags.seed;
+
+  db::Store store = db::Store::open(flags.db);
+  std::printf("vktune tune: %zu problems (%s) on [%zu] %s, %s strategy, %s cache, db %s\n",
+              options.problems.size(), shapes.c_str(), index, devices[index].name.c_str(),
+              flags.strategy.c_str(), flags.cache.c_str(), flags.db.c_str());
+  tuner::Progress progress(stdout, flags.plain);
+  tuner::Session session(instance, index, store, std::move(options), progress);
+  const tuner::TuneResult result = session.run();
+
+  size_t legal = 0, resumed = 0, failed = 0;
+  for (const auto& p : result.problems) {
+    legal += p.legal;
+    resumed += p.resumed;
+    failed += p.failed;
+  }
+  std::printf("\nrun %lld: %zu results stored in %s (%zu legal variants, %zu resumed, %zu not ok)\n\n",
+              static_cast<long long>(result.run_id), result.stored,
+              tuner::format_seconds(result.seconds).c_str(), legal, resumed, failed);
+  report::SummaryOptions summary_options;
+  summary_options.device = std::to_string(result.device_id);
+  std::fputs(report::render_table(report::summarize(store, summary_options)).c_str(), stdout);
+}
+
+}  // namespace
+
+void add_tune_command(CLI::App& app) {
+  auto flags = std::make_shared<TuneFlags>();
+  auto* cmd = app.add_subcommand("tune", "sweep every legal variant on a device and store the results");
+  add_device_option(*cmd, flags->device);
+  cmd->add_option("--shapes", flags->shapes,
+                  "preset (llama3.2-1b, llama3-8b, smoke) or JSON shapes file "
+                  "(default: smoke on a CPU device, llama3.2-1b on a GPU)");
+  cmd->add_option("--m", flags->m, "M (tokens) list, e.g. 1,16,128 (default: the preset's)");
+  cmd->add_option("--gs", flags->gs, "group-size list, e.g. 32,128 (default: the preset's)");
+  cmd->add_option("--ops", flags->ops, "ops to tune")->capture_default_str();
+  cmd->add_option("--strategy", flags->strategy, "exhaustive or halving")
+      ->check(CLI::IsMember({"exhaustive", "halving"}))
+      ->capture_default_str();
+  cmd->add_option("--budget", flags->budget_s, "wall-time budget of the whole run, seconds (0: none)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--variant-budget", flags->variant_budget_s,
+                  "wall-time budget of one variant's samples, seconds")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_option("--db", flags->db, "SQLite database to write")->capture_default_str();
+  cmd->add_option("--cache", flags->cache, "cold (rotate weight copies past the LLC) or hot")
+      ->check(CLI::IsMember({"cold", "hot"}))
+      ->capture_default_str();
+  cmd->add_flag("--resume", flags->resume, "continue the latest unfinished run on this device");
+  cmd->add_option("--seed", flags->seed, "seed of the random problem data")->capture_default_str();
+  cmd->add_flag("--plain", flags->plain, "plain progress lines even on a terminal");
+  cmd->callback([flags] { run_tune(*flags); });
+}
+
+}  // namespace vktune::cli

@@ -1,0 +1,273 @@
+// merge / export / import / lookup: thin layers over db::Store, db/json_io and
+// runtime::Snapshot that turn their errors into messages naming the file.
+#include "tools/report/db_tools.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "db/error.h"
+#include "db/json_io.h"
+#include "runtime/describe.h"
+#include "runtime/snapshot.h"
+#include "tools/report/report.h"
+
+namespace vktune::report {
+namespace {
+
+namespace fs = std::filesystem;
+
+void require_file(const std::string& path, std::string_view what) {
+  std::error_code ec;
+  if (!fs::exists(path, ec))
+    throw ReportError(std::string(what) + " \"" + path + "\" does not exist");
+  if (fs::is_directory(path, ec))
+    throw ReportError(std::string(what) + " \"" + path + "\" is a directory");
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ReportError("cannot read \"" + path + "\"");
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+bool same_file(const std::string& a, const std::string& b) {
+  std::error_code ec;
+  return fs::exists(a, ec) && fs::exists(b, ec) && fs::equivalent(a, b, ec);
+}
+
+std::array<uint8_t, 16> parse_uuid(std::string_view hex) {
+  std::array<uint8_t, 16> out{};
+  if (hex.size() != 32)
+    throw ReportError("pipeline cache UUID \"" + std::string(hex) + "\" must be 32 hex digits");
+  for (size_t i = 0; i < 16; ++i) {
+    unsigned v = 0;
+    const auto [p, ec] = std::from_chars(hex.data() + 2 * i, hex.data() + 2 * i + 2, v, 16);
+    if (ec != std::errc() || p != hex.data() + 2 * i + 2) {
+      throw ReportError("pipeline cache UUID \"" + std::string(hex) + "\" must be 32 hex digits");
+    }
+    out[i] = static_cast<uint8_t>(v);
+  }
+  return out;
+}
+
+std::string uuid_text(const std::array<uint8_t, 16>& uuid) {
+  std::string s;
+  char buf[4];
+  for (uint8_t b : uuid) {
+    std::snprintf(buf, sizeof buf, "%02x", b);
+    s += buf;
+  }
+  return s;
+}
+
+std::string hex4(uint32_t v) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "0x%04x", v);
+  return buf;
+}
+
+}  // namespace
+
+std::vector<db::ImportStats> merge_databases(const std::vector<std::string>& inputs,
+                                             const std::string& output) {
+  if (inputs.empty()) throw ReportError("merge needs at least one input database");
+  if (output.empty()) throw ReportError("merge needs an output database; use -o FILE");
+  for (const auto& in : inputs) {
+    require_file(in, "input database");
+    if (same_file(in, output)) {
+      throw ReportError("input \"" + in + "\" is the output file; merge into a new file");
+    }
+  }
+  std::vector<db::ImportStats> stats;
+  try {
+    db::Store target = db::Store::open(output, db::OpenMode::read_write);
+    for (const auto& in : inputs) {
+      const db::Store source = db::Store::open(in, db::OpenMode::read_only);
+      stats.push_back(target.merge_from(source));
+    }
+  } catch (const db::Error& e) {
+    throw ReportError(e.what());
+  }
+  return stats;
+}
+
+void export_database(const std::string& db_path, const std::string& json_path) {
+  require_file(db_path, "database");
+  std::string text;
+  try {
+    const db::Store store = db::Store::open(db_path, db::OpenMode::read_only);
+    text = db::export_json_text(store);
+  } catch (const db::Error& e) {
+    throw ReportError(e.what());
+  }
+  write_output(json_path, text);
+}
+
+db::ImportStats import_database(const std::string& json_path, const std::string& db_path) {
+  require_file(json_path, "JSON document");
+  const std::string text = read_text(json_path);
+  try {
+    db::Store store = db::Store::open(db_path, db::OpenMode::read_write);
+    return db::import_json_text(store, text, json_path);
+  } catch (const db::Error& e) {
+    throw ReportError(e.what());
+  }
+}
+
+std::string format_stats(const db::ImportStats& s) {
+  return "devices +" + std::to_string(s.devices) + ", kernels +" + std::to_string(s.kernels) +
+         ", problems +" + std::to_string(s.problems) + ", runs +" + std::to_string(s.runs) +
+         ", measurements +" + std::to_string(s.measurements);
+}
+
+uint32_t parse_u32(std::string_view text, std::string_view what) {
+  int base = 10;
+  std::string_view digits = text;
+  if (digits.size() > 2 && digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X')) {
+    base = 16;
+    digits.remove_prefix(2);
+  }
+  uint32_t v = 0;
+  const auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v, base);
+  if (digits.empty() || ec != std::errc() || p != digits.data() + digits.size()) {
+    throw ReportError(std::string(what) + " \"" + std::string(text) +
+                      "\" is not a 32-bit number; use decimal or 0x-prefixed hex");
+  }
+  return v;
+}
+
+runtime::DeviceType parse_device_type(std::string_view name) {
+  if (name == "discrete") return runtime::DeviceType::discrete;
+  if (name == "integrated") return runtime::DeviceType::integrated;
+  if (name == "virtual") return runtime::DeviceType::virtual_gpu;
+  if (name == "cpu") return runtime::DeviceType::cpu;
+  if (name == "other") return runtime::DeviceType::other;
+  throw ReportError("device type \"" + std::string(name) +
+                    "\" is not one of discrete, integrated, virtual, cpu, other");
+}
+
+std::string_view device_type_name(runtime::DeviceType type) noexcept {
+  switch (type) {
+    case runtime::DeviceType::discrete:
+      return "discrete";
+    case runtime::DeviceType::integrated:
+      return "integrated";
+    case runtime::DeviceType::virtual_gpu:
+      return "virtual";
+    case runtime::DeviceType::cpu:
+      return "cpu";
+    case runtime::DeviceType::other:
+      break;
+  }
+  return "other";
+}
+
+runtime::DeviceQuery LookupDevice::query() const noexcept {
+  runtime::DeviceQuery q;
+  q.vendor_id = vendor_id;
+  q.device_id = device_id;
+  q.driver_id = driver_id;
+  q.driver_version = driver_version;
+  q.device_type = type;
+  q.pipeline_cache_uuid = pipeline_cache_uuid;
+  q.name = name;
+  return q;
+}
+
+LookupDevice device_from_flags(const DeviceFlags& flags, const db::Catalog& catalog) {
+  if (!flags.vendor_id) throw ReportError("--vendor-id is needed to describe a device by flags");
+  LookupDevice d;
+  d.vendor_id = *flags.vendor_id;
+  d.origin = "flags";
+  // The stored device that best fits the flags: same vendor (and device id when given), the
+  // given driver version when any has it, else the newest driver.
+  const db::DeviceRecord* fit = nullptr;
+  for (const db::DeviceRecord& r : catalog.devices) {
+    if (r.vendor_id != d.vendor_id) continue;
+    if (flags.device_id && r.device_id != *flags.device_id) continue;
+    if (flags.driver_id && r.driver_id != *flags.driver_id) continue;
+    const auto rank = [&](const db::DeviceRecord& x) {
+      return std::make_pair(flags.driver_version && x.driver_version == *flags.driver_version,
+                            x.driver_version);
+    };
+    if (!fit || rank(r) > rank(*fit)) fit = &r;
+  }
+  if (fit) {
+    d.device_id = flags.device_id.value_or(fit->device_id);
+    const bool same_driver = !flags.driver_version || *flags.driver_version == fit->driver_version;
+    d.driver_id = flags.driver_id.value_or(fit->driver_id);
+    d.driver_version = flags.driver_version.value_or(fit->driver_version);
+    d.type = parse_device_type(fit->device_type);
+    if (same_driver) d.pipeline_cache_uuid = parse_uuid(fit->pipeline_cache_uuid);
+    d.name = fit->name;
+    d.origin = "flags, completed from database device \"" + fit->name + "\"";
+  } else {
+    d.device_id = flags.device_id.value_or(0);
+    d.driver_id = flags.driver_id.value_or(0);
+    d.driver_version = flags.driver_version.value_or(0);
+    d.origin = "flags (no database device of this vendor" +
+               std::string(flags.device_id ? " and device id" : "") + ")";
+  }
+  if (!flags.device_type.empty()) d.type = parse_device_type(flags.device_type);
+  if (!flags.pipeline_cache_uuid.empty())
+    d.pipeline_cache_uuid = parse_uuid(flags.pipeline_cache_uuid);
+  return d;
+}
+
+db::Catalog read_catalog(const std::string& path) {
+  require_file(path, "database");
+  try {
+    std::ifstream in(path, std::ios::binary);
+    char first = 0;
+    while (in.get(first) && std::isspace(static_cast<unsigned char>(first))) {
+    }
+    if (first == '{') return db::catalog_from_json(read_text(path), path);
+    const db::Store store = db::Store::open(path, db::OpenMode::read_only);
+    return store.catalog(/*with_spirv=*/true);
+  } catch (const db::Error& e) {
+    throw ReportError(e.what());
+  }
+}
+
+LookupResult lookup(const db::Catalog& catalog, const LookupDevice& device,
+                    const runtime::ProblemQuery& problem, bool json) {
+  std::string error;
+  const auto snapshot = runtime::Snapshot::from_catalog(catalog, &error);
+  if (!snapshot) throw ReportError("cannot build a lookup snapshot: " + error);
+  const runtime::Selection s = snapshot->select(device.query(), problem);
+  LookupResult r;
+  r.ok = s.ok();
+  if (json) {
+    nlohmann::ordered_json j;
+    j["device"] = {{"vendor_id", device.vendor_id},
+                   {"device_id", device.device_id},
+                   {"driver_id", device.driver_id},
+                   {"driver_version", device.driver_version},
+                   {"device_type", device_type_name(device.type)},
+                   {"pipeline_cache_uuid", uuid_text(device.pipeline_cache_uuid)},
+                   {"name", device.name},
+                   {"origin", device.origin}};
+    j["problem"] = {{"op", problem.op}, {"dtype", problem.dtype},
+                    {"m", problem.m},   {"n", problem.n},
+                    {"k", problem.k},   {"group_size", problem.group_size}};
+    j["selection"] = nlohmann::ordered_json::parse(runtime::describe_json(s));
+    r.output = j.dump(2) + "\n";
+  } else {
+    r.output = "query: " + std::string(problem.op) + " " + std::string(problem.dtype) +
+               " M=" + std::to_string(problem.m) + " N=" + std::to_string(problem.n) +
+               " K=" + std::to_string(problem.k) + " gs=" + std::to_string(problem.group_size) +
+               " on " + (device.name.empty() ? std::string("(unnamed device)") : device.name) +
+               " [vendor " + hex4(device.vendor_id) + ", device " + hex4(device.device_id) +
+               ", driver version " + std::to_string(device.driver_version) + ", " +
+               std::string(device_type_name(device.type)) + "; " + device.origin + "]\n" +
+               runtime::describe(s);
+  }
+  return r;
+}
+
+}  // namespace vktune::report

@@ -1,0 +1,80 @@
+// The logic behind `vktune merge`, `export`, `import` and `lookup`, as functions the CLI and
+// the tests call. Errors surface as ReportError (report.h) with a message naming the file.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "db/records.h"
+#include "db/store.h"
+#include "runtime/selection.h"
+#include "tools/report/report.h"  // ReportError
+
+namespace vktune::report {
+
+// Merges every input into `output` (created if missing) with db::Store::merge_from: loss-free
+// and idempotent. Inputs are opened read-only; one equal to the output is refused. Returns
+// what each input added, in order.
+std::vector<db::ImportStats> merge_databases(const std::vector<std::string>& inputs,
+                                             const std::string& output);
+
+// Writes db::export_json_text of `db_path` to `json_path`.
+void export_database(const std::string& db_path, const std::string& json_path);
+
+// Adds the JSON document at `json_path` to `db_path` (created if missing). Returns the rows
+// added.
+db::ImportStats import_database(const std::string& json_path, const std::string& db_path);
+
+// "devices +1, kernels +2, problems +0, runs +1, measurements +5".
+std::string format_stats(const db::ImportStats& stats);
+
+// Parses "0x10de" (hex) or "4318" (decimal) into a uint32; throws ReportError naming `what`.
+uint32_t parse_u32(std::string_view text, std::string_view what);
+
+// The device a lookup asks for, owning its strings (DeviceQuery only views them).
+struct LookupDevice {
+  uint32_t vendor_id = 0;
+  uint32_t device_id = 0;
+  uint32_t driver_id = 0;
+  uint32_t driver_version = 0;
+  runtime::DeviceType type = runtime::DeviceType::other;
+  std::array<uint8_t, 16> pipeline_cache_uuid{};
+  std::string name;
+  std::string origin;  // how it was obtained, for the output ("Vulkan device 0", "flags", ...)
+
+  // Valid while *this lives and is not modified.
+  runtime::DeviceQuery query() const noexcept;
+};
+
+// A device given by flags. Fields left unset are filled from the best matching device of
+// `catalog` (same vendor and device id, the given driver version if any, else the newest
+// driver), so that `--vendor-id 0x10de --device-id 0x2684` finds that device's exact entries.
+struct DeviceFlags {
+  std::optional<uint32_t> vendor_id, device_id, driver_id, driver_version;
+  std::string device_type;          // "discrete", "integrated", "virtual", "cpu", "other" or empty
+  std::string pipeline_cache_uuid;  // 32 hex digits or empty
+};
+LookupDevice device_from_flags(const DeviceFlags& flags, const db::Catalog& catalog);
+
+// Reads the catalog of a .db file or an exported JSON document (told apart by content).
+db::Catalog read_catalog(const std::string& path);
+
+// "discrete" -> DeviceType::discrete etc.; throws ReportError on an unknown name.
+runtime::DeviceType parse_device_type(std::string_view name);
+std::string_view device_type_name(runtime::DeviceType type) noexcept;
+
+struct LookupResult {
+  bool ok = false;     // the selection's status was ok
+  std::string output;  // the text or JSON to print
+};
+
+// Builds a runtime::Snapshot from `catalog`, selects for (device, problem) and renders the
+// answer with runtime::describe (or describe_json plus the query when `json`).
+LookupResult lookup(const db::Catalog& catalog, const LookupDevice& device,
+                    const runtime::ProblemQuery& problem, bool json);
+
+}  // namespace vktune::report

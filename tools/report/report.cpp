@@ -1,0 +1,121 @@
+// write_report: argument checks, then render_report, then an atomic write.
+#include "tools/report/report.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "db/error.h"
+#include "db/json_io.h"
+#include "tools/report/tables.h"
+
+namespace vktune::report {
+
+std::optional<Format> parse_format(std::string_view name) noexcept {
+  if (name == "html") return Format::html;
+  if (name == "md" || name == "markdown") return Format::md;
+  if (name == "csv") return Format::csv;
+  if (name == "json") return Format::json;
+  if (name == "txt" || name == "text") return Format::txt;
+  return std::nullopt;
+}
+
+std::string render_report(const db::Store& store, Format format, const SummaryOptions& summary,
+                          const HtmlOptions& html) {
+  if (format == Format::json) return db::export_json_text(store);
+  const Summary s = summarize(store, summary);
+  switch (format) {
+    case Format::html:
+      return render_html(s, html);
+    case Format::md:
+      return render_markdown(s);
+    case Format::csv:
+      return render_csv(s);
+    case Format::txt:
+      return render_table(s);
+    case Format::json:
+      break;
+  }
+  return {};
+}
+
+void write_output(const std::string& path, std::string_view bytes) {
+  if (path == "-") {
+    std::cout.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    std::cout.flush();
+    if (!std::cout) throw ReportError("cannot write to standard output");
+    return;
+  }
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) {
+    throw ReportError("cannot write \"" + path + "\": it is a directory; give a file name");
+  }
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) {
+      throw ReportError("cannot write \"" + path + "\": " + std::strerror(errno) +
+                        " (check that the directory exists and is writable)");
+    }
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    out.close();
+    if (!out) {
+      const std::string why = std::strerror(errno);
+      fs::remove(tmp, ec);
+      throw ReportError("cannot write \"" + path + "\": " + why);
+    }
+  }
+  fs::rename(tmp, path, ec);
+  if (ec) {
+    fs::remove(tmp, ec);
+    throw ReportError("cannot write \"" + path + "\": " + ec.message());
+  }
+}
+
+void write_report(const ReportRequest& request) {
+  const std::optional<Format> format = parse_format(request.format);
+  if (!format) {
+    throw ReportError("unknown report format \"" + request.format +
+                      "\"; use html, md, csv, json or txt");
+  }
+  if (request.output.empty())
+    throw ReportError("no output file given; use -o FILE (or -o - for stdout)");
+  if (request.db_path.empty()) throw ReportError("no database given; use --db FILE");
+  std::error_code ec;
+  if (!std::filesystem::exists(request.db_path, ec)) {
+    throw ReportError("database \"" + request.db_path + "\" does not exist");
+  }
+  if (*format == Format::json && !request.device.empty()) {
+    throw ReportError(
+        "--device does not apply to --format json: the export holds the whole "
+        "database (use `vktune export`)");
+  }
+  SummaryOptions summary;
+  summary.device = request.device;
+  HtmlOptions html;
+  if (!request.heatmap_problem.empty()) {
+    if (*format != Format::html)
+      throw ReportError("--heatmap-problem applies to --format html only");
+    try {
+      html.heatmap_problem = parse_problem_label(request.heatmap_problem);
+    } catch (const std::invalid_argument& e) {
+      throw ReportError(std::string("--heatmap-problem: ") + e.what());
+    }
+  }
+  std::string text;
+  try {
+    const db::Store store = db::Store::open(request.db_path, db::OpenMode::read_only);
+    text = render_report(store, *format, summary, html);
+  } catch (const db::Error& e) {
+    throw ReportError(e.what());
+  } catch (const std::invalid_argument& e) {
+    throw ReportError(e.what());
+  }
+  write_output(request.output, text);
+}
+
+}  // namespace vktune::report

@@ -1,0 +1,388 @@
+// summarize(): one pass over the store, joined in memory (the store is small: thousands of
+// measurements), and the plain-text table renderer.
+#include "tools/report/summary.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <stdexcept>
+#include <unordered_map>
+
+#include "runtime/builtin.h"
+
+namespace vktune::report {
+namespace {
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+bool all_digits(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+std::vector<db::DeviceRecord> select_devices(const std::vector<db::DeviceRecord>& all,
+                                             const std::string& request) {
+  if (request.empty()) return all;
+  std::vector<db::DeviceRecord> out;
+  for (const auto& d : all) {
+    if (all_digits(request) ? std::to_string(d.id) == request
+                            : lower(d.name).find(lower(request)) != std::string::npos) {
+      out.push_back(d);
+    }
+  }
+  if (out.empty()) {
+    std::string msg = "--device \"" + request + "\" matches no device in the database; it holds:";
+    if (all.empty()) msg += " (no devices)";
+    for (const auto& d : all) msg += "\n  " + std::to_string(d.id) + ": " + d.name;
+    throw std::invalid_argument(msg);
+  }
+  return out;
+}
+
+// The variant runtime::select_builtin names for `p`, or "" when no rule covers it.
+std::string builtin_key(const db::Problem& p) {
+  runtime::ProblemQuery q;
+  q.op = p.op;
+  q.dtype = p.dtype;
+  q.m = p.m;
+  q.n = p.n;
+  q.k = p.k;
+  q.group_size = p.group_size;
+  runtime::Selection s;
+  runtime::select_builtin(q, s);
+  return s.ok() ? std::string(s.variant_key) : std::string();
+}
+
+// tm/tn of a q4gsw_tiled variant, from its knobs; nullopt when absent or malformed.
+std::optional<std::pair<uint32_t, uint32_t>> tile_of(const db::KernelRecord& k) {
+  const auto j = nlohmann::json::parse(k.knobs_json, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object() || !j.contains("tm") || !j.contains("tn")) return std::nullopt;
+  if (!j["tm"].is_number_unsigned() || !j["tn"].is_number_unsigned()) return std::nullopt;
+  return std::make_pair(j["tm"].get<uint32_t>(), j["tn"].get<uint32_t>());
+}
+
+bool problem_less(const db::Problem& a, const db::Problem& b) {
+  return std::tie(a.op, a.dtype, a.m, a.n, a.k, a.group_size) <
+         std::tie(b.op, b.dtype, b.m, b.n, b.k, b.group_size);
+}
+
+// Everything measured for one (device, problem), already split by kernel.
+struct ProblemData {
+  std::vector<const db::Measurement*> rows;
+};
+
+ProblemSummary summarize_problem(
+    const db::Problem& problem, const db::DeviceRecord& device, const db::BestRow* best,
+    const ProblemData& data, const std::unordered_map<int64_t, const db::KernelRecord*>& kernels) {
+  ProblemSummary ps;
+  ps.problem = problem;
+  ps.fixed_key = builtin_key(problem);
+
+  // Per kernel: wrong anywhere, latest status, and the fastest ok row.
+  struct PerKernel {
+    bool wrong = false;
+    const db::Measurement* latest = nullptr;
+    const db::Measurement* fastest = nullptr;
+  };
+  std::map<int64_t, PerKernel> per_kernel;
+  for (const db::Measurement* m : data.rows) {
+    PerKernel& pk = per_kernel[m->kernel_id];
+    if (m->status == db::Status::wrong_result) pk.wrong = true;
+    if (!pk.latest || std::tie(m->run_id, m->id) > std::tie(pk.latest->run_id, pk.latest->id)) {
+      pk.latest = m;
+    }
+    if (m->status == db::Status::ok && m->median_ns &&
+        (!pk.fastest || *m->median_ns < *pk.fastest->median_ns)) {
+      pk.fastest = m;
+    }
+  }
+
+  std::map<std::string, FamilyBest> families;
+  std::map<std::pair<uint32_t, uint32_t>, TileCell> tiles;
+  for (const auto& [kernel_id, pk] : per_kernel) {
+    const db::Status status = pk.wrong ? db::Status::wrong_result : pk.latest->status;
+    ps.status_counts.by_status[static_cast<size_t>(status)] += 1;
+    if (pk.wrong || !pk.fastest) continue;
+    const auto it = kernels.find(kernel_id);
+    if (it == kernels.end()) continue;
+    const db::KernelRecord& k = *it->second;
+    const double ns = *pk.fastest->median_ns;
+
+    auto [fam, inserted] = families.try_emplace(k.family);
+    if (inserted || ns < fam->second.median_ns) {
+      fam->second = {k.family, k.variant_key, ns, pk.fastest->gbps, pk.fastest->gflops};
+    }
+    if (k.family == "q4gsw_naive" && (!ps.naive_ns || ns < *ps.naive_ns)) {
+      ps.naive_ns = ns;
+      ps.naive_key = k.variant_key;
+    }
+    if (!ps.fixed_key.empty() && k.variant_key == ps.fixed_key &&
+        (!ps.fixed_ns || ns < *ps.fixed_ns)) {
+      ps.fixed_ns = ns;
+    }
+    if (k.family == "q4gsw_tiled") {
+      if (const auto tile = tile_of(k)) {
+        auto [cell, fresh] = tiles.try_emplace(*tile);
+        if (fresh || ns < cell->second.median_ns)
+          cell->second = {tile->first, tile->second, ns, k.variant_key};
+      }
+    }
+  }
+  for (auto& [name, fb] : families) ps.family_best.push_back(std::move(fb));
+  std::sort(ps.family_best.begin(), ps.family_best.end(),
+            [](const FamilyBest& a, const FamilyBest& b) { return a.median_ns < b.median_ns; });
+  for (auto& [key, cell] : tiles) ps.tiles.push_back(std::move(cell));
+
+  if (best) {
+    ps.median_ns = best->median_ns;
+    if (const auto it = kernels.find(best->kernel_id); it != kernels.end()) {
+      ps.winner_key = it->second->variant_key;
+      ps.winner_family = it->second->family;
+    }
+    for (const db::Measurement* m : data.rows) {
+      if (m->id == best->measurement_id) {
+        ps.gbps = m->gbps;
+        ps.gflops = m->gflops;
+      }
+    }
+    if (ps.gbps && device.copy_bandwidth_gbps && *device.copy_bandwidth_gbps > 0) {
+      ps.pct_bandwidth = *ps.gbps / *device.copy_bandwidth_gbps * 100.0;
+    }
+    if (ps.naive_ns && ps.median_ns > 0) ps.speedup_naive = *ps.naive_ns / ps.median_ns;
+    if (ps.fixed_ns && ps.median_ns > 0) ps.speedup_fixed = *ps.fixed_ns / ps.median_ns;
+  }
+  return ps;
+}
+
+std::vector<Geomean> geomeans(const std::vector<ProblemSummary>& problems) {
+  std::array<std::vector<double>, kMClassLabels.size()> per_class;
+  std::vector<double> all;
+  for (const auto& p : problems) {
+    if (!p.speedup_fixed) continue;
+    all.push_back(*p.speedup_fixed);
+    if (p.problem.op == "q4gsw") per_class[m_class(p.problem.m)].push_back(*p.speedup_fixed);
+  }
+  std::vector<Geomean> out;
+  for (size_t i = 0; i < kMClassLabels.size(); ++i) {
+    out.push_back({std::string(kMClassLabels[i]), static_cast<int64_t>(per_class[i].size()),
+                   geometric_mean(per_class[i])});
+  }
+  out.push_back({"all", static_cast<int64_t>(all.size()), geometric_mean(all)});
+  return out;
+}
+
+}  // namespace
+
+int64_t StatusCounts::total() const noexcept {
+  int64_t t = 0;
+  for (int64_t v : by_status) t += v;
+  return t;
+}
+
+StatusCounts& StatusCounts::operator+=(const StatusCounts& other) noexcept {
+  for (size_t i = 0; i < by_status.size(); ++i) by_status[i] += other.by_status[i];
+  return *this;
+}
+
+size_t m_class(uint32_t m) noexcept {
+  if (m <= 1) return 0;
+  if (m <= 8) return 1;
+  if (m <= 64) return 2;
+  return 3;
+}
+
+std::optional<double> geometric_mean(const std::vector<double>& values) {
+  if (values.empty()) return std::nullopt;
+  double log_sum = 0;
+  for (double v : values) log_sum += std::log(v);
+  return std::exp(log_sum / static_cast<double>(values.size()));
+}
+
+Summary summarize(const db::Store& store, const SummaryOptions& options) {
+  Summary summary;
+  summary.source = store.label();
+  const std::vector<db::DeviceRecord> devices = select_devices(store.devices(), options.device);
+  const std::vector<db::KernelRecord> kernel_rows = store.kernels();
+  const std::vector<db::Problem> problem_rows = store.problems();
+  std::unordered_map<int64_t, const db::KernelRecord*> kernels;
+  for (const auto& k : kernel_rows) kernels[k.id] = &k;
+  std::unordered_map<int64_t, const db::Problem*> problems;
+  for (const auto& p : problem_rows) problems[p.id] = &p;
+
+  std::set<int64_t> run_ids;
+  for (const db::DeviceRecord& device : devices) {
+    db::MeasurementFilter filter;
+    filter.device_id = device.id;
+    const std::vector<db::Measurement> rows = store.measurements(filter);
+    const std::vector<db::BestRow> best = store.best(device.id);
+
+    std::map<int64_t, ProblemData> by_problem;
+    for (const auto& m : rows) {
+      by_problem[m.problem_id].rows.push_back(&m);
+      run_ids.insert(m.run_id);
+    }
+    std::unordered_map<int64_t, const db::BestRow*> best_of;
+    for (const auto& b : best) best_of[b.problem_id] = &b;
+
+    DeviceSummary ds;
+    ds.device = device;
+    for (const auto& [problem_id, data] : by_problem) {
+      const auto p = problems.find(problem_id);
+      if (p == problems.end()) continue;
+      const auto b = best_of.find(problem_id);
+      ds.problems.push_back(summarize_problem(
+          *p->second, device, b == best_of.end() ? nullptr : b->second, data, kernels));
+      ds.status_counts += ds.problems.back().status_counts;
+    }
+    std::sort(ds.problems.begin(), ds.problems.end(),
+              [](const ProblemSummary& a, const ProblemSummary& b) {
+                return problem_less(a.problem, b.problem);
+              });
+    ds.geomean_fixed = geomeans(ds.problems);
+    summary.devices.push_back(std::move(ds));
+  }
+  for (auto& r : store.runs()) {
+    if (run_ids.count(r.id)) summary.runs.push_back(std::move(r));
+  }
+  return summary;
+}
+
+std::string problem_label(const db::Problem& p) {
+  std::string s = p.op + " M=" + std::to_string(p.m) + " N=" + std::to_string(p.n);
+  if (p.op != "rms_norm") {
+    s += " K=" + std::to_string(p.k) + " gs=" + std::to_string(p.group_size);
+  }
+  if (p.dtype != "f32" && !p.dtype.empty()) s += " " + p.dtype;
+  return s;
+}
+
+db::Problem parse_problem_label(std::string_view text) {
+  db::Problem p;
+  p.dtype = "f32";
+  bool has_m = false, has_n = false, has_k = false;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    while (pos < text.size() && std::isspace(static_cast<unsigned char>(text[pos]))) ++pos;
+    size_t end = pos;
+    while (end < text.size() && !std::isspace(static_cast<unsigned char>(text[end]))) ++end;
+    if (end == pos) break;
+    const std::string_view token = text.substr(pos, end - pos);
+    pos = end;
+    const size_t eq = token.find('=');
+    if (eq == std::string_view::npos) {
+      if (p.op.empty()) {
+        p.op = std::string(token);
+      } else {
+        p.dtype = std::string(token);
+      }
+      continue;
+    }
+    const std::string key = lower(token.substr(0, eq));
+    const std::string_view value = token.substr(eq + 1);
+    uint32_t v = 0;
+    const auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+    if (ec != std::errc() || ptr != value.data() + value.size()) {
+      throw std::invalid_argument("problem \"" + std::string(text) + "\": \"" + std::string(token) +
+                                  "\" needs an unsigned integer value");
+    }
+    if (key == "m") {
+      p.m = v, has_m = true;
+    } else if (key == "n") {
+      p.n = v, has_n = true;
+    } else if (key == "k") {
+      p.k = v, has_k = true;
+    } else if (key == "gs" || key == "group_size") {
+      p.group_size = v;
+    } else {
+      throw std::invalid_argument("problem \"" + std::string(text) + "\": unknown key \"" +
+                                  std::string(token.substr(0, eq)) + "\"; use M=, N=, K=, gs=");
+    }
+  }
+  if (p.op.empty() || !has_m || !has_n) {
+    throw std::invalid_argument("problem \"" + std::string(text) +
+                                "\": expected e.g. \"q4gsw M=64 N=4096 K=4096 gs=32\"");
+  }
+  if (!has_k) p.k = p.op == "rms_norm" ? p.n : 0;
+  if (p.k == 0) throw std::invalid_argument("problem \"" + std::string(text) + "\": K= missing");
+  return p;
+}
+
+std::string format_number(std::optional<double> value, int decimals) {
+  if (!value || !std::isfinite(*value)) return "-";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, *value);
+  return buf;
+}
+
+std::string format_speedup(std::optional<double> value) {
+  if (!value || !std::isfinite(*value)) return "-";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.2fx", *value);
+  return buf;
+}
+
+std::string render_table(const Summary& summary) {
+  static const char* kHeader[] = {"problem", "winner",  "time us", "GB/s",
+                                  "%BW",     "GFLOP/s", "x naive", "x fixed"};
+  constexpr size_t kCols = std::size(kHeader);
+  std::string out;
+  for (const DeviceSummary& ds : summary.devices) {
+    out += ds.device.name + " (vendor 0x";
+    char hex[32];
+    std::snprintf(hex, sizeof hex, "%04x, device 0x%04x", ds.device.vendor_id, ds.device.device_id);
+    out += hex;
+    out += ", driver " + ds.device.driver_version_text + ", copy bandwidth " +
+           (ds.device.copy_bandwidth_gbps
+                ? format_number(ds.device.copy_bandwidth_gbps, 1) + " GB/s)\n"
+                : std::string("not measured)\n"));
+    std::vector<std::array<std::string, kCols>> rows;
+    rows.push_back({});
+    for (size_t c = 0; c < kCols; ++c) rows.back()[c] = kHeader[c];
+    for (const ProblemSummary& p : ds.problems) {
+      rows.push_back(
+          {problem_label(p.problem), p.winner_key.empty() ? "(no ok variant)" : p.winner_key,
+           p.winner_key.empty() ? "-" : format_number(p.median_ns / 1000.0, 2),
+           format_number(p.gbps, 1), format_number(p.pct_bandwidth, 1), format_number(p.gflops, 1),
+           format_speedup(p.speedup_naive), format_speedup(p.speedup_fixed)});
+    }
+    std::array<size_t, kCols> width{};
+    for (const auto& r : rows) {
+      for (size_t c = 0; c < kCols; ++c) width[c] = std::max(width[c], r[c].size());
+    }
+    for (size_t i = 0; i < rows.size(); ++i) {
+      std::string line = " ";
+      for (size_t c = 0; c < kCols; ++c) {
+        const std::string& cell = rows[i][c];
+        const std::string pad(width[c] - cell.size(), ' ');
+        line += " ";
+        line += c < 2 ? cell + pad : pad + cell;  // text left, numbers right
+      }
+      while (!line.empty() && line.back() == ' ') line.pop_back();
+      out.append(line).append("\n");
+      if (i == 0) {
+        std::string rule = " ";
+        for (size_t c = 0; c < kCols; ++c) rule.append(" ").append(width[c], '-');
+        out.append(rule).append("\n");
+      }
+    }
+    out += "  geomean speedup over fixed routing:";
+    for (const Geomean& g : ds.geomean_fixed) {
+      out += (g.label == "all" ? " all: " : " M " + g.label + ": ") + format_speedup(g.speedup) +
+             " (n=" + std::to_string(g.count) + ")";
+      if (&g != &ds.geomean_fixed.back()) out += ",";
+    }
+    out += "\n\n";
+  }
+  if (summary.devices.empty()) out += "(the database holds no devices)\n";
+  return out;
+}
+
+}  // namespace vktune::report

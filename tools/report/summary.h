@@ -1,0 +1,129 @@
+// The numbers every report shares: per (device, problem) the winner, its throughput, and its
+// speedup over the naive baseline and over the built-in "fixed routing" variant. The HTML,
+// Markdown, CSV and plain-text renderers, `vktune tune` and `vktune bench` all read a Summary.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "db/records.h"
+#include "db/store.h"
+
+namespace vktune::report {
+
+// Variants per status for one (device, problem), or summed over a device. A kernel measured in
+// several runs counts once: as wrong_result if any run found it wrong (the `best` view never
+// picks it then), else with the status of its latest measurement.
+struct StatusCounts {
+  std::array<int64_t, 6> by_status{};  // indexed by db::Status
+
+  int64_t operator[](db::Status s) const noexcept { return by_status[static_cast<size_t>(s)]; }
+  int64_t total() const noexcept;
+  StatusCounts& operator+=(const StatusCounts& other) noexcept;
+};
+
+// The fastest ok variant of one family on one (device, problem).
+struct FamilyBest {
+  std::string family;
+  std::string variant_key;
+  double median_ns = 0;
+  std::optional<double> gbps;
+  std::optional<double> gflops;
+};
+
+// Best q4gsw_tiled time for one register tile, over every other knob (layout, wg, bk).
+struct TileCell {
+  uint32_t tm = 0;
+  uint32_t tn = 0;
+  double median_ns = 0;
+  std::string variant_key;  // the variant that achieved it
+};
+
+struct ProblemSummary {
+  db::Problem problem;
+
+  // The winner, from the store's `best` view.
+  std::string winner_key;
+  std::string winner_family;
+  double median_ns = 0;
+  std::optional<double> gbps;  // as stored in measurements.gbps (bytes moved / time)
+  std::optional<double> gflops;
+  std::optional<double> pct_bandwidth;  // gbps / device copy bandwidth * 100
+
+  // Baseline: the fastest ok q4gsw_naive variant (absent for rms_norm or when not measured).
+  std::optional<std::string> naive_key;
+  std::optional<double> naive_ns;
+  std::optional<double> speedup_naive;  // naive_ns / median_ns
+
+  // Fixed routing: runtime::select_builtin's variant for this problem, when it was measured.
+  std::string fixed_key;  // always set (what the built-in rule would pick)
+  std::optional<double> fixed_ns;
+  std::optional<double> speedup_fixed;  // fixed_ns / median_ns
+
+  StatusCounts status_counts;
+  std::vector<FamilyBest> family_best;  // fastest first
+  std::vector<TileCell> tiles;          // q4gsw_tiled only; sorted by (tm, tn)
+};
+
+// Geometric mean of speedup_fixed over the problems of one M class that have a fixed time.
+struct Geomean {
+  std::string label;              // "1", "2-8", "16-64", ">=128" or "all"
+  int64_t count = 0;              // problems that entered the mean
+  std::optional<double> speedup;  // absent when count == 0
+};
+
+struct DeviceSummary {
+  db::DeviceRecord device;
+  std::vector<ProblemSummary> problems;  // by op, then M, N, K, group size
+  // q4gsw problems per M class, then every problem of any op ("all").
+  std::vector<Geomean> geomean_fixed;
+  StatusCounts status_counts;
+};
+
+struct Summary {
+  std::string source;                  // the store's label (file name)
+  std::vector<DeviceSummary> devices;  // in the store's device order
+  std::vector<db::RunRecord> runs;     // runs with at least one measurement on these devices
+};
+
+struct SummaryOptions {
+  // Restricts the summary to matching devices: a DB row id (all digits) or a case-insensitive
+  // substring of the device name. Empty: every device.
+  std::string device;
+};
+
+// Reads everything from `store` in one pass. Throws db::Error on a database failure and
+// std::invalid_argument when options.device matches no device (the message lists them).
+Summary summarize(const db::Store& store, const SummaryOptions& options = {});
+
+// M classes of the geometric means: 1, 2-8, 16-64, >=128. The tuner's shapes are powers of
+// two; M in 9..15 counts as "16-64" and M in 65..127 as ">=128".
+inline constexpr std::array<std::string_view, 4> kMClassLabels{"1", "2-8", "16-64", ">=128"};
+size_t m_class(uint32_t m) noexcept;
+
+// Geometric mean of `values` (all > 0); nullopt when empty.
+std::optional<double> geometric_mean(const std::vector<double>& values);
+
+// "q4gsw M=1 N=4096 K=4096 gs=32" / "rms_norm M=8 N=4096".
+std::string problem_label(const db::Problem& p);
+
+// Parses a problem_label-style string ("q4gsw M=64 N=4096 K=4096 gs=32"; keys are
+// case-insensitive, dtype defaults to f32, rms_norm may omit K and gs). Throws
+// std::invalid_argument naming the bad token.
+db::Problem parse_problem_label(std::string_view text);
+
+// The plain-text table `vktune tune`, `vktune bench` and `vktune report --format txt` print:
+// per device a header line, then columns problem, winner, time us, GB/s, %BW, GFLOP/s,
+// x naive, x fixed ("-" where absent), then the geometric means.
+std::string render_table(const Summary& summary);
+
+// Number formatting shared by every renderer: fixed decimals, "-" for nullopt.
+std::string format_number(std::optional<double> value, int decimals);
+// "12.3x" or "-".
+std::string format_speedup(std::optional<double> value);
+
+}  // namespace vktune::report

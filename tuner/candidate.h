@@ -1,0 +1,30 @@
+// One variant of the problem being tuned, with what is known of it so far.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "db/records.h"
+#include "kernels/family.h"
+#include "kernels/kernel_instance.h"
+#include "tuner/statistics.h"
+
+namespace vktune::tuner {
+
+struct Candidate {
+  const kernels::Family* family = nullptr;
+  kernels::Knobs knobs;
+  std::string key;
+  int64_t kernel_id = 0;
+  std::unique_ptr<kernels::KernelInstance> instance;  // kept while it may be measured again
+  db::Status status = db::Status::ok;
+  std::string message;
+  double max_error = 0;
+  std::optional<SampleStats> stats;  // of its latest measurement
+
+  bool timed() const { return status == db::Status::ok && stats.has_value(); }
+};
+
+}  // namespace vktune::tuner

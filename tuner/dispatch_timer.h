@@ -1,0 +1,53 @@
+// Times a recorded dispatch on the GPU: warm-up, samples of back-to-back dispatches long
+// enough to dwarf the timer's resolution, and sampling until the median is tight or the
+// budget is spent (../shared/DESIGN.md "Measuring").
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "kernels/vk/timestamp_pool.h"
+#include "tuner/statistics.h"
+
+namespace vktune::vk {
+class CommandBuffer;
+class Device;
+}  // namespace vktune::vk
+
+namespace vktune::tuner {
+
+// Records dispatch number `index` of a sample; the callee rotates its weight copies by it.
+using RecordDispatch = std::function<void(vk::CommandBuffer&, uint32_t index)>;
+
+struct TimingOptions {
+  double min_sample_ns = 200'000;  // one sample spans at least this much GPU time...
+  uint32_t max_dispatches = 256;   // ...unless it would take more dispatches than this
+  uint32_t warmup = 2;             // untimed submissions before the first sample
+  uint32_t min_samples = 5;
+  uint32_t max_samples = 40;
+  double target_ci = 0.01;  // stop once the median's relative CI half-width is below this
+  std::chrono::duration<double> budget{0.25};  // wall time for one variant's samples
+  std::chrono::nanoseconds timeout{std::chrono::seconds(10)};  // one submission
+};
+
+class DispatchTimer {
+ public:
+  explicit DispatchTimer(vk::Device& device);
+
+  // Dispatches per sample so a sample spans options.min_sample_ns (also warms up).
+  uint32_t calibrate(const RecordDispatch& record, const TimingOptions& options);
+  // One sample: `dispatches` back-to-back dispatches with a barrier between each, as in a
+  // graph of dependent kernels. Returns GPU nanoseconds per dispatch.
+  double sample(const RecordDispatch& record, uint32_t dispatches,
+                const TimingOptions& options);
+  // calibrate, then sample until the median is tight, max_samples or the budget.
+  SampleStats measure(const RecordDispatch& record, const TimingOptions& options);
+
+ private:
+  vk::Device& device_;
+  vk::TimestampPool pool_;
+};
+
+}  // namespace vktune::tuner

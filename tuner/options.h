@@ -1,0 +1,43 @@
+// What a tuning run is asked to do (`vktune tune` flags).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "kernels/family.h"
+#include "kernels/problem.h"
+#include "tuner/dispatch_timer.h"
+
+namespace vktune::tuner {
+
+enum class Strategy {
+  exhaustive,  // every legal variant gets the full measurement
+  halving,     // cheap estimate for all, the best third advances to more samples, repeatedly
+};
+enum class CacheMode {
+  cold,  // rotate among weight copies whose total exceeds the last-level cache (decode's truth)
+  hot,   // one weight copy, re-read from cache
+};
+
+struct TuneOptions {
+  std::vector<kernels::Problem> problems;
+  Strategy strategy = Strategy::halving;
+  CacheMode cache = CacheMode::cold;
+  // Wall time for the whole run; unset: no limit. Each problem gets an equal share of what is
+  // left, and the likeliest winners (warm start) are measured first.
+  std::optional<std::chrono::duration<double>> budget;
+  // Continue the latest unfinished run on this device; nothing already stored is re-measured.
+  bool resume = false;
+  uint64_t seed = 1;
+  TimingOptions timing;      // the full measurement
+  size_t finalists = 3;      // re-measured interleaved before a winner is named
+  bool store_spirv = true;
+  // Families to sweep; empty: kernels::families(). Tests add a deliberately wrong one.
+  std::vector<const kernels::Family*> families;
+  // Test hook: stop (throw TuneAborted) once this many results were stored.
+  std::optional<size_t> abort_after_results;
+};
+
+}  // namespace vktune::tuner

@@ -1,0 +1,65 @@
+// Conversions from the kernels' vocabulary to the database's.
+#include "tuner/records.h"
+
+#include <nlohmann/json.hpp>
+
+namespace vktune::tuner {
+
+db::DeviceRecord device_record(const vk::DeviceInfo& info) {
+  db::DeviceRecord r;
+  r.vendor_id = info.vendor_id;
+  r.device_id = info.device_id;
+  r.name = info.name;
+  r.driver_id = info.driver_id;
+  r.driver_version = info.driver_version;
+  r.driver_version_text = vk::driver_version_text(info.vendor_id, info.driver_version);
+  r.driver_info = info.driver_info;
+  r.api_version = info.api_version;
+  r.pipeline_cache_uuid = vk::uuid_hex(info.pipeline_cache_uuid);
+  r.device_type = vk::device_type_name(info.type);
+  r.subgroup_size = info.subgroup_size;
+  nlohmann::json fingerprint = vk::to_json(info);
+  r.properties_json = nlohmann::json{{"limits", fingerprint["limits"]},
+                                     {"features", fingerprint["features"]}}
+                          .dump();
+  return r;
+}
+
+db::Problem problem_record(const kernels::Problem& problem) {
+  db::Problem r;
+  r.op = kernels::op_name(problem.op);
+  r.dtype = "f32";
+  r.m = problem.m;
+  r.n = problem.n;
+  r.k = problem.k;
+  r.group_size = problem.group_size;
+  return r;
+}
+
+db::KernelRecord kernel_record(const kernels::Family& family, const kernels::Knobs& knobs,
+                               const Spirv* spirv) {
+  db::KernelRecord r;
+  r.family = family.name();
+  r.variant_key = family.key(knobs);
+  // Written by hand so the knobs keep the family's declared order (nlohmann sorts keys).
+  std::string json = "{";
+  for (size_t i = 0; i < knobs.size(); ++i) {
+    if (i > 0) json += ",";
+    json += nlohmann::json(knobs[i].name).dump() + ":";
+    json += std::holds_alternative<int64_t>(knobs[i].value)
+                ? std::to_string(std::get<int64_t>(knobs[i].value))
+                : nlohmann::json(std::get<std::string>(knobs[i].value)).dump();
+  }
+  r.knobs_json = json + "}";
+  r.constraints_json = kernels::to_json(family.constraints(knobs)).dump();
+  r.layout = kernels::layout_name(family.layout(knobs));
+  r.workgroup_size = family.workgroup_size(knobs);
+  r.source_hash = embedded_source_hash(family.shader(knobs).file);
+  if (spirv != nullptr) {
+    const auto* bytes = reinterpret_cast<const uint8_t*>(spirv->data());
+    r.spirv = std::vector<uint8_t>(bytes, bytes + spirv->size() * sizeof(uint32_t));
+  }
+  return r;
+}
+
+}  // namespace vktune::tuner

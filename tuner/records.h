@@ -1,0 +1,18 @@
+// What the tuner stores: a device fingerprint, a problem and a variant as database records.
+#pragma once
+
+#include "db/records.h"
+#include "kernels/family.h"
+#include "kernels/problem.h"
+#include "kernels/shader_compiler.h"
+#include "kernels/vk/device_info.h"
+
+namespace vktune::tuner {
+
+db::DeviceRecord device_record(const vk::DeviceInfo& info);
+db::Problem problem_record(const kernels::Problem& problem);
+// `spirv` may be null (not stored); the source hash covers the shader and its includes.
+db::KernelRecord kernel_record(const kernels::Family& family, const kernels::Knobs& knobs,
+                               const Spirv* spirv);
+
+}  // namespace vktune::tuner

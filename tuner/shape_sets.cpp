@@ -1,0 +1,194 @@
+// Presets: the linear layers and norms of Llama 3.2 1B and Llama 3 8B, and a smoke set small
+// enough for lavapipe.
+#include "tuner/shape_sets.h"
+
+#include <algorithm>
+#include <charconv>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+namespace vktune::tuner {
+namespace {
+
+struct Linear {
+  uint32_t n, k;
+};
+
+struct Preset {
+  std::string_view name;
+  std::vector<Linear> linears;  // q, k/v, o, gate/up, down, lm_head (deduplicated)
+  std::vector<uint32_t> norm_widths;
+  std::vector<uint32_t> default_m;
+  std::vector<uint32_t> default_gs;
+};
+
+// Hidden size h, kv width, intermediate size and vocabulary of each model.
+const std::vector<Preset>& presets() {
+  static const std::vector<Preset> all = {
+      // Llama 3.2 1B: h=2048, 8 kv heads x 64, ffn 8192, vocab 128256.
+      {"llama3.2-1b",
+       {{2048, 2048}, {512, 2048}, {8192, 2048}, {2048, 8192}, {128256, 2048}},
+       {2048},
+       {1, 128},
+       {32}},
+      // Llama 3 8B: h=4096, 8 kv heads x 128, ffn 14336, vocab 128256.
+      {"llama3-8b",
+       {{4096, 4096}, {1024, 4096}, {14336, 4096}, {4096, 14336}, {128256, 4096}},
+       {4096},
+       {1, 128},
+       {32}},
+      // Small and ragged (N not a multiple of any tile): finishes in minutes on lavapipe.
+      {"smoke", {{200, 256}}, {256}, {1, 5}, {32}},
+  };
+  return all;
+}
+
+uint32_t positive(const nlohmann::json& value, const std::string& where) {
+  if (!value.is_number_unsigned() || value.get<uint64_t>() == 0 ||
+      value.get<uint64_t>() > UINT32_MAX) {
+    throw std::invalid_argument(where + ": expected a positive integer, got " + value.dump());
+  }
+  return value.get<uint32_t>();
+}
+
+std::vector<uint32_t> number_list(const nlohmann::json& value, const std::string& where) {
+  std::vector<uint32_t> list;
+  if (value.is_array()) {
+    for (size_t i = 0; i < value.size(); ++i) {
+      list.push_back(positive(value[i], where + "[" + std::to_string(i) + "]"));
+    }
+  } else {
+    list.push_back(positive(value, where));
+  }
+  return list;
+}
+
+class ProblemList {
+ public:
+  void add(const kernels::Problem& p) {
+    if (const std::string error = kernels::validate(p); !error.empty()) {
+      throw std::invalid_argument(kernels::describe(p) + ": " + error);
+    }
+    if (std::find(problems_.begin(), problems_.end(), p) == problems_.end()) {
+      problems_.push_back(p);
+    }
+  }
+  void add_linear(uint32_t m, uint32_t n, uint32_t k, uint32_t gs, bool bias) {
+    add({kernels::Op::q4gsw, m, n, k, gs, bias});
+  }
+  void add_norm(uint32_t m, uint32_t width) { add({kernels::Op::rms_norm, m, width, width, 0}); }
+  std::vector<kernels::Problem> take() { return std::move(problems_); }
+
+ private:
+  std::vector<kernels::Problem> problems_;
+};
+
+bool wants(const ShapeOptions& options, kernels::Op op) {
+  return std::find(options.ops.begin(), options.ops.end(), op) != options.ops.end();
+}
+
+std::vector<kernels::Problem> from_preset(const Preset& preset, const ShapeOptions& options) {
+  const auto& ms = options.m.empty() ? preset.default_m : options.m;
+  const auto& gss = options.group_sizes.empty() ? preset.default_gs : options.group_sizes;
+  ProblemList list;
+  for (uint32_t m : ms) {
+    if (wants(options, kernels::Op::q4gsw)) {
+      for (const Linear& l : preset.linears) {
+        for (uint32_t gs : gss) list.add_linear(m, l.n, l.k, gs, false);
+      }
+    }
+    if (wants(options, kernels::Op::rms_norm)) {
+      for (uint32_t width : preset.norm_widths) list.add_norm(m, width);
+    }
+  }
+  return list.take();
+}
+
+std::vector<kernels::Problem> from_file(const std::string& path, const ShapeOptions& options) {
+  std::ifstream in(path);
+  if (!in) {
+    throw std::invalid_argument("\"" + path + "\" is neither a preset (llama3.2-1b, llama3-8b, " +
+                                "smoke) nor a readable shapes file");
+  }
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw std::invalid_argument(path + ": " + e.what());
+  }
+  if (!doc.is_object() || !doc.contains("problems") || !doc["problems"].is_array()) {
+    throw std::invalid_argument(path + ": expected an object with a \"problems\" array");
+  }
+  const std::vector<uint32_t> file_m = doc.contains("m") ? number_list(doc["m"], "m")
+                                                         : std::vector<uint32_t>{1};
+  const std::vector<uint32_t> file_gs = doc.contains("gs") ? number_list(doc["gs"], "gs")
+                                                           : std::vector<uint32_t>{32};
+  ProblemList list;
+  const auto& problems = doc["problems"];
+  for (size_t i = 0; i < problems.size(); ++i) {
+    const std::string where = path + ": problems[" + std::to_string(i) + "]";
+    const auto& p = problems[i];
+    if (!p.is_object() || !p.contains("op") || !p["op"].is_string()) {
+      throw std::invalid_argument(where + ": expected an object with a string \"op\"");
+    }
+    const auto op = kernels::parse_op(p["op"].get<std::string>());
+    if (!op) throw std::invalid_argument(where + ".op: unknown op " + p["op"].dump());
+    if (!wants(options, *op)) continue;
+    if (!p.contains("n")) throw std::invalid_argument(where + ": missing \"n\"");
+    const uint32_t n = positive(p["n"], where + ".n");
+    const auto ms = !options.m.empty() ? options.m
+                    : p.contains("m")  ? number_list(p["m"], where + ".m")
+                                       : file_m;
+    for (uint32_t m : ms) {
+      if (*op == kernels::Op::rms_norm) {
+        list.add_norm(m, n);
+        continue;
+      }
+      if (!p.contains("k")) throw std::invalid_argument(where + ": missing \"k\"");
+      const uint32_t k = positive(p["k"], where + ".k");
+      const bool bias = p.value("bias", false);
+      const auto gss = !options.group_sizes.empty() ? options.group_sizes
+                       : p.contains("gs")           ? number_list(p["gs"], where + ".gs")
+                                                    : file_gs;
+      for (uint32_t gs : gss) list.add_linear(m, n, k, gs, bias);
+    }
+  }
+  return list.take();
+}
+
+}  // namespace
+
+std::vector<std::string_view> preset_names() {
+  std::vector<std::string_view> names;
+  for (const Preset& p : presets()) names.push_back(p.name);
+  return names;
+}
+
+std::vector<kernels::Problem> load_shapes(std::string_view preset_or_file,
+                                          const ShapeOptions& options) {
+  for (const Preset& p : presets()) {
+    if (p.name == preset_or_file) return from_preset(p, options);
+  }
+  return from_file(std::string(preset_or_file), options);
+}
+
+std::vector<uint32_t> parse_list(std::string_view text) {
+  std::vector<uint32_t> values;
+  while (!text.empty()) {
+    const size_t comma = text.find(',');
+    const std::string_view item = text.substr(0, comma);
+    uint32_t value = 0;
+    const auto [end, error] = std::from_chars(item.data(), item.data() + item.size(), value);
+    if (error != std::errc() || end != item.data() + item.size() || value == 0) {
+      throw std::invalid_argument("\"" + std::string(item) +
+                                  "\" is not a positive integer (expected a list like 1,4,16)");
+    }
+    values.push_back(value);
+    text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
+  }
+  if (values.empty()) throw std::invalid_argument("an empty list was given");
+  return values;
+}
+
+}  // namespace vktune::tuner

@@ -1,0 +1,37 @@
+// The problems a tuning run covers: named presets (model linear shapes) or a JSON file,
+// crossed with the M (tokens) and group-size lists.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kernels/problem.h"
+
+namespace vktune::tuner {
+
+struct ShapeOptions {
+  std::vector<uint32_t> m;           // empty: the preset's default
+  std::vector<uint32_t> group_sizes; // empty: the preset's default
+  std::vector<kernels::Op> ops = {kernels::Op::q4gsw, kernels::Op::rms_norm};
+};
+
+// "llama3.2-1b", "llama3-8b", "smoke".
+std::vector<std::string_view> preset_names();
+
+// The problems of `preset_or_file`: a preset name, else a JSON file
+//   {"m": [1, 128], "gs": [32], "problems": [
+//      {"op": "q4gsw", "n": 4096, "k": 4096, "bias": false, "m": [1], "gs": [32, 128]},
+//      {"op": "rms_norm", "n": 4096}]}
+// where per-problem "m"/"gs" override the file's, and ShapeOptions override both.
+// Deduplicated, in a stable order. Throws std::invalid_argument naming the bad entry
+// (unknown preset or op, invalid problem such as K % gs != 0).
+std::vector<kernels::Problem> load_shapes(std::string_view preset_or_file,
+                                          const ShapeOptions& options);
+
+// Parses "1,2,4" into numbers; throws std::invalid_argument on anything else.
+std::vector<uint32_t> parse_list(std::string_view text);
+
+}  // namespace vktune::tuner
