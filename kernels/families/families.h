@@ -1,0 +1,32 @@
+// The family descriptors (one per file in this folder); use kernels::families() /
+// find_family() rather than these directly.
+#pragma once
+
+#include "kernels/family.h"
+
+namespace vktune::kernels {
+
+const Family& naive_family();
+const Family& tiled_family();
+const Family& gemv_family();
+const Family& coopmat_family();
+const Family& rms_norm_family();
+
+// Helpers for the descriptors.
+inline KnobValue word(const char* w) { return KnobValue(std::string(w)); }
+inline std::vector<KnobValue> ints(std::initializer_list<int64_t> values) {
+  return {values.begin(), values.end()};
+}
+inline std::vector<KnobValue> words(std::initializer_list<const char*> values) {
+  std::vector<KnobValue> v;
+  for (const char* w : values) v.push_back(word(w));
+  return v;
+}
+inline uint32_t clamp_groups(uint64_t wanted, const vk::DeviceInfo& device) {
+  const uint64_t max = device.limits.max_workgroup_count[0] ? device.limits.max_workgroup_count[0]
+                                                            : 65535;
+  return static_cast<uint32_t>(std::max<uint64_t>(1, std::min(wanted, max)));
+}
+inline std::string str(int64_t v) { return std::to_string(v); }
+
+}  // namespace vktune::kernels

@@ -1,0 +1,81 @@
+// q4gsw_gemv: cooperative GEMV for decode (M <= 8); see q4gsw_gemv.comp.
+#include "kernels/families/families.h"
+
+namespace vktune::kernels {
+namespace {
+
+constexpr uint32_t kMaxM = 8;  // MMAX in the shader
+
+class Gemv final : public Family {
+ public:
+  Gemv()
+      : Family("q4gsw_gemv", Op::q4gsw,
+               {{"layout", words({"raw", "packed"})},
+                {"wg", ints({32, 64, 128, 256})},
+                {"rows", ints({1, 2, 4, 8})},
+                {"load", words({"u32", "u32x4"})},
+                {"reduce", words({"shared", "subgroup"})}}) {}
+
+  static bool packed(const Knobs& k) { return knob_word(k, "layout") == "packed"; }
+  static bool x4(const Knobs& k) { return knob_word(k, "load") == "u32x4"; }
+  static bool subgroup(const Knobs& k) { return knob_word(k, "reduce") == "subgroup"; }
+  static uint32_t lanes_per_row(const Knobs& k) {
+    return static_cast<uint32_t>(knob_int(k, "wg") / knob_int(k, "rows"));
+  }
+
+  Constraints constraints(const Knobs& k) const override {
+    const uint32_t chunk = x4(k) ? 32 : 8;  // nibbles per load, all under one scale
+    return {chunk, chunk, 1, 1, kMaxM};
+  }
+  Layout layout(const Knobs& k) const override {
+    return packed(k) ? Layout::packed : Layout::raw;
+  }
+  uint32_t workgroup_size(const Knobs& k) const override {
+    return static_cast<uint32_t>(knob_int(k, "wg"));
+  }
+  uint32_t shared_bytes(const Knobs& k) const override { return kMaxM * workgroup_size(k) * 4; }
+  ShaderSpec shader(const Knobs& k) const override {
+    return {"q4gsw_gemv.comp",
+            {{"WG", str(knob_int(k, "wg"))},
+             {"ROWS", str(knob_int(k, "rows"))},
+             {"LOAD_X4", x4(k) ? "1" : "0"},
+             {"REDUCE_SUBGROUP", subgroup(k) ? "1" : "0"},
+             {"PACKED", packed(k) ? "1" : "0"}}};
+  }
+  std::array<uint32_t, 3> groups(const Knobs& k, const Problem& p,
+                                 const vk::DeviceInfo& d) const override {
+    return {clamp_groups(ceil_div(p.n, knob_int(k, "rows")), d), 1, 1};
+  }
+
+ protected:
+  std::string combination_error(const Knobs& k) const override {
+    if (subgroup(k) && packed(k) && knob_int(k, "rows") > 1) {
+      return "reduce=subgroup needs one output's lanes in whole subgroups, which the packed "
+             "layout's lane order gives only with rows=1";
+    }
+    return {};
+  }
+  std::string device_error(const Knobs& k, const Problem&,
+                           const vk::DeviceInfo& d) const override {
+    if (!subgroup(k)) return {};
+    if (!d.features.subgroup_arithmetic) {
+      return "reduce=subgroup needs subgroup arithmetic in compute shaders, which " + d.name +
+             " lacks";
+    }
+    if (d.subgroup_size == 0 || lanes_per_row(k) % d.subgroup_size != 0) {
+      return "reduce=subgroup needs whole subgroups per output: wg/rows = " +
+             std::to_string(lanes_per_row(k)) + " lanes is not a multiple of the subgroup size " +
+             std::to_string(d.subgroup_size);
+    }
+    return {};
+  }
+};
+
+}  // namespace
+
+const Family& gemv_family() {
+  static const Gemv family;
+  return family;
+}
+
+}  // namespace vktune::kernels

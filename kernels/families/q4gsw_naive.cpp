@@ -1,0 +1,33 @@
+// q4gsw_naive: one workgroup per output row, threads striding N, scalar K loop. The baseline.
+#include "kernels/families/families.h"
+
+namespace vktune::kernels {
+namespace {
+
+class Naive final : public Family {
+ public:
+  Naive() : Family("q4gsw_naive", Op::q4gsw, {{"wg", ints({32, 64, 128, 256})}}) {}
+
+  Constraints constraints(const Knobs&) const override { return {2, 2, 1, 1, 0}; }
+  Layout layout(const Knobs&) const override { return Layout::raw; }
+  uint32_t workgroup_size(const Knobs& k) const override {
+    return static_cast<uint32_t>(knob_int(k, "wg"));
+  }
+  uint32_t shared_bytes(const Knobs&) const override { return 0; }
+  ShaderSpec shader(const Knobs& k) const override {
+    return {"q4gsw_naive.comp", {{"WG", str(knob_int(k, "wg"))}}};
+  }
+  std::array<uint32_t, 3> groups(const Knobs&, const Problem& p,
+                                 const vk::DeviceInfo& d) const override {
+    return {clamp_groups(p.m, d), 1, 1};
+  }
+};
+
+}  // namespace
+
+const Family& naive_family() {
+  static const Naive family;
+  return family;
+}
+
+}  // namespace vktune::kernels

@@ -1,0 +1,119 @@
+// Random inputs, fp64 reference and checking.
+#include "kernels/families/reference.h"
+
+#include <cmath>
+
+namespace vktune::kernels {
+namespace {
+
+// splitmix64: portable, unlike the std distributions.
+struct Rng {
+  uint64_t state;
+  uint64_t next() {
+    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+  double unit() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }  // [0, 1)
+  float uniform(float lo, float hi) { return lo + static_cast<float>(unit()) * (hi - lo); }
+  float signed_nonzero() {  // [-1, 1] with |v| >= 1/1024
+    float v = uniform(1.0f / 1024, 1.0f);
+    return (next() & 1) ? v : -v;
+  }
+};
+
+}  // namespace
+
+ProblemData make_random(const Problem& p, uint64_t seed) {
+  require_valid(p);
+  Rng rng{seed * 0x2545F4914F6CDD1Dull + 0x1234567ull};
+  ProblemData d;
+  if (p.op == Op::rms_norm) {
+    d.x.resize(uint64_t{p.m} * p.n);
+    for (float& v : d.x) v = rng.signed_nonzero();
+    d.norm_weight.resize(p.n);
+    for (float& v : d.norm_weight) v = rng.uniform(0.5f, 1.5f);
+    return d;
+  }
+  d.x.resize(uint64_t{p.m} * p.k);
+  for (float& v : d.x) v = rng.signed_nonzero();
+  d.weight.resize(uint64_t{p.n} * (p.k / 2));
+  for (uint8_t& b : d.weight) b = static_cast<uint8_t>(rng.next() & 0xFF);
+  d.scales.resize(uint64_t{p.k / p.group_size} * p.n);
+  for (float& v : d.scales) v = rng.uniform(0.5f, 1.5f);
+  if (p.has_bias) {
+    d.bias.resize(p.n);
+    for (float& v : d.bias) v = rng.signed_nonzero();
+  }
+  return d;
+}
+
+Reference reference(const Problem& p, const ProblemData& d) {
+  require_valid(p);
+  Reference r;
+  r.values.assign(uint64_t{p.m} * p.n, 0.0);
+  r.bounds.assign(r.values.size(), 0.0);
+  if (p.op == Op::rms_norm) {
+    for (uint32_t m = 0; m < p.m; ++m) {
+      const float* x = d.x.data() + uint64_t{m} * p.n;
+      double sum = 0;
+      for (uint32_t i = 0; i < p.n; ++i) sum += double{x[i]} * x[i];
+      const double inv = 1.0 / std::sqrt(sum / p.n + p.eps);
+      for (uint32_t i = 0; i < p.n; ++i) {
+        const double y = x[i] * inv * d.norm_weight[i];
+        r.values[uint64_t{m} * p.n + i] = y;
+        r.bounds[uint64_t{m} * p.n + i] = std::abs(y) + 1e-30;
+      }
+    }
+    return r;
+  }
+  std::vector<double> w(p.k), aw(p.k);
+  for (uint32_t n = 0; n < p.n; ++n) {
+    const uint8_t* row = d.weight.data() + uint64_t{n} * (p.k / 2);
+    for (uint32_t k = 0; k < p.k; ++k) {
+      const int q = (row[k / 2] >> (4 * (k % 2))) & 0xF;
+      w[k] = (q - 8) * double{d.scales[uint64_t{k / p.group_size} * p.n + n]};
+      aw[k] = std::abs(w[k]);
+    }
+    const double b = p.has_bias ? d.bias[n] : 0.0;
+    for (uint32_t m = 0; m < p.m; ++m) {
+      const float* x = d.x.data() + uint64_t{m} * p.k;
+      double sum = b, bound = std::abs(b);
+      for (uint32_t k = 0; k < p.k; ++k) {
+        sum += x[k] * w[k];
+        bound += std::abs(x[k]) * aw[k];
+      }
+      r.values[uint64_t{m} * p.n + n] = sum;
+      r.bounds[uint64_t{m} * p.n + n] = bound + 1e-30;
+    }
+  }
+  return r;
+}
+
+CheckResult check(std::span<const float> out, const Reference& ref, double rel_tol) {
+  CheckResult c;
+  if (out.size() != ref.values.size()) {
+    c.max_error = INFINITY;
+    return c;
+  }
+  for (size_t i = 0; i < out.size(); ++i) {
+    double e = std::isfinite(out[i]) ? std::abs(out[i] - ref.values[i]) / ref.bounds[i] : INFINITY;
+    if (!std::isfinite(out[i])) ++c.non_finite;
+    if (i == 0 || e > c.max_error) {
+      c.max_error = e;
+      c.worst = i;
+    }
+  }
+  c.ok = c.non_finite == 0 && c.max_error <= rel_tol;
+  return c;
+}
+
+double fp32_tolerance(const Problem& p) {
+  const double k = p.op == Op::rms_norm ? p.n : p.k;
+  return 1e-5 * std::max(1.0, std::sqrt(k / 64.0));
+}
+
+double fp16_tolerance(const Problem&) { return 2e-3; }
+
+}  // namespace vktune::kernels

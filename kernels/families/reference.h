@@ -1,0 +1,55 @@
+// Host data of a problem: random inputs, the double-precision CPU reference with a per-output
+// error bound, and the comparison the correctness gate applies.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "kernels/problem.h"
+
+namespace vktune::kernels {
+
+// Inputs of one problem, in the raw layout (KernelInstance prepacks as the variant needs).
+struct ProblemData {
+  std::vector<float> x;          // [M, K] (rms_norm: [M, N])
+  std::vector<uint8_t> weight;   // q4gsw raw [N, K/2]
+  std::vector<float> scales;     // q4gsw [K/gs, N]
+  std::vector<float> bias;       // q4gsw [N] when has_bias, else empty
+  std::vector<float> norm_weight;  // rms_norm w [N]
+};
+
+// Random, never-zero inputs, the same for the same (problem, seed) on every platform:
+// x uniform in [-1, 1] (|x| >= 1/1024), q uniform in 0..15, scales in [0.5, 1.5],
+// bias in [-1, 1], rms weight in [0.5, 1.5]. Throws InvalidProblem for an invalid problem.
+ProblemData make_random(const Problem& problem, uint64_t seed);
+
+struct Reference {
+  std::vector<double> values;  // [M, N]
+  // Per output: sum_k |x[m,k] * w(n,k)| + |bias[n]| (rms_norm: |x| / rms * |w| plus the
+  // rounding of the mean), the scale errors are measured against.
+  std::vector<double> bounds;
+};
+Reference reference(const Problem& problem, const ProblemData& data);
+
+struct CheckResult {
+  bool ok = false;
+  double max_error = 0;  // max |out - ref| / bound (NaN or inf counts as infinite)
+  size_t worst = 0;      // index of that output
+  size_t non_finite = 0;  // outputs that are NaN or inf (e.g. never written)
+};
+// ok when every output is finite and within rel_tol * bound of the reference.
+CheckResult check(std::span<const float> output, const Reference& ref, double rel_tol);
+
+// Honest tolerances, relative to the bound:
+// fp32 accumulation: rounding errors of a K-term float sum grow like a random walk,
+// ~sqrt(K) * 2^-24 * bound, with a worst case of K * 2^-24. 1e-5 at K <= 64 is ~170 ulps of
+// the bound; scaling by sqrt(K / 64) keeps that margin for long sums (K = 4096: 8e-5), still far
+// below what a wrong kernel produces (a missing group or zero output errs by ~1/sqrt(K) or more).
+double fp32_tolerance(const Problem& problem);
+// fp16 inputs (x and dequantized weight each rounded to 11 bits, 2^-11 relative) with fp32
+// accumulation: each term is off by <= ~1e-3 of its |x w|, so <= 1e-3 of the bound; 2e-3 allows
+// for the fp32 sum on top.
+double fp16_tolerance(const Problem& problem);
+
+}  // namespace vktune::kernels

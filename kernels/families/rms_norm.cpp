@@ -1,0 +1,37 @@
+// rms_norm: one workgroup per row, scalar or vec4, shared-memory reduction.
+#include "kernels/families/families.h"
+
+namespace vktune::kernels {
+namespace {
+
+class RmsNorm final : public Family {
+ public:
+  RmsNorm()
+      : Family("rms_norm", Op::rms_norm,
+               {{"vec", ints({1, 4})}, {"wg", ints({32, 64, 128, 256, 512})}}) {}
+
+  Constraints constraints(const Knobs& k) const override {
+    return {1, 1, static_cast<uint32_t>(knob_int(k, "vec")), 1, 0};
+  }
+  Layout layout(const Knobs&) const override { return Layout::none; }
+  uint32_t workgroup_size(const Knobs& k) const override {
+    return static_cast<uint32_t>(knob_int(k, "wg"));
+  }
+  uint32_t shared_bytes(const Knobs& k) const override { return workgroup_size(k) * 4; }
+  ShaderSpec shader(const Knobs& k) const override {
+    return {"rms_norm.comp", {{"WG", str(knob_int(k, "wg"))}, {"VEC", str(knob_int(k, "vec"))}}};
+  }
+  std::array<uint32_t, 3> groups(const Knobs&, const Problem& p,
+                                 const vk::DeviceInfo& d) const override {
+    return {clamp_groups(p.m, d), 1, 1};
+  }
+};
+
+}  // namespace
+
+const Family& rms_norm_family() {
+  static const RmsNorm family;
+  return family;
+}
+
+}  // namespace vktune::kernels

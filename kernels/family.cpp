@@ -1,0 +1,194 @@
+// Family: the knob machinery and the legality checks every family shares; the registry.
+#include "kernels/family.h"
+
+#include <nlohmann/json.hpp>
+
+#include "kernels/families/families.h"
+#include "kernels/families/q4gsw_layout.h"
+#include "kernels/families/reference.h"
+
+namespace vktune::kernels {
+
+const char* layout_name(Layout layout) noexcept {
+  switch (layout) {
+    case Layout::raw:
+      return "raw";
+    case Layout::packed:
+      return "packed";
+    default:
+      return "none";
+  }
+}
+
+nlohmann::json to_json(const Constraints& c) {
+  return {{"k_multiple", c.k_multiple}, {"gs_multiple", c.gs_multiple},
+          {"n_multiple", c.n_multiple}, {"m_min", c.m_min},
+          {"m_max", c.m_max}};
+}
+
+std::string check(const Constraints& c, const Problem& p) {
+  auto multiple = [](const char* what, uint32_t value, uint32_t of, const char* knob) {
+    if (of > 1 && value % of != 0) {
+      return std::string(what) + "=" + std::to_string(value) + " is not a multiple of " +
+             std::to_string(of) + " (" + knob + ")";
+    }
+    return std::string();
+  };
+  if (auto e = multiple("K", p.k, c.k_multiple, "k_multiple"); !e.empty()) return e;
+  if (auto e = multiple("group_size", p.group_size, c.gs_multiple, "gs_multiple"); !e.empty()) {
+    return e;
+  }
+  if (auto e = multiple("N", p.n, c.n_multiple, "n_multiple"); !e.empty()) return e;
+  if (p.m < c.m_min) {
+    return "M=" + std::to_string(p.m) + " is below this variant's m_min=" +
+           std::to_string(c.m_min);
+  }
+  if (c.m_max != 0 && p.m > c.m_max) {
+    return "M=" + std::to_string(p.m) + " is above this variant's m_max=" +
+           std::to_string(c.m_max);
+  }
+  return {};
+}
+
+BindingSizes binding_sizes(const Problem& p, Layout layout) {
+  BindingSizes s;
+  if (p.op == Op::rms_norm) {
+    s.x = uint64_t{p.m} * p.n * 4;
+    s.out = s.x;
+    s.bias = uint64_t{p.n} * 4;  // the rms weight w
+    return s;
+  }
+  s.x = uint64_t{p.m} * p.k * 4;
+  s.out = uint64_t{p.m} * p.n * 4;
+  s.scales = p.group_size ? uint64_t{p.k / p.group_size} * p.n * 4 : 0;
+  s.bias = p.has_bias ? uint64_t{p.n} * 4 : 0;
+  if (layout == Layout::packed) {
+    s.weight = packed_weight_bytes(p.n, p.k);
+  } else {
+    s.weight = uint64_t{p.n} * (p.k / 2);
+  }
+  return s;
+}
+
+Family::Family(std::string name, Op op, std::vector<KnobSpec> knobs)
+    : name_(std::move(name)), op_(op), knobs_(std::move(knobs)) {}
+
+double Family::tolerance(const Problem& problem) const { return fp32_tolerance(problem); }
+
+std::vector<Knobs> Family::all_variants() const {
+  std::vector<Knobs> out;
+  std::vector<size_t> index(knobs_.size(), 0);
+  while (true) {
+    Knobs k;
+    for (size_t i = 0; i < knobs_.size(); ++i) k.push_back({knobs_[i].name, knobs_[i].values[index[i]]});
+    if (combination_error(k).empty()) out.push_back(std::move(k));
+    size_t i = knobs_.size();
+    while (i > 0) {
+      --i;
+      if (++index[i] < knobs_[i].values.size()) break;
+      index[i] = 0;
+      if (i == 0) return out;
+    }
+    if (knobs_.empty()) return out;
+  }
+}
+
+std::string Family::check_knobs(const Knobs& knobs) const {
+  if (knobs.size() != knobs_.size()) {
+    return name_ + " takes " + std::to_string(knobs_.size()) + " knobs, got " +
+           std::to_string(knobs.size());
+  }
+  for (size_t i = 0; i < knobs.size(); ++i) {
+    if (knobs[i].name != knobs_[i].name) {
+      return name_ + ": knob " + std::to_string(i) + " must be " + knobs_[i].name + ", got " +
+             knobs[i].name;
+    }
+    bool found = false;
+    for (const KnobValue& v : knobs_[i].values) found = found || v == knobs[i].value;
+    if (!found) {
+      std::string list;
+      for (const KnobValue& v : knobs_[i].values) list += (list.empty() ? "" : ", ") + to_string(v);
+      return name_ + ": " + knobs[i].name + "=" + to_string(knobs[i].value) +
+             " is not one of {" + list + "}";
+    }
+  }
+  return {};
+}
+
+std::string Family::key(const Knobs& knobs) const {
+  if (std::string e = check_knobs(knobs); !e.empty()) throw BadKey(e);
+  return kernels::key(name_, knobs);
+}
+
+Knobs Family::knobs_from_json(const nlohmann::json& object) const {
+  if (!object.is_object()) throw BadKey(name_ + ": knobs must be a JSON object");
+  Knobs knobs;
+  for (const KnobSpec& spec : knobs_) {
+    auto it = object.find(spec.name);
+    if (it == object.end()) throw BadKey(name_ + ": knob " + spec.name + " is missing");
+    if (it->is_number_integer()) {
+      knobs.push_back({spec.name, KnobValue(it->get<int64_t>())});
+    } else if (it->is_string()) {
+      knobs.push_back({spec.name, KnobValue(it->get<std::string>())});
+    } else {
+      throw BadKey(name_ + ": knob " + spec.name + " must be an integer or a string");
+    }
+  }
+  if (object.size() != knobs_.size()) throw BadKey(name_ + ": unknown knobs in " + object.dump());
+  if (std::string e = check_knobs(knobs); !e.empty()) throw BadKey(e);
+  return knobs;
+}
+
+Legality Family::legality(const Knobs& knobs, const Problem& p,
+                          const vk::DeviceInfo& device) const {
+  auto no = [](std::string reason) { return Legality{false, std::move(reason)}; };
+  if (std::string e = check_knobs(knobs); !e.empty()) return no(e);
+  if (std::string e = combination_error(knobs); !e.empty()) return no(e);
+  if (p.op != op_) {
+    return no(name_ + " computes " + op_name(op_) + ", not " + op_name(p.op));
+  }
+  if (std::string e = validate(p); !e.empty()) return no(e);
+  if (std::string e = check(constraints(knobs), p); !e.empty()) return no(e);
+
+  const vk::DeviceLimits& lim = device.limits;
+  const uint32_t wg = workgroup_size(knobs);
+  if (wg > lim.max_invocations || wg > lim.max_workgroup_size[0]) {
+    return no("workgroup size " + std::to_string(wg) + " exceeds the device's limit of " +
+              std::to_string(std::min(lim.max_invocations, lim.max_workgroup_size[0])) +
+              " invocations");
+  }
+  if (const uint32_t shared = shared_bytes(knobs); shared > lim.max_shared_memory_bytes) {
+    return no("needs " + std::to_string(shared) + " bytes of shared memory; " + device.name +
+              " has " + std::to_string(lim.max_shared_memory_bytes) +
+              " (maxComputeSharedMemorySize)");
+  }
+  const BindingSizes sizes = binding_sizes(p, layout(knobs));
+  const std::pair<const char*, uint64_t> bindings[] = {
+      {"weight", sizes.weight}, {"scales", sizes.scales}, {"x", sizes.x},
+      {"out", sizes.out},       {"bias", sizes.bias}};
+  for (const auto& [what, bytes] : bindings) {
+    if (bytes > lim.max_storage_buffer_range) {
+      return no(std::string(what) + " of " + describe(p) + " is " + std::to_string(bytes) +
+                " bytes, more than one storage-buffer binding can address on " + device.name +
+                " (maxStorageBufferRange = " + std::to_string(lim.max_storage_buffer_range) +
+                " bytes); split the tensor");
+    }
+  }
+  if (std::string e = device_error(knobs, p, device); !e.empty()) return no(e);
+  return {};
+}
+
+std::span<const Family* const> families() {
+  static const Family* const all[] = {&naive_family(), &tiled_family(), &gemv_family(),
+                                      &coopmat_family(), &rms_norm_family()};
+  return all;
+}
+
+const Family* find_family(std::string_view name) {
+  for (const Family* f : families()) {
+    if (f->name() == name) return f;
+  }
+  return nullptr;
+}
+
+}  // namespace vktune::kernels

@@ -1,0 +1,128 @@
+// A kernel family as data: its knobs and their candidate values, which variants are legal for
+// a problem on a device (checked before anything is compiled), the constraints a stored
+// variant carries for the runtime, the weight layout it needs, its shader and dispatch
+// geometry. One descriptor per family (kernels/families/*.cpp); registry at the bottom.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "kernels/knobs.h"
+#include "kernels/problem.h"
+#include "kernels/shader_compiler.h"
+#include "kernels/vk/device_info.h"
+
+namespace vktune::kernels {
+
+// Weight layout a variant reads: raw [N, K/2] bytes, packed (kernels/families/q4gsw_layout.h)
+// or none (rms_norm has no quantized weight).
+enum class Layout { raw, packed, none };
+const char* layout_name(Layout layout) noexcept;
+
+struct KnobSpec {
+  std::string name;
+  std::vector<KnobValue> values;  // candidates, in sweep order
+};
+
+struct Legality {
+  bool ok = true;
+  std::string reason;  // empty when ok; otherwise names the value, the limit and the knob
+  explicit operator bool() const noexcept { return ok; }
+};
+
+// Shape constraints of one variant, as data (docs/variants.md), so that code which links no
+// kernels (runtime/) can tell whether a variant serves another shape. Device limits are not in
+// here: a variant stored for a device was legal on it.
+struct Constraints {
+  uint32_t k_multiple = 1, gs_multiple = 1, n_multiple = 1;
+  uint32_t m_min = 1, m_max = 0;  // m_max 0: no upper bound
+  friend bool operator==(const Constraints&, const Constraints&) = default;
+};
+nlohmann::json to_json(const Constraints& c);
+// Empty when `problem` satisfies `c`, else e.g. "K=96 is not a multiple of 32 (k_multiple)".
+std::string check(const Constraints& c, const Problem& problem);
+
+struct ShaderSpec {
+  std::string file;  // embedded source, e.g. "q4gsw_gemv.comp"
+  Defines defines;   // one per knob that shapes the code
+};
+
+class Family {
+ public:
+  virtual ~Family() = default;
+  Family(const Family&) = delete;
+  Family& operator=(const Family&) = delete;
+
+  const std::string& name() const noexcept { return name_; }
+  Op op() const noexcept { return op_; }
+  // Knob specs in declared (key) order.
+  const std::vector<KnobSpec>& knob_specs() const noexcept { return knobs_; }
+
+  // Cartesian product of the candidates, minus combinations no shape or device could use.
+  std::vector<Knobs> all_variants() const;
+  // The canonical key of `knobs` for this family (checks them first; throws BadKey).
+  std::string key(const Knobs& knobs) const;
+  // Empty when `knobs` names exactly this family's knobs, in order, with candidate values.
+  std::string check_knobs(const Knobs& knobs) const;
+  // Knobs from a JSON object {"wg": 128, "layout": "raw", ...}, in declared order. Throws
+  // BadKey when a knob is missing, unknown or has a bad value.
+  Knobs knobs_from_json(const nlohmann::json& object) const;
+
+  // Whether the variant can run `problem` on `device`: knobs, problem validity, constraints,
+  // workgroup and shared-memory limits, storage-buffer range of every binding, extensions.
+  // Pure: no Vulkan calls, so it works on fake DeviceInfo.
+  Legality legality(const Knobs& knobs, const Problem& problem,
+                    const vk::DeviceInfo& device) const;
+
+  virtual Constraints constraints(const Knobs& knobs) const = 0;
+  virtual Layout layout(const Knobs& knobs) const = 0;
+  virtual uint32_t workgroup_size(const Knobs& knobs) const = 0;
+  // Shared memory the shader declares, in bytes.
+  virtual uint32_t shared_bytes(const Knobs& knobs) const = 0;
+  virtual ShaderSpec shader(const Knobs& knobs) const = 0;
+  // Workgroups to dispatch, each dimension clamped to the device's maxComputeWorkGroupCount:
+  // the shaders grid-stride past it.
+  virtual std::array<uint32_t, 3> groups(const Knobs& knobs, const Problem& problem,
+                                         const vk::DeviceInfo& device) const = 0;
+  // Correctness-gate tolerance relative to the per-output bound (kernels/families/reference.h):
+  // fp32_tolerance unless the family computes in lower precision.
+  virtual double tolerance(const Problem& problem) const;
+
+ protected:
+  Family(std::string name, Op op, std::vector<KnobSpec> knobs);
+  // Why a knob combination is useless for every shape and device; empty when it is fine.
+  virtual std::string combination_error(const Knobs&) const { return {}; }
+  // Family-specific device checks (subgroup operations, cooperative matrix, ...).
+  virtual std::string device_error(const Knobs&, const Problem&, const vk::DeviceInfo&) const {
+    return {};
+  }
+
+ private:
+  std::string name_;
+  Op op_;
+  std::vector<KnobSpec> knobs_;
+};
+
+// Bytes of each storage-buffer binding of a problem in `layout`, for the range check and for
+// allocation: weight (raw or packed), scales, x, out, bias / rms weight.
+struct BindingSizes {
+  uint64_t x = 0, weight = 0, scales = 0, bias = 0, out = 0;
+};
+BindingSizes binding_sizes(const Problem& problem, Layout layout);
+
+// Every family, in a fixed order: q4gsw_naive, q4gsw_tiled, q4gsw_gemv, q4gsw_coopmat,
+// rms_norm. The descriptors are immutable statics: thread-safe.
+std::span<const Family* const> families();
+// The family named `name`, or nullptr.
+const Family* find_family(std::string_view name);
+
+// Divides rounding up.
+constexpr uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+
+}  // namespace vktune::kernels

@@ -1,0 +1,36 @@
+// Bindings and push constants shared by the q4gsw kernels. Problem sizes are push constants,
+// so one compiled variant serves every shape; tile and workgroup knobs are #defines.
+// Bindings: 0 x [M, K] fp32, 1 weight (raw [N, K/2] bytes or packed, see q4gsw_layout.h),
+// 2 scales [K/gs, N] fp32, 3 bias [N] fp32 (read only when has_bias != 0), 4 out [M, N] fp32.
+
+layout(push_constant) uniform Push {
+  uint M;
+  uint N;
+  uint K;
+  uint gs;        // group size
+  uint has_bias;  // 0 or 1
+  uint n_pad;     // packed layout: N rounded up to 8 (blocks per k-block row)
+  uint pad0;
+  uint pad1;
+} pc;
+
+layout(std430, binding = 0) readonly buffer XBuf { float x[]; };
+layout(std430, binding = 0) readonly buffer X4Buf { vec4 x4[]; };
+layout(std430, binding = 1) readonly buffer WBuf { uint w[]; };
+layout(std430, binding = 1) readonly buffer W4Buf { uvec4 w4[]; };
+layout(std430, binding = 2) readonly buffer SBuf { float scales[]; };
+layout(std430, binding = 3) readonly buffer BBuf { float bias[]; };
+layout(std430, binding = 4) writeonly buffer OBuf { float out_[]; };
+
+// The 8 nibbles of `word` (low nibble first) as weights q - 8, times `s`.
+void dequant8(uint word, float s, out vec4 lo, out vec4 hi) {
+  lo = (vec4(float(word & 15u), float((word >> 4) & 15u), float((word >> 8) & 15u),
+             float((word >> 12) & 15u)) - 8.0) * s;
+  hi = (vec4(float((word >> 16) & 15u), float((word >> 20) & 15u), float((word >> 24) & 15u),
+             float(word >> 28)) - 8.0) * s;
+}
+
+// Word index (8 nibbles, k = 8 * kw .. +7) of output n in the raw layout (K % 8 == 0) ...
+uint raw_word(uint n, uint kw) { return n * (pc.K >> 3) + kw; }
+// ... and in the packed layout: block (kw / 4, n), component kw % 4.
+uint packed_word(uint n, uint kw) { return ((kw >> 2) * pc.n_pad + n) * 4u + (kw & 3u); }

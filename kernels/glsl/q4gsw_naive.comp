@@ -1,0 +1,31 @@
+// q4gsw baseline: one workgroup per output row m, threads stride over N, scalar K loop over
+// bytes (any even K and group size). The reference every speedup is quoted against.
+#version 450
+#extension GL_GOOGLE_include_directive : require
+
+#ifndef WG
+#define WG 64
+#endif
+
+layout(local_size_x = WG) in;
+
+#include "q4gsw_common.glsl"
+
+void main() {
+  const uint half_k = pc.K >> 1;
+  for (uint m = gl_WorkGroupID.x; m < pc.M; m += gl_NumWorkGroups.x) {
+    for (uint n = gl_LocalInvocationID.x; n < pc.N; n += WG) {
+      float acc = 0.0;
+      for (uint k = 0; k < pc.K; k += 2) {
+        const uint b = n * half_k + (k >> 1);
+        const uint byte_ = (w[b >> 2] >> ((b & 3u) * 8u)) & 255u;
+        const float s = scales[(k / pc.gs) * pc.N + n];
+        const float xa = x[m * pc.K + k];
+        const float xb = x[m * pc.K + k + 1];
+        acc += (xa * (float(byte_ & 15u) - 8.0) + xb * (float(byte_ >> 4) - 8.0)) * s;
+      }
+      if (pc.has_bias != 0u) acc += bias[n];
+      out_[m * pc.N + n] = acc;
+    }
+  }
+}

@@ -1,0 +1,51 @@
+// rms_norm: y[r, i] = x[r, i] / sqrt(mean(x[r, :]^2) + eps) * w[i]. One workgroup per row
+// (grid-stride past maxComputeWorkGroupCount), shared-memory tree reduction.
+#version 450
+
+#ifndef WG
+#define WG 256
+#endif
+#ifndef VEC
+#define VEC 1  // 4: vec4 loads and stores (width % 4 == 0)
+#endif
+
+layout(local_size_x = WG) in;
+
+layout(push_constant) uniform Push {
+  uint rows;
+  uint width;
+  float eps;
+  uint pad0;
+} pc;
+
+#if VEC == 4
+#define VTYPE vec4
+#else
+#define VTYPE float
+#endif
+layout(std430, binding = 0) readonly buffer XBuf { VTYPE x[]; };
+layout(std430, binding = 1) readonly buffer WBuf { VTYPE wt[]; };
+layout(std430, binding = 2) writeonly buffer OBuf { VTYPE y[]; };
+
+shared float red[WG];
+
+void main() {
+  const uint lid = gl_LocalInvocationID.x;
+  const uint vw = pc.width / VEC;
+  for (uint r = gl_WorkGroupID.x; r < pc.rows; r += gl_NumWorkGroups.x) {
+    float sum = 0.0;
+    for (uint i = lid; i < vw; i += WG) {
+      const VTYPE v = x[r * vw + i];
+      sum += dot(v, v);
+    }
+    red[lid] = sum;
+    barrier();
+    for (uint h = WG / 2; h > 0; h >>= 1) {
+      if (lid < h) red[lid] += red[lid + h];
+      barrier();
+    }
+    const float inv = 1.0 / sqrt(red[0] / float(pc.width) + pc.eps);
+    barrier();  // red[0] is read by all before the next row overwrites it
+    for (uint i = lid; i < vw; i += WG) y[r * vw + i] = x[r * vw + i] * inv * wt[i];
+  }
+}

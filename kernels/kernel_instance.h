@@ -1,0 +1,107 @@
+// One variant ready to run one problem: legality checked, shader compiled, pipeline created,
+// inputs uploaded in the variant's weight layout, output poisoned with NaN. What the tuner
+// times and checks and what an engine dispatches.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "kernels/family.h"
+#include "kernels/families/reference.h"
+#include "kernels/shader_compiler.h"
+#include "kernels/vk/buffer.h"
+#include "kernels/vk/command_buffer.h"
+#include "kernels/vk/device.h"
+#include "kernels/vk/pipeline.h"
+
+namespace vktune::kernels {
+
+// A variant that legality rejected for a problem on a device; what() is the reason.
+class IllegalVariant : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+// Pipelines by variant key, so that many instances of one variant (one per shape, say) pay for
+// the driver's shader compilation once. Thread-safe. Must not outlive the device.
+class PipelineCache {
+ public:
+  std::shared_ptr<const vk::ComputePipeline> get_or_create(
+      const vk::Device& device, const std::string& key, const vk::PipelineDesc& desc);
+  size_t size() const;
+
+ private:
+  mutable std::mutex mutex_;
+  std::map<std::string, std::shared_ptr<const vk::ComputePipeline>> pipelines_;
+};
+
+// Push constants of the q4gsw shaders (q4gsw_common.glsl) and of rms_norm.comp.
+struct Q4gswPush {
+  uint32_t m, n, k, group_size, has_bias, n_pad, pad0, pad1;
+};
+struct RmsNormPush {
+  uint32_t rows, width;
+  float eps;
+  uint32_t pad0;
+};
+
+class KernelInstance {
+ public:
+  // Throws IllegalVariant with Family::legality's reason, InvalidProblem for a bad problem,
+  // CompileError when the shader does not compile, vk::Error on Vulkan failures.
+  // `weight_copies` (>= 1) identical copies of the weight and scales are uploaded; record()
+  // picks one, so a timing loop can rotate among them and read weights cold from memory.
+  // `device` (and `cache`, if given) must outlive the instance. `data` is not retained.
+  static KernelInstance create(vk::Device& device, ShaderCompiler& compiler, const Family& family,
+                               const Knobs& knobs, const Problem& problem,
+                               const ProblemData& data, uint32_t weight_copies = 1,
+                               PipelineCache* cache = nullptr);
+
+  KernelInstance(KernelInstance&&) noexcept = default;
+  KernelInstance& operator=(KernelInstance&&) noexcept = default;
+  KernelInstance(const KernelInstance&) = delete;
+  KernelInstance& operator=(const KernelInstance&) = delete;
+
+  // Records the dispatch reading weight copy `copy_index` (< weight_copies()). No barrier:
+  // the caller puts one between dependent dispatches.
+  void record(vk::CommandBuffer& commands, uint32_t copy_index = 0) const;
+  // Fills the output with NaN again (blocks).
+  void reset_output();
+  // The output [M, N] (blocks; call after the submission finished).
+  std::vector<float> download_output() const;
+
+  // Bytes one dispatch must move at least: weight (in its layout) + scales + x + out + bias
+  // (rms_norm: x + out + w). For GB/s.
+  uint64_t bytes_moved() const noexcept { return bytes_moved_; }
+  // 2*M*N*K for q4gsw, 3*M*N for rms_norm.
+  double flops() const noexcept;
+
+  const std::string& key() const noexcept { return key_; }
+  const Family& family() const noexcept { return *family_; }
+  const Problem& problem() const noexcept { return problem_; }
+  uint32_t weight_copies() const noexcept { return static_cast<uint32_t>(sets_.size()); }
+  std::array<uint32_t, 3> groups() const noexcept { return groups_; }
+
+ private:
+  KernelInstance() = default;
+
+  const Family* family_ = nullptr;
+  Problem problem_;
+  std::string key_;
+  std::array<uint32_t, 3> groups_{};
+  std::vector<std::byte> push_;
+  uint64_t bytes_moved_ = 0;
+  std::shared_ptr<const vk::ComputePipeline> pipeline_;
+  std::vector<vk::Buffer> buffers_;  // shared inputs, per-copy weights/scales and the output
+  size_t out_index_ = 0;             // position of the output in buffers_
+  std::vector<vk::DescriptorSet> sets_;  // one per weight copy
+};
+
+}  // namespace vktune::kernels

@@ -1,0 +1,48 @@
+// The problems vktune tunes: q4gsw (4-bit groupwise-symmetric weight-only linear) and
+// rms_norm, described by their shape, with validation that names the bad value and the fix.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace vktune::kernels {
+
+enum class Op { q4gsw, rms_norm };
+
+// "q4gsw" / "rms_norm".
+const char* op_name(Op op) noexcept;
+// The Op named `name`, or nullopt.
+std::optional<Op> parse_op(std::string_view name) noexcept;
+
+// out[m, n] = bias[n] + sum_k x[m, k] * (q(n, k) - 8) * scale[k / group_size, n]  (q4gsw)
+// y[r, i]   = x[r, i] / sqrt(mean_i x[r, :]^2 + eps) * w[i]  with r < m, i < n      (rms_norm;
+//             k is the width too or 0, group_size 0, has_bias false)
+struct Problem {
+  Op op = Op::q4gsw;
+  uint32_t m = 0, n = 0, k = 0, group_size = 0;
+  bool has_bias = false;
+  float eps = 1e-5f;  // rms_norm only
+
+  friend bool operator==(const Problem&, const Problem&) = default;
+};
+
+// "q4gsw M=1 N=4096 K=4096 gs=32 bias" style, for messages.
+std::string describe(const Problem& problem);
+
+// Empty when `problem` is well formed, else the reason, e.g.
+// "K=4095 is odd; q4gsw needs an even K". Device limits are not checked here (see
+// Family::legality).
+std::string validate(const Problem& problem);
+
+class InvalidProblem : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+// Throws InvalidProblem with validate()'s text unless the problem is well formed.
+void require_valid(const Problem& problem);
+
+}  // namespace vktune::kernels

@@ -1,0 +1,230 @@
+// Unit tests of the family descriptors: problems, keys, knobs JSON, constraints, legality on
+// fake devices, variant counts. No GPU.
+#include "kernels/family.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "kernels/families/reference.h"
+
+namespace vktune::kernels {
+namespace {
+
+vk::DeviceInfo lavapipe_like() {
+  vk::DeviceInfo d;
+  d.name = "llvmpipe (fake)";
+  d.type = vk::DeviceType::cpu;
+  d.subgroup_size = 8;
+  d.limits.max_invocations = 1024;
+  d.limits.max_workgroup_size = {1024, 1024, 1024};
+  d.limits.max_workgroup_count = {65535, 65535, 65535};
+  d.limits.max_shared_memory_bytes = 32768;
+  d.limits.max_storage_buffer_range = 128u << 20;
+  d.features.subgroup_arithmetic = true;
+  return d;
+}
+
+vk::DeviceInfo h100_like() {
+  vk::DeviceInfo d = lavapipe_like();
+  d.name = "NVIDIA H100 (fake)";
+  d.type = vk::DeviceType::discrete;
+  d.subgroup_size = 32;
+  d.limits.max_shared_memory_bytes = 49152;
+  d.limits.max_storage_buffer_range = 0xFFFFFFFFull;
+  d.limits.max_workgroup_count = {0x7FFFFFFF, 65535, 65535};
+  d.features.shader_float16 = true;
+  d.features.coopmat_nv = true;
+  d.features.coopmat_shapes = {{16, 16, 16, "f16", "f16", "f32", "f32"},
+                               {16, 8, 16, "f16", "f16", "f16", "f16"}};
+  return d;
+}
+
+Problem q4(uint32_t m, uint32_t n, uint32_t k, uint32_t gs, bool bias = false) {
+  return {Op::q4gsw, m, n, k, gs, bias};
+}
+
+const Family& family(std::string_view name) {
+  const Family* f = find_family(name);
+  if (f == nullptr) throw std::runtime_error("no family " + std::string(name));
+  return *f;
+}
+
+size_t legal_count(const Family& f, const Problem& p, const vk::DeviceInfo& d) {
+  size_t n = 0;
+  for (const Knobs& k : f.all_variants()) n += f.legality(k, p, d).ok;
+  return n;
+}
+
+TEST(Problem, ValidateNamesTheValueAndTheFix) {
+  EXPECT_EQ(validate(q4(1, 8, 4095, 32)), "K=4095 is odd; q4gsw needs an even K");
+  EXPECT_EQ(validate(q4(1, 8, 96, 64)), "K=96 is not a multiple of group_size=64");
+  EXPECT_NE(validate(q4(1, 8, 96, 3)).find("group_size=3 is odd"), std::string::npos);
+  EXPECT_NE(validate(q4(0, 8, 96, 32)).find("M=0"), std::string::npos);
+  EXPECT_NE(validate(q4(1, 0, 96, 32)).find("N=0"), std::string::npos);
+  EXPECT_NE(validate(q4(1, 8, 0, 32)).find("K=0"), std::string::npos);
+  EXPECT_NE(validate(q4(1, 8, 96, 0)).find("group_size=0"), std::string::npos);
+  EXPECT_EQ(validate(q4(1, 8, 96, 32)), "");
+  EXPECT_EQ(validate({Op::rms_norm, 3, 100, 0, 0, false}), "");
+  EXPECT_THROW(require_valid(q4(1, 8, 4095, 32)), InvalidProblem);
+  EXPECT_THROW(make_random(q4(1, 8, 95, 5), 1), InvalidProblem);
+}
+
+TEST(Problem, OpNames) {
+  EXPECT_STREQ(op_name(Op::q4gsw), "q4gsw");
+  EXPECT_STREQ(op_name(Op::rms_norm), "rms_norm");
+  EXPECT_EQ(parse_op("rms_norm"), Op::rms_norm);
+  EXPECT_EQ(parse_op("gemm"), std::nullopt);
+}
+
+TEST(Knobs, KeyRoundTripsForEveryVariant) {
+  size_t total = 0;
+  for (const Family* f : families()) {
+    for (const Knobs& k : f->all_variants()) {
+      const std::string text = f->key(k);
+      const ParsedKey parsed = parse_key(text);
+      EXPECT_EQ(parsed.family, f->name());
+      EXPECT_EQ(parsed.knobs, k) << text;
+      EXPECT_EQ(f->key(parsed.knobs), text);
+      EXPECT_EQ(f->knobs_from_json(to_json(k)), k) << text;
+      ++total;
+    }
+  }
+  EXPECT_GT(total, 100u);
+}
+
+TEST(Knobs, KeyFormatMatchesTheContract) {
+  const Family& gemv = family("q4gsw_gemv");
+  const Knobs k = {{"layout", std::string("raw")}, {"wg", int64_t{128}}, {"rows", int64_t{4}},
+                   {"load", std::string("u32x4")}, {"reduce", std::string("subgroup")}};
+  EXPECT_EQ(gemv.key(k), "q4gsw_gemv[layout=raw,wg=128,rows=4,load=u32x4,reduce=subgroup]");
+  const nlohmann::json j = to_json(k);
+  EXPECT_EQ(j["wg"], 128);
+  EXPECT_EQ(j["layout"], "raw");
+}
+
+TEST(Knobs, BadKeysAndKnobsAreRejected) {
+  EXPECT_THROW(parse_key("q4gsw_gemv"), BadKey);
+  EXPECT_THROW(parse_key("q4gsw_gemv[wg=]"), BadKey);
+  EXPECT_THROW(parse_key("q4gsw_gemv[wg=1,wg=2]"), BadKey);
+  EXPECT_THROW(parse_key("[wg=1]"), BadKey);
+  EXPECT_NO_THROW(parse_key("rms_norm[]"));
+  const Family& norm = family("rms_norm");
+  EXPECT_THROW(norm.key({{"vec", int64_t{3}}, {"wg", int64_t{64}}}), BadKey);
+  EXPECT_THROW(norm.key({{"wg", int64_t{64}}, {"vec", int64_t{4}}}), BadKey);  // order
+  EXPECT_THROW(norm.knobs_from_json(nlohmann::json{{"vec", 4}}), BadKey);
+  EXPECT_THROW(norm.knobs_from_json(nlohmann::json{{"vec", 4}, {"wg", 64}, {"x", 1}}), BadKey);
+}
+
+TEST(Registry, AllFamiliesInOrder) {
+  std::vector<std::string> names;
+  for (const Family* f : families()) names.push_back(f->name());
+  EXPECT_EQ(names, (std::vector<std::string>{"q4gsw_naive", "q4gsw_tiled", "q4gsw_gemv",
+                                             "q4gsw_coopmat", "rms_norm"}));
+  EXPECT_EQ(find_family("nope"), nullptr);
+  EXPECT_EQ(family("q4gsw_gemv").op(), Op::q4gsw);
+  EXPECT_EQ(family("rms_norm").op(), Op::rms_norm);
+}
+
+TEST(Constraints, AsDataAndChecked) {
+  const Family& gemv = family("q4gsw_gemv");
+  const Knobs k = parse_key("q4gsw_gemv[layout=raw,wg=64,rows=1,load=u32,reduce=shared]").knobs;
+  const nlohmann::json j = to_json(gemv.constraints(k));
+  EXPECT_EQ(j, (nlohmann::json{{"k_multiple", 8}, {"gs_multiple", 8}, {"n_multiple", 1},
+                               {"m_min", 1}, {"m_max", 8}}));
+  EXPECT_EQ(gemv.layout(k), Layout::raw);
+  EXPECT_EQ(gemv.workgroup_size(k), 64u);
+  EXPECT_NE(check(gemv.constraints(k), q4(9, 8, 64, 32)).find("M=9"), std::string::npos);
+  const Knobs packed =
+      parse_key("q4gsw_tiled[layout=packed,tm=4,tn=4,wg=64,bk=0]").knobs;
+  EXPECT_EQ(family("q4gsw_tiled").layout(packed), Layout::packed);
+  EXPECT_EQ(family("rms_norm").layout(parse_key("rms_norm[vec=4,wg=256]").knobs), Layout::none);
+}
+
+TEST(Legality, RejectsWithReasons) {
+  const vk::DeviceInfo lp = lavapipe_like();
+  const Family& gemv = family("q4gsw_gemv");
+  const Knobs x4 = parse_key("q4gsw_gemv[layout=raw,wg=64,rows=1,load=u32x4,reduce=shared]").knobs;
+  Legality l = gemv.legality(x4, q4(1, 64, 96 + 8, 8), lp);
+  EXPECT_FALSE(l.ok);
+  EXPECT_NE(l.reason.find("K=104 is not a multiple of 32"), std::string::npos) << l.reason;
+  l = gemv.legality(x4, q4(1, 64, 4095, 32), lp);
+  EXPECT_EQ(l.reason, "K=4095 is odd; q4gsw needs an even K");
+  EXPECT_TRUE(gemv.legality(x4, q4(8, 64, 128, 32), lp).ok);
+  EXPECT_FALSE(gemv.legality(x4, q4(9, 64, 128, 32), lp).ok);
+
+  // A weight past one binding: 128256 x 4096 int4 = 262668288 bytes > 128 MiB on lavapipe
+  // (128256 x 2048 is 131334144 bytes: it still fits).
+  EXPECT_TRUE(gemv.legality(x4, q4(1, 128256, 2048, 32), lp).ok);
+  l = gemv.legality(x4, q4(1, 128256, 4096, 32), lp);
+  EXPECT_FALSE(l.ok);
+  EXPECT_NE(l.reason.find("weight"), std::string::npos) << l.reason;
+  EXPECT_NE(l.reason.find("262668288"), std::string::npos) << l.reason;
+  EXPECT_NE(l.reason.find("134217728"), std::string::npos) << l.reason;
+  EXPECT_NE(l.reason.find("maxStorageBufferRange"), std::string::npos) << l.reason;
+  EXPECT_TRUE(gemv.legality(x4, q4(1, 128256, 4096, 32), h100_like()).ok);
+
+  // Subgroup reduction needs whole subgroups per output.
+  const Knobs sg = parse_key("q4gsw_gemv[layout=raw,wg=32,rows=8,load=u32,reduce=subgroup]").knobs;
+  l = gemv.legality(sg, q4(1, 64, 64, 32), lp);
+  EXPECT_FALSE(l.ok);
+  EXPECT_NE(l.reason.find("subgroup size 8"), std::string::npos) << l.reason;
+  vk::DeviceInfo no_arith = lp;
+  no_arith.features.subgroup_arithmetic = false;
+  const Knobs sg1 = parse_key("q4gsw_gemv[layout=raw,wg=64,rows=1,load=u32,reduce=subgroup]").knobs;
+  EXPECT_TRUE(gemv.legality(sg1, q4(1, 64, 64, 32), lp).ok);
+  EXPECT_FALSE(gemv.legality(sg1, q4(1, 64, 64, 32), no_arith).ok);
+
+  // Shared memory.
+  const Family& tiled = family("q4gsw_tiled");
+  const Knobs big = parse_key("q4gsw_tiled[layout=raw,tm=8,tn=8,wg=256,bk=64]").knobs;
+  l = tiled.legality(big, q4(64, 64, 64, 32), lp);
+  EXPECT_FALSE(l.ok);
+  EXPECT_NE(l.reason.find("32768"), std::string::npos) << l.reason;
+
+  // Cooperative matrix: never on lavapipe, yes on an H100-like device.
+  const Family& cm = family("q4gsw_coopmat");
+  const Knobs c = parse_key("q4gsw_coopmat[bm=64,bn=64,bk=32,sg=4]").knobs;
+  l = cm.legality(c, q4(128, 4096, 4096, 32), lp);
+  EXPECT_FALSE(l.ok);
+  EXPECT_NE(l.reason.find("cooperative_matrix"), std::string::npos) << l.reason;
+  EXPECT_TRUE(cm.legality(c, q4(128, 4096, 4096, 32), h100_like()).ok);
+  EXPECT_TRUE(cm.legality(c, q4(3, 37, 64, 32), h100_like()).ok);
+
+  // Wrong op.
+  EXPECT_FALSE(family("rms_norm").legality(parse_key("rms_norm[vec=4,wg=256]").knobs,
+                                           q4(1, 64, 64, 32), lp).ok);
+  EXPECT_FALSE(family("rms_norm").legality(parse_key("rms_norm[vec=4,wg=256]").knobs,
+                                           {Op::rms_norm, 2, 37, 0, 0, false}, lp).ok);
+}
+
+TEST(Legality, WorkgroupCountIsClampedNotRejected) {
+  vk::DeviceInfo lp = lavapipe_like();
+  lp.limits.max_workgroup_count = {1000, 1, 1};
+  const Family& naive = family("q4gsw_naive");
+  const Knobs k = parse_key("q4gsw_naive[wg=64]").knobs;
+  EXPECT_TRUE(naive.legality(k, q4(5000, 8, 64, 32), lp).ok);
+  EXPECT_EQ(naive.groups(k, q4(5000, 8, 64, 32), lp)[0], 1000u);
+}
+
+TEST(Variants, CountsOnLavapipe) {
+  const vk::DeviceInfo lp = lavapipe_like();
+  for (const Family* f : families()) {
+    if (f->op() != Op::q4gsw) continue;
+    const size_t decode = legal_count(*f, q4(1, 4096, 4096, 32), lp);
+    const size_t prefill = legal_count(*f, q4(128, 4096, 4096, 32), lp);
+    std::printf("%-14s variants %3zu  legal M=1: %3zu  M=128: %3zu  (H100-like M=128: %zu)\n",
+                f->name().c_str(), f->all_variants().size(), decode, prefill,
+                legal_count(*f, q4(128, 4096, 4096, 32), h100_like()));
+    if (f->name() == "q4gsw_coopmat") {
+      EXPECT_EQ(decode, 0u);
+      EXPECT_GT(legal_count(*f, q4(128, 4096, 4096, 32), h100_like()), 10u);
+    } else {
+      EXPECT_GT(decode, 0u) << f->name();
+    }
+  }
+  EXPECT_EQ(legal_count(family("q4gsw_gemv"), q4(128, 4096, 4096, 32), lp), 0u);
+}
+
+}  // namespace
+}  // namespace vktune::kernels

@@ -1,0 +1,193 @@
+// Every legal variant of every family on the device (lavapipe here), on random never-zero
+// inputs with the output poisoned with NaN, against the fp64 reference with per-output bounds.
+#include "kernels/kernel_instance.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+
+#include "kernels/families/q4gsw_layout.h"
+#include "tests/kernels/vulkan_fixture.h"
+
+namespace vktune::kernels {
+namespace {
+
+class KernelInstanceTest : public test::VulkanFixture {
+ protected:
+  static ShaderCompiler& compiler() {
+    static ShaderCompiler c;
+    return c;
+  }
+  static PipelineCache& pipelines() {
+    static PipelineCache cache;  // first used after the fixture's device, so destroyed before it
+    return cache;
+  }
+
+  // Runs `knobs` on `problem` and checks it; returns false when the variant is illegal here.
+  bool run_and_check(const Family& f, const Knobs& knobs, const Problem& p,
+                     const ProblemData& data, const Reference& ref) {
+    const Legality legal = f.legality(knobs, p, device().info());
+    if (!legal) return false;
+    const std::string key = f.key(knobs);
+    KernelInstance inst =
+        KernelInstance::create(device(), compiler(), f, knobs, p, data, 1, &pipelines());
+    // The poison is there before the run, so a kernel that writes nothing fails.
+    const std::vector<float> before = inst.download_output();
+    EXPECT_TRUE(std::isnan(before.front()) && std::isnan(before.back())) << key;
+    device().run([&](vk::CommandBuffer& cb) { inst.record(cb, 0); });
+    const CheckResult c = check(inst.download_output(), ref, f.tolerance(p));
+    EXPECT_TRUE(c.ok) << key << " on " << describe(p) << ": max error " << c.max_error
+                      << " x bound at output " << c.worst << " (m=" << c.worst / p.n
+                      << ", n=" << c.worst % p.n << "), " << c.non_finite
+                      << " non-finite; tolerance " << f.tolerance(p);
+    return true;
+  }
+
+  // All legal variants of `name` (every `stride`-th one, offset by `offset`) on `p`.
+  size_t sweep(std::string_view name, const Problem& p, size_t stride = 1, size_t offset = 0) {
+    const Family* f = find_family(name);
+    EXPECT_NE(f, nullptr);
+    const ProblemData data = make_random(p, p.m * 1000003u + p.n * 101u + p.k);
+    const Reference ref = reference(p, data);
+    size_t ran = 0, index = 0;
+    for (const Knobs& k : f->all_variants()) {
+      if (index++ % stride != offset % stride) continue;
+      ran += run_and_check(*f, k, p, data, ref);
+      if (HasFailure()) break;  // one broken family should not flood the log
+    }
+    return ran;
+  }
+};
+
+// Under the validation layer lavapipe takes ~1.5 s per pipeline, so by default the big families
+// run a spread sample of their variants (prime strides, a different offset per shape; every
+// knob value occurs). VKTUNE_ALL_VARIANTS=1 runs every legal variant on every shape.
+size_t spread(size_t stride) {
+  const char* all = std::getenv("VKTUNE_ALL_VARIANTS");
+  return all != nullptr && std::string(all) == "1" ? 1 : stride;
+}
+bool sampling() { return spread(2) != 1; }
+
+Problem q4(uint32_t m, uint32_t n, uint32_t k, uint32_t gs, bool bias) {
+  return {Op::q4gsw, m, n, k, gs, bias};
+}
+
+// Small shapes: N is a multiple of no tile, K of 64 and 96 with every legal group size.
+const Problem kSmall[] = {
+    q4(1, 37, 64, 32, true), q4(3, 100, 96, 32, false), q4(4, 37, 64, 64, false),
+    q4(5, 100, 96, 96, true), q4(33, 37, 64, 32, true), q4(2, 37, 256, 128, true),
+};
+
+TEST_F(KernelInstanceTest, Naive) {
+  for (const Problem& p : kSmall) EXPECT_EQ(sweep("q4gsw_naive", p), 4u) << describe(p);
+  // Only the naive kernel takes K and group sizes that are not multiples of 8.
+  EXPECT_EQ(sweep("q4gsw_naive", q4(3, 5, 10, 2, true)), 4u);
+  EXPECT_EQ(sweep("q4gsw_naive", q4(1, 100, 2080, 2080, false)), 4u);
+}
+
+TEST_F(KernelInstanceTest, Tiled) {
+  size_t offset = 0;
+  for (const Problem& p : kSmall) {
+    EXPECT_GT(sweep("q4gsw_tiled", p, spread(19), offset += 5), sampling() ? 3u : 300u)
+        << describe(p);
+  }
+}
+
+TEST_F(KernelInstanceTest, TiledLongK) {
+  EXPECT_GT(sweep("q4gsw_tiled", q4(5, 100, 2080, 32, true), spread(37), 5), 2u);
+  EXPECT_GT(sweep("q4gsw_tiled", q4(33, 37, 2080, 2080, false), spread(41), 20), 2u);
+}
+
+TEST_F(KernelInstanceTest, Gemv) {
+  size_t offset = 0;
+  for (const Problem& p : {kSmall[0], kSmall[1], kSmall[2], kSmall[3], kSmall[5],
+                           q4(8, 37, 96, 32, true), q4(7, 100, 64, 64, false)}) {
+    EXPECT_GT(sweep("q4gsw_gemv", p, spread(5), offset += 1), sampling() ? 3u : 20u)
+        << describe(p);
+  }
+  EXPECT_EQ(sweep("q4gsw_gemv", kSmall[4]), 0u);  // M = 33 > 8: nothing legal
+}
+
+TEST_F(KernelInstanceTest, GemvLongK) {
+  EXPECT_GT(sweep("q4gsw_gemv", q4(1, 100, 2080, 32, true), spread(7), 3), 3u);
+  EXPECT_GT(sweep("q4gsw_gemv", q4(5, 37, 2080, 2080, false), spread(9), 8), 3u);
+}
+
+TEST_F(KernelInstanceTest, CoopmatIsNeverLegalWithoutCooperativeMatrix) {
+  if (device().info().features.coopmat_nv) {
+    for (const Problem& p : {kSmall[4], kSmall[1], q4(64, 128, 256, 32, true)}) {
+      EXPECT_GT(sweep("q4gsw_coopmat", p), 0u) << describe(p);
+    }
+  } else {
+    EXPECT_EQ(sweep("q4gsw_coopmat", kSmall[4]), 0u);
+  }
+}
+
+TEST_F(KernelInstanceTest, RmsNorm) {
+  EXPECT_EQ(sweep("rms_norm", {Op::rms_norm, 3, 100, 0, 0, false}), 10u);
+  EXPECT_EQ(sweep("rms_norm", {Op::rms_norm, 2, 37, 37, 0, false}), 5u);  // vec4 illegal
+  EXPECT_EQ(sweep("rms_norm", {Op::rms_norm, 5, 1024, 0, 0, false, 1e-3f}), 10u);
+}
+
+TEST_F(KernelInstanceTest, PackedMatchesRawAndReference) {
+  const Family& tiled = *find_family("q4gsw_tiled");
+  const Problem p = q4(5, 100, 96, 32, true);
+  const ProblemData data = make_random(p, 5);
+  const Reference ref = reference(p, data);
+  std::vector<std::vector<float>> outs;
+  for (const char* key : {"q4gsw_tiled[layout=raw,tm=2,tn=2,wg=64,bk=0]",
+                          "q4gsw_tiled[layout=packed,tm=2,tn=2,wg=64,bk=0]"}) {
+    KernelInstance inst = KernelInstance::create(device(), compiler(), tiled,
+                                                 parse_key(key).knobs, p, data, 1, &pipelines());
+    device().run([&](vk::CommandBuffer& cb) { inst.record(cb); });
+    outs.push_back(inst.download_output());
+    EXPECT_TRUE(check(outs.back(), ref, tiled.tolerance(p)).ok) << key;
+  }
+  EXPECT_EQ(outs[0], outs[1]);  // same arithmetic in the same order: bit-identical
+}
+
+TEST_F(KernelInstanceTest, WeightCopiesResetAndAccounting) {
+  const Family& gemv = *find_family("q4gsw_gemv");
+  const Problem p = q4(2, 100, 96, 32, true);
+  const ProblemData data = make_random(p, 9);
+  const Reference ref = reference(p, data);
+  KernelInstance inst = KernelInstance::create(
+      device(), compiler(), gemv,
+      parse_key("q4gsw_gemv[layout=packed,wg=64,rows=2,load=u32x4,reduce=shared]").knobs, p, data,
+      3, &pipelines());
+  EXPECT_EQ(inst.weight_copies(), 3u);
+  EXPECT_EQ(inst.bytes_moved(),
+            packed_weight_bytes(100, 96) + 3 * 100 * 4 + 2 * 96 * 4 + 2 * 100 * 4 + 100 * 4);
+  EXPECT_DOUBLE_EQ(inst.flops(), 2.0 * 2 * 100 * 96);
+  for (uint32_t c = 0; c < 3; ++c) {
+    inst.reset_output();
+    EXPECT_FALSE(check(inst.download_output(), ref, 1.0).ok);  // poisoned again
+    device().run([&](vk::CommandBuffer& cb) { inst.record(cb, c); });
+    EXPECT_TRUE(check(inst.download_output(), ref, gemv.tolerance(p)).ok) << "copy " << c;
+  }
+}
+
+TEST_F(KernelInstanceTest, IllegalVariantThrowsWithTheReason) {
+  const Family& gemv = *find_family("q4gsw_gemv");
+  const Problem p = q4(9, 100, 96, 32, false);
+  const ProblemData data = make_random(p, 1);
+  try {
+    KernelInstance::create(device(), compiler(), gemv,
+                           parse_key("q4gsw_gemv[layout=raw,wg=64,rows=1,load=u32,reduce=shared]")
+                               .knobs,
+                           p, data);
+    ADD_FAILURE() << "no exception";
+  } catch (const IllegalVariant& e) {
+    EXPECT_NE(std::string(e.what()).find("M=9 is above this variant's m_max=8"),
+              std::string::npos)
+        << e.what();
+  }
+  const Problem odd = q4(1, 8, 95, 5, false);
+  EXPECT_THROW(KernelInstance::create(device(), compiler(), gemv,
+                                      gemv.all_variants().front(), odd, data),
+               InvalidProblem);
+}
+
+}  // namespace
+}  // namespace vktune::kernels

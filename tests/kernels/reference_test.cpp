@@ -1,0 +1,99 @@
+// Unit tests of host data: random inputs, the fp64 reference, check(), and the packed layout.
+#include "kernels/families/reference.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "kernels/families/q4gsw_layout.h"
+
+namespace vktune::kernels {
+namespace {
+
+TEST(Prepack, RoundTripsAndPads) {
+  for (auto [n, k] : {std::pair{37u, 96u}, {8u, 32u}, {5u, 10u}, {100u, 2080u}, {1u, 2u}}) {
+    const Problem p{Op::q4gsw, 1, n, k, 2, false};
+    const ProblemData d = make_random(p, n * 7 + k);
+    const std::vector<uint8_t> packed = prepack(d.weight, n, k);
+    EXPECT_EQ(packed.size(), packed_weight_bytes(n, k));
+    EXPECT_EQ(packed.size() % 16, 0u);
+    EXPECT_EQ(unpack(packed, n, k), d.weight) << "N=" << n << " K=" << k;
+  }
+  EXPECT_THROW(prepack(std::vector<uint8_t>(10), 3, 8), std::invalid_argument);
+}
+
+TEST(Prepack, BlockOrderIsAsDocumented) {
+  // N=9, K=64: Np=16, two k-blocks. Nibble (n, k) lives in block (k/32)*16 + n, byte (k%32)/2.
+  const uint32_t n = 9, k = 64;
+  std::vector<uint8_t> raw(n * k / 2);
+  for (size_t i = 0; i < raw.size(); ++i) raw[i] = static_cast<uint8_t>(i * 37 + 11);
+  const std::vector<uint8_t> packed = prepack(raw, n, k);
+  const uint32_t row = 3, kk = 45;  // block 1 * 16 + 3, byte 6, high nibble
+  const int want = (raw[row * k / 2 + kk / 2] >> 4) & 15;
+  EXPECT_EQ((packed[(1 * 16 + row) * 16 + (kk % 32) / 2] >> 4) & 15, want);
+  EXPECT_EQ(packed[(0 * 16 + 12) * 16], 0x88);  // padding row: q = 8, weight 0
+}
+
+TEST(Random, NeverZeroAndReproducible) {
+  const Problem p{Op::q4gsw, 3, 37, 96, 32, true};
+  const ProblemData a = make_random(p, 42), b = make_random(p, 42), c = make_random(p, 43);
+  EXPECT_EQ(a.x, b.x);
+  EXPECT_NE(a.x, c.x);
+  for (float v : a.x) ASSERT_NE(v, 0.0f);
+  for (float v : a.bias) ASSERT_NE(v, 0.0f);
+  for (float v : a.scales) ASSERT_GE(v, 0.5f);
+  EXPECT_EQ(a.x.size(), 3u * 96);
+  EXPECT_EQ(a.weight.size(), 37u * 48);
+  EXPECT_EQ(a.scales.size(), 3u * 37);
+  EXPECT_EQ(a.bias.size(), 37u);
+}
+
+TEST(Reference, MatchesAHandComputedOutput) {
+  const Problem p{Op::q4gsw, 1, 1, 4, 2, true};
+  ProblemData d;
+  d.x = {1.0f, -2.0f, 0.5f, 4.0f};
+  d.weight = {0x3A, 0x08};   // q = 10, 3, 8, 0
+  d.scales = {0.5f, 2.0f};   // group 0: k 0..1, group 1: k 2..3
+  d.bias = {0.25f};
+  // 1*(2)*0.5 + -2*(-5)*0.5 + 0.5*0*2 + 4*(-8)*2 + 0.25 = 1 + 5 + 0 - 64 + 0.25
+  const Reference r = reference(p, d);
+  EXPECT_DOUBLE_EQ(r.values[0], -57.75);
+  EXPECT_DOUBLE_EQ(r.bounds[0], 1 + 5 + 0 + 64 + 0.25 + 1e-30);
+}
+
+TEST(Reference, RmsNorm) {
+  const Problem p{Op::rms_norm, 1, 2, 0, 0, false, 0.0f};
+  ProblemData d;
+  d.x = {3.0f, 4.0f};
+  d.norm_weight = {1.0f, 2.0f};
+  const Reference r = reference(p, d);  // rms = sqrt(12.5)
+  EXPECT_NEAR(r.values[0], 3.0 / std::sqrt(12.5), 1e-12);
+  EXPECT_NEAR(r.values[1], 8.0 / std::sqrt(12.5), 1e-12);
+}
+
+TEST(Check, CatchesNaNZerosAndSmallErrors) {
+  const Problem p{Op::q4gsw, 2, 37, 64, 32, false};
+  const ProblemData d = make_random(p, 1);
+  const Reference r = reference(p, d);
+  std::vector<float> exact(r.values.begin(), r.values.end());
+  const double tol = fp32_tolerance(p);
+  EXPECT_TRUE(check(exact, r, tol).ok);
+  std::vector<float> zeros(exact.size(), 0.0f);
+  EXPECT_FALSE(check(zeros, r, tol).ok);
+  std::vector<float> nan = exact;
+  nan[5] = std::numeric_limits<float>::quiet_NaN();
+  const CheckResult c = check(nan, r, tol);
+  EXPECT_FALSE(c.ok);
+  EXPECT_EQ(c.worst, 5u);
+  EXPECT_EQ(c.non_finite, 1u);
+  std::vector<float> off = exact;
+  off[7] += static_cast<float>(r.bounds[7] * 1e-3);
+  const CheckResult o = check(off, r, tol);
+  EXPECT_FALSE(o.ok);
+  EXPECT_EQ(o.worst, 7u);
+  EXPECT_FALSE(check(std::vector<float>(3), r, tol).ok);
+}
+
+}  // namespace
+}  // namespace vktune::kernels

@@ -1,0 +1,31 @@
+// Every cooperative-matrix variant compiles with shaderc: they cannot run on lavapipe, so this
+// is their only check on machines without a GPU.
+#include <gtest/gtest.h>
+
+#include "kernels/family.h"
+#include "kernels/shader_compiler.h"
+
+namespace vktune::kernels {
+namespace {
+
+void compile_all(std::string_view name) {
+  const Family* f = find_family(name);
+  ASSERT_NE(f, nullptr);
+  ShaderCompiler compiler(TargetEnv::vulkan_1_2);
+  for (const Knobs& k : f->all_variants()) {
+    const ShaderSpec spec = f->shader(k);
+    const std::string key = f->key(k);
+    try {
+      auto spirv = compiler.compile(spec.file, spec.defines, key);
+      EXPECT_GT(spirv->size(), 5u) << key;
+    } catch (const CompileError& e) {
+      ADD_FAILURE() << e.what();
+    }
+  }
+}
+
+TEST(VariantsCompile, Coopmat) { compile_all("q4gsw_coopmat"); }
+// The other families' variants are compiled (and run) by kernels_instance_test.
+
+}  // namespace
+}  // namespace vktune::kernels
