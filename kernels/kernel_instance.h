@@ -15,6 +15,7 @@
 
 #include "kernels/family.h"
 #include "kernels/families/reference.h"
+#include "kernels/problem_buffers.h"
 #include "kernels/shader_compiler.h"
 #include "kernels/vk/buffer.h"
 #include "kernels/vk/command_buffer.h"
@@ -30,7 +31,8 @@ class IllegalVariant : public std::invalid_argument {
 };
 
 // Pipelines by variant key, so that many instances of one variant (one per shape, say) pay for
-// the driver's shader compilation once. Thread-safe. Must not outlive the device.
+// the driver's shader compilation once. Thread-safe: pipelines of different keys are created
+// concurrently (the lock is not held while the driver compiles). Must not outlive the device.
 class PipelineCache {
  public:
   std::shared_ptr<const vk::ComputePipeline> get_or_create(
@@ -63,6 +65,20 @@ class KernelInstance {
                                const Knobs& knobs, const Problem& problem,
                                const ProblemData& data, uint32_t weight_copies = 1,
                                PipelineCache* cache = nullptr);
+  // The same over inputs already uploaded in the variant's layout (shared among variants).
+  // Throws std::invalid_argument when `inputs` hold another problem or layout.
+  static KernelInstance create(vk::Device& device, ShaderCompiler& compiler, const Family& family,
+                               const Knobs& knobs, const Problem& problem,
+                               std::shared_ptr<const ProblemBuffers> inputs,
+                               PipelineCache* cache = nullptr);
+
+  // Compiles the variant and creates its pipeline (through `cache` when given) without
+  // binding any data: lets a tuner build pipelines ahead, on several threads.
+  static std::shared_ptr<const vk::ComputePipeline> pipeline(const vk::Device& device,
+                                                             ShaderCompiler& compiler,
+                                                             const Family& family,
+                                                             const Knobs& knobs,
+                                                             PipelineCache* cache = nullptr);
 
   KernelInstance(KernelInstance&&) noexcept = default;
   KernelInstance& operator=(KernelInstance&&) noexcept = default;
@@ -99,8 +115,8 @@ class KernelInstance {
   std::vector<std::byte> push_;
   uint64_t bytes_moved_ = 0;
   std::shared_ptr<const vk::ComputePipeline> pipeline_;
-  std::vector<vk::Buffer> buffers_;  // shared inputs, per-copy weights/scales and the output
-  size_t out_index_ = 0;             // position of the output in buffers_
+  std::shared_ptr<const ProblemBuffers> inputs_;
+  std::optional<vk::Buffer> output_;
   std::vector<vk::DescriptorSet> sets_;  // one per weight copy
 };
 

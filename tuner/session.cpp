@@ -4,8 +4,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <map>
+#include <thread>
 #include <nlohmann/json.hpp>
 
 #include "kernels/vk/command_buffer.h"
@@ -65,6 +67,7 @@ void Session::recover_device(std::vector<Candidate>& list) {
   if (lost_reason_.empty()) return;
   // Every instance holds buffers of the old device: they go first.
   for (Candidate& c : list) c.instance.reset();
+  inputs_.clear();
   progress_.note("device: " + lost_reason_ + "; re-creating it and carrying on");
   lost_reason_.clear();
   open_device();
@@ -129,6 +132,36 @@ TuneResult Session::run() {
 
 bool Session::out_of_time() const {
   return has_deadline_ && std::chrono::steady_clock::now() >= problem_deadline_;
+}
+
+std::shared_ptr<const kernels::ProblemBuffers> Session::inputs(const kernels::Problem& problem,
+                                                              const kernels::ProblemData& data,
+                                                              kernels::Layout layout) {
+  auto& slot = inputs_[layout];
+  if (!slot) {
+    slot = kernels::ProblemBuffers::create(*device_, problem, data, layout, weight_copies(problem));
+  }
+  return slot;
+}
+
+void Session::precompile(const std::vector<Candidate>& list) {
+  // Shader and pipeline compilation dominate a run on a slow driver and need no queue: build
+  // every candidate's pipeline on all cores first. Failures are left for prepare() to report.
+  std::atomic<size_t> next = 0;
+  auto work = [&] {
+    for (size_t i = next++; i < list.size(); i = next++) {
+      try {
+        kernels::KernelInstance::pipeline(*device_, compiler_, *list[i].family, list[i].knobs,
+                                          pipelines_.get());
+      } catch (const std::exception&) {
+      }
+    }
+  };
+  std::vector<std::thread> threads;
+  const unsigned count = std::max(1u, std::thread::hardware_concurrency());
+  for (unsigned t = 1; t < count; ++t) threads.emplace_back(work);
+  work();
+  for (std::thread& t : threads) t.join();
 }
 
 uint32_t Session::weight_copies(const kernels::Problem& problem) const {
@@ -196,8 +229,8 @@ bool Session::prepare(Candidate& c, const kernels::Problem& problem,
                       const kernels::ProblemData& data, const kernels::Reference& reference) {
   try {
     c.instance = std::make_unique<kernels::KernelInstance>(kernels::KernelInstance::create(
-        *device_, compiler_, *c.family, c.knobs, problem, data, weight_copies(problem),
-        pipelines_.get()));
+        *device_, compiler_, *c.family, c.knobs, problem,
+        inputs(problem, data, c.family->layout(c.knobs)), pipelines_.get()));
     device_->run([&](vk::CommandBuffer& cb) { c.instance->record(cb, 0); },
                  options_.timing.timeout);
     const auto output = c.instance->download_output();
@@ -309,6 +342,7 @@ ProblemOutcome Session::tune_problem(size_t index) {
                           list.size());
   const kernels::ProblemData data = kernels::make_random(problem, options_.seed + index);
   const kernels::Reference reference = kernels::reference(problem, data);
+  precompile(list);
 
   // Every candidate: gate, then a first timing (the full one when exhaustive).
   const TimingOptions first =
@@ -392,6 +426,7 @@ ProblemOutcome Session::tune_problem(size_t index) {
     }
   }
   for (Candidate& c : list) c.instance.reset();
+  inputs_.clear();
   progress_.end_problem(describe_winner(outcome));
   return outcome;
 }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <map>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -78,6 +79,11 @@ class Session {
   void store(const Candidate& c, int64_t problem_id);
   void fail(Candidate& c, db::Status status, const std::string& message);
   uint32_t weight_copies(const kernels::Problem& problem) const;
+  // The problem's inputs in `layout`, uploaded on first use and shared by its variants.
+  std::shared_ptr<const kernels::ProblemBuffers> inputs(const kernels::Problem& problem,
+                                                        const kernels::ProblemData& data,
+                                                        kernels::Layout layout);
+  void precompile(const std::vector<Candidate>& list);
   bool out_of_time() const;
 
   const vk::Instance& instance_;
@@ -87,6 +93,7 @@ class Session {
   Progress& progress_;
   std::unique_ptr<vk::Device> device_;
   std::unique_ptr<kernels::PipelineCache> pipelines_;
+  std::map<kernels::Layout, std::shared_ptr<const kernels::ProblemBuffers>> inputs_;
   ShaderCompiler compiler_;
   int64_t run_id_ = 0, device_id_ = 0;
   size_t stored_ = 0;

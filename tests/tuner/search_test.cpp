@@ -9,7 +9,7 @@ namespace {
 std::vector<Candidate> make(const std::vector<double>& medians) {
   std::vector<Candidate> list(medians.size());
   for (size_t i = 0; i < medians.size(); ++i) {
-    list[i].key = "v" + std::to_string(i);
+    list[i].key = std::to_string(i);
     if (medians[i] < 0) {
       list[i].status = db::Status::wrong_result;
     } else {
@@ -31,17 +31,17 @@ TEST(SearchTest, RankedSkipsFailuresAndSortsByMedian) {
   auto list = make({5, -1, 2, 9, 1});
   const auto r = ranked(pointers(list));
   ASSERT_EQ(r.size(), 4u);
-  EXPECT_EQ(r[0]->key, "v4");
-  EXPECT_EQ(r[1]->key, "v2");
-  EXPECT_EQ(r[3]->key, "v3");
+  EXPECT_EQ(r[0]->key, "4");
+  EXPECT_EQ(r[1]->key, "2");
+  EXPECT_EQ(r[3]->key, "3");
 }
 
 TEST(SearchTest, HalvingKeepsTheBestThirdButNeverFewerThanTheFinalists) {
   auto list = make({9, 8, 7, 6, 5, 4, 3, 2, 1, 10, 11, 12});
   const auto third = halve(pointers(list), 3);
   ASSERT_EQ(third.size(), 4u);
-  EXPECT_EQ(third[0]->key, "v8");
-  EXPECT_EQ(third[3]->key, "v5");
+  EXPECT_EQ(third[0]->key, "8");
+  EXPECT_EQ(third[3]->key, "5");
   auto small = make({3, 2, 1, 4});
   EXPECT_EQ(halve(pointers(small), 3).size(), 3u);
 }

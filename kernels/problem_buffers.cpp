@@ -1,0 +1,62 @@
+// Uploading a problem's inputs once per layout.
+#include "kernels/problem_buffers.h"
+
+#include <stdexcept>
+
+#include "kernels/families/q4gsw_layout.h"
+
+namespace vktune::kernels {
+namespace {
+
+template <typename T>
+void upload(vk::Buffer& buffer, const std::vector<T>& values) {
+  if (!values.empty()) buffer.upload(std::as_bytes(std::span<const T>(values)));
+}
+
+void check_sizes(const Problem& p, const ProblemData& data) {
+  const bool ok =
+      p.op == Op::q4gsw
+          ? data.x.size() == uint64_t{p.m} * p.k && data.weight.size() == uint64_t{p.n} * (p.k / 2) &&
+                data.scales.size() == uint64_t{p.k / p.group_size} * p.n &&
+                data.bias.size() == (p.has_bias ? p.n : 0u)
+          : data.x.size() == uint64_t{p.m} * p.n && data.norm_weight.size() == p.n;
+  if (!ok) throw std::invalid_argument("ProblemData does not match " + describe(p));
+}
+
+}  // namespace
+
+vk::Buffer padded_buffer(vk::Device& device, uint64_t bytes) {
+  return vk::Buffer::create(device, std::max<uint64_t>(16, ceil_div(bytes, 16) * 16));
+}
+
+std::shared_ptr<const ProblemBuffers> ProblemBuffers::create(vk::Device& device,
+                                                             const Problem& p,
+                                                             const ProblemData& data,
+                                                             Layout layout,
+                                                             uint32_t weight_copies) {
+  require_valid(p);
+  check_sizes(p, data);
+  if (weight_copies == 0) throw std::invalid_argument("weight_copies must be at least 1");
+  const bool q4 = p.op == Op::q4gsw;
+  const BindingSizes sizes = binding_sizes(p, layout);
+  std::shared_ptr<ProblemBuffers> buffers(new ProblemBuffers(
+      padded_buffer(device, sizes.x), padded_buffer(device, sizes.bias)));
+  buffers->problem_ = p;
+  buffers->layout_ = layout;
+  upload(buffers->x_, data.x);
+  upload(buffers->vector_, q4 ? data.bias : data.norm_weight);
+  if (q4) {
+    const std::vector<uint8_t> packed =
+        layout == Layout::packed ? prepack(data.weight, p.n, p.k) : std::vector<uint8_t>{};
+    const std::vector<uint8_t>& weight = layout == Layout::packed ? packed : data.weight;
+    for (uint32_t c = 0; c < weight_copies; ++c) {
+      buffers->weights_.push_back(padded_buffer(device, sizes.weight));
+      upload(buffers->weights_.back(), weight);
+      buffers->scales_.push_back(padded_buffer(device, sizes.scales));
+      upload(buffers->scales_.back(), data.scales);
+    }
+  }
+  return buffers;
+}
+
+}  // namespace vktune::kernels
