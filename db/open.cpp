@@ -98,8 +98,11 @@ void configure(const Connection& c) {
 
 }  // namespace
 
-Connection open_database(const std::string& path, OpenMode mode) {
+Connection open_database(const std::string& path, OpenMode mode, IntegrityCheck check) {
   namespace fs = std::filesystem;
+  if (check == IntegrityCheck::on_read && mode != OpenMode::read_only) {
+    throw Error(path + ": IntegrityCheck::on_read is for read-only opens only");
+  }
   std::error_code ec;
   const bool exists = fs::exists(path, ec);
   if (mode == OpenMode::read_only && !exists) throw Error(path + ": no such database file");
@@ -122,7 +125,13 @@ Connection open_database(const std::string& path, OpenMode mode) {
                                                 : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
   Connection c = Connection::open(path, flags | SQLITE_OPEN_NOMUTEX, path);
   configure(c);
-  if (existing) check_integrity(c);
+  if (existing) {
+    if (check == IntegrityCheck::quick_check) {
+      check_integrity(c);
+    } else {
+      c.exec("PRAGMA cell_size_check = ON");
+    }
+  }
   check_version(c, mode);
   if (mode == OpenMode::read_write) {
     c.exec("PRAGMA journal_mode = WAL");

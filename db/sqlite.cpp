@@ -165,6 +165,25 @@ std::vector<uint8_t> Statement::blob(std::string_view name) const {
   return p ? std::vector<uint8_t>(p, p + n) : std::vector<uint8_t>();
 }
 
+bool Statement::is_null(int column) const noexcept {
+  return sqlite3_column_type(stmt_.get(), column) == SQLITE_NULL;
+}
+
+int64_t Statement::integer(int column) const noexcept {
+  return sqlite3_column_int64(stmt_.get(), column);
+}
+
+double Statement::real(int column) const noexcept {
+  return sqlite3_column_double(stmt_.get(), column);
+}
+
+std::string_view Statement::text_view(int column) const noexcept {
+  const auto* p = sqlite3_column_text(stmt_.get(), column);
+  const int n = sqlite3_column_bytes(stmt_.get(), column);
+  return p ? std::string_view(reinterpret_cast<const char*>(p), static_cast<size_t>(n))
+           : std::string_view();
+}
+
 std::optional<double> Statement::optional_real(std::string_view name) const {
   if (is_null(name)) return std::nullopt;
   return real(name);

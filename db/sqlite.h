@@ -93,6 +93,15 @@ class Statement {
   std::optional<double> optional_real(std::string_view column) const;
   std::optional<std::string> optional_text(std::string_view column) const;
 
+  // For loops over many rows: resolve each column's name once with column_index(), then read
+  // it by that index (a by-name read costs a scan of the column names per call).
+  int column_index(std::string_view name) const { return column(name); }
+  bool is_null(int column) const noexcept;
+  int64_t integer(int column) const noexcept;
+  double real(int column) const noexcept;
+  // Valid until the next step(), reset() or read of the same column as another type.
+  std::string_view text_view(int column) const noexcept;
+
  private:
   struct Finalizer {
     void operator()(sqlite3_stmt* stmt) const noexcept;

@@ -39,7 +39,6 @@ class Snapshot {
 
   // Internal representation, public only so the implementation's helpers can name it.
   struct Kernel;
-  struct Point;
   struct Group;
   struct Device;
 

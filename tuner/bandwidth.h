@@ -3,6 +3,9 @@
 
 #include <cstdint>
 
+namespace vktune {
+class ShaderCompiler;
+}
 namespace vktune::vk {
 class Device;
 }
@@ -15,9 +18,11 @@ struct Bandwidth {
   double median_ns = 0;  // of one copy
 };
 
-// Times device-local buffer-to-buffer copies of `bytes` (0: 512 MiB on a discrete GPU, well
-// past any last-level cache, and 64 MiB elsewhere) with GPU timestamps; median of several
-// samples of back-to-back copies.
-Bandwidth measure_copy_bandwidth(vk::Device& device, uint64_t bytes = 0);
+// Times copies between two device-local buffers of `bytes` (0: 512 MiB on a discrete GPU,
+// well past any last-level cache, and 64 MiB elsewhere; never more than one storage binding
+// may address) with GPU timestamps, each sample back-to-back copies in alternating
+// directions, both by a streaming shader and by vkCmdCopyBuffer; the faster median counts
+// (shaders win on GPUs whose copy command uses a slower copy engine, memcpy on a CPU device).
+Bandwidth measure_copy_bandwidth(vk::Device& device, ShaderCompiler& compiler, uint64_t bytes = 0);
 
 }  // namespace vktune::tuner

@@ -36,7 +36,11 @@ uint32_t DispatchTimer::calibrate(const RecordDispatch& record, const TimingOpti
   for (;;) {
     const double per_dispatch = std::max(sample(record, dispatches, options), 1.0);
     const double span = per_dispatch * dispatches;
-    if (span >= options.min_sample_ns || dispatches >= options.max_dispatches) return dispatches;
+    if (span >= options.min_sample_ns || dispatches >= options.max_dispatches) {
+      const double warm = std::ceil(options.warmup_ns / per_dispatch);
+      if (warm > 0) sample(record, static_cast<uint32_t>(std::min(warm, 4096.0)), options);
+      return dispatches;
+    }
     const double wanted = std::ceil(options.min_sample_ns / per_dispatch * 1.1);
     dispatches = static_cast<uint32_t>(
         std::min<double>(options.max_dispatches, std::max<double>(wanted, dispatches * 2.0)));

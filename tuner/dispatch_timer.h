@@ -25,6 +25,9 @@ struct TimingOptions {
   double min_sample_ns = 200'000;  // one sample spans at least this much GPU time...
   uint32_t max_dispatches = 256;   // ...unless it would take more dispatches than this
   uint32_t warmup = 2;             // untimed submissions before the first sample
+  // Then keep the GPU busy this long, untimed: an idle GPU drops its clocks, and a variant
+  // measured right after the CPU-side work of creating it would be timed at idle clocks.
+  double warmup_ns = 3e6;
   uint32_t min_samples = 5;
   uint32_t max_samples = 40;
   double target_ci = 0.01;  // stop once the median's relative CI half-width is below this

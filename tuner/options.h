@@ -3,6 +3,8 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
+#include <string>
 #include <optional>
 #include <vector>
 
@@ -36,6 +38,9 @@ struct TuneOptions {
   bool store_spirv = true;
   // Families to sweep; empty: kernels::families(). Tests add a deliberately wrong one.
   std::vector<const kernels::Family*> families;
+  // When set, only the variants it accepts are measured (`vktune bench` re-times a DB's
+  // winners beside their baselines this way).
+  std::function<bool(const kernels::Problem&, const std::string& key)> variant_filter;
   // Test hook: stop (throw TuneAborted) once this many results were stored.
   std::optional<size_t> abort_after_results;
 };

@@ -48,6 +48,8 @@ Session::Session(const vk::Instance& instance, size_t device_index, db::Store& s
     options_.families.assign(kernels::families().begin(), kernels::families().end());
   }
   open_device();
+  // A CPU device has no clocks to ramp up: the GPU warm-up would only cost time there.
+  if (device_->info().type == vk::DeviceType::cpu) options_.timing.warmup_ns = 0;
 }
 
 Session::~Session() = default;
@@ -106,7 +108,7 @@ TuneResult Session::run() {
   TuneResult result;
   device_id_ = store_.upsert_device(device_record(device_->info()));
   run_id_ = start_run();
-  const Bandwidth bandwidth = measure_copy_bandwidth(*device_);
+  const Bandwidth bandwidth = measure_copy_bandwidth(*device_, compiler_);
   store_.set_copy_bandwidth(device_id_, bandwidth.gbps);
   progress_.note("device " + device_->info().name + ": copy bandwidth " +
                  std::to_string(static_cast<int>(bandwidth.gbps)) + " GB/s");
@@ -179,10 +181,12 @@ std::vector<Candidate> Session::candidates(const kernels::Problem& problem, int6
     if (family->op() != problem.op) continue;
     for (kernels::Knobs& knobs : family->all_variants()) {
       if (!family->legality(knobs, problem, device_->info())) continue;
+      std::string key = family->key(knobs);
+      if (options_.variant_filter && !options_.variant_filter(problem, key)) continue;
       ++outcome.legal;
       Candidate c;
       c.family = family;
-      c.key = family->key(knobs);
+      c.key = std::move(key);
       c.knobs = std::move(knobs);
       c.kernel_id = store_.upsert_kernel(kernel_record(*family, c.knobs, nullptr),
                                          db::OnConflict::keep);

@@ -17,29 +17,34 @@ struct Linear {
 
 struct Preset {
   std::string_view name;
+  LayerShape layer;
   std::vector<Linear> linears;  // q, k/v, o, gate/up, down, lm_head (deduplicated)
   std::vector<uint32_t> norm_widths;
   std::vector<uint32_t> default_m;
   std::vector<uint32_t> default_gs;
 };
 
+// A model preset: its decoder layer's linears and norm, plus the lm_head.
+Preset model(std::string_view name, LayerShape layer, uint32_t vocab) {
+  const uint32_t h = layer.hidden;
+  return {name,
+          layer,
+          {{h, h}, {layer.kv_width, h}, {layer.ffn, h}, {h, layer.ffn}, {vocab, h}},
+          {h},
+          {1, 128},
+          {layer.group_size}};
+}
+
 // Hidden size h, kv width, intermediate size and vocabulary of each model.
 const std::vector<Preset>& presets() {
   static const std::vector<Preset> all = {
       // Llama 3.2 1B: h=2048, 8 kv heads x 64, ffn 8192, vocab 128256.
-      {"llama3.2-1b",
-       {{2048, 2048}, {512, 2048}, {8192, 2048}, {2048, 8192}, {128256, 2048}},
-       {2048},
-       {1, 128},
-       {32}},
+      model("llama3.2-1b", {2048, 512, 8192, 32}, 128256),
       // Llama 3 8B: h=4096, 8 kv heads x 128, ffn 14336, vocab 128256.
-      {"llama3-8b",
-       {{4096, 4096}, {1024, 4096}, {14336, 4096}, {4096, 14336}, {128256, 4096}},
-       {4096},
-       {1, 128},
-       {32}},
-      // Small and ragged (N not a multiple of any tile): finishes in minutes on lavapipe.
-      {"smoke", {{200, 256}}, {256}, {1, 5}, {32}},
+      model("llama3-8b", {4096, 1024, 14336, 32}, 128256),
+      // Small and ragged (N not a multiple of any tile): finishes in minutes on lavapipe. Its
+      // layer (for `vktune run-layer`) is small and regular instead.
+      {"smoke", {256, 64, 512, 32}, {{200, 256}}, {256}, {1, 5}, {32}},
   };
   return all;
 }
@@ -163,6 +168,14 @@ std::vector<std::string_view> preset_names() {
   std::vector<std::string_view> names;
   for (const Preset& p : presets()) names.push_back(p.name);
   return names;
+}
+
+LayerShape preset_layer(std::string_view name) {
+  for (const Preset& p : presets()) {
+    if (p.name == name) return p.layer;
+  }
+  throw std::invalid_argument("\"" + std::string(name) +
+                              "\" is not a preset (llama3.2-1b, llama3-8b, smoke)");
 }
 
 std::vector<kernels::Problem> load_shapes(std::string_view preset_or_file,

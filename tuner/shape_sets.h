@@ -21,6 +21,17 @@ struct ShapeOptions {
 // "llama3.2-1b", "llama3-8b", "smoke".
 std::vector<std::string_view> preset_names();
 
+// The weight-bound shapes of one decoder layer of a preset's model: hidden size, key/value
+// width (kv heads x head dim), FFN (intermediate) width and the preset's default group size.
+// The projections are q and o [hidden, hidden], k and v [kv_width, hidden], gate and up
+// [ffn, hidden], down [hidden, ffn] (as [N, K]).
+struct LayerShape {
+  uint32_t hidden = 0, kv_width = 0, ffn = 0, group_size = 0;
+};
+// The layer of preset `name` (smoke: a small layer for CI, hidden 256, kv 64, ffn 512; its
+// tuning shapes stay the ragged ones). Throws std::invalid_argument for an unknown preset.
+LayerShape preset_layer(std::string_view name);
+
 // The problems of `preset_or_file`: a preset name, else a JSON file
 //   {"m": [1, 128], "gs": [32], "problems": [
 //      {"op": "q4gsw", "n": 4096, "k": 4096, "bias": false, "m": [1], "gs": [32, 128]},

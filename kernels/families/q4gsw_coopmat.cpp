@@ -1,5 +1,7 @@
 // q4gsw_coopmat: fp16 tensor-core GEMM through GL_NV_cooperative_matrix (16x16x16, fp32
 // accumulators); see q4gsw_coopmat.comp. fp16 inputs: tolerance fp16_tolerance.
+#include <algorithm>
+
 #include "kernels/families/families.h"
 #include "kernels/families/reference.h"
 
@@ -7,6 +9,9 @@ namespace vktune::kernels {
 namespace {
 
 constexpr uint32_t kSubgroupSize = 32;  // SG_SIZE in the shader
+// Accumulator tiles (16x16 fp32, 8 registers a lane) per subgroup: below 4 a fragment read
+// from shared memory feeds too few multiply-adds; above 16 the registers spill.
+constexpr uint32_t kMinTilesPerSubgroup = 4;
 constexpr uint32_t kMaxTilesPerSubgroup = 16;
 
 class Coopmat final : public Family {
@@ -14,37 +19,56 @@ class Coopmat final : public Family {
   Coopmat()
       : Family("q4gsw_coopmat", Op::q4gsw,
                {{"bm", ints({32, 64, 128})},
-                {"bn", ints({32, 64, 128})},
-                {"bk", ints({16, 32, 64})},
-                {"sg", ints({4, 8})}}) {}
+                {"bn", ints({32, 64, 128, 256})},
+                {"bk", ints({32, 64})},
+                {"sg", ints({4, 8})},
+                {"buf", ints({1, 2})}}) {}
 
+  // Tile geometry, as the shader's defines: wn subgroups along N, wm along M, each owning
+  // fm x fn 16x16 tiles; wn = 0 when the tile does not split for sg subgroups.
   struct Geometry {
-    uint32_t bm, bn, bk, sg, wn, wm;
+    uint32_t bm, bn, bk, sg, buf, wn = 0, wm = 0, fm = 0, fn = 0;
   };
   static Geometry geometry(const Knobs& k) {
     Geometry g{static_cast<uint32_t>(knob_int(k, "bm")), static_cast<uint32_t>(knob_int(k, "bn")),
                static_cast<uint32_t>(knob_int(k, "bk")), static_cast<uint32_t>(knob_int(k, "sg")),
-               0, 0};
-    g.wn = std::min(g.sg, g.bn / 16);  // as WN / WM in the shader
-    g.wm = g.sg / g.wn;
+               static_cast<uint32_t>(knob_int(k, "buf"))};
+    // The squarest subgroup tile (fewest fragment loads per multiply-add); ties go to fewer
+    // subgroups along N.
+    for (uint32_t wn = 1; wn <= g.sg; wn *= 2) {
+      const uint32_t wm = g.sg / wn;
+      if ((g.bn / 16) % wn != 0 || (g.bm / 16) % wm != 0) continue;
+      const uint32_t fm = g.bm / 16 / wm, fn = g.bn / 16 / wn;
+      if (g.wn == 0 || fm + fn < g.fm + g.fn) {
+        g.wn = wn;
+        g.wm = wm;
+        g.fm = fm;
+        g.fn = fn;
+      }
+    }
     return g;
   }
 
-  Constraints constraints(const Knobs&) const override { return {8, 8, 1, 1, 0}; }
-  Layout layout(const Knobs&) const override { return Layout::raw; }
-  uint32_t workgroup_size(const Knobs& k) const override {
-    return geometry(k).sg * kSubgroupSize;
+  Constraints constraints(const Knobs&) const override {
+    return {32, 32, 1, 1, 0};  // one uvec4 of 32 nibbles shares one scale
   }
+  Layout layout(const Knobs&) const override { return Layout::raw; }
+  uint32_t workgroup_size(const Knobs& k) const override { return geometry(k).sg * kSubgroupSize; }
   uint32_t shared_bytes(const Knobs& k) const override {
+    // As SMEM4 in the shader: the fp16 staging rows (bk halves + 16 bytes of padding) for the
+    // x and weight tiles, or the per-subgroup 16x16 fp32 scratch that aliases them.
     const Geometry g = geometry(k);
-    return (g.bm * (g.bk + 8) + g.bk * (g.bn + 8)) * 2 + g.sg * 256 * 4;
+    return std::max((g.bm + g.bn) * (g.bk + 8) * 2, g.sg * 256 * 4);
   }
   ShaderSpec shader(const Knobs& k) const override {
+    const Geometry g = geometry(k);
     return {"q4gsw_coopmat.comp",
-            {{"BM", str(knob_int(k, "bm"))},
-             {"BN", str(knob_int(k, "bn"))},
-             {"BK", str(knob_int(k, "bk"))},
-             {"SG", str(knob_int(k, "sg"))}}};
+            {{"BM", str(g.bm)},
+             {"BN", str(g.bn)},
+             {"BK", str(g.bk)},
+             {"SG", str(g.sg)},
+             {"WN", str(g.wn)},
+             {"BUF", str(g.buf)}}};
   }
   std::array<uint32_t, 3> groups(const Knobs& k, const Problem& p,
                                  const vk::DeviceInfo& d) const override {
@@ -56,12 +80,17 @@ class Coopmat final : public Family {
  protected:
   std::string combination_error(const Knobs& k) const override {
     const Geometry g = geometry(k);
-    if (g.wm * g.wn != g.sg || (g.bm / 16) % g.wm != 0) {
-      return "a " + std::to_string(g.bm) + "x" + std::to_string(g.bn) +
-             " tile does not split into whole 16x16 tiles for " + std::to_string(g.sg) +
-             " subgroups";
+    const std::string tile = std::to_string(g.bm) + "x" + std::to_string(g.bn);
+    if (g.wn == 0) {
+      return "a " + tile + " tile does not split into whole 16x16 tiles for " +
+             std::to_string(g.sg) + " subgroups";
     }
-    const uint32_t per_sg = (g.bm / 16 / g.wm) * (g.bn / 16 / g.wn);
+    const uint32_t per_sg = g.fm * g.fn;
+    if (per_sg < kMinTilesPerSubgroup) {
+      return "a " + tile + " tile gives " + std::to_string(g.sg) + " subgroups " +
+             std::to_string(per_sg) + " accumulator tiles each, below " +
+             std::to_string(kMinTilesPerSubgroup) + " (too little fragment reuse)";
+    }
     if (per_sg > kMaxTilesPerSubgroup) {
       return std::to_string(per_sg) + " accumulator tiles per subgroup exceed " +
              std::to_string(kMaxTilesPerSubgroup) + " (register pressure)";

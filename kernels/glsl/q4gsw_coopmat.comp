@@ -1,13 +1,24 @@
-// q4gsw GEMM on tensor cores through GL_NV_cooperative_matrix: per k-tile the workgroup converts
-// an x tile [BM, BK] to fp16 and dequantizes a weight tile [BK, BN] (raw layout) to fp16 in
-// shared memory; each of the SG subgroups multiplies whole 16x16x16 tiles with fp32
-// accumulators. Subgroups form a WM x WN grid; each owns FM x FN accumulator tiles.
-// Accumulators start at the bias (loaded through a per-subgroup scratch) or zero. Interior
-// tiles (and N % 4 == 0, for 16-byte aligned rows) are stored straight to `out`; edge tiles go
-// through the scratch and a bounds-checked scalar copy. Needs subgroup size 32.
-// Note fp16: |x| and |(q - 8) * scale| must stay below 65504.
+// q4gsw GEMM on tensor cores through GL_NV_cooperative_matrix (16x16x16, fp16 inputs, fp32
+// accumulators). Per k-step of BK the workgroup stages, in shared memory as fp16, an x tile
+// [BM][BK] and a dequantized weight tile [BN][BK] (k contiguous: B is loaded column-major),
+// from 16-byte global loads (two vec4 of x, one uvec4 = 32 nibbles of one weight row) and with
+// 16-byte shared stores. SG subgroups in a WM x WN grid each own FM x FN accumulator tiles, so
+// every fragment read from shared memory feeds FN (A) or FM (B) multiply-adds. BUF 2 fetches
+// the next k-step into registers while the tensor cores work on this one; BUF 1 does not.
+//
+// Inside every 8-wide k chunk both tiles hold k in the order 0,4,1,5,2,6,3,7: one mask of a
+// weight word yields nibbles j and j+4 as the two halves of a 32-bit word (bits 4j, 16+4j), and
+// the dot product over k does not care about the order as long as A and B agree.
+//
+// Accumulators start at the bias (through a per-subgroup 16x16 fp32 scratch) or zero; interior
+// tiles (N % 4 == 0, for 16-byte aligned rows) are stored straight to `out`, edge tiles through
+// the scratch and a bounds-checked copy. The scratch aliases the staging area, which is idle
+// outside the k loop. Needs K % 32 == 0 and gs % 32 == 0 (one uvec4, one scale) and subgroup
+// size 32. fp16: |x|, |scale| and |(q - 8) * scale| must stay below 65504, and scales above
+// 6.1e-5 keep full fp16 precision.
 #version 450
 #extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
 #extension GL_KHR_memory_scope_semantics : require
 #extension GL_KHR_shader_subgroup_basic : require
@@ -20,113 +31,192 @@
 #define BN 64
 #endif
 #ifndef BK
-#define BK 32
+#define BK 32  // multiple of 32
 #endif
 #ifndef SG
 #define SG 4  // subgroups per workgroup
 #endif
+#ifndef WN
+#define WN 2  // subgroups along N (the descriptor picks the squarest subgroup tile)
+#endif
+#ifndef BUF
+#define BUF 2  // 2: prefetch the next k-step into registers; 1: load, then store
+#endif
 
 #define SG_SIZE 32
 #define WG (SG * SG_SIZE)
-#define WN (SG < BN / 16 ? SG : BN / 16)  // subgroups along N
-#define WM (SG / WN)                      // subgroups along M
-#define FM (BM / 16 / WM)                 // 16x16 tiles per subgroup along M
-#define FN (BN / 16 / WN)                 // ... along N
-#define AS_STRIDE (BK + 8)                // halves; padding keeps rows 16-byte aligned
-#define BS_STRIDE (BN + 8)
+#define WM (SG / WN)       // subgroups along M
+#define FM (BM / 16 / WM)  // 16x16 tiles per subgroup along M
+#define FN (BN / 16 / WN)  // ... along N
+
+#if BK % 32 != 0 || SG % WN != 0 || BM % (16 * WM) != 0 || BN % (16 * WN) != 0
+#error "q4gsw_coopmat: BK must be a multiple of 32 and the tile must split into 16x16 tiles"
+#endif
+
+// Shared memory in uvec4 (8 halves): a staged row is BK halves plus 16 bytes of padding, so
+// the 8 rows one fragment load reads start in different banks.
+#define ROW4 (BK / 8 + 1)
+#define A_BASE 0
+#define B_BASE (BM * ROW4)
+#define STAGE4 ((BM + BN) * ROW4)
+#define SCRATCH4 (SG * 64)  // 16x16 fp32 per subgroup
+#define SMEM4 (STAGE4 > SCRATCH4 ? STAGE4 : SCRATCH4)
+
+// Global loads per k-step: x in chunks of 8 floats, weights in uvec4 of 32 nibbles.
+#define A_CHUNKS (BM * BK / 8)
+#define B_CHUNKS (BN * BK / 32)
+#define A_PER ((A_CHUNKS + WG - 1) / WG)
+#define B_PER ((B_CHUNKS + WG - 1) / WG)
 
 layout(local_size_x = WG) in;
 
 #include "q4gsw_common.glsl"
 
-shared float16_t As[BM * AS_STRIDE];  // x tile, [m][k]
-shared float16_t Bs[BK * BS_STRIDE];  // dequantized weights, [k][n]
-shared float Cs[SG * 256];            // per-subgroup 16x16 fp32 scratch
+shared uvec4 smem[SMEM4];
+
+// One k-step of global data, in registers between load_tile and store_tile.
+vec4 xa[A_PER][2];  // x[m][k .. k+3], x[m][k+4 .. k+7]
+uvec4 wb[B_PER];    // 32 nibbles of weight row n
+float sb[B_PER];    // their scale
+
+// Reads the k-step at k0 of tile (m0, n0); zeros outside M, N and K (K % 32 == 0, so a chunk
+// is all in or all out).
+void load_tile(uint m0, uint n0, uint k0) {
+  const uint lid = gl_LocalInvocationID.x;
+  [[unroll]] for (uint i = 0; i < A_PER; ++i) {
+    const uint e = lid + i * WG;
+    const uint m = m0 + e / (BK / 8), k = k0 + (e % (BK / 8)) * 8u;
+    xa[i][0] = vec4(0.0);
+    xa[i][1] = vec4(0.0);
+    if ((A_CHUNKS % WG == 0 || e < A_CHUNKS) && m < pc.M && k < pc.K) {
+      const uint q = (m * pc.K + k) >> 2;
+      xa[i][0] = x4[q];
+      xa[i][1] = x4[q + 1u];
+    }
+  }
+  [[unroll]] for (uint i = 0; i < B_PER; ++i) {
+    const uint e = lid + i * WG;
+    const uint n = n0 + e / (BK / 32), k = k0 + (e % (BK / 32)) * 32u;
+    wb[i] = uvec4(0u);
+    sb[i] = 0.0;
+    if ((B_CHUNKS % WG == 0 || e < B_CHUNKS) && n < pc.N && k < pc.K) {
+      wb[i] = w4[n * (pc.K >> 5) + (k >> 5)];
+      sb[i] = scales[(k / pc.gs) * pc.N + n];
+    }
+  }
+}
+
+// Converts the registers to fp16 and writes them to the staging area (k order 0,4,1,5,...).
+void store_tile() {
+  const uint lid = gl_LocalInvocationID.x;
+  [[unroll]] for (uint i = 0; i < A_PER; ++i) {
+    const uint e = lid + i * WG;
+    if (A_CHUNKS % WG == 0 || e < A_CHUNKS) {
+      const vec4 lo = xa[i][0], hi = xa[i][1];
+      smem[A_BASE + (e / (BK / 8)) * ROW4 + e % (BK / 8)] =
+          uvec4(packFloat2x16(f16vec2(lo.x, hi.x)), packFloat2x16(f16vec2(lo.y, hi.y)),
+                packFloat2x16(f16vec2(lo.z, hi.z)), packFloat2x16(f16vec2(lo.w, hi.w)));
+    }
+  }
+  [[unroll]] for (uint i = 0; i < B_PER; ++i) {
+    const uint e = lid + i * WG;
+    if (B_CHUNKS % WG == 0 || e < B_CHUNKS) {
+      const f16vec2 s = f16vec2(float16_t(sb[i]));
+      const uint base = B_BASE + (e / (BK / 32)) * ROW4 + (e % (BK / 32)) * 4u;
+      [[unroll]] for (uint c = 0; c < 4; ++c) {
+        const uint word = wb[i][c];
+        uvec4 h;
+        [[unroll]] for (uint j = 0; j < 4; ++j) {
+          // 0x6400 is fp16 1024 with ulp 1: or-ing q into the mantissa gives 1024 + q exactly.
+          const f16vec2 q = unpackFloat2x16(((word >> (4u * j)) & 0x000F000Fu) | 0x64006400u);
+          h[j] = packFloat2x16((q - f16vec2(1032.0)) * s);
+        }
+        smem[base + c] = h;
+      }
+    }
+  }
+}
 
 void main() {
-  const uint lid = gl_LocalInvocationID.x;
   const uint sgid = gl_SubgroupID;
   const uint lane = gl_SubgroupInvocationID;
   const uint wm = sgid / WN, wn = sgid % WN;
-  const uint tiles_n = (pc.N + BN - 1) / BN;
-  const uint tiles = tiles_n * ((pc.M + BM - 1) / BM);
+  const uint tiles_m = (pc.M + BM - 1) / BM;
+  const uint tiles = tiles_m * ((pc.N + BN - 1) / BN);
+  const uint scratch = sgid * 64u;
 
+  // M fastest: neighbouring workgroups share a weight tile, so a weight too big for the L2 is
+  // still read from memory once.
   for (uint t = gl_WorkGroupID.x; t < tiles; t += gl_NumWorkGroups.x) {
-    const uint m0 = (t / tiles_n) * BM;
-    const uint n0 = (t % tiles_n) * BN;
+    const uint m0 = (t % tiles_m) * BM;
+    const uint n0 = (t / tiles_m) * BN;
 
     fcoopmatNV<32, gl_ScopeSubgroup, 16, 16> acc[FM][FN];
-    for (uint j = 0; j < FN; ++j) {
+    [[unroll]] for (uint j = 0; j < FN; ++j) {
       fcoopmatNV<32, gl_ScopeSubgroup, 16, 16> init =
           fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>(0.0);
       if (pc.has_bias != 0u) {
         const uint nt = n0 + (wn * FN + j) * 16u;
-        for (uint e = lane; e < 256u; e += SG_SIZE) {
-          const uint n = nt + e % 16u;
-          Cs[sgid * 256u + e] = n < pc.N ? bias[n] : 0.0;
+        for (uint e = lane; e < 64u; e += SG_SIZE) {  // 16 rows of 4 uvec4, all rows alike
+          const uint n = nt + (e % 4u) * 4u;
+          smem[scratch + e] = uvec4(floatBitsToUint(n < pc.N ? bias[n] : 0.0),
+                                    floatBitsToUint(n + 1u < pc.N ? bias[n + 1u] : 0.0),
+                                    floatBitsToUint(n + 2u < pc.N ? bias[n + 2u] : 0.0),
+                                    floatBitsToUint(n + 3u < pc.N ? bias[n + 3u] : 0.0));
         }
         subgroupMemoryBarrierShared();
         subgroupBarrier();
-        coopMatLoadNV(init, Cs, sgid * 256u, 16u, false);
+        coopMatLoadNV(init, smem, scratch, 4u, false);
         subgroupBarrier();  // the scratch is rewritten for the next j
       }
-      for (uint i = 0; i < FM; ++i) acc[i][j] = init;
+      [[unroll]] for (uint i = 0; i < FM; ++i) acc[i][j] = init;
     }
+
+#if BUF == 2
+    load_tile(m0, n0, 0u);
+#endif
+    barrier();  // every subgroup is done with its scratch before the staging overwrites it
 
     for (uint k0 = 0; k0 < pc.K; k0 += BK) {
-      // x tile -> fp16 (K % 8 == 0, so a vec4 never straddles K).
-      for (uint e = lid; e < BM * BK / 4; e += WG) {
-        const uint r = e / (BK / 4), c = (e % (BK / 4)) * 4u;
-        const uint m = m0 + r, k = k0 + c;
-        const vec4 v = (m < pc.M && k < pc.K) ? x4[(m * pc.K + k) >> 2] : vec4(0.0);
-        const uint a = r * AS_STRIDE + c;
-        As[a] = float16_t(v.x);
-        As[a + 1u] = float16_t(v.y);
-        As[a + 2u] = float16_t(v.z);
-        As[a + 3u] = float16_t(v.w);
-      }
-      // weight tile: word (n, 8 k) -> 8 dequantized fp16 (gs % 8 == 0: one scale per word).
-      for (uint e = lid; e < BN * (BK / 8); e += WG) {
-        const uint jn = e % BN, kw = e / BN;
-        const uint n = n0 + jn, k = k0 + kw * 8u;
-        vec4 lo = vec4(0.0), hi = vec4(0.0);
-        if (n < pc.N && k < pc.K) dequant8(w[raw_word(n, k >> 3)], scales[(k / pc.gs) * pc.N + n], lo, hi);
-        const uint b = kw * 8u * BS_STRIDE + jn;
-        for (uint i = 0; i < 4; ++i) {
-          Bs[b + i * BS_STRIDE] = float16_t(lo[i]);
-          Bs[b + (i + 4u) * BS_STRIDE] = float16_t(hi[i]);
-        }
-      }
+#if BUF == 1
+      load_tile(m0, n0, k0);
+#endif
+      store_tile();
       barrier();
-      for (uint kk = 0; kk < BK; kk += 16u) {
+#if BUF == 2
+      load_tile(m0, n0, k0 + BK);  // past K it loads nothing
+#endif
+      [[unroll]] for (uint kk = 0; kk < BK / 8; kk += 2u) {  // 16 halves = 2 uvec4
         fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> a[FM];
-        for (uint i = 0; i < FM; ++i) {
-          coopMatLoadNV(a[i], As, (wm * FM + i) * 16u * AS_STRIDE + kk, AS_STRIDE, false);
+        [[unroll]] for (uint i = 0; i < FM; ++i) {
+          coopMatLoadNV(a[i], smem, A_BASE + (wm * FM + i) * 16u * ROW4 + kk, ROW4, false);
         }
-        for (uint j = 0; j < FN; ++j) {
+        [[unroll]] for (uint j = 0; j < FN; ++j) {
           fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> b;
-          coopMatLoadNV(b, Bs, kk * BS_STRIDE + (wn * FN + j) * 16u, BS_STRIDE, false);
-          for (uint i = 0; i < FM; ++i) acc[i][j] = coopMatMulAddNV(a[i], b, acc[i][j]);
+          coopMatLoadNV(b, smem, B_BASE + (wn * FN + j) * 16u * ROW4 + kk, ROW4, true);
+          [[unroll]] for (uint i = 0; i < FM; ++i) acc[i][j] = coopMatMulAddNV(a[i], b, acc[i][j]);
         }
       }
       barrier();
     }
 
-    for (uint i = 0; i < FM; ++i) {
-      for (uint j = 0; j < FN; ++j) {
+    [[unroll]] for (uint i = 0; i < FM; ++i) {
+      [[unroll]] for (uint j = 0; j < FN; ++j) {
         const uint mt = m0 + (wm * FM + i) * 16u;
         const uint nt = n0 + (wn * FN + j) * 16u;
         if (mt + 16u <= pc.M && nt + 16u <= pc.N && (pc.N & 3u) == 0u) {
           coopMatStoreNV(acc[i][j], out_, mt * pc.N + nt, pc.N, false);
-        } else {
-          coopMatStoreNV(acc[i][j], Cs, sgid * 256u, 16u, false);
+        } else if (mt < pc.M && nt < pc.N) {
+          coopMatStoreNV(acc[i][j], smem, scratch, 4u, false);
           subgroupMemoryBarrierShared();
           subgroupBarrier();
           for (uint e = lane; e < 256u; e += SG_SIZE) {
             const uint m = mt + e / 16u, n = nt + e % 16u;
-            if (m < pc.M && n < pc.N) out_[m * pc.N + n] = Cs[sgid * 256u + e];
+            if (m < pc.M && n < pc.N) {
+              out_[m * pc.N + n] = uintBitsToFloat(smem[scratch + e / 4u][e % 4u]);
+            }
           }
-          subgroupBarrier();
+          subgroupBarrier();  // the scratch is rewritten for the next tile
         }
       }
     }

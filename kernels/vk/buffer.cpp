@@ -63,6 +63,11 @@ Buffer Buffer::create(Device& device, VkDeviceSize bytes) {
   return allocate(device, bytes, kStorageUsage, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0);
 }
 
+Buffer Buffer::create_host(Device& device, VkDeviceSize bytes) {
+  return allocate(device, bytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                  kHostMemory, VK_MEMORY_PROPERTY_HOST_CACHED_BIT);
+}
+
 void Buffer::check_range(VkDeviceSize offset, size_t bytes) const {
   if (offset > size_ || bytes > size_ - offset) {
     throw Error("transfer of " + std::to_string(bytes) + " bytes at offset " +
@@ -78,10 +83,10 @@ void Buffer::upload(std::span<const std::byte> data, VkDeviceSize offset) {
     std::memcpy(static_cast<std::byte*>(mapped_) + offset, data.data(), data.size());
     return;
   }
-  Buffer staging = allocate(*device_, data.size(), VK_BUFFER_USAGE_TRANSFER_SRC_BIT, kHostMemory,
-                            VK_MEMORY_PROPERTY_HOST_CACHED_BIT);
-  std::memcpy(staging.mapped_, data.data(), data.size());
-  device_->run([&](CommandBuffer& cb) { cb.copy(staging, *this, data.size(), 0, offset); });
+  device_->with_staging(data.size(), [&](const Buffer& staging) {
+    std::memcpy(staging.mapped_, data.data(), data.size());
+    device_->run([&](CommandBuffer& cb) { cb.copy(staging, *this, data.size(), 0, offset); });
+  });
 }
 
 void Buffer::download(std::span<std::byte> data, VkDeviceSize offset) const {
@@ -91,10 +96,10 @@ void Buffer::download(std::span<std::byte> data, VkDeviceSize offset) const {
     std::memcpy(data.data(), static_cast<const std::byte*>(mapped_) + offset, data.size());
     return;
   }
-  Buffer staging = allocate(*device_, data.size(), VK_BUFFER_USAGE_TRANSFER_DST_BIT, kHostMemory,
-                            VK_MEMORY_PROPERTY_HOST_CACHED_BIT);
-  device_->run([&](CommandBuffer& cb) { cb.copy(*this, staging, data.size(), offset, 0); });
-  std::memcpy(data.data(), staging.mapped_, data.size());
+  device_->with_staging(data.size(), [&](const Buffer& staging) {
+    device_->run([&](CommandBuffer& cb) { cb.copy(*this, staging, data.size(), offset, 0); });
+    std::memcpy(data.data(), staging.mapped_, data.size());
+  });
 }
 
 }  // namespace vktune::vk

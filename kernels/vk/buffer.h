@@ -19,12 +19,16 @@ class Buffer {
   // A buffer of `bytes` (> 0) usable as storage buffer and copy source/destination.
   // `device` must outlive the buffer.
   static Buffer create(Device& device, VkDeviceSize bytes);
+  // A host-visible, coherent, persistently mapped transfer buffer (staging).
+  static Buffer create_host(Device& device, VkDeviceSize bytes);
 
   Buffer(Buffer&&) noexcept = default;
   Buffer& operator=(Buffer&&) noexcept = default;
 
   VkBuffer get() const noexcept { return buffer_.get(); }
   VkDeviceSize size() const noexcept { return size_; }
+  // The host address of a mapped buffer, else nullptr.
+  void* mapped() const noexcept { return mapped_; }
 
   // Copies host bytes into the buffer at `offset`; blocks until done.
   void upload(std::span<const std::byte> data, VkDeviceSize offset = 0);

@@ -1,9 +1,11 @@
 // Logical device creation with the optional features the kernels use, and fenced submission.
 #include "kernels/vk/device.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
+#include "kernels/vk/buffer.h"
 #include "kernels/vk/command_buffer.h"
 #include "kernels/vk/error.h"
 
@@ -129,11 +131,29 @@ Device Device::create(const Instance& instance, size_t index) {
   return d;
 }
 
+Device::Device(Device&&) noexcept = default;
+
 Device::~Device() {
   if (!device_) return;
   // Everything created from this device must be idle before its handles go.
   wait_idle();
+  staging_.reset();
   pool_.reset();
+}
+
+void Device::with_staging(VkDeviceSize bytes, const std::function<void(const Buffer&)>& use) {
+  constexpr VkDeviceSize kKeptBytes = 64ull << 20;
+  if (bytes > kKeptBytes) {
+    use(Buffer::create_host(*this, bytes));
+    return;
+  }
+  std::lock_guard lock(*staging_mutex_);
+  if (!staging_ || staging_->size() < bytes) {
+    staging_.reset();
+    staging_ = std::make_unique<Buffer>(
+        Buffer::create_host(*this, std::max<VkDeviceSize>(bytes, 1ull << 20)));
+  }
+  use(*staging_);
 }
 
 void Device::wait_idle() {

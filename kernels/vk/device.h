@@ -6,6 +6,8 @@
 
 #include <chrono>
 #include <functional>
+#include <memory>
+#include <mutex>
 #include <vector>
 
 #include "kernels/vk/device_info.h"
@@ -14,6 +16,7 @@
 
 namespace vktune::vk {
 
+class Buffer;
 class CommandBuffer;
 
 class Device {
@@ -26,7 +29,7 @@ class Device {
   // `instance` must outlive the device.
   static Device create(const Instance& instance, size_t index);
 
-  Device(Device&&) noexcept = default;
+  Device(Device&&) noexcept;
   Device& operator=(Device&&) noexcept = delete;
   ~Device();
 
@@ -45,6 +48,11 @@ class Device {
   // work may still be running, so the caller keeps `commands` alive until the device is
   // destroyed. A lost device throws Error(VK_ERROR_DEVICE_LOST) and must be re-created.
   void submit(const CommandBuffer& commands, std::chrono::nanoseconds timeout = kDefaultTimeout);
+
+  // Calls `use` with a mapped host-visible buffer of at least `bytes` for a staging copy.
+  // Buffers up to 64 MiB are kept and reused (allocations are slow on some drivers); larger
+  // ones are made for the call. Serialized by a mutex.
+  void with_staging(VkDeviceSize bytes, const std::function<void(const Buffer&)>& use);
 
   // Waits until the device is idle and frees work abandoned by timed-out submissions. After a
   // timeout, call this (or destroy the device) before destroying what that work used.
@@ -67,6 +75,8 @@ class Device {
   // Work abandoned by a timed-out submit, freed once the device is idle.
   std::vector<Handle<VkFence>> abandoned_fences_;
   std::vector<VkCommandBuffer> abandoned_commands_;
+  std::unique_ptr<std::mutex> staging_mutex_ = std::make_unique<std::mutex>();
+  std::unique_ptr<Buffer> staging_;
 };
 
 }  // namespace vktune::vk

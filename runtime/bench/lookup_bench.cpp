@@ -1,14 +1,17 @@
-// Lookup benchmark: Snapshot::load time and select() latency (exact and nearest paths) over
-// a synthetic database of 10,000 problems x 5 devices. Targets: load < 50 ms, lookup < 1 us.
+// Lookup benchmark: Snapshot::load time (.db and exported JSON) and select() latency (exact and
+// nearest paths) over a synthetic database of 10,000 problems x 5 devices. Targets: .db load
+// < 50 ms, lookup < 1 us.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <unistd.h>
 #include <vector>
 
+#include "db/json_io.h"
 #include "runtime/bench/synthetic.h"
 #include "runtime/snapshot.h"
 
@@ -95,6 +98,27 @@ int main(int argc, char** argv) {
               kDevices, g_snapshot->winner_count(), write_ms);
   std::printf("Snapshot::load(.db): median %.2f ms, min %.2f ms, max %.2f ms (target < 50 ms)\n",
               loads[loads.size() / 2], loads.front(), loads.back());
+
+  // The same database as an exported JSON document (winners plus every measurement).
+  const std::string json_path = (dir / "synthetic.json").string();
+  {
+    std::ofstream out(json_path, std::ios::binary);
+    out << vktune::db::export_json_text(vktune::db::Store::open(path, vktune::db::OpenMode::read_only));
+  }
+  std::vector<double> json_loads;
+  for (int i = 0; i < 3; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    const auto from_json = Snapshot::load(json_path, &error);
+    json_loads.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    if (!from_json || from_json->winner_count() != g_snapshot->winner_count()) {
+      std::fprintf(stderr, "JSON load failed: %s\n", error.c_str());
+      return 1;
+    }
+  }
+  std::sort(json_loads.begin(), json_loads.end());
+  std::printf("Snapshot::load(.json, %.0f MB): median %.2f ms, min %.2f ms, max %.2f ms\n",
+              double(fs::file_size(json_path)) / (1 << 20), json_loads[1], json_loads.front(),
+              json_loads.back());
 
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();

@@ -120,7 +120,7 @@ TEST(Registry, AllFamiliesInOrder) {
   std::vector<std::string> names;
   for (const Family* f : families()) names.push_back(f->name());
   EXPECT_EQ(names, (std::vector<std::string>{"q4gsw_naive", "q4gsw_tiled", "q4gsw_gemv",
-                                             "q4gsw_coopmat", "rms_norm"}));
+                                             "q4gsw_gemv_fast", "q4gsw_coopmat", "rms_norm"}));
   EXPECT_EQ(find_family("nope"), nullptr);
   EXPECT_EQ(family("q4gsw_gemv").op(), Op::q4gsw);
   EXPECT_EQ(family("rms_norm").op(), Op::rms_norm);
@@ -184,7 +184,7 @@ TEST(Legality, RejectsWithReasons) {
 
   // Cooperative matrix: never on lavapipe, yes on an H100-like device.
   const Family& cm = family("q4gsw_coopmat");
-  const Knobs c = parse_key("q4gsw_coopmat[bm=64,bn=64,bk=32,sg=4]").knobs;
+  const Knobs c = parse_key("q4gsw_coopmat[bm=64,bn=64,bk=32,sg=4,buf=2]").knobs;
   l = cm.legality(c, q4(128, 4096, 4096, 32), lp);
   EXPECT_FALSE(l.ok);
   EXPECT_NE(l.reason.find("cooperative_matrix"), std::string::npos) << l.reason;
@@ -224,6 +224,100 @@ TEST(Variants, CountsOnLavapipe) {
     }
   }
   EXPECT_EQ(legal_count(family("q4gsw_gemv"), q4(128, 4096, 4096, 32), lp), 0u);
+}
+
+
+TEST(GemvFast, VariantCountsAndConstraints) {
+  const Family& fast = family("q4gsw_gemv_fast");
+  // M=1: wg in {64,128,256} x ksplit with wg/ksplit a multiple of the subgroup size (H100: 9,
+  // lavapipe with subgroup 8: 12) x npl 3 x unroll 3; mmax has exactly one legal value per M.
+  for (uint32_t gs : {32u, 128u}) {
+    EXPECT_EQ(legal_count(fast, q4(1, 4096, 4096, gs), h100_like()), 81u) << "gs=" << gs;
+  }
+  EXPECT_EQ(legal_count(fast, q4(1, 4096, 4096, 32), lavapipe_like()), 108u);
+  // npl * unroll * mmax <= 16: mmax 2 drops npl=unroll=4, mmax 4 keeps 6 pairs, mmax 8 keeps 3.
+  EXPECT_EQ(legal_count(fast, q4(2, 4096, 4096, 32), h100_like()), 72u);
+  EXPECT_EQ(legal_count(fast, q4(3, 4096, 4096, 32), h100_like()), 54u);
+  EXPECT_EQ(legal_count(fast, q4(8, 4096, 4096, 32), h100_like()), 27u);
+  EXPECT_EQ(legal_count(fast, q4(9, 4096, 4096, 32), h100_like()), 0u);
+  EXPECT_EQ(legal_count(fast, q4(1, 4096, 4096 + 16, 16), h100_like()), 0u);  // K, gs % 32
+
+  const Knobs k = parse_key("q4gsw_gemv_fast[wg=128,ksplit=2,npl=2,unroll=2,mmax=4]").knobs;
+  EXPECT_EQ(to_json(fast.constraints(k)),
+            (nlohmann::json{{"k_multiple", 32}, {"gs_multiple", 32}, {"n_multiple", 1},
+                            {"m_min", 3}, {"m_max", 4}}));
+  EXPECT_EQ(fast.layout(k), Layout::packed);
+  EXPECT_EQ(fast.shared_bytes(k), 2u * 4 * 128 * 4);
+  EXPECT_EQ(fast.groups(k, q4(3, 4096, 4096, 32), h100_like())[0], 4096u / 128);
+  EXPECT_EQ(fast.groups(k, q4(3, 4097, 4096, 32), h100_like())[0], 4096u / 128 + 1);
+  EXPECT_NE(fast.legality(k, q4(2, 64, 64, 32), h100_like()).reason.find("m_min=3"),
+            std::string::npos);
+  const Knobs one = parse_key("q4gsw_gemv_fast[wg=64,ksplit=1,npl=1,unroll=1,mmax=1]").knobs;
+  EXPECT_EQ(fast.shared_bytes(one), 0u);
+  EXPECT_NE(fast.legality(one, q4(2, 64, 64, 32), h100_like()).reason.find("m_max=1"),
+            std::string::npos);
+
+  const Knobs big = parse_key("q4gsw_gemv_fast[wg=128,ksplit=2,npl=2,unroll=4,mmax=4]").knobs;
+  EXPECT_NE(fast.legality(big, q4(4, 64, 64, 32), h100_like()).reason.find("exceeds 16"),
+            std::string::npos);
+
+  // A subgroup must share one K slice: 64 / 4 = 16 lanes along n splits a 32-wide subgroup.
+  const Knobs split = parse_key("q4gsw_gemv_fast[wg=64,ksplit=4,npl=1,unroll=1,mmax=1]").knobs;
+  const Legality l = fast.legality(split, q4(1, 64, 64, 32), h100_like());
+  EXPECT_FALSE(l.ok);
+  EXPECT_NE(l.reason.find("subgroup size 32"), std::string::npos) << l.reason;
+  EXPECT_TRUE(fast.legality(split, q4(1, 64, 64, 32), lavapipe_like()).ok);
+}
+
+TEST(Coopmat, GeometryConstraintsAndLegality) {
+  const Family& cm = family("q4gsw_coopmat");
+  const vk::DeviceInfo h100 = h100_like();
+  const auto knobs = [](const char* key) { return parse_key(key).knobs; };
+  // The squarest subgroup tile: 128x128 over 8 subgroups is 4 x 2 subgroups of 32x64.
+  const Knobs big = knobs("q4gsw_coopmat[bm=128,bn=128,bk=64,sg=8,buf=2]");
+  EXPECT_EQ(cm.shader(big).defines,
+            (Defines{{"BM", "128"}, {"BN", "128"}, {"BK", "64"}, {"SG", "8"}, {"WN", "2"},
+                     {"BUF", "2"}}));
+  EXPECT_EQ(cm.shader(knobs("q4gsw_coopmat[bm=32,bn=256,bk=32,sg=8,buf=1]")).defines.at(4),
+            (std::pair<std::string, std::string>{"WN", "8"}));
+  EXPECT_EQ(cm.workgroup_size(big), 256u);
+  EXPECT_EQ(cm.shared_bytes(big), (128u + 128u) * (64u + 8u) * 2u);
+  EXPECT_EQ(cm.groups(big, q4(512, 4096, 4096, 32), h100), (std::array<uint32_t, 3>{128, 1, 1}));
+  EXPECT_EQ(cm.groups(big, q4(33, 37, 64, 32), h100), (std::array<uint32_t, 3>{1, 1, 1}));
+
+  // One uvec4 of 32 nibbles shares one scale: K and gs multiples of 32.
+  EXPECT_EQ(to_json(cm.constraints(big)),
+            (nlohmann::json{{"k_multiple", 32}, {"gs_multiple", 32}, {"n_multiple", 1},
+                            {"m_min", 1}, {"m_max", 0}}));
+  Legality l = cm.legality(big, q4(128, 4096, 4104, 8), h100);
+  EXPECT_FALSE(l.ok);
+  EXPECT_NE(l.reason.find("32"), std::string::npos) << l.reason;
+  EXPECT_TRUE(cm.legality(big, q4(128, 4096, 4096, 128), h100).ok);
+  EXPECT_TRUE(cm.legality(big, q4(3, 37, 96, 96), h100).ok);  // K not a multiple of bk
+
+  // Shared memory: 128x256 at bk=64 needs 55296 bytes > 48 KiB; at bk=32 it fits.
+  l = cm.legality(knobs("q4gsw_coopmat[bm=128,bn=256,bk=64,sg=8,buf=2]"), q4(512, 4096, 4096, 32),
+                  h100);
+  EXPECT_FALSE(l.ok);
+  EXPECT_NE(l.reason.find("55296"), std::string::npos) << l.reason;
+  EXPECT_TRUE(cm.legality(knobs("q4gsw_coopmat[bm=128,bn=256,bk=32,sg=8,buf=2]"),
+                          q4(512, 4096, 4096, 32), h100).ok);
+
+  // Combinations: too few or too many accumulator tiles per subgroup, or no whole split.
+  l = cm.legality(knobs("q4gsw_coopmat[bm=32,bn=32,bk=32,sg=4,buf=2]"), q4(128, 64, 64, 32), h100);
+  EXPECT_NE(l.reason.find("below 4"), std::string::npos) << l.reason;
+  l = cm.legality(knobs("q4gsw_coopmat[bm=128,bn=256,bk=32,sg=4,buf=2]"), q4(128, 64, 64, 32),
+                  h100);
+  EXPECT_NE(l.reason.find("exceed 16"), std::string::npos) << l.reason;
+  l = cm.legality(knobs("q4gsw_coopmat[bm=32,bn=32,bk=32,sg=8,buf=2]"), q4(128, 64, 64, 32), h100);
+  EXPECT_NE(l.reason.find("does not split"), std::string::npos) << l.reason;
+
+  // A modest sweep for prefill on an H100, whatever the group size.
+  for (uint32_t gs : {32u, 128u}) {
+    const size_t n = legal_count(cm, q4(128, 4096, 4096, gs), h100);
+    EXPECT_GE(n, 40u) << gs;
+    EXPECT_LE(n, 60u) << gs;
+  }
 }
 
 }  // namespace

@@ -113,6 +113,28 @@ TEST(SnapshotLoad, RejectsCorruptAndNewerDatabases) {
   EXPECT_NE(load_expect_error(path).find("truncated"), std::string::npos);
 }
 
+// The load skips the up-front quick_check pass (IntegrityCheck::on_read): damage to a table it
+// reads must still fail the load, not give wrong answers.
+TEST(SnapshotLoad, RejectsADamagedTablePage) {
+  TempDir dir;
+  FakeDb db;
+  const std::string path = dir.file("k.db");
+  int64_t page_size = 0, root = 0;
+  {
+    db::Store file = db::Store::open(path);
+    file.merge_from(db.store);
+    page_size = file.connection().query_int("PRAGMA page_size");
+    root = file.connection().query_int("SELECT rootpage FROM sqlite_schema WHERE name = 'measurements'");
+  }
+  ASSERT_TRUE(load_expect_ok(path));
+  std::string bytes = testing::read_file(path);
+  ASSERT_GT(root, 1);
+  ASSERT_LE(root * page_size, static_cast<int64_t>(bytes.size()));
+  bytes[static_cast<size_t>((root - 1) * page_size)] = '\x00';  // b-tree page type: invalid
+  write_file(path, bytes);
+  EXPECT_NE(load_expect_error(path).find("malformed"), std::string::npos);
+}
+
 TEST(SnapshotLoad, RejectsBadConstraintsAtBuildTime) {
   db::Catalog c;
   db::KernelRecord k = testing::fake_kernel("x[a=1]", R"({"k_multiple":"eight"})");

@@ -1,0 +1,65 @@
+// The tuned problems of one (device, op, dtype, group size) with their winners, indexed for
+// the two lookups select() makes: the exact shape, and the nearest shape by log-distance among
+// the winners that are legal for the query.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "runtime/selection.h"
+
+namespace vktune::runtime {
+
+// Immutable after construction; lookups are noexcept, allocation-free and safe from any number
+// of threads at once.
+class ShapeIndex {
+ public:
+  // One tuned problem and its winner.
+  struct Entry {
+    uint32_t m = 0, n = 0, k = 0;
+    uint32_t kernel = 0;  // the owner's kernel index, carried through untouched
+    double median_ns = 0;
+    Constraints constraints;  // the winner's, inline: no indirection on the search path
+  };
+
+  struct Nearest {
+    const Entry* entry = nullptr;  // nullptr when no entry is legal for the query
+    double distance = 0;           // sqrt(sum (ln a - ln b)^2) over M, N, K
+  };
+
+  ShapeIndex() = default;
+  // Entries in any order. Of entries with the same (M, N, K), lookups see the first.
+  explicit ShapeIndex(std::vector<Entry> entries);
+
+  // The entry with exactly q's (M, N, K), legal or not; nullptr when there is none.
+  const Entry* exact(const ProblemQuery& q) const noexcept;
+
+  // The legal entry nearest to q, where log_q = (ln M, ln N, ln K) of q. Ties go to the
+  // smallest (M, N, K), so the answer never depends on how the index was built.
+  Nearest nearest(const ProblemQuery& q, const std::array<double, 3>& log_q) const noexcept;
+
+  size_t size() const noexcept { return entries_.size(); }
+
+ private:
+  struct Best;
+  struct TreePoint {
+    std::array<double, 3> c;
+    uint32_t entry;
+  };
+  void build(size_t node, size_t lo, size_t hi, std::vector<TreePoint>& points);
+  void search(size_t node, size_t lo, size_t hi, const ProblemQuery& q,
+              const std::array<double, 3>& log_q, std::array<double, 3>& offset, double cell_d2,
+              Best& best) const noexcept;
+
+  std::vector<Entry> entries_;  // sorted by (M, N, K): exact hits by binary search
+  // A k-d tree over (ln M, ln N, ln K) with up to kLeafSize points per leaf, stored as arrays
+  // in tree order (leaves are contiguous runs of them). Node i (root 1) splits its range
+  // [lo, hi) at mid = lo + (hi - lo) / 2 on axis_[i] at split_[i]; its children are 2i, 2i+1.
+  std::vector<std::array<double, 3>> point_;  // log coordinates, tree order
+  std::vector<uint32_t> entry_;               // tree order -> index into entries_
+  std::vector<double> split_;
+  std::vector<uint8_t> axis_;
+};
+
+}  // namespace vktune::runtime
