@@ -79,6 +79,14 @@ KernelInstance KernelInstance::create(vk::Device& device, ShaderCompiler& compil
                                       const Problem& p,
                                       std::shared_ptr<const ProblemBuffers> inputs,
                                       PipelineCache* cache) {
+  return create(device, compiler, family, knobs, p, std::move(inputs), ExternalBuffers{}, cache);
+}
+
+KernelInstance KernelInstance::create(vk::Device& device, ShaderCompiler& compiler,
+                                      const Family& family, const Knobs& knobs,
+                                      const Problem& p,
+                                      std::shared_ptr<const ProblemBuffers> inputs,
+                                      const ExternalBuffers& external, PipelineCache* cache) {
   require_valid(p);
   const Legality legal = family.legality(knobs, p, device.info());
   const std::string key = family.key(knobs);
@@ -89,6 +97,20 @@ KernelInstance KernelInstance::create(vk::Device& device, ShaderCompiler& compil
                                 layout_name(layout) + " layout");
   }
 
+  const BindingSizes sizes = binding_sizes(p, layout);
+  if (external.x == nullptr && !inputs->has_x()) {
+    throw std::invalid_argument(key + ": the inputs hold weights only and no external x is given");
+  }
+  auto check_external = [&](const vk::Buffer* buffer, uint64_t bytes, const char* what) {
+    if (buffer != nullptr && buffer->size() < bytes) {
+      throw std::invalid_argument(key + ": the external " + what + " buffer holds " +
+                                  std::to_string(buffer->size()) + " bytes; " + describe(p) +
+                                  " needs " + std::to_string(bytes));
+    }
+  };
+  check_external(external.x, sizes.x, "x");
+  check_external(external.out, sizes.out, "output");
+
   KernelInstance inst;
   inst.family_ = &family;
   inst.problem_ = p;
@@ -96,20 +118,24 @@ KernelInstance KernelInstance::create(vk::Device& device, ShaderCompiler& compil
   inst.groups_ = family.groups(knobs, p, device.info());
   inst.push_ = push_constants(p);
   inst.pipeline_ = pipeline(device, compiler, family, knobs, cache);
-  const BindingSizes sizes = binding_sizes(p, layout);
   inst.bytes_moved_ = sizes.x + sizes.weight + sizes.scales + sizes.bias + sizes.out;
-  inst.output_.emplace(padded_buffer(device, sizes.out));
+  if (external.out != nullptr) {
+    inst.external_out_ = external.out;
+  } else {
+    inst.output_.emplace(padded_buffer(device, sizes.out));
+  }
   inst.reset_output();
 
-  const vk::Buffer* out = &*inst.output_;
+  const vk::Buffer* x = external.x != nullptr ? external.x : &inputs->x();
+  const vk::Buffer* out = &inst.output();
   if (p.op == Op::q4gsw) {
     for (uint32_t c = 0; c < inputs->weight_copies(); ++c) {
-      const vk::Buffer* bindings[] = {&inputs->x(), &inputs->weight(c), &inputs->scales(c),
+      const vk::Buffer* bindings[] = {x, &inputs->weight(c), &inputs->scales(c),
                                       &inputs->vector(), out};
       inst.sets_.push_back(inst.pipeline_->bind(bindings));
     }
   } else {
-    const vk::Buffer* bindings[] = {&inputs->x(), &inputs->vector(), out};
+    const vk::Buffer* bindings[] = {x, &inputs->vector(), out};
     inst.sets_.push_back(inst.pipeline_->bind(bindings));
   }
   inst.inputs_ = std::move(inputs);
@@ -124,11 +150,11 @@ void KernelInstance::record(vk::CommandBuffer& commands, uint32_t copy_index) co
 
 void KernelInstance::reset_output() {
   const std::vector<float> nan = poison(uint64_t{problem_.m} * problem_.n);
-  output_->upload(std::span<const float>(nan));
+  output().upload(std::span<const float>(nan));
 }
 
 std::vector<float> KernelInstance::download_output() const {
-  return output_->download<float>(uint64_t{problem_.m} * problem_.n);
+  return output().download<float>(uint64_t{problem_.m} * problem_.n);
 }
 
 double KernelInstance::flops() const noexcept {

@@ -56,6 +56,15 @@ struct RmsNormPush {
 
 class KernelInstance {
  public:
+  // Buffers of a graph that an instance binds instead of its own (kernels of one graph read
+  // each other's outputs): `x` replaces the inputs' x (required when they hold weights only),
+  // `out` replaces the instance's own output. Not owned: they must outlive the instance. Each
+  // must hold at least the problem's x ([M, K]; rms_norm [M, N]) or out ([M, N]) floats.
+  struct ExternalBuffers {
+    const vk::Buffer* x = nullptr;
+    vk::Buffer* out = nullptr;  // written by the dispatch and by reset_output()
+  };
+
   // Throws IllegalVariant with Family::legality's reason, InvalidProblem for a bad problem,
   // CompileError when the shader does not compile, vk::Error on Vulkan failures.
   // `weight_copies` (>= 1) identical copies of the weight and scales are uploaded; record()
@@ -71,6 +80,12 @@ class KernelInstance {
                                const Knobs& knobs, const Problem& problem,
                                std::shared_ptr<const ProblemBuffers> inputs,
                                PipelineCache* cache = nullptr);
+  // The same binding `external` buffers (see ExternalBuffers); throws std::invalid_argument
+  // when one is too small or x is missing from both.
+  static KernelInstance create(vk::Device& device, ShaderCompiler& compiler, const Family& family,
+                               const Knobs& knobs, const Problem& problem,
+                               std::shared_ptr<const ProblemBuffers> inputs,
+                               const ExternalBuffers& external, PipelineCache* cache = nullptr);
 
   // Compiles the variant and creates its pipeline (through `cache` when given) without
   // binding any data: lets a tuner build pipelines ahead, on several threads.
@@ -88,7 +103,7 @@ class KernelInstance {
   // Records the dispatch reading weight copy `copy_index` (< weight_copies()). No barrier:
   // the caller puts one between dependent dispatches.
   void record(vk::CommandBuffer& commands, uint32_t copy_index = 0) const;
-  // Fills the output with NaN again (blocks).
+  // Fills the output (the external one when bound) with NaN again (blocks).
   void reset_output();
   // The output [M, N] (blocks; call after the submission finished).
   std::vector<float> download_output() const;
@@ -107,6 +122,8 @@ class KernelInstance {
 
  private:
   KernelInstance() = default;
+  const vk::Buffer& output() const noexcept { return external_out_ ? *external_out_ : *output_; }
+  vk::Buffer& output() noexcept { return external_out_ ? *external_out_ : *output_; }
 
   const Family* family_ = nullptr;
   Problem problem_;
@@ -116,7 +133,8 @@ class KernelInstance {
   uint64_t bytes_moved_ = 0;
   std::shared_ptr<const vk::ComputePipeline> pipeline_;
   std::shared_ptr<const ProblemBuffers> inputs_;
-  std::optional<vk::Buffer> output_;
+  std::optional<vk::Buffer> output_;          // unless an external output is bound
+  vk::Buffer* external_out_ = nullptr;  // not owned
   std::vector<vk::DescriptorSet> sets_;  // one per weight copy
 };
 

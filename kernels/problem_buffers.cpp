@@ -13,13 +13,14 @@ void upload(vk::Buffer& buffer, const std::vector<T>& values) {
   if (!values.empty()) buffer.upload(std::as_bytes(std::span<const T>(values)));
 }
 
-void check_sizes(const Problem& p, const ProblemData& data) {
+void check_sizes(const Problem& p, const ProblemData& data, bool with_x) {
+  const bool x_ok = !with_x || data.x.size() == uint64_t{p.m} * (p.op == Op::q4gsw ? p.k : p.n);
   const bool ok =
-      p.op == Op::q4gsw
-          ? data.x.size() == uint64_t{p.m} * p.k && data.weight.size() == uint64_t{p.n} * (p.k / 2) &&
-                data.scales.size() == uint64_t{p.k / p.group_size} * p.n &&
-                data.bias.size() == (p.has_bias ? p.n : 0u)
-          : data.x.size() == uint64_t{p.m} * p.n && data.norm_weight.size() == p.n;
+      x_ok && (p.op == Op::q4gsw
+                   ? data.weight.size() == uint64_t{p.n} * (p.k / 2) &&
+                         data.scales.size() == uint64_t{p.k / p.group_size} * p.n &&
+                         data.bias.size() == (p.has_bias ? p.n : 0u)
+                   : data.norm_weight.size() == p.n);
   if (!ok) throw std::invalid_argument("ProblemData does not match " + describe(p));
 }
 
@@ -34,16 +35,40 @@ std::shared_ptr<const ProblemBuffers> ProblemBuffers::create(vk::Device& device,
                                                              const ProblemData& data,
                                                              Layout layout,
                                                              uint32_t weight_copies) {
+  return make(device, p, data, layout, weight_copies, true);
+}
+
+std::shared_ptr<const ProblemBuffers> ProblemBuffers::create_weights_only(
+    vk::Device& device, const Problem& p, const ProblemData& data, Layout layout,
+    uint32_t weight_copies) {
+  return make(device, p, data, layout, weight_copies, false);
+}
+
+const vk::Buffer& ProblemBuffers::x() const {
+  if (!x_) {
+    throw std::logic_error(describe(problem_) +
+                           ": these buffers hold weights only; bind x through "
+                           "KernelInstance's ExternalBuffers");
+  }
+  return *x_;
+}
+
+std::shared_ptr<const ProblemBuffers> ProblemBuffers::make(vk::Device& device, const Problem& p,
+                                                           const ProblemData& data, Layout layout,
+                                                           uint32_t weight_copies, bool with_x) {
   require_valid(p);
-  check_sizes(p, data);
+  check_sizes(p, data, with_x);
   if (weight_copies == 0) throw std::invalid_argument("weight_copies must be at least 1");
   const bool q4 = p.op == Op::q4gsw;
   const BindingSizes sizes = binding_sizes(p, layout);
-  std::shared_ptr<ProblemBuffers> buffers(new ProblemBuffers(
-      padded_buffer(device, sizes.x), padded_buffer(device, sizes.bias)));
+  std::shared_ptr<ProblemBuffers> buffers(
+      new ProblemBuffers(padded_buffer(device, sizes.bias)));
   buffers->problem_ = p;
   buffers->layout_ = layout;
-  upload(buffers->x_, data.x);
+  if (with_x) {
+    buffers->x_.emplace(padded_buffer(device, sizes.x));
+    upload(*buffers->x_, data.x);
+  }
   upload(buffers->vector_, q4 ? data.bias : data.norm_weight);
   if (q4) {
     const std::vector<uint8_t> packed =

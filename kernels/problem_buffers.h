@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "kernels/family.h"
@@ -25,12 +26,21 @@ class ProblemBuffers {
   static std::shared_ptr<const ProblemBuffers> create(vk::Device& device, const Problem& problem,
                                                       const ProblemData& data, Layout layout,
                                                       uint32_t weight_copies = 1);
+  // The same without x: for a node of a graph whose x is another node's output, bound through
+  // KernelInstance's ExternalBuffers. `data.x` is ignored (may be empty).
+  static std::shared_ptr<const ProblemBuffers> create_weights_only(vk::Device& device,
+                                                                   const Problem& problem,
+                                                                   const ProblemData& data,
+                                                                   Layout layout,
+                                                                   uint32_t weight_copies = 1);
 
   const Problem& problem() const noexcept { return problem_; }
   Layout layout() const noexcept { return layout_; }
   uint32_t weight_copies() const noexcept { return static_cast<uint32_t>(weights_.size()); }
 
-  const vk::Buffer& x() const noexcept { return x_; }
+  bool has_x() const noexcept { return x_.has_value(); }
+  // Throws std::logic_error for buffers made by create_weights_only.
+  const vk::Buffer& x() const;
   // q4gsw: the bias (a placeholder when the problem has none); rms_norm: the norm weight.
   const vk::Buffer& vector() const noexcept { return vector_; }
   // q4gsw only: weight copy `c` and its scales.
@@ -38,11 +48,15 @@ class ProblemBuffers {
   const vk::Buffer& scales(uint32_t c) const { return scales_.at(c); }
 
  private:
-  ProblemBuffers(vk::Buffer x, vk::Buffer vector) : x_(std::move(x)), vector_(std::move(vector)) {}
+  explicit ProblemBuffers(vk::Buffer vector) : vector_(std::move(vector)) {}
+  static std::shared_ptr<const ProblemBuffers> make(vk::Device& device, const Problem& problem,
+                                                    const ProblemData& data, Layout layout,
+                                                    uint32_t weight_copies, bool with_x);
 
   Problem problem_;
   Layout layout_ = Layout::none;
-  vk::Buffer x_, vector_;
+  std::optional<vk::Buffer> x_;
+  vk::Buffer vector_;
   std::vector<vk::Buffer> weights_, scales_;
 };
 

@@ -4,6 +4,11 @@
 
 #include <CLI/CLI.hpp>
 
+#include "db/store.h"
+#include "kernels/vk/instance.h"
+#include "tuner/options.h"
+#include "tuner/session.h"
+
 namespace vktune::cli {
 
 // Options every device-using subcommand shares.
@@ -16,6 +21,13 @@ void add_device_option(CLI::App& command, DeviceOptions& options);
 void add_devices_command(CLI::App& app);
 // `vktune tune` (cli_tune.cpp).
 void add_tune_command(CLI::App& app);
+// Runs a tuning session with progress on stdout, then prints the device's table.
+tuner::TuneResult run_session(const vk::Instance& instance, size_t device_index, db::Store& store,
+                              tuner::TuneOptions options, bool plain);
+// `vktune bench` (cli_bench.cpp).
+void add_bench_command(CLI::App& app);
+// `vktune run-layer` (cli_run_layer.cpp).
+void add_run_layer_command(CLI::App& app);
 // `vktune report` (cli_report.cpp).
 void add_report_command(CLI::App& app);
 // `vktune merge`, `export`, `import`, `lookup` (cli_db.cpp).

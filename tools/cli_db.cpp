@@ -11,42 +11,11 @@
 #include "kernels/vk/device_select.h"
 #include "kernels/vk/instance.h"
 #include "tools/cli.h"
+#include "tools/engine/device_query.h"
 #include "tools/report/db_tools.h"
 
 namespace vktune::cli {
 namespace {
-
-runtime::DeviceType to_runtime(vk::DeviceType type) {
-  switch (type) {
-    case vk::DeviceType::discrete:
-      return runtime::DeviceType::discrete;
-    case vk::DeviceType::integrated:
-      return runtime::DeviceType::integrated;
-    case vk::DeviceType::virtual_gpu:
-      return runtime::DeviceType::virtual_gpu;
-    case vk::DeviceType::cpu:
-      return runtime::DeviceType::cpu;
-    case vk::DeviceType::other:
-      break;
-  }
-  return runtime::DeviceType::other;
-}
-
-// The fingerprint of a Vulkan device as the runtime's lookup takes it.
-report::LookupDevice lookup_device(const vk::DeviceInfo& info) {
-  report::LookupDevice d;
-  d.vendor_id = info.vendor_id;
-  d.device_id = info.device_id;
-  d.driver_id = info.driver_id;
-  d.driver_version = info.driver_version;
-  d.type = to_runtime(info.type);
-  static_assert(VK_UUID_SIZE == 16);
-  std::copy(info.pipeline_cache_uuid.begin(), info.pipeline_cache_uuid.end(),
-            d.pipeline_cache_uuid.begin());
-  d.name = info.name;
-  d.origin = "Vulkan device " + std::to_string(info.index);
-  return d;
-}
 
 struct LookupOptions {
   std::string db;
@@ -85,8 +54,8 @@ void run_lookup(const LookupOptions& o) {
   } else {
     const vk::Instance instance = vk::Instance::create();
     const std::vector<vk::DeviceInfo> devices = instance.devices();
-    device =
-        lookup_device(devices.at(vk::select_device(devices, vk::device_request(o.device.device))));
+    device = engine::lookup_device(
+        devices.at(vk::select_device(devices, vk::device_request(o.device.device))));
   }
   runtime::ProblemQuery problem;
   problem.op = o.op;

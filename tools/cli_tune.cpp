@@ -67,10 +67,16 @@ void run_tune(const TuneFlags& flags) {
   std::printf("vktune tune: %zu problems (%s) on [%zu] %s, %s strategy, %s cache, db %s\n",
               options.problems.size(), shapes.c_str(), index, devices[index].name.c_str(),
               flags.strategy.c_str(), flags.cache.c_str(), flags.db.c_str());
-  tuner::Progress progress(stdout, flags.plain);
-  tuner::Session session(instance, index, store, std::move(options), progress);
-  const tuner::TuneResult result = session.run();
+  run_session(instance, index, store, std::move(options), flags.plain);
+}
 
+}  // namespace
+
+tuner::TuneResult run_session(const vk::Instance& instance, size_t device_index, db::Store& store,
+                              tuner::TuneOptions options, bool plain) {
+  tuner::Progress progress(stdout, plain);
+  tuner::Session session(instance, device_index, store, std::move(options), progress);
+  const tuner::TuneResult result = session.run();
   size_t legal = 0, resumed = 0, failed = 0;
   for (const auto& p : result.problems) {
     legal += p.legal;
@@ -83,9 +89,8 @@ void run_tune(const TuneFlags& flags) {
   report::SummaryOptions summary_options;
   summary_options.device = std::to_string(result.device_id);
   std::fputs(report::render_table(report::summarize(store, summary_options)).c_str(), stdout);
+  return result;
 }
-
-}  // namespace
 
 void add_tune_command(CLI::App& app) {
   auto flags = std::make_shared<TuneFlags>();

@@ -10,6 +10,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(0, 1);
   vktune::cli::add_devices_command(app);
   vktune::cli::add_tune_command(app);
+  vktune::cli::add_bench_command(app);
+  vktune::cli::add_run_layer_command(app);
   vktune::cli::add_report_command(app);
   vktune::cli::add_merge_command(app);
   vktune::cli::add_export_command(app);

@@ -56,6 +56,19 @@ TEST(VktuneCli, MergeTwiceIsIdempotent) {
   EXPECT_EQ(c.measurements().size(), 25u);
 }
 
+TEST(VktuneCli, RunLayerOptionErrors) {
+  // Checked before any Vulkan device is touched.
+  const Result neither = vktune("run-layer --preset smoke");
+  EXPECT_NE(neither.exit_code, 0);
+  EXPECT_NE(neither.output.find("--db FILE"), std::string::npos) << neither.output;
+  const Result both = vktune("run-layer --fixed --db x.db");
+  EXPECT_NE(both.exit_code, 0);
+  EXPECT_NE(both.output.find("excludes"), std::string::npos) << both.output;
+  const Result preset = vktune("run-layer --preset llama-70b --fixed");
+  EXPECT_EQ(preset.exit_code, 1);
+  EXPECT_NE(preset.output.find("is not a preset"), std::string::npos) << preset.output;
+}
+
 TEST(VktuneCli, ReportErrors) {
   ScratchDir dir;
   {

@@ -73,6 +73,24 @@ TEST(ShapeSetsTest, BadInputIsAClearError) {
   }
 }
 
+TEST(ShapeSetsTest, PresetLayersMatchTheirLinearShapes) {
+  const LayerShape l = preset_layer("llama3-8b");
+  EXPECT_EQ(l.hidden, 4096u);
+  EXPECT_EQ(l.kv_width, 1024u);
+  EXPECT_EQ(l.ffn, 14336u);
+  EXPECT_EQ(l.group_size, 32u);
+  // Every projection of the layer is among the preset's tuned shapes.
+  const auto problems = load_shapes("llama3.2-1b", {});
+  const LayerShape s = preset_layer("llama3.2-1b");
+  for (const auto& [n, k] : {std::pair{s.hidden, s.hidden}, {s.kv_width, s.hidden},
+                            {s.ffn, s.hidden}, {s.hidden, s.ffn}}) {
+    const kernels::Problem p{Op::q4gsw, 1, n, k, s.group_size, false};
+    EXPECT_NE(std::find(problems.begin(), problems.end(), p), problems.end()) << describe(p);
+  }
+  EXPECT_EQ(preset_layer("smoke").hidden, 256u);
+  EXPECT_THROW(preset_layer("llama-70b"), std::invalid_argument);
+}
+
 TEST(ShapeSetsTest, ParsesLists) {
   EXPECT_EQ(parse_list("1,4,16"), (std::vector<uint32_t>{1, 4, 16}));
   EXPECT_THROW(parse_list("1,,4"), std::invalid_argument);

@@ -1,0 +1,291 @@
+// The decoder-layer engine on the smoke preset's layer (lavapipe here): built with built-in
+// routing and with a tiny tuned database, it matches the fp64 reference node by node and end to
+// end; a database winner that cannot run on the device falls back to built-in routing; every
+// node says how its variant was found.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "db/store.h"
+#include "kernels/families/q4gsw_layout.h"
+#include "kernels/knobs.h"
+#include "runtime/snapshot.h"
+#include "tests/kernels/vulkan_fixture.h"
+#include "tools/engine/graph.h"
+#include "tools/engine/layer_reference.h"
+#include "tuner/records.h"
+
+namespace vktune::engine {
+namespace {
+
+using kernels::Op;
+using kernels::Problem;
+
+struct Winner {
+  Problem problem;
+  std::string key;  // canonical variant key
+  double median_ns = 1000;
+};
+
+class EngineTest : public test::VulkanFixture {
+ protected:
+  static ShaderCompiler& compiler() {
+    static ShaderCompiler c;
+    return c;
+  }
+  static kernels::PipelineCache& pipelines() {
+    static kernels::PipelineCache cache;  // first used after the device: destroyed before it
+    return cache;
+  }
+
+  // A tuned database holding `winners` for this very device, as a runtime snapshot.
+  static std::shared_ptr<const runtime::Snapshot> tuned(const std::vector<Winner>& winners) {
+    db::Store store = db::Store::open_memory();
+    const int64_t device_id = store.upsert_device(tuner::device_record(device().info()));
+    db::RunRecord run;
+    run.strategy = "test";
+    const int64_t run_id = store.begin_run(run);
+    for (const Winner& w : winners) {
+      const kernels::ParsedKey parsed = kernels::parse_key(w.key);
+      const kernels::Family* family = kernels::find_family(parsed.family);
+      EXPECT_NE(family, nullptr) << w.key;
+      db::Measurement m;
+      m.run_id = run_id;
+      m.device_id = device_id;
+      m.problem_id = store.upsert_problem(tuner::problem_record(w.problem));
+      m.kernel_id = store.upsert_kernel(tuner::kernel_record(*family, parsed.knobs, nullptr));
+      m.status = db::Status::ok;
+      m.n = 5;
+      m.median_ns = w.median_ns;
+      store.add_measurement(m);
+    }
+    std::string error;
+    auto snapshot = runtime::Snapshot::from_catalog(store.catalog(), &error);
+    EXPECT_NE(snapshot, nullptr) << error;
+    return snapshot;
+  }
+
+  // Builds the smoke layer for `m` tokens with `router`, runs it once and checks it.
+  static std::pair<Graph, LayerCheck> run(const Layer& layer, const LayerData& data,
+                                          const Router& router) {
+    Graph graph = Graph::build(device(), compiler(), pipelines(), layer, data, router);
+    graph.execute();
+    const LayerReference ref = reference_layer(layer, data, rows_to_check(layer));
+    LayerCheck check = check_layer(graph, data, ref);
+    return {std::move(graph), std::move(check)};
+  }
+
+  static void expect_ok(const LayerCheck& check) {
+    EXPECT_TRUE(check.ok);
+    for (const auto* list : {&check.nodes, &check.outputs}) {
+      for (const TensorCheck& t : *list) {
+        EXPECT_TRUE(t.result.ok) << t.tensor << ": max error " << t.result.max_error << " x bound, "
+                                 << t.result.non_finite << " non-finite";
+      }
+    }
+    EXPECT_EQ(check.outputs.size(), 3u);  // out, k, v
+  }
+
+  static const tuner::LayerShape& shape() {
+    static const tuner::LayerShape s = tuner::preset_layer("smoke");
+    return s;
+  }
+  static Problem linear(uint32_t m, uint32_t n, uint32_t k) {
+    return {Op::q4gsw, m, n, k, shape().group_size, false};
+  }
+  static Problem norm(uint32_t m) {
+    return {Op::rms_norm, m, shape().hidden, shape().hidden, 0, false};
+  }
+  static const Route& route_of(const Graph& graph, std::string_view node) {
+    for (size_t i = 0; i < graph.layer().nodes.size(); ++i) {
+      if (graph.layer().nodes[i].name == node) return graph.routes()[i];
+    }
+    throw std::out_of_range(std::string(node));
+  }
+};
+
+TEST_F(EngineTest, LayerGraphHasTheDecoderNodes) {
+  const Layer layer = make_layer(shape(), 3);
+  ASSERT_EQ(layer.nodes.size(), 12u);
+  EXPECT_EQ(layer.nodes[4].name, "o_proj");
+  // o is fed q: attention is out of scope.
+  EXPECT_EQ(layer.nodes[4].inputs, std::vector<size_t>{layer.tensor("q")});
+  EXPECT_EQ(layer.nodes[4].problem, linear(3, 256, 256));
+  EXPECT_EQ(layer.nodes[10].problem, linear(3, 256, 512));  // down
+  EXPECT_EQ(layer.nodes[2].problem, linear(3, 64, 256));    // k
+  EXPECT_EQ(layer.nodes.back().inputs,
+            (std::vector<size_t>{layer.tensor("h"), layer.tensor("down")}));
+}
+
+TEST_F(EngineTest, FixedRoutingMatchesReference) {
+  for (uint32_t m : {1u, 5u}) {
+    const Layer layer = make_layer(shape(), m);
+    const LayerData data = make_layer_data(layer, 7);
+    const Router router(nullptr, device().info());
+    auto [graph, check] = run(layer, data, router);
+    expect_ok(check);
+    EXPECT_EQ(count_routes(graph.routes()), (RouteCounts{0, 0, 9, 0})) << "M=" << m;
+    EXPECT_EQ(route_of(graph, "q_proj").key,
+              m == 1 ? "q4gsw_gemv[layout=raw,wg=64,rows=1,load=u32,reduce=shared]"
+                     : "q4gsw_tiled[layout=raw,tm=4,tn=4,wg=64,bk=0]");
+    const GraphTimes times = graph.time(2, 0);
+    EXPECT_EQ(times.node_ns.size(), layer.nodes.size());
+    EXPECT_GT(times.total_ns, 0);
+  }
+}
+
+TEST_F(EngineTest, TunedRoutingMatchesReference) {
+  const std::string gemv = "q4gsw_gemv[layout=packed,wg=64,rows=2,load=u32x4,reduce=shared]";
+  const std::string tiled = "q4gsw_tiled[layout=packed,tm=2,tn=4,wg=64,bk=32]";
+  const auto snapshot = tuned({{norm(1), "rms_norm[vec=4,wg=64]"},
+                               {linear(1, 256, 256), gemv},
+                               {linear(5, 512, 256), tiled}});
+  const Router router(snapshot, device().info());
+  {
+    const Layer layer = make_layer(shape(), 1);
+    const LayerData data = make_layer_data(layer, 11);
+    auto [graph, check] = run(layer, data, router);
+    expect_ok(check);
+    // Exact: both norms, q and o. Nearest: k and v (N=64), gate and up (N=512: the M=1 gemv
+    // winner is nearer than the M=5 tiled one) and down (K=512).
+    EXPECT_EQ(count_routes(graph.routes()), (RouteCounts{4, 5, 0, 0}));
+    const Route& q = route_of(graph, "q_proj");
+    EXPECT_EQ(q.source, Source::exact);
+    EXPECT_EQ(q.key, gemv);
+    EXPECT_EQ(q.device_match, runtime::DeviceMatch::exact);
+    EXPECT_EQ(q.family->layout(q.knobs), kernels::Layout::packed);  // prepacked at build
+    const Route& k = route_of(graph, "k_proj");
+    EXPECT_EQ(k.source, Source::nearest);
+    EXPECT_GT(k.distance, 0);
+    EXPECT_NE(k.how().find("nearest"), std::string::npos) << k.how();
+    EXPECT_EQ(route_of(graph, "attn_norm").key, "rms_norm[vec=4,wg=64]");
+  }
+  {
+    const Layer layer = make_layer(shape(), 5);
+    const LayerData data = make_layer_data(layer, 12);
+    auto [graph, check] = run(layer, data, router);
+    expect_ok(check);
+    const Route& up = route_of(graph, "up_proj");
+    EXPECT_EQ(up.source, Source::exact);
+    EXPECT_EQ(up.key, tiled);
+    // Nothing tuned at M=5 for the norm: the nearest (M=1) winner serves it.
+    EXPECT_EQ(route_of(graph, "attn_norm").source, Source::nearest);
+    EXPECT_EQ(count_routes(graph.routes()).exact, 2u);  // gate, up
+  }
+}
+
+// A variant whose stored constraints allow `p` but that cannot run on this device (cooperative
+// matrix on lavapipe, say), or "" when every such variant is legal here.
+std::string illegal_here(const Problem& p, const vk::DeviceInfo& device) {
+  for (const kernels::Family* f : kernels::families()) {
+    if (f->op() != p.op) continue;
+    for (const kernels::Knobs& k : f->all_variants()) {
+      if (kernels::check(f->constraints(k), p).empty() && !f->legality(k, p, device)) {
+        return f->key(k);
+      }
+    }
+  }
+  return {};
+}
+
+TEST_F(EngineTest, IllegalWinnerFallsBackToBuiltin) {
+  const Problem q = linear(1, 256, 256);
+  const std::string illegal = illegal_here(q, device().info());
+  if (illegal.empty()) GTEST_SKIP() << "every variant that fits the shape is legal here";
+  const auto snapshot = tuned({{q, illegal}, {norm(1), "rms_norm[vec=1,wg=32]"}});
+  const Router router(snapshot, device().info());
+  const Layer layer = make_layer(shape(), 1);
+  const LayerData data = make_layer_data(layer, 13);
+  auto [graph, check] = run(layer, data, router);
+  expect_ok(check);
+  for (const char* node : {"q_proj", "o_proj"}) {
+    const Route& r = route_of(graph, node);
+    EXPECT_EQ(r.source, Source::fallback) << node;
+    EXPECT_EQ(r.key, "q4gsw_gemv[layout=raw,wg=64,rows=1,load=u32,reduce=shared]");
+    EXPECT_NE(r.rejected.find(illegal), std::string::npos) << r.rejected;
+  }
+  // k, v, gate, up and down take the illegal winner as their nearest where its constraints
+  // allow (and fall back), else built-in routing; nothing the device cannot run is used.
+  const RouteCounts counts = count_routes(graph.routes());
+  EXPECT_EQ(counts.exact, 2u);  // the norms
+  EXPECT_EQ(counts.nearest, 0u);
+  EXPECT_GE(counts.fallback, 2u);
+  EXPECT_EQ(counts.fallback + counts.builtin, 7u);
+}
+
+TEST_F(EngineTest, UnknownFamilyFallsBack) {
+  // A database written by a newer vktune may name a family this build lacks.
+  db::Store store = db::Store::open_memory();
+  const int64_t device_id = store.upsert_device(tuner::device_record(device().info()));
+  db::KernelRecord kernel;
+  kernel.family = "q4gsw_future";
+  kernel.variant_key = "q4gsw_future[wg=64]";
+  kernel.knobs_json = R"({"wg":64})";
+  kernel.layout = "raw";
+  kernel.workgroup_size = 64;
+  kernel.source_hash = "0";
+  db::Measurement m;
+  m.run_id = store.begin_run({});
+  m.device_id = device_id;
+  m.problem_id = store.upsert_problem(tuner::problem_record(linear(1, 256, 256)));
+  m.kernel_id = store.upsert_kernel(kernel);
+  m.median_ns = 1;
+  store.add_measurement(m);
+  const Router router(runtime::Snapshot::from_catalog(store.catalog()), device().info());
+  const Route r = router.route(linear(1, 256, 256));
+  EXPECT_EQ(r.source, Source::fallback);
+  EXPECT_NE(r.rejected.find("unknown family"), std::string::npos) << r.rejected;
+  EXPECT_EQ(router.route(linear(1, 256, 256)).family->name(), "q4gsw_gemv");
+}
+
+TEST_F(EngineTest, CheckCatchesAWrongNode) {
+  const Layer layer = make_layer(shape(), 2);
+  LayerData data = make_layer_data(layer, 21);
+  const Router router(nullptr, device().info());
+  Graph graph = Graph::build(device(), compiler(), pipelines(), layer, data, router);
+  graph.execute();
+  // The reference now uses other weights for up's first output than the GPU did.
+  const size_t up = 8;
+  ASSERT_EQ(layer.nodes[up].name, "up_proj");
+  for (uint32_t j = 0; j < layer.nodes[up].problem.k / 2; ++j) data.params[up].weight[j] ^= 0x88;
+  const LayerCheck check = check_layer(graph, data, reference_layer(layer, data, {0, 1}));
+  EXPECT_FALSE(check.ok);
+  EXPECT_FALSE(check.nodes[up].result.ok);
+  EXPECT_TRUE(check.nodes[up - 1].result.ok);  // gate
+  EXPECT_FALSE(check.outputs[0].result.ok);    // out
+}
+
+TEST_F(EngineTest, WeightsOnlyInputsNeedAnExternalX) {
+  const Problem p = linear(1, 64, 256);
+  const kernels::ProblemData data = kernels::make_random(p, 3);
+  const kernels::Family& gemv = *kernels::find_family("q4gsw_gemv");
+  const kernels::Knobs knobs =
+      kernels::parse_key("q4gsw_gemv[layout=raw,wg=64,rows=1,load=u32,reduce=shared]").knobs;
+  auto weights =
+      kernels::ProblemBuffers::create_weights_only(device(), p, data, kernels::Layout::raw);
+  EXPECT_FALSE(weights->has_x());
+  EXPECT_THROW(weights->x(), std::logic_error);
+  EXPECT_THROW(
+      kernels::KernelInstance::create(device(), compiler(), gemv, knobs, p, weights, &pipelines()),
+      std::invalid_argument);
+  vk::Buffer small = kernels::padded_buffer(device(), 16);
+  EXPECT_THROW(kernels::KernelInstance::create(device(), compiler(), gemv, knobs, p, weights,
+                                               {&small, nullptr}, &pipelines()),
+               std::invalid_argument);
+  // With x and out bound from outside it computes the op into the external output.
+  vk::Buffer x = kernels::padded_buffer(device(), data.x.size() * 4);
+  x.upload(std::span<const float>(data.x));
+  vk::Buffer out = kernels::padded_buffer(device(), uint64_t{p.m} * p.n * 4);
+  kernels::KernelInstance inst = kernels::KernelInstance::create(
+      device(), compiler(), gemv, knobs, p, weights, {&x, &out}, &pipelines());
+  device().run([&](vk::CommandBuffer& cb) { inst.record(cb); });
+  const kernels::CheckResult c =
+      kernels::check(out.download<float>(p.n), kernels::reference(p, data), gemv.tolerance(p));
+  EXPECT_TRUE(c.ok) << c.max_error;
+  EXPECT_EQ(inst.download_output(), out.download<float>(p.n));
+}
+
+}  // namespace
+}  // namespace vktune::engine

@@ -1,0 +1,17 @@
+// The fingerprint of a Vulkan device as the runtime's lookup takes it: the one mapping from
+// vk::DeviceInfo to runtime::DeviceQuery, shared by `vktune lookup` and the engine.
+#pragma once
+
+#include "kernels/vk/device_info.h"
+#include "runtime/selection.h"
+#include "tools/report/db_tools.h"
+
+namespace vktune::engine {
+
+runtime::DeviceType runtime_device_type(vk::DeviceType type) noexcept;
+
+// `info` as a lookup device (owning its strings; .query() views them), with origin
+// "Vulkan device <index>".
+report::LookupDevice lookup_device(const vk::DeviceInfo& info);
+
+}  // namespace vktune::engine

@@ -1,0 +1,117 @@
+// A decoder layer built for one device: every node routed (tuned or built-in), its weights
+// prepacked into the chosen layout, its pipeline created once, and the whole layer recorded
+// into one command buffer, so that executing it is one submit.
+#pragma once
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "kernels/kernel_instance.h"
+#include "kernels/shader_compiler.h"
+#include "kernels/vk/buffer.h"
+#include "kernels/vk/command_buffer.h"
+#include "kernels/vk/device.h"
+#include "kernels/vk/pipeline.h"
+#include "kernels/vk/timestamp_pool.h"
+#include "tools/engine/layer.h"
+#include "tools/engine/layer_reference.h"
+#include "tools/engine/routing.h"
+
+namespace vktune::engine {
+
+// GPU time of one execution of the graph, from timestamps at every node boundary. A node's
+// time runs from the end of everything before it to its own end, so independent nodes recorded
+// without a barrier between them (q, k and v) share the time they overlap, and the node times
+// add up to the total.
+struct GraphTimes {
+  std::vector<double> node_ns;  // per node, median over the iterations
+  double total_ns = 0;          // median over the iterations of the whole layer
+  uint32_t iterations = 0;
+};
+
+class Graph {
+ public:
+  // Routes every routed node of `layer` through `router`, uploads `data` (weights prepacked to
+  // the chosen layouts; every tensor but x poisoned with NaN), creates the pipelines through
+  // `pipelines` (compiled from the embedded sources) and records the command buffer: a barrier
+  // before each node that reads a tensor written since the last barrier, a timestamp at every
+  // node boundary. Throws what KernelInstance::create and Router::route throw.
+  // `device`, `compiler` and `pipelines` must outlive the graph.
+  static Graph build(vk::Device& device, ShaderCompiler& compiler,
+                     kernels::PipelineCache& pipelines, const Layer& layer, const LayerData& data,
+                     const Router& router);
+
+  Graph(Graph&&) noexcept = default;
+  Graph& operator=(Graph&&) noexcept = delete;
+  Graph(const Graph&) = delete;
+  Graph& operator=(const Graph&) = delete;
+
+  // One submit of a whole layer may take long on a software device (lavapipe runs the built-in
+  // gemv of a Llama 3 8B layer in tens of seconds).
+  static constexpr std::chrono::seconds kTimeout{300};
+
+  // Executes the layer once (one submit) and waits; throws vk::Error on timeout or device loss.
+  void execute();
+  // `warmup` untimed executions, then `iterations` (>= 1) timed ones.
+  GraphTimes time(uint32_t iterations, uint32_t warmup = 2);
+
+  // Tensor `index` of the layer, [M, width] (blocks; after an execution).
+  std::vector<float> download(size_t index) const;
+
+  const Layer& layer() const noexcept { return layer_; }
+  // Per node, in order: the route of routed nodes; elementwise nodes have no family.
+  const std::vector<Route>& routes() const noexcept { return routes_; }
+  // Tolerance of node `i` relative to the kernels' bounds: the chosen variant's
+  // (Family::tolerance), or a few ulps' worth for elementwise nodes.
+  double tolerance(size_t node) const { return tolerances_.at(node); }
+  // The largest of them: what the layer's outputs are held to.
+  double tolerance() const noexcept;
+
+ private:
+  // An engine_*.comp dispatch.
+  struct Elementwise {
+    std::shared_ptr<const vk::ComputePipeline> pipeline;
+    vk::DescriptorSet set;
+    std::vector<std::byte> push;
+    std::array<uint32_t, 3> groups{};
+  };
+
+  explicit Graph(vk::Device& device) : device_(&device) {}
+  void record();
+
+  vk::Device* device_;
+  Layer layer_;
+  std::vector<Route> routes_;
+  std::vector<double> tolerances_;
+  // One buffer per tensor; KernelInstances bind them by address, so each is heap-allocated
+  // once and never moves.
+  std::vector<std::unique_ptr<vk::Buffer>> tensors_;
+  std::vector<std::optional<kernels::KernelInstance>> kernels_;  // per node: routed ones
+  std::vector<std::optional<Elementwise>> elementwise_;          // per node: the others
+  std::optional<vk::TimestampPool> timestamps_;
+  std::optional<vk::CommandBuffer> commands_;
+};
+
+// One tensor of the graph (after an execution) against a reference, on the reference's rows.
+struct TensorCheck {
+  std::string tensor;           // the tensor's name (node checks: the node's output)
+  kernels::CheckResult result;  // max_error is relative to the reference's bounds
+};
+
+struct LayerCheck {
+  double tolerance = 0;  // of the outputs, relative to the bounds: Graph::tolerance()
+  // Every node on the GPU's own inputs (its inputs downloaded, taken as exact): the kernels'
+  // correctness gate, node by node, with their tight bounds and Graph::tolerance(node).
+  std::vector<TensorCheck> nodes;
+  // The layer's outputs (out, k, v) against the fp64 reference of the whole layer, with the
+  // bounds propagated through the graph.
+  std::vector<TensorCheck> outputs;
+  bool ok = false;
+};
+LayerCheck check_layer(const Graph& graph, const LayerData& data, const LayerReference& ref);
+
+}  // namespace vktune::engine
