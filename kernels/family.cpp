@@ -180,7 +180,7 @@ Legality Family::legality(const Knobs& knobs, const Problem& p,
 
 std::span<const Family* const> families() {
   static const Family* const all[] = {&naive_family(), &tiled_family(), &gemv_family(),
-                                      &coopmat_family(), &rms_norm_family()};
+                                      &gemv_fast_family(), &coopmat_family(), &rms_norm_family()};
   return all;
 }
 

@@ -116,8 +116,8 @@ struct BindingSizes {
 };
 BindingSizes binding_sizes(const Problem& problem, Layout layout);
 
-// Every family, in a fixed order: q4gsw_naive, q4gsw_tiled, q4gsw_gemv, q4gsw_coopmat,
-// rms_norm. The descriptors are immutable statics: thread-safe.
+// Every family, in a fixed order: q4gsw_naive, q4gsw_tiled, q4gsw_gemv, q4gsw_gemv_fast,
+// q4gsw_coopmat, rms_norm. The descriptors are immutable statics: thread-safe.
 std::span<const Family* const> families();
 // The family named `name`, or nullptr.
 const Family* find_family(std::string_view name);

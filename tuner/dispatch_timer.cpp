@@ -25,11 +25,13 @@ double DispatchTimer::sample(const RecordDispatch& record, uint32_t dispatches,
         cb.timestamp(pool_, 1);
       },
       options.timeout);
+  last_busy_ = std::chrono::steady_clock::now();
   const auto ns = pool_.read_ns();
   return static_cast<double>(ns[1] - ns[0]) / dispatches;
 }
 
 uint32_t DispatchTimer::calibrate(const RecordDispatch& record, const TimingOptions& options) {
+  const bool idle = std::chrono::steady_clock::now() - last_busy_ > options.busy_window;
   for (uint32_t i = 0; i < options.warmup; ++i) sample(record, 1, options);
   // Grow until one sample is long enough; the first estimate usually gets there at once.
   uint32_t dispatches = 1;
@@ -37,7 +39,7 @@ uint32_t DispatchTimer::calibrate(const RecordDispatch& record, const TimingOpti
     const double per_dispatch = std::max(sample(record, dispatches, options), 1.0);
     const double span = per_dispatch * dispatches;
     if (span >= options.min_sample_ns || dispatches >= options.max_dispatches) {
-      const double warm = std::ceil(options.warmup_ns / per_dispatch);
+      const double warm = idle ? std::ceil(options.warmup_ns / per_dispatch) : 0;
       if (warm > 0) sample(record, static_cast<uint32_t>(std::min(warm, 4096.0)), options);
       return dispatches;
     }

@@ -27,7 +27,9 @@ struct TimingOptions {
   uint32_t warmup = 2;             // untimed submissions before the first sample
   // Then keep the GPU busy this long, untimed: an idle GPU drops its clocks, and a variant
   // measured right after the CPU-side work of creating it would be timed at idle clocks.
+  // Skipped when this timer's last sample ended less than `busy_window` ago.
   double warmup_ns = 3e6;
+  std::chrono::milliseconds busy_window{10};
   uint32_t min_samples = 5;
   uint32_t max_samples = 40;
   double target_ci = 0.01;  // stop once the median's relative CI half-width is below this
@@ -51,6 +53,9 @@ class DispatchTimer {
  private:
   vk::Device& device_;
   vk::TimestampPool pool_;
+  // When the GPU last finished a sample: if that was moments ago its clocks are still up and
+  // the warm-up can be skipped.
+  std::chrono::steady_clock::time_point last_busy_{};
 };
 
 }  // namespace vktune::tuner

@@ -23,6 +23,43 @@ std::vector<Candidate*> halve(const std::vector<Candidate*>& pool, size_t finali
   return timed;
 }
 
+void order_candidates(std::vector<Candidate>& list, const std::map<int64_t, double>& warm_rank,
+                      const std::function<bool(const Candidate&)>& is_baseline) {
+  std::vector<Candidate> warm, baselines;
+  std::vector<std::vector<Candidate>> by_family;  // in order of first appearance
+  std::vector<const kernels::Family*> families;
+  for (Candidate& c : list) {
+    if (warm_rank.count(c.kernel_id)) {
+      warm.push_back(std::move(c));
+    } else if (is_baseline(c)) {
+      baselines.push_back(std::move(c));
+    } else {
+      auto it = std::find(families.begin(), families.end(), c.family);
+      if (it == families.end()) {
+        families.push_back(c.family);
+        by_family.emplace_back();
+        it = families.end() - 1;
+      }
+      by_family[it - families.begin()].push_back(std::move(c));
+    }
+  }
+  std::stable_sort(warm.begin(), warm.end(), [&](const Candidate& a, const Candidate& b) {
+    return warm_rank.at(a.kernel_id) < warm_rank.at(b.kernel_id);
+  });
+  list.clear();
+  for (Candidate& c : warm) list.push_back(std::move(c));
+  for (Candidate& c : baselines) list.push_back(std::move(c));
+  for (size_t i = 0, taken = 1; taken > 0; ++i) {
+    taken = 0;
+    for (auto& family : by_family) {
+      if (i < family.size()) {
+        list.push_back(std::move(family[i]));
+        ++taken;
+      }
+    }
+  }
+}
+
 TimingOptions stage_timing(const TimingOptions& full, int stage) {
   TimingOptions t = full;
   const uint32_t factor = 1u << std::min(stage, 16);

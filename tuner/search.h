@@ -2,6 +2,8 @@
 // stage measures.
 #pragma once
 
+#include <functional>
+#include <map>
 #include <vector>
 
 #include "tuner/candidate.h"
@@ -14,6 +16,13 @@ std::vector<Candidate*> ranked(const std::vector<Candidate*>& pool);
 
 // Halving: the best third advance, never fewer than `finalists`.
 std::vector<Candidate*> halve(const std::vector<Candidate*>& pool, size_t finalists);
+
+// Measurement order, for runs whose budget may end a problem early: first the winners of
+// tuned neighbouring problems (`warm_rank`: kernel id -> log-distance of the nearest problem
+// it won; nearest first), then the baselines every speedup is quoted against, then the rest
+// round-robin across families, so a cut run has still sampled every family.
+void order_candidates(std::vector<Candidate>& list, const std::map<int64_t, double>& warm_rank,
+                      const std::function<bool(const Candidate&)>& is_baseline);
 
 // Stage `stage` of halving: stage 0 is a cheap estimate (a few samples, a small budget); each
 // later stage doubles the samples and the budget, up to the full measurement.

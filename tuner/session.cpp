@@ -30,6 +30,19 @@ double log_distance(const kernels::Problem& a, const db::Problem& b) {
   return std::sqrt(term(a.m, b.m) + term(a.n, b.n) + term(a.k, b.k));
 }
 
+// The variant today's engines would use for `problem` (runtime/builtin.h), for the baselines.
+std::string fixed_routing_key(const kernels::Problem& problem) {
+  runtime::ProblemQuery q;
+  q.op = kernels::op_name(problem.op);
+  q.m = problem.m;
+  q.n = problem.n;
+  q.k = problem.k;
+  q.group_size = problem.group_size;
+  runtime::Selection s;
+  runtime::select_builtin(q, s);
+  return std::string(s.variant_key);
+}
+
 std::string host_name() {
   char name[256] = {};
   return gethostname(name, sizeof name - 1) == 0 ? name : "unknown";
@@ -55,10 +68,12 @@ Session::Session(const vk::Instance& instance, size_t device_index, db::Store& s
 Session::~Session() = default;
 
 void Session::open_device() {
-  pipelines_.reset();  // pipelines belong to the old device
+  timer_.reset();  // the timer and the pipelines belong to the old device
+  pipelines_.reset();
   device_.reset();
   device_ = std::make_unique<vk::Device>(vk::Device::create(instance_, device_index_));
   pipelines_ = std::make_unique<kernels::PipelineCache>();
+  timer_ = std::make_unique<DispatchTimer>(*device_);
 }
 
 void Session::device_failed(const std::string& why) {
@@ -203,8 +218,8 @@ std::vector<Candidate> Session::candidates(const kernels::Problem& problem, int6
 
 void Session::warm_start_order(const kernels::Problem& problem,
                                std::vector<Candidate>& list) const {
-  // Winners of tuned neighbours first, nearest first: with a budget they are the likeliest
-  // winners here too, and halving keeps them in the race.
+  // Winners of tuned neighbours first (with a budget they are the likeliest winners here
+  // too, and halving keeps them in the race), then the baselines, then every family in turn.
   std::map<int64_t, db::Problem> problems;
   for (db::Problem& p : store_.problems()) problems.emplace(p.id, std::move(p));
   std::map<int64_t, double> rank;  // kernel id -> distance of the nearest problem it won
@@ -215,11 +230,9 @@ void Session::warm_start_order(const kernels::Problem& problem,
     auto [it, inserted] = rank.emplace(best.kernel_id, d);
     if (!inserted) it->second = std::min(it->second, d);
   }
-  std::stable_sort(list.begin(), list.end(), [&](const Candidate& a, const Candidate& b) {
-    const auto ra = rank.find(a.kernel_id), rb = rank.find(b.kernel_id);
-    const double da = ra == rank.end() ? INFINITY : ra->second;
-    const double db = rb == rank.end() ? INFINITY : rb->second;
-    return da < db;
+  const std::string fixed = fixed_routing_key(problem);
+  order_candidates(list, rank, [&fixed](const Candidate& c) {
+    return c.key == fixed || c.family->name() == "q4gsw_naive";
   });
 }
 
@@ -266,8 +279,7 @@ bool Session::prepare(Candidate& c, const kernels::Problem& problem,
 
 bool Session::time(Candidate& c, const TimingOptions& timing) {
   try {
-    DispatchTimer timer(*device_);
-    c.stats = timer.measure(
+    c.stats = timer_->measure(
         [&](vk::CommandBuffer& cb, uint32_t i) {
           c.instance->record(cb, i % c.instance->weight_copies());
         },
@@ -313,19 +325,6 @@ void Session::store(const Candidate& c, int64_t problem_id) {
 }
 
 namespace {
-
-// The variant today's engines would use for `problem` (runtime/builtin.h), for the baselines.
-std::string fixed_routing_key(const kernels::Problem& problem) {
-  runtime::ProblemQuery q;
-  q.op = kernels::op_name(problem.op);
-  q.m = problem.m;
-  q.n = problem.n;
-  q.k = problem.k;
-  q.group_size = problem.group_size;
-  runtime::Selection s;
-  runtime::select_builtin(q, s);
-  return std::string(s.variant_key);
-}
 
 std::string describe_winner(const ProblemOutcome& outcome) {
   if (!outcome.winner_key) return "no correct variant";
@@ -441,7 +440,7 @@ bool Session::finalists(const std::vector<Candidate*>& finalists) {
   constexpr int kRounds = 7;
   std::map<Candidate*, std::pair<uint32_t, std::vector<double>>> samples;
   try {
-    DispatchTimer timer(*device_);
+    DispatchTimer& timer = *timer_;
     for (Candidate* c : finalists) {
       auto record = [c](vk::CommandBuffer& cb, uint32_t i) {
         c->instance->record(cb, i % c->instance->weight_copies());

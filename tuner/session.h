@@ -93,6 +93,7 @@ class Session {
   Progress& progress_;
   std::unique_ptr<vk::Device> device_;
   std::unique_ptr<kernels::PipelineCache> pipelines_;
+  std::unique_ptr<DispatchTimer> timer_;
   std::map<kernels::Layout, std::shared_ptr<const kernels::ProblemBuffers>> inputs_;
   ShaderCompiler compiler_;
   int64_t run_id_ = 0, device_id_ = 0;

@@ -9,6 +9,7 @@ namespace vktune::kernels {
 const Family& naive_family();
 const Family& tiled_family();
 const Family& gemv_family();
+const Family& gemv_fast_family();
 const Family& coopmat_family();
 const Family& rms_norm_family();
 

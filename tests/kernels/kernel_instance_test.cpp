@@ -189,5 +189,78 @@ TEST_F(KernelInstanceTest, IllegalVariantThrowsWithTheReason) {
                InvalidProblem);
 }
 
+// q4gsw_gemv_fast on the shapes of the gemv tests: M in 1..8 (each M selects one mmax),
+// N not a multiple of any tile, K with a partial unroll block, every legal group size.
+TEST_F(KernelInstanceTest, GemvFast) {
+  size_t offset = 0;
+  for (const Problem& p :
+       {q4(1, 37, 64, 32, true), q4(3, 100, 96, 32, false), q4(5, 100, 96, 96, true),
+        q4(8, 37, 96, 32, true), q4(1, 100, 256, 64, false), q4(3, 37, 256, 128, true),
+        q4(5, 37, 64, 64, false), q4(8, 100, 256, 256, false), q4(2, 37, 256, 128, true),
+        q4(4, 37, 64, 64, false)}) {
+    // Only mmax = 8 (27 or 36 variants here) serves M > 4: sample it more densely.
+    EXPECT_GT(sweep("q4gsw_gemv_fast", p, spread(p.m > 4 ? 5 : 17), offset += 3),
+              sampling() ? 2u : 30u)
+        << describe(p);
+  }
+  EXPECT_EQ(sweep("q4gsw_gemv_fast", kSmall[4]), 0u);                // M = 33 > 8
+  EXPECT_EQ(sweep("q4gsw_gemv_fast", q4(1, 37, 72, 8, true)), 0u);  // K % 32 != 0
+}
+
+TEST_F(KernelInstanceTest, GemvFastLongK) {
+  EXPECT_GT(sweep("q4gsw_gemv_fast", q4(1, 100, 2080, 32, true), spread(11), 2), 3u);
+  // M > 4: 36 of the variants are legal (mmax=8 only), so a denser sample.
+  EXPECT_GT(sweep("q4gsw_gemv_fast", q4(5, 37, 2080, 2080, false), spread(5), 1), 3u);
+  EXPECT_GT(sweep("q4gsw_gemv_fast", q4(8, 100, 2080, 160, true), spread(4), 3), 3u);
+}
+
+// The fast kernel against the built-in raw gemv and the reference, N spanning many tiles, read
+// from the second of two weight copies.
+TEST_F(KernelInstanceTest, GemvFastMatchesBuiltinAndReference) {
+  const Problem p = q4(1, 1000, 512, 64, true);
+  const ProblemData data = make_random(p, 11);
+  const Reference ref = reference(p, data);
+  const Family& gemv = *find_family("q4gsw_gemv");
+  const Family& fast = *find_family("q4gsw_gemv_fast");
+  auto run = [&](const Family& f, const std::string& key) {
+    KernelInstance inst = KernelInstance::create(device(), compiler(), f, parse_key(key).knobs,
+                                                 p, data, 2, &pipelines());
+    device().run([&](vk::CommandBuffer& cb) { inst.record(cb, 1); });
+    std::vector<float> out = inst.download_output();
+    EXPECT_TRUE(check(out, ref, f.tolerance(p)).ok) << key;
+    return out;
+  };
+  const std::vector<float> builtin =
+      run(gemv, "q4gsw_gemv[layout=raw,wg=64,rows=1,load=u32,reduce=shared]");
+  for (const char* key : {"q4gsw_gemv_fast[wg=64,ksplit=1,npl=1,unroll=1,mmax=1]",
+                          "q4gsw_gemv_fast[wg=256,ksplit=8,npl=4,unroll=4,mmax=1]",
+                          "q4gsw_gemv_fast[wg=128,ksplit=2,npl=2,unroll=2,mmax=1]"}) {
+    const std::vector<float> out = run(fast, key);
+    ASSERT_EQ(out.size(), builtin.size());
+    for (size_t i = 0; i < out.size(); ++i) {
+      ASSERT_NEAR(out[i], builtin[i], 2 * fast.tolerance(p) * ref.bounds[i]) << key << " " << i;
+    }
+  }
+}
+
+// More tiles than maxComputeWorkGroupCount.x: the last workgroups take a second tile.
+TEST_F(KernelInstanceTest, GemvFastGridStride) {
+  const Family& fast = *find_family("q4gsw_gemv_fast");
+  const Knobs k = parse_key("q4gsw_gemv_fast[wg=64,ksplit=8,npl=1,unroll=1,mmax=1]").knobs;
+  const uint32_t max_groups = device().info().limits.max_workgroup_count[0];
+  if (!fast.legality(k, q4(1, 64, 64, 32, true), device().info()) || max_groups > (1u << 20)) {
+    GTEST_SKIP() << "needs 8 lanes along n and a small maxComputeWorkGroupCount.x";
+  }
+  const Problem p = q4(1, max_groups * 8 + 21, 64, 32, true);
+  const ProblemData data = make_random(p, 12);
+  KernelInstance inst = KernelInstance::create(device(), compiler(), fast, k, p, data, 1,
+                                               &pipelines());
+  EXPECT_EQ(inst.groups()[0], max_groups);
+  device().run([&](vk::CommandBuffer& cb) { inst.record(cb); });
+  const CheckResult c = check(inst.download_output(), reference(p, data), fast.tolerance(p));
+  EXPECT_TRUE(c.ok) << "max error " << c.max_error << " at output " << c.worst << ", "
+                    << c.non_finite << " non-finite";
+}
+
 }  // namespace
 }  // namespace vktune::kernels

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include "kernels/family.h"
+
 namespace vktune::tuner {
 namespace {
 
@@ -44,6 +46,25 @@ TEST(SearchTest, HalvingKeepsTheBestThirdButNeverFewerThanTheFinalists) {
   EXPECT_EQ(third[3]->key, "5");
   auto small = make({3, 2, 1, 4});
   EXPECT_EQ(halve(pointers(small), 3).size(), 3u);
+}
+
+TEST(SearchTest, OrderPutsWarmWinnersThenBaselinesThenFamiliesInTurn) {
+  const auto& families = kernels::families();
+  const kernels::Family* a = families[1];
+  const kernels::Family* b = families[2];
+  std::vector<Candidate> list(7);
+  const std::pair<const kernels::Family*, const char*> spec[] = {
+      {a, "a0"}, {a, "a1"}, {a, "a2"}, {b, "b0"}, {b, "fixed"}, {b, "b2"}, {a, "warm"}};
+  for (size_t i = 0; i < list.size(); ++i) {
+    list[i].family = spec[i].first;
+    list[i].key = spec[i].second;
+    list[i].kernel_id = static_cast<int64_t>(i + 1);
+  }
+  order_candidates(list, {{7, 0.5}, {2, 1.5}},
+                   [](const Candidate& c) { return c.key == "fixed"; });
+  std::vector<std::string> keys;
+  for (const auto& c : list) keys.push_back(c.key);
+  EXPECT_EQ(keys, (std::vector<std::string>{"warm", "a1", "fixed", "a0", "b0", "a2", "b2"}));
 }
 
 TEST(SearchTest, StagesGrowToTheFullMeasurement) {
