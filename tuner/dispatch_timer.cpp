@@ -30,6 +30,18 @@ double DispatchTimer::sample(const RecordDispatch& record, uint32_t dispatches,
   return static_cast<double>(ns[1] - ns[0]) / dispatches;
 }
 
+void DispatchTimer::warm_up(const RecordDispatch& record, double ns,
+                            const TimingOptions& options) {
+  const double per_dispatch = std::max(sample(record, 1, options), 1.0);
+  // In submissions of at most ~10 ms, so a slow kernel cannot run into the fence timeout.
+  for (double left = ns - per_dispatch; left > 0;) {
+    const double batch = std::min(left, 10e6);
+    const double count = std::clamp(std::ceil(batch / per_dispatch), 1.0, 4096.0);
+    sample(record, static_cast<uint32_t>(count), options);
+    left -= count * per_dispatch;
+  }
+}
+
 uint32_t DispatchTimer::calibrate(const RecordDispatch& record, const TimingOptions& options) {
   const bool idle = std::chrono::steady_clock::now() - last_busy_ > options.busy_window;
   for (uint32_t i = 0; i < options.warmup; ++i) sample(record, 1, options);

@@ -47,6 +47,8 @@ class DispatchTimer {
   // graph of dependent kernels. Returns GPU nanoseconds per dispatch.
   double sample(const RecordDispatch& record, uint32_t dispatches,
                 const TimingOptions& options);
+  // Keeps the GPU busy with `record` for about `ns` of GPU time, untimed (clocks up).
+  void warm_up(const RecordDispatch& record, double ns, const TimingOptions& options);
   // calibrate, then sample until the median is tight, max_samples or the budget.
   SampleStats measure(const RecordDispatch& record, const TimingOptions& options);
 

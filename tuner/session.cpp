@@ -24,6 +24,8 @@ namespace {
 // last-level cache we tune on (the H100's 50 MB L2), so every dispatch reads from memory.
 constexpr uint64_t kColdWorkingSetBytes = 256ull << 20;
 constexpr uint32_t kMaxWeightCopies = 32;
+// GPU time spent warming up before the finalists' interleaved rounds.
+constexpr double kFinalistWarmupNs = 30e6;
 
 double log_distance(const kernels::Problem& a, const db::Problem& b) {
   auto term = [](double x, double y) { return std::pow(std::log(x) - std::log(y), 2); };
@@ -243,7 +245,7 @@ void Session::fail(Candidate& c, db::Status status, const std::string& message) 
 }
 
 bool Session::prepare(Candidate& c, const kernels::Problem& problem,
-                      const kernels::ProblemData& data, const kernels::Reference& reference) {
+                      const kernels::ProblemData& data, const Gate& gate) {
   try {
     c.instance = std::make_unique<kernels::KernelInstance>(kernels::KernelInstance::create(
         *device_, compiler_, *c.family, c.knobs, problem,
@@ -251,8 +253,7 @@ bool Session::prepare(Candidate& c, const kernels::Problem& problem,
     device_->run([&](vk::CommandBuffer& cb) { c.instance->record(cb, 0); },
                  options_.timing.timeout);
     const auto output = c.instance->download_output();
-    const kernels::CheckResult check =
-        kernels::check(output, reference, c.family->tolerance(problem));
+    const kernels::CheckResult check = gate.check(output, c.family->tolerance(problem));
     c.max_error = check.max_error;
     if (!check.ok) {
       fail(c, db::Status::wrong_result,
@@ -344,7 +345,7 @@ ProblemOutcome Session::tune_problem(size_t index) {
   progress_.begin_problem(index, options_.problems.size(), kernels::describe(problem),
                           list.size());
   const kernels::ProblemData data = kernels::make_random(problem, options_.seed + index);
-  const kernels::Reference reference = kernels::reference(problem, data);
+  const Gate gate(problem, data);
   precompile(list);
 
   // Every candidate: gate, then a first timing (the full one when exhaustive).
@@ -358,7 +359,7 @@ ProblemOutcome Session::tune_problem(size_t index) {
       outcome.budget_cut = true;
       break;
     }
-    if (prepare(c, problem, data, reference)) time(c, first);
+    if (prepare(c, problem, data, gate)) time(c, first);
     store(c, problem_id);
     recover_device(list);
     ++outcome.measured;
@@ -405,7 +406,8 @@ ProblemOutcome Session::tune_problem(size_t index) {
     top.push_back(naive);
   }
   std::erase_if(top, [](const Candidate* c) { return !c->instance; });
-  if (!out_of_time() && finalists(top)) {
+  // Even when the budget is spent: the numbers stored come from these rounds.
+  if (finalists(top)) {
     for (Candidate* c : top) store(*c, problem_id);
   }
   recover_device(list);
@@ -441,6 +443,15 @@ bool Session::finalists(const std::vector<Candidate*>& finalists) {
   std::map<Candidate*, std::pair<uint32_t, std::vector<double>>> samples;
   try {
     DispatchTimer& timer = *timer_;
+    // A longer warm-up first: the clocks must be up for every round, not only the first.
+    if (!finalists.empty()) {
+      Candidate* first = finalists.front();
+      timer.warm_up(
+          [first](vk::CommandBuffer& cb, uint32_t i) {
+            first->instance->record(cb, i % first->instance->weight_copies());
+          },
+          kFinalistWarmupNs, options_.timing);
+    }
     for (Candidate* c : finalists) {
       auto record = [c](vk::CommandBuffer& cb, uint32_t i) {
         c->instance->record(cb, i % c->instance->weight_copies());

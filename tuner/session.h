@@ -17,6 +17,7 @@
 #include "kernels/vk/device.h"
 #include "kernels/vk/instance.h"
 #include "tuner/candidate.h"
+#include "tuner/gate.h"
 #include "tuner/options.h"
 #include "tuner/progress.h"
 
@@ -71,7 +72,7 @@ class Session {
   void warm_start_order(const kernels::Problem& problem, std::vector<Candidate>& list) const;
   // Instance + correctness gate; false when the candidate failed (status set).
   bool prepare(Candidate& c, const kernels::Problem& problem, const kernels::ProblemData& data,
-               const kernels::Reference& reference);
+               const Gate& gate);
   // Times the candidate; false when it failed (status set).
   bool time(Candidate& c, const TimingOptions& timing);
   // Re-measures `finalists` interleaved; false when the device failed meanwhile.

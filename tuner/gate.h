@@ -1,0 +1,31 @@
+// The correctness gate: a variant's output against the double-precision CPU reference. For
+// large M a spread of rows is checked (rows are independent, so a row is either right or
+// wrong on its own), which keeps the reference of a 512 x 128256 x 4096 problem to seconds.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "kernels/families/reference.h"
+#include "kernels/problem.h"
+
+namespace vktune::tuner {
+
+class Gate {
+ public:
+  // At most `max_rows` rows of `problem` are checked: all of them when M <= max_rows, else
+  // the first, the last and an even spread between.
+  Gate(const kernels::Problem& problem, const kernels::ProblemData& data, uint32_t max_rows = 32);
+
+  // `output` is the variant's whole [M, N] result.
+  kernels::CheckResult check(std::span<const float> output, double tolerance) const;
+  const std::vector<uint32_t>& rows() const noexcept { return rows_; }
+
+ private:
+  uint32_t n_ = 0;
+  std::vector<uint32_t> rows_;
+  kernels::Reference reference_;  // of the checked rows only
+};
+
+}  // namespace vktune::tuner
