@@ -1,6 +1,7 @@
 // Picking what `vktune bench` measures from a tuned database.
 #include "tools/bench.h"
 
+#include <algorithm>
 #include <map>
 #include <stdexcept>
 
@@ -75,6 +76,19 @@ BenchPlan plan_bench(const db::Store& tuned, const vk::DeviceInfo& device) {
     throw std::invalid_argument(tuned.label() + " has no winners for " + device.name);
   }
   return plan;
+}
+
+void keep_only(BenchPlan& plan, const std::vector<kernels::Problem>& wanted) {
+  BenchPlan kept;
+  for (size_t i = 0; i < plan.problems.size(); ++i) {
+    if (std::find(wanted.begin(), wanted.end(), plan.problems[i]) == wanted.end()) continue;
+    kept.problems.push_back(plan.problems[i]);
+    kept.keys.push_back(std::move(plan.keys[i]));
+  }
+  if (kept.problems.empty()) {
+    throw std::invalid_argument("none of the shapes asked for has a winner in the database");
+  }
+  plan = std::move(kept);
 }
 
 }  // namespace vktune::cli

@@ -24,4 +24,8 @@ struct BenchPlan {
 // results for the device.
 BenchPlan plan_bench(const db::Store& tuned, const vk::DeviceInfo& device);
 
+// Drops the problems of `plan` that are not in `wanted`. Throws std::invalid_argument when
+// none is left.
+void keep_only(BenchPlan& plan, const std::vector<kernels::Problem>& wanted);
+
 }  // namespace vktune::cli

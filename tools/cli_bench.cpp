@@ -10,6 +10,7 @@
 #include "tools/cli.h"
 #include "tools/report/summary.h"
 #include "tools/report/tables.h"
+#include "tuner/shape_sets.h"
 
 namespace vktune::cli {
 namespace {
@@ -17,6 +18,7 @@ namespace {
 struct BenchFlags {
   DeviceOptions device;
   std::string db, save = ":memory:", markdown, cache = "cold";
+  std::string shapes, m, gs;  // optional: only these of the database's problems
   double variant_budget_s = 0.5;
   bool plain = false;
 };
@@ -26,7 +28,13 @@ void run_bench(const BenchFlags& flags) {
   const auto devices = instance.devices();
   const size_t index = vk::select_device(devices, vk::device_request(flags.device.device));
   const db::Store tuned = db::Store::open(flags.db, db::OpenMode::read_only);
-  const BenchPlan plan = plan_bench(tuned, devices[index]);
+  BenchPlan plan = plan_bench(tuned, devices[index]);
+  if (!flags.shapes.empty()) {
+    tuner::ShapeOptions shape_options;
+    if (!flags.m.empty()) shape_options.m = tuner::parse_list(flags.m);
+    if (!flags.gs.empty()) shape_options.group_sizes = tuner::parse_list(flags.gs);
+    keep_only(plan, tuner::load_shapes(flags.shapes, shape_options));
+  }
 
   tuner::TuneOptions options;
   options.problems = plan.problems;
@@ -67,6 +75,10 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--db", flags->db, "tuned database whose winners are benchmarked")
       ->required()
       ->check(CLI::ExistingFile);
+  cmd->add_option("--shapes", flags->shapes,
+                  "bench only the database's problems in this preset or shapes file");
+  cmd->add_option("--m", flags->m, "with --shapes: M list");
+  cmd->add_option("--gs", flags->gs, "with --shapes: group-size list");
   cmd->add_option("--save", flags->save, "database for the bench's own measurements")
       ->capture_default_str();
   cmd->add_option("--markdown", flags->markdown, "also write the table as Markdown to this file");
