@@ -92,8 +92,12 @@ void add_export_command(CLI::App& app) {
   auto db = std::make_shared<std::string>();
   auto output = std::make_shared<std::string>();
   cmd->add_option("--db", *db, "kernel database (.db)")->required();
+  auto indent = std::make_shared<int>(1);
   cmd->add_option("-o,--output", *output, "JSON file; - for standard output")->required();
-  cmd->callback([db, output] { report::export_database(*db, *output); });
+  cmd->add_option("--indent", *indent, "spaces per level; -1 writes compact JSON")
+      ->check(CLI::Range(-1, 8))
+      ->capture_default_str();
+  cmd->callback([db, output, indent] { report::export_database(*db, *output, *indent); });
 }
 
 void add_import_command(CLI::App& app) {

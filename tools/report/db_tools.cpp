@@ -96,12 +96,12 @@ std::vector<db::ImportStats> merge_databases(const std::vector<std::string>& inp
   return stats;
 }
 
-void export_database(const std::string& db_path, const std::string& json_path) {
+void export_database(const std::string& db_path, const std::string& json_path, int indent) {
   require_file(db_path, "database");
   std::string text;
   try {
     const db::Store store = db::Store::open(db_path, db::OpenMode::read_only);
-    text = db::export_json_text(store);
+    text = db::export_json_text(store, indent);
   } catch (const db::Error& e) {
     throw ReportError(e.what());
   }

@@ -22,8 +22,9 @@ namespace vktune::report {
 std::vector<db::ImportStats> merge_databases(const std::vector<std::string>& inputs,
                                              const std::string& output);
 
-// Writes db::export_json_text of `db_path` to `json_path`.
-void export_database(const std::string& db_path, const std::string& json_path);
+// Writes db::export_json_text of `db_path` to `json_path`, indented by `indent` spaces per
+// level (-1: compact, one line).
+void export_database(const std::string& db_path, const std::string& json_path, int indent = 1);
 
 // Adds the JSON document at `json_path` to `db_path` (created if missing). Returns the rows
 // added.
