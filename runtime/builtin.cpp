@@ -88,4 +88,10 @@ void select_builtin(const ProblemQuery& q, Selection& out) noexcept {
   out.median_ns.reset();
 }
 
+std::string_view builtin_key(const ProblemQuery& q) noexcept {
+  Selection s;
+  select_builtin(q, s);
+  return s.ok() ? s.variant_key : std::string_view();
+}
+
 }  // namespace vktune::runtime

@@ -16,4 +16,8 @@ std::string_view validate(const ProblemQuery& q) noexcept;
 // shape_match builtin), or status no_match when no rule covers it (dtype other than f32).
 void select_builtin(const ProblemQuery& q, Selection& out) noexcept;
 
+// The key of the built-in variant for `q` (the fixed routing every speedup is quoted
+// against), or an empty view when no rule covers it. Static storage.
+std::string_view builtin_key(const ProblemQuery& q) noexcept;
+
 }  // namespace vktune::runtime

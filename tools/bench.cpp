@@ -5,7 +5,7 @@
 #include <map>
 #include <stdexcept>
 
-#include "runtime/builtin.h"
+#include "tools/report/summary.h"
 #include "tuner/records.h"
 
 namespace vktune::cli {
@@ -24,19 +24,6 @@ const db::DeviceRecord* find_device(const std::vector<db::DeviceRecord>& devices
     if (d.vendor_id == want.vendor_id && d.device_id == want.device_id) same_model = &d;
   }
   return same_model;
-}
-
-std::string builtin_key(const db::Problem& p) {
-  runtime::ProblemQuery q;
-  q.op = p.op;
-  q.dtype = p.dtype;
-  q.m = p.m;
-  q.n = p.n;
-  q.k = p.k;
-  q.group_size = p.group_size;
-  runtime::Selection s;
-  runtime::select_builtin(q, s);
-  return std::string(s.variant_key);
 }
 
 }  // namespace
@@ -68,7 +55,7 @@ BenchPlan plan_bench(const db::Store& tuned, const vk::DeviceInfo& device) {
     const auto op = kernels::parse_op(p.op);
     if (!op) continue;
     plan.problems.push_back({*op, p.m, p.n, p.k, p.group_size, false});
-    std::vector<std::string> keys = {kernels.at(best.kernel_id).variant_key, builtin_key(p)};
+    std::vector<std::string> keys = {kernels.at(best.kernel_id).variant_key, report::fixed_routing_key(p)};
     if (auto it = naive.find(p.id); it != naive.end()) keys.push_back(it->second.second);
     plan.keys.push_back(std::move(keys));
   }

@@ -33,16 +33,9 @@ double log_distance(const kernels::Problem& a, const db::Problem& b) {
 }
 
 // The variant today's engines would use for `problem` (runtime/builtin.h), for the baselines.
-std::string fixed_routing_key(const kernels::Problem& problem) {
-  runtime::ProblemQuery q;
-  q.op = kernels::op_name(problem.op);
-  q.m = problem.m;
-  q.n = problem.n;
-  q.k = problem.k;
-  q.group_size = problem.group_size;
-  runtime::Selection s;
-  runtime::select_builtin(q, s);
-  return std::string(s.variant_key);
+std::string fixed_routing_key(const kernels::Problem& p) {
+  return std::string(
+      runtime::builtin_key({kernels::op_name(p.op), "f32", p.m, p.n, p.k, p.group_size}));
 }
 
 std::string host_name() {

@@ -47,19 +47,6 @@ std::vector<db::DeviceRecord> select_devices(const std::vector<db::DeviceRecord>
   return out;
 }
 
-// The variant runtime::select_builtin names for `p`, or "" when no rule covers it.
-std::string builtin_key(const db::Problem& p) {
-  runtime::ProblemQuery q;
-  q.op = p.op;
-  q.dtype = p.dtype;
-  q.m = p.m;
-  q.n = p.n;
-  q.k = p.k;
-  q.group_size = p.group_size;
-  runtime::Selection s;
-  runtime::select_builtin(q, s);
-  return s.ok() ? std::string(s.variant_key) : std::string();
-}
 
 // tm/tn of a q4gsw_tiled variant, from its knobs; nullopt when absent or malformed.
 std::optional<std::pair<uint32_t, uint32_t>> tile_of(const db::KernelRecord& k) {
@@ -84,7 +71,7 @@ ProblemSummary summarize_problem(
     const ProblemData& data, const std::unordered_map<int64_t, const db::KernelRecord*>& kernels) {
   ProblemSummary ps;
   ps.problem = problem;
-  ps.fixed_key = builtin_key(problem);
+  ps.fixed_key = fixed_routing_key(problem);
 
   // Per kernel: wrong anywhere, latest status, and the fastest ok row.
   struct PerKernel {
@@ -383,6 +370,10 @@ std::string render_table(const Summary& summary) {
   }
   if (summary.devices.empty()) out += "(the database holds no devices)\n";
   return out;
+}
+
+std::string fixed_routing_key(const db::Problem& p) {
+  return std::string(runtime::builtin_key({p.op, p.dtype, p.m, p.n, p.k, p.group_size}));
 }
 
 }  // namespace vktune::report

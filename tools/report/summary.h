@@ -108,6 +108,9 @@ size_t m_class(uint32_t m) noexcept;
 // Geometric mean of `values` (all > 0); nullopt when empty.
 std::optional<double> geometric_mean(const std::vector<double>& values);
 
+// The built-in routing's variant key for `p` (runtime::builtin_key), "" when none applies.
+std::string fixed_routing_key(const db::Problem& p);
+
 // "q4gsw M=1 N=4096 K=4096 gs=32" / "rms_norm M=8 N=4096".
 std::string problem_label(const db::Problem& p);
 
