@@ -10,33 +10,10 @@
 
 #include "db/records.h"
 #include "db/store.h"
+#include "tests/temp_dir.h"
 
 namespace vktune::testing {
 
-// A fresh directory under the system temp dir, removed when the test ends; named after the
-// running test so parallel ctest jobs never share one.
-class TempDir {
- public:
-  TempDir() {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    std::string name = std::string("vktune-") + (info ? info->test_suite_name() : "x") + "-" +
-                       (info ? info->name() : "x") + "-" + std::to_string(::getpid());
-    for (auto& ch : name) {
-      if (ch == '/') ch = '_';
-    }
-    path_ = std::filesystem::temp_directory_path() / name;
-    std::filesystem::remove_all(path_);
-    std::filesystem::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  std::filesystem::path path_;
-};
 
 inline void write_file(const std::string& path, const std::string& bytes) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);

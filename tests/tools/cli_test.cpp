@@ -34,7 +34,7 @@ Result vktune(const std::string& args) {
 std::string q(const std::string& path) { return "'" + path + "'"; }
 
 TEST(VktuneCli, MergeTwiceIsIdempotent) {
-  ScratchDir dir;
+  TempDir dir;
   {
     db::Store a = db::Store::open(dir.file("a.db"));
     build_synthetic(a);
@@ -70,7 +70,7 @@ TEST(VktuneCli, RunLayerOptionErrors) {
 }
 
 TEST(VktuneCli, ReportErrors) {
-  ScratchDir dir;
+  TempDir dir;
   {
     db::Store a = db::Store::open(dir.file("a.db"));
     build_synthetic(a);

@@ -20,7 +20,7 @@ size_t rows(const std::string& path) {
 }
 
 TEST(DbTools, MergeIsLossFreeAndIdempotent) {
-  ScratchDir dir;
+  TempDir dir;
   {
     db::Store a = db::Store::open(dir.file("a.db"));
     build_synthetic(a);
@@ -60,7 +60,7 @@ TEST(DbTools, MergeIsLossFreeAndIdempotent) {
 }
 
 TEST(DbTools, ExportImportRoundTrip) {
-  ScratchDir dir;
+  TempDir dir;
   {
     db::Store a = db::Store::open(dir.file("a.db"));
     build_synthetic(a);
@@ -91,12 +91,12 @@ TEST(DbTools, ParseU32) {
 class LookupTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::make_unique<ScratchDir>();
+    dir_ = std::make_unique<TempDir>();
     path_ = dir_->file("a.db");
     db::Store s = db::Store::open(path_);
     build_synthetic(s);
   }
-  std::unique_ptr<ScratchDir> dir_;
+  std::unique_ptr<TempDir> dir_;
   std::string path_;
 };
 

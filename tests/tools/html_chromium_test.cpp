@@ -77,7 +77,7 @@ TEST(HtmlChromium, RendersChartsAndIsNotBlank) {
   const std::string chromium = find_chromium();
   ASSERT_FALSE(chromium.empty()) << "chromium not found; install the Debian `chromium` package "
                                     "(tools/run-tests.sh does)";
-  ScratchDir dir;
+  TempDir dir;
   db::Store store = db::Store::open_memory();
   build_synthetic(store);
   const std::string report = dir.file("report.html");

@@ -11,34 +11,10 @@
 
 #include "db/records.h"
 #include "db/store.h"
+#include "tests/temp_dir.h"
 
 namespace vktune::testing {
 
-// A fresh directory under the system temp dir, removed at the end of the test.
-class ScratchDir {
- public:
-  ScratchDir() {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    std::string name = std::string("vktune-tools-") + (info ? info->test_suite_name() : "x") + "-" +
-                       (info ? info->name() : "x") + "-" + std::to_string(::getpid());
-    for (char& c : name) {
-      if (c == '/') c = '_';
-    }
-    path_ = std::filesystem::temp_directory_path() / name;
-    std::filesystem::remove_all(path_);
-    std::filesystem::create_directories(path_);
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  std::filesystem::path path_;
-};
 
 inline std::string slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

@@ -182,7 +182,7 @@ TEST_F(ReportFormatsTest, JsonImportsBack) {
 }
 
 TEST(WriteReport, ClearErrors) {
-  ScratchDir dir;
+  TempDir dir;
   ReportRequest r;
   r.db_path = dir.file("missing.db");
   r.output = dir.file("out.html");
