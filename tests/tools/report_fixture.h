@@ -11,6 +11,7 @@
 
 #include "db/records.h"
 #include "db/store.h"
+#include "tests/db/fixtures.h"
 #include "tests/temp_dir.h"
 
 namespace vktune::testing {
@@ -157,18 +158,7 @@ inline SyntheticIds build_synthetic(db::Store& s) {
   ids.run2 = s.begin_run(r);
 
   auto ok = [&](int64_t run, int64_t dev, int64_t prob, int64_t k, double ns, double gbps) {
-    db::Measurement m;
-    m.run_id = run;
-    m.device_id = dev;
-    m.problem_id = prob;
-    m.kernel_id = k;
-    m.status = db::Status::ok;
-    m.n = 10;
-    m.median_ns = ns;
-    m.min_ns = ns * 0.9;
-    m.p10_ns = ns * 0.95;
-    m.p90_ns = ns * 1.1;
-    m.max_error = 0.01;
+    db::Measurement m = ok_measurement(run, dev, prob, k, ns);
     m.gbps = gbps;
     m.gflops = gbps / 4;
     s.add_measurement(m);
