@@ -5,6 +5,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "db/base64.h"
 #include "db/error.h"
@@ -189,11 +190,28 @@ int64_t resolve(const Reader& r, const std::unordered_map<std::string, int64_t>&
 
 }  // namespace
 
-json export_json(const Store& store) {
+json export_json(const Store& store, ExportScope scope) {
   const auto devices = store.devices();
-  const auto kernels = store.kernels();
-  const auto problems = store.problems();
-  const auto runs = store.runs();
+  auto kernels = store.kernels();
+  auto problems = store.problems();
+  auto runs = store.runs();
+  const auto winners = store.best();
+  auto measurements = store.measurements();
+  if (scope == ExportScope::winners) {
+    // Only what the winners refer to; imported, it gives the same `best` rows.
+    std::unordered_set<int64_t> kernel_ids, problem_ids, run_ids, measurement_ids;
+    for (const auto& w : winners) {
+      kernel_ids.insert(w.kernel_id);
+      problem_ids.insert(w.problem_id);
+      run_ids.insert(w.run_id);
+      measurement_ids.insert(w.measurement_id);
+    }
+    std::erase_if(kernels, [&](const KernelRecord& k) { return !kernel_ids.count(k.id); });
+    std::erase_if(problems, [&](const Problem& p) { return !problem_ids.count(p.id); });
+    std::erase_if(runs, [&](const RunRecord& r) { return !run_ids.count(r.id); });
+    std::erase_if(measurements,
+                  [&](const Measurement& m) { return !measurement_ids.count(m.id); });
+  }
   std::unordered_map<int64_t, const DeviceRecord*> device_by_id;
   std::unordered_map<int64_t, const KernelRecord*> kernel_by_id;
   std::unordered_map<int64_t, const Problem*> problem_by_id;
@@ -238,7 +256,7 @@ json export_json(const Store& store) {
                   {"cache_mode", r.cache_mode}});
   }
   json& jm = doc["measurements"] = json::array();
-  for (const auto& m : store.measurements()) {
+  for (const auto& m : measurements) {
     jm.push_back({{"run", run_by_id.at(m.run_id)->uuid},
                   {"device", device_ref(*device_by_id.at(m.device_id))},
                   {"problem", problem_ref(*problem_by_id.at(m.problem_id))},
@@ -250,7 +268,7 @@ json export_json(const Store& store) {
                   {"gflops", nullable(m.gflops)}});
   }
   json& jw = doc["winners"] = json::array();
-  for (const auto& w : store.best()) {
+  for (const auto& w : winners) {
     jw.push_back({{"device", device_ref(*device_by_id.at(w.device_id))},
                   {"problem", problem_ref(*problem_by_id.at(w.problem_id))},
                   {"kernel", kernel_ref(*kernel_by_id.at(w.kernel_id))},
@@ -259,8 +277,8 @@ json export_json(const Store& store) {
   return doc;
 }
 
-std::string export_json_text(const Store& store, int indent) {
-  return export_json(store).dump(indent);
+std::string export_json_text(const Store& store, int indent, ExportScope scope) {
+  return export_json(store, scope).dump(indent);
 }
 
 ImportStats import_json(Store& store, const json& doc, const std::string& label) {

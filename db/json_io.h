@@ -15,10 +15,17 @@ namespace vktune::db {
 // {"format":"vktune-db","version":kJsonFormatVersion,...}. Bump on any incompatible change.
 inline constexpr int kJsonFormatVersion = 1;
 
-// The whole store: devices, kernels (SPIR-V as base64), problems, runs, measurements, and
-// the current winners (derived, for readers that do not want to rank measurements).
-nlohmann::json export_json(const Store& store);
-std::string export_json_text(const Store& store, int indent = 1);
+// What an export holds: everything, or only the winners with the rows they refer to (their
+// kernels with SPIR-V, problems, runs and winning measurements; every device) — what a runtime
+// needs, a small fraction of the whole, and importing it reproduces the same winners.
+enum class ExportScope { all, winners };
+
+// The store (or its winners' part): devices, kernels (SPIR-V as base64), problems, runs,
+// measurements, and the current winners (derived, for readers that do not want to rank
+// measurements).
+nlohmann::json export_json(const Store& store, ExportScope scope = ExportScope::all);
+std::string export_json_text(const Store& store, int indent = 1,
+                             ExportScope scope = ExportScope::all);
 
 // Validates every field of `document` first (a missing or wrong-typed field throws Error
 // naming its path, e.g. "measurements[3].median_ns: expected a number, got string"), then

@@ -97,7 +97,12 @@ void add_export_command(CLI::App& app) {
   cmd->add_option("--indent", *indent, "spaces per level; -1 writes compact JSON")
       ->check(CLI::Range(-1, 8))
       ->capture_default_str();
-  cmd->callback([db, output, indent] { report::export_database(*db, *output, *indent); });
+  auto winners_only = std::make_shared<bool>(false);
+  cmd->add_flag("--winners-only", *winners_only,
+                "only the winners and what they refer to (what a runtime loads)");
+  cmd->callback([db, output, indent, winners_only] {
+    report::export_database(*db, *output, *indent, *winners_only);
+  });
 }
 
 void add_import_command(CLI::App& app) {

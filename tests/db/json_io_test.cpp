@@ -3,7 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "db/error.h"
 #include "tests/db/fixtures.h"
@@ -74,6 +76,36 @@ TEST(JsonIo, CatalogFromJsonMatchesStoreCatalog) {
     EXPECT_EQ(from_db.winners[i].kernel_id, from_json.winners[i].kernel_id);
     EXPECT_EQ(from_db.winners[i].median_ns, from_json.winners[i].median_ns);
   }
+}
+
+TEST(JsonIo, WinnersOnlyExportReproducesTheWinners) {
+  Store a = Store::open_memory();
+  testing::populate(a);
+  const json doc = export_json(a, ExportScope::winners);
+  EXPECT_EQ(doc["measurements"].size(), doc["winners"].size());
+  EXPECT_EQ(doc["winners"], export_json(a)["winners"]);
+  EXPECT_LT(doc["measurements"].size(), export_json(a)["measurements"].size());
+
+  Store b = Store::open_memory();
+  import_json(b, doc, "winners.json");
+  // The same winners by natural key: (device name, problem, variant key, median).
+  auto winners = [](const Store& s) {
+    std::map<int64_t, std::string> kernels, devices;
+    std::map<int64_t, Problem> problems;
+    for (const auto& k : s.kernels()) kernels[k.id] = k.variant_key;
+    for (const auto& d : s.devices()) devices[d.id] = d.name;
+    for (const auto& p : s.problems()) problems[p.id] = p;
+    std::set<std::string> out;
+    for (const auto& w : s.best()) {
+      const Problem& p = problems.at(w.problem_id);
+      out.insert(devices.at(w.device_id) + "|" + p.op + std::to_string(p.m) + "x" +
+                 std::to_string(p.n) + "x" + std::to_string(p.k) + "|" +
+                 kernels.at(w.kernel_id) + "|" + std::to_string(w.median_ns));
+    }
+    return out;
+  };
+  EXPECT_EQ(winners(a), winners(b));
+  EXPECT_FALSE(winners(a).empty());
 }
 
 TEST(JsonIo, MissingFieldsAreNamedByPath) {

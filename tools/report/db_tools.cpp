@@ -96,12 +96,14 @@ std::vector<db::ImportStats> merge_databases(const std::vector<std::string>& inp
   return stats;
 }
 
-void export_database(const std::string& db_path, const std::string& json_path, int indent) {
+void export_database(const std::string& db_path, const std::string& json_path, int indent,
+                     bool winners_only) {
   require_file(db_path, "database");
   std::string text;
   try {
     const db::Store store = db::Store::open(db_path, db::OpenMode::read_only);
-    text = db::export_json_text(store, indent);
+    text = db::export_json_text(store, indent,
+                                winners_only ? db::ExportScope::winners : db::ExportScope::all);
   } catch (const db::Error& e) {
     throw ReportError(e.what());
   }

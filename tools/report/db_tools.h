@@ -23,8 +23,9 @@ std::vector<db::ImportStats> merge_databases(const std::vector<std::string>& inp
                                              const std::string& output);
 
 // Writes db::export_json_text of `db_path` to `json_path`, indented by `indent` spaces per
-// level (-1: compact, one line).
-void export_database(const std::string& db_path, const std::string& json_path, int indent = 1);
+// level (-1: compact, one line); only the winners' part with `winners_only`.
+void export_database(const std::string& db_path, const std::string& json_path, int indent = 1,
+                     bool winners_only = false);
 
 // Adds the JSON document at `json_path` to `db_path` (created if missing). Returns the rows
 // added.
