@@ -405,28 +405,44 @@ ProblemOutcome Session::tune_problem(size_t index) {
   }
   recover_device(list);
 
-  // The winner as the database sees it (a resumed run's earlier results count too).
-  for (const db::BestRow& row : store_.best(device_id_)) {
-    if (row.problem_id != problem_id) continue;
-    outcome.winner_ns = row.median_ns;
-    for (const db::KernelRecord& k : store_.kernels()) {
-      if (k.id != row.kernel_id) continue;
-      outcome.winner_key = k.variant_key;
-      if (options_.store_spirv) {
-        const kernels::Family* family = kernels::find_family(k.family);
-        if (family != nullptr) {
-          const kernels::Knobs knobs = family->knobs_from_json(nlohmann::json::parse(k.knobs_json));
-          const kernels::ShaderSpec spec = family->shader(knobs);
-          const auto spirv = compiler_.compile(spec.file, spec.defines, k.variant_key);
-          store_.upsert_kernel(kernel_record(*family, knobs, spirv.get()), db::OnConflict::keep);
-        }
-      }
-    }
-  }
+  record_winner(problem_id, list, outcome);
   for (Candidate& c : list) c.instance.reset();
   inputs_.clear();
   progress_.end_problem(describe_winner(outcome));
   return outcome;
+}
+
+void Session::record_winner(int64_t problem_id, const std::vector<Candidate>& list,
+                            ProblemOutcome& outcome) {
+  // The winner as the database sees it (a resumed run's earlier results count too).
+  for (const db::BestRow& row : store_.best(device_id_)) {
+    if (row.problem_id != problem_id) continue;
+    outcome.winner_ns = row.median_ns;
+    const kernels::Family* family = nullptr;
+    kernels::Knobs knobs;
+    const auto candidate = std::find_if(list.begin(), list.end(), [&](const Candidate& c) {
+      return c.kernel_id == row.kernel_id;
+    });
+    if (candidate != list.end()) {
+      family = candidate->family;
+      knobs = candidate->knobs;
+      outcome.winner_key = candidate->key;
+    } else {  // measured by the run being resumed: read it back
+      for (const db::KernelRecord& k : store_.kernels()) {
+        if (k.id != row.kernel_id) continue;
+        outcome.winner_key = k.variant_key;
+        family = kernels::find_family(k.family);
+        if (family != nullptr) knobs = family->knobs_from_json(nlohmann::json::parse(k.knobs_json));
+      }
+    }
+    // The runtime hands the winner's SPIR-V to engines: store it, for winners only, which
+    // keeps the database small.
+    if (options_.store_spirv && family != nullptr) {
+      const kernels::ShaderSpec spec = family->shader(knobs);
+      const auto spirv = compiler_.compile(spec.file, spec.defines, *outcome.winner_key);
+      store_.upsert_kernel(kernel_record(*family, knobs, spirv.get()), db::OnConflict::keep);
+    }
+  }
 }
 
 bool Session::finalists(const std::vector<Candidate*>& finalists) {

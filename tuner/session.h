@@ -75,6 +75,9 @@ class Session {
                const Gate& gate);
   // Times the candidate; false when it failed (status set).
   bool time(Candidate& c, const TimingOptions& timing);
+  // Fills the outcome's winner from the database and stores the winner's SPIR-V.
+  void record_winner(int64_t problem_id, const std::vector<Candidate>& list,
+                     ProblemOutcome& outcome);
   // Re-measures `finalists` interleaved; false when the device failed meanwhile.
   bool finalists(const std::vector<Candidate*>& finalists);
   void store(const Candidate& c, int64_t problem_id);
