@@ -2,7 +2,6 @@
 #include "kernels/vk/device.h"
 
 #include <algorithm>
-#include <cstring>
 #include <string>
 
 #include "kernels/vk/buffer.h"
@@ -11,17 +10,6 @@
 
 namespace vktune::vk {
 namespace {
-
-bool has_extension(VkPhysicalDevice device, const char* name) {
-  uint32_t count = 0;
-  vkEnumerateDeviceExtensionProperties(device, nullptr, &count, nullptr);
-  std::vector<VkExtensionProperties> extensions(count);
-  vkEnumerateDeviceExtensionProperties(device, nullptr, &count, extensions.data());
-  for (const auto& e : extensions) {
-    if (std::strcmp(e.extensionName, name) == 0) return true;
-  }
-  return false;
-}
 
 // The feature structs chained into VkDeviceCreateInfo; first filled with what the device
 // supports, then trimmed to what vktune uses.
@@ -94,7 +82,7 @@ Device Device::create(const Instance& instance, size_t index) {
   const bool executable = d.info_.features.pipeline_executable_properties;
   if (coopmat) extensions.push_back(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
   if (executable) extensions.push_back(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
-  if (has_extension(d.physical_, "VK_KHR_portability_subset")) {
+  if (d.info_.features.portability_subset) {
     extensions.push_back("VK_KHR_portability_subset");
   }
 

@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "kernels/vk/error.h"
@@ -46,15 +47,14 @@ const char* component_type_name(VkComponentTypeNV type) {
   }
 }
 
-bool has_extension(VkPhysicalDevice device, const char* name) {
+std::set<std::string> device_extensions(VkPhysicalDevice device) {
   uint32_t count = 0;
   vkEnumerateDeviceExtensionProperties(device, nullptr, &count, nullptr);
   std::vector<VkExtensionProperties> extensions(count);
   vkEnumerateDeviceExtensionProperties(device, nullptr, &count, extensions.data());
-  for (const auto& e : extensions) {
-    if (std::strcmp(e.extensionName, name) == 0) return true;
-  }
-  return false;
+  std::set<std::string> names;
+  for (const auto& e : extensions) names.insert(e.extensionName);
+  return names;
 }
 
 std::vector<CoopMatShape> query_coopmat_shapes(VkInstance instance, VkPhysicalDevice device) {
@@ -204,12 +204,15 @@ DeviceInfo query_device_info(VkInstance instance, VkPhysicalDevice device, uint3
   f.shader_int8 = f16i8.shaderInt8;
   f.subgroup_arithmetic = (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
                           (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT);
-  f.subgroup_size_control = has_extension(device, VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME) ||
+  const std::set<std::string> extensions = device_extensions(device);
+  auto has_extension = [&extensions](const char* name) { return extensions.count(name) > 0; };
+  f.subgroup_size_control = has_extension(VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME) ||
                             info.api_version >= VK_API_VERSION_1_3;
-  f.coopmat_nv = has_extension(device, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
-  f.coopmat_khr = has_extension(device, "VK_KHR_cooperative_matrix");
+  f.coopmat_nv = has_extension(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
+  f.coopmat_khr = has_extension("VK_KHR_cooperative_matrix");
   f.pipeline_executable_properties =
-      has_extension(device, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+      has_extension(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+  f.portability_subset = has_extension("VK_KHR_portability_subset");
   if (f.coopmat_nv) f.coopmat_shapes = query_coopmat_shapes(instance, device);
   info.host_visible_device_memory = has_host_visible_device_memory(device, info.type);
   return info;
@@ -256,6 +259,7 @@ nlohmann::json to_json(const DeviceInfo& info) {
         {"coopmat_nv", f.coopmat_nv},
         {"coopmat_khr", f.coopmat_khr},
         {"pipeline_executable_properties", f.pipeline_executable_properties},
+        {"portability_subset", f.portability_subset},
         {"coopmat_shapes", shapes}}},
       {"host_visible_device_memory", info.host_visible_device_memory},
   };

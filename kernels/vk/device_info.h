@@ -45,6 +45,7 @@ struct DeviceFeatures {
   bool coopmat_nv = false;   // VK_NV_cooperative_matrix (what Debian 12's shaderc can target)
   bool coopmat_khr = false;  // VK_KHR_cooperative_matrix
   bool pipeline_executable_properties = false;
+  bool portability_subset = false;  // must then be enabled (VK_KHR_portability_subset)
   std::vector<CoopMatShape> coopmat_shapes;
 };
 
