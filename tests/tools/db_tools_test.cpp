@@ -27,7 +27,7 @@ TEST(DbTools, MergeIsLossFreeAndIdempotent) {
     db::Store b = db::Store::open(dir.file("b.db"));
     const int64_t d = b.upsert_device(synthetic_device(0x1234, "Other GPU"));
     const int64_t k = b.upsert_kernel(synthetic_kernel(kGemvFixed));
-    const int64_t p = b.upsert_problem(synthetic_problem("q4gsw", 1, 4096, 4096, 32));
+    const int64_t p = b.upsert_problem(fake_problem(1, 4096, 4096, 32, "q4gsw"));
     db::RunRecord r;
     r.uuid = "run-b";
     const int64_t run = b.begin_run(r);

@@ -94,18 +94,6 @@ inline db::KernelRecord synthetic_kernel(const std::string& key) {
   return k;
 }
 
-inline db::Problem synthetic_problem(std::string op, uint32_t m, uint32_t n, uint32_t k,
-                                     uint32_t gs) {
-  db::Problem p;
-  p.op = std::move(op);
-  p.dtype = "f32";
-  p.m = m;
-  p.n = n;
-  p.k = k;
-  p.group_size = gs;
-  return p;
-}
-
 // The hand-made numbers (ns). Winners, fixed routing and naive per problem on device 1:
 //   P1 q4gsw M=1:   winner gemv tuned 20000 (500 GB/s), fixed gemv 40000 (x2), naive 300000 (x15)
 //   P2 q4gsw M=4:   winner tiled 2x4 30000, fixed tiled 4x4 90000 (x3), naive 600000 (x20)
@@ -137,12 +125,12 @@ inline SyntheticIds build_synthetic(db::Store& s) {
   const int64_t tiled11 = kernel(kTiled11), tiled_broken = kernel(kTiledBroken);
   const int64_t rms_fixed = kernel(kRmsFixed), rms512 = kernel(kRms512);
 
-  const int64_t p1 = s.upsert_problem(synthetic_problem("q4gsw", 1, 4096, 4096, 32));
-  const int64_t p2 = s.upsert_problem(synthetic_problem("q4gsw", 4, 4096, 4096, 32));
-  const int64_t p3 = s.upsert_problem(synthetic_problem("q4gsw", 64, 4096, 4096, 32));
-  const int64_t p4 = s.upsert_problem(synthetic_problem("q4gsw", 256, 4096, 4096, 32));
-  const int64_t p5 = s.upsert_problem(synthetic_problem("q4gsw", 128, 4096, 4096, 32));
-  const int64_t p6 = s.upsert_problem(synthetic_problem("rms_norm", 8, 4096, 4096, 0));
+  const int64_t p1 = s.upsert_problem(fake_problem(1, 4096, 4096, 32, "q4gsw"));
+  const int64_t p2 = s.upsert_problem(fake_problem(4, 4096, 4096, 32, "q4gsw"));
+  const int64_t p3 = s.upsert_problem(fake_problem(64, 4096, 4096, 32, "q4gsw"));
+  const int64_t p4 = s.upsert_problem(fake_problem(256, 4096, 4096, 32, "q4gsw"));
+  const int64_t p5 = s.upsert_problem(fake_problem(128, 4096, 4096, 32, "q4gsw"));
+  const int64_t p6 = s.upsert_problem(fake_problem(8, 4096, 4096, 0, "rms_norm"));
 
   db::RunRecord r;
   r.uuid = "run-one";
