@@ -33,6 +33,18 @@ void BM_SelectExact(benchmark::State& state) {
   }
 }
 
+// Times select() over prebuilt queries, so query construction stays out of the figure.
+void time_selects(benchmark::State& state, const std::vector<vktune::runtime::ProblemQuery>& queries) {
+  std::vector<vktune::runtime::DeviceQuery> devices;
+  for (uint32_t d = 0; d < kDevices; ++d) devices.push_back(synthetic_device(d));
+  uint32_t i = 0;
+  for (auto _ : state) {
+    const auto s = g_snapshot->select(devices[i % kDevices], queries[i % queries.size()]);
+    benchmark::DoNotOptimize(s);
+    ++i;
+  }
+}
+
 // Shapes between the tuned grid points (M, N, K all off-grid), so every lookup walks the tree.
 void BM_SelectNearest(benchmark::State& state) {
   std::vector<vktune::runtime::ProblemQuery> queries;
@@ -43,33 +55,46 @@ void BM_SelectNearest(benchmark::State& state) {
     q.k += 320;
     queries.push_back(q);
   }
-  std::vector<vktune::runtime::DeviceQuery> devices;
-  for (uint32_t d = 0; d < kDevices; ++d) devices.push_back(synthetic_device(d));
-  uint32_t i = 0;
-  for (auto _ : state) {
-    const auto s = g_snapshot->select(devices[i % kDevices], queries[i & 1023]);
-    benchmark::DoNotOptimize(s);
-    ++i;
-  }
+  time_selects(state, queries);
 }
 
 // Exact path with the queries prebuilt, so only select() is timed.
 void BM_SelectExactPrebuilt(benchmark::State& state) {
   std::vector<vktune::runtime::ProblemQuery> queries;
   for (uint32_t i = 0; i < 1024; ++i) queries.push_back(synthetic_problem((i * 7919) % kProblems));
-  std::vector<vktune::runtime::DeviceQuery> devices;
-  for (uint32_t d = 0; d < kDevices; ++d) devices.push_back(synthetic_device(d));
-  uint32_t i = 0;
-  for (auto _ : state) {
-    const auto s = g_snapshot->select(devices[i % kDevices], queries[i & 1023]);
-    benchmark::DoNotOptimize(s);
-    ++i;
-  }
+  time_selects(state, queries);
 }
 
 BENCHMARK(BM_SelectExactPrebuilt)->Repetitions(5)->ReportAggregatesOnly(true);
 BENCHMARK(BM_SelectNearest)->Repetitions(5)->ReportAggregatesOnly(true);
 BENCHMARK(BM_SelectExact)->Repetitions(5)->ReportAggregatesOnly(true);
+
+// Loads `path` `times` times into g_snapshot; the sorted load times in ms, or none on failure
+// (or when the winners differ from the first snapshot loaded).
+std::vector<double> time_loads(const std::string& path, int times) {
+  const size_t expected = g_snapshot ? g_snapshot->winner_count() : 0;
+  std::vector<double> ms;
+  std::string error;
+  for (int i = 0; i < times; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    auto loaded = Snapshot::load(path, &error);
+    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    if (!loaded || (expected != 0 && loaded->winner_count() != expected)) {
+      std::fprintf(stderr, "loading %s failed: %s\n", path.c_str(), error.c_str());
+      return {};
+    }
+    if (!g_snapshot) g_snapshot = std::move(loaded);
+  }
+  std::sort(ms.begin(), ms.end());
+  return ms;
+}
+
+void print_loads(const char* what, const std::string& path, const std::vector<double>& ms,
+                 const char* target) {
+  std::printf("Snapshot::load(%s, %.1f MB): median %.2f ms, min %.2f ms, max %.2f ms%s\n", what,
+              double(std::filesystem::file_size(path)) / (1 << 20), ms[ms.size() / 2], ms.front(),
+              ms.back(), target);
+}
 
 }  // namespace
 
@@ -82,43 +107,25 @@ int main(int argc, char** argv) {
   write_synthetic_db(path, SyntheticShape{kProblems, kDevices, 64});
   const double write_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 
-  std::vector<double> loads;
-  std::string error;
-  for (int i = 0; i < 7; ++i) {
-    const auto start = std::chrono::steady_clock::now();
-    g_snapshot = Snapshot::load(path, &error);
-    loads.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
-    if (!g_snapshot) {
-      std::fprintf(stderr, "load failed: %s\n", error.c_str());
-      return 1;
-    }
-  }
-  std::sort(loads.begin(), loads.end());
+  const auto db_loads = time_loads(path, 7);
+  if (db_loads.empty()) return 1;
   std::printf("synthetic db: %u problems x %u devices, %zu winners, written in %.0f ms\n", kProblems,
               kDevices, g_snapshot->winner_count(), write_ms);
-  std::printf("Snapshot::load(.db): median %.2f ms, min %.2f ms, max %.2f ms (target < 50 ms)\n",
-              loads[loads.size() / 2], loads.front(), loads.back());
+  print_loads(".db", path, db_loads, " (target < 50 ms)");
 
-  // The same database as an exported JSON document (winners plus every measurement).
-  const std::string json_path = (dir / "synthetic.json").string();
-  {
-    std::ofstream out(json_path, std::ios::binary);
-    out << vktune::db::export_json_text(vktune::db::Store::open(path, vktune::db::OpenMode::read_only));
+  // The same database exported as JSON: whole (winners plus every measurement), and the
+  // winners-only export an engine is meant to load.
+  const vktune::db::Store store = vktune::db::Store::open(path, vktune::db::OpenMode::read_only);
+  const std::pair<const char*, vktune::db::ExportScope> exports[] = {
+      {"synthetic.json", vktune::db::ExportScope::all},
+      {"synthetic.winners.json", vktune::db::ExportScope::winners}};
+  for (const auto& [name, scope] : exports) {
+    const std::string json_path = (dir / name).string();
+    std::ofstream(json_path, std::ios::binary) << vktune::db::export_json_text(store, -1, scope);
+    const auto json_loads = time_loads(json_path, 3);
+    if (json_loads.empty()) return 1;
+    print_loads(name, json_path, json_loads, "");
   }
-  std::vector<double> json_loads;
-  for (int i = 0; i < 3; ++i) {
-    const auto start = std::chrono::steady_clock::now();
-    const auto from_json = Snapshot::load(json_path, &error);
-    json_loads.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
-    if (!from_json || from_json->winner_count() != g_snapshot->winner_count()) {
-      std::fprintf(stderr, "JSON load failed: %s\n", error.c_str());
-      return 1;
-    }
-  }
-  std::sort(json_loads.begin(), json_loads.end());
-  std::printf("Snapshot::load(.json, %.0f MB): median %.2f ms, min %.2f ms, max %.2f ms\n",
-              double(fs::file_size(json_path)) / (1 << 20), json_loads[1], json_loads.front(),
-              json_loads.back());
 
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
