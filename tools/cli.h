@@ -26,6 +26,8 @@ tuner::TuneResult run_session(const vk::Instance& instance, size_t device_index,
                               tuner::TuneOptions options, bool plain);
 // `vktune bench` (cli_bench.cpp).
 void add_bench_command(CLI::App& app);
+// `vktune inspect` (cli_inspect.cpp).
+void add_inspect_command(CLI::App& app);
 // `vktune run-layer` (cli_run_layer.cpp).
 void add_run_layer_command(CLI::App& app);
 // `vktune report` (cli_report.cpp).

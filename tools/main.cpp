@@ -11,6 +11,7 @@ int main(int argc, char** argv) {
   vktune::cli::add_devices_command(app);
   vktune::cli::add_tune_command(app);
   vktune::cli::add_bench_command(app);
+  vktune::cli::add_inspect_command(app);
   vktune::cli::add_run_layer_command(app);
   vktune::cli::add_report_command(app);
   vktune::cli::add_merge_command(app);

@@ -7,6 +7,7 @@
 #include "kernels/shader_compiler.h"
 #include "kernels/vk/buffer.h"
 #include "kernels/vk/command_buffer.h"
+#include "kernels/vk/pipeline_statistics.h"
 #include "tests/kernels/vulkan_fixture.h"
 
 namespace vktune::test {
@@ -77,6 +78,40 @@ TEST_F(PipelineTest, SpecializationDefinesAndPushConstantsReachTheShader) {
   const auto y = Run({{"OFFSET", "0.5"}}, {32, 5}, {3.0f, 257}, x, b);
   EXPECT_FLOAT_EQ(y[0], 13.5f);
   EXPECT_FLOAT_EQ(y[256], 13.5f);
+}
+
+// The driver's statistics come back exactly when the device has the extension (lavapipe has
+// not; the H100's driver reports registers, shared memory and spills per pipeline).
+TEST_F(PipelineTest, StatisticsExistExactlyWhereTheExtensionDoes) {
+  auto spirv = compiler_.compile_text("axpy.comp", kAxpy, {}, "axpy");
+  const vk::ComputePipeline pipeline =
+      vk::ComputePipeline::create(device(), {"axpy", *spirv, 3, sizeof(Push), {64}});
+  const auto statistics = vk::pipeline_statistics(device(), pipeline);
+  if (!device().info().features.pipeline_executable_properties) {
+    EXPECT_TRUE(statistics.empty());
+    return;
+  }
+  ASSERT_FALSE(statistics.empty());
+  for (const vk::PipelineStatistic& s : statistics) {
+    EXPECT_FALSE(s.name.empty());
+    EXPECT_NE(s.value, "?") << s.name;
+  }
+}
+
+TEST(PipelineStatisticFormat, EveryValueTypeIsWrittenOut) {
+  VkPipelineExecutableStatisticKHR s{VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR};
+  s.format = VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR;
+  s.value.b32 = VK_TRUE;
+  EXPECT_EQ(vk::format_statistic(s), "true");
+  s.format = VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR;
+  s.value.i64 = -42;
+  EXPECT_EQ(vk::format_statistic(s), "-42");
+  s.format = VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR;
+  s.value.u64 = 18446744073709551615ull;
+  EXPECT_EQ(vk::format_statistic(s), "18446744073709551615");
+  s.format = VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_FLOAT64_KHR;
+  s.value.f64 = 0.1234567;
+  EXPECT_EQ(vk::format_statistic(s), "0.123457");
 }
 
 }  // namespace

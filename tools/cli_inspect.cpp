@@ -1,0 +1,122 @@
+// `vktune inspect`: what the driver's compiler made of each legal variant of a problem
+// (registers, shared memory, spills: VK_KHR_pipeline_executable_properties), to explain a
+// variant's speed by the resources it holds.
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "kernels/family.h"
+#include "kernels/kernel_instance.h"
+#include "kernels/knobs.h"
+#include "kernels/shader_compiler.h"
+#include "kernels/vk/device.h"
+#include "kernels/vk/device_select.h"
+#include "kernels/vk/pipeline_statistics.h"
+#include "tools/cli.h"
+
+namespace vktune::cli {
+namespace {
+
+struct InspectFlags {
+  DeviceOptions device;
+  std::string op = "q4gsw", family;
+  std::vector<std::string> variants;
+  uint32_t m = 1, n = 0, k = 0, gs = 0;
+};
+
+struct Row {
+  std::string key;
+  std::vector<vk::PipelineStatistic> statistics;
+};
+
+// One line per variant: its key, then every statistic as name=value (the driver's names).
+void print_rows(const std::vector<Row>& rows) {
+  for (const Row& row : rows) {
+    std::printf("%s", row.key.c_str());
+    for (const vk::PipelineStatistic& s : row.statistics) {
+      std::printf("  %s=%s", s.name.c_str(), s.value.c_str());
+    }
+    std::printf("\n");
+  }
+}
+
+void run_inspect(const InspectFlags& flags) {
+  kernels::Problem problem;
+  const std::optional<kernels::Op> op = kernels::parse_op(flags.op);
+  if (!op) throw std::invalid_argument("unknown op " + flags.op + "; q4gsw or rms_norm");
+  problem.op = *op;
+  problem.m = flags.m;
+  problem.n = flags.n;
+  problem.k = problem.op == kernels::Op::rms_norm && flags.k == 0 ? flags.n : flags.k;
+  problem.group_size = problem.op == kernels::Op::rms_norm ? 0 : flags.gs;
+  kernels::require_valid(problem);
+
+  const vk::Instance instance = vk::Instance::create();
+  const auto devices = instance.devices();
+  const size_t index = vk::select_device(devices, vk::device_request(flags.device.device));
+  vk::Device device = vk::Device::create(instance, index);
+  if (!device.info().features.pipeline_executable_properties) {
+    throw std::runtime_error(device.info().name +
+                             " has no VK_KHR_pipeline_executable_properties: no statistics");
+  }
+
+  // The variants asked for, else every legal variant of the family (or of every family).
+  std::vector<std::pair<const kernels::Family*, kernels::Knobs>> chosen;
+  for (const std::string& key : flags.variants) {
+    kernels::ParsedKey parsed = kernels::parse_key(key);
+    const kernels::Family* family = kernels::find_family(parsed.family);
+    if (family == nullptr) throw std::invalid_argument("unknown family in " + key);
+    chosen.emplace_back(family, std::move(parsed.knobs));
+  }
+  if (flags.variants.empty()) {
+    for (const kernels::Family* family : kernels::families()) {
+      if (family->op() != problem.op) continue;
+      if (!flags.family.empty() && family->name() != flags.family) continue;
+      for (kernels::Knobs& knobs : family->all_variants()) chosen.emplace_back(family, knobs);
+    }
+    if (chosen.empty()) throw std::invalid_argument("no family named " + flags.family);
+  }
+
+  std::printf("vktune inspect: %s on [%zu] %s\n", kernels::describe(problem).c_str(), index,
+              device.info().name.c_str());
+  ShaderCompiler compiler;
+  std::vector<Row> rows;
+  size_t illegal = 0;
+  for (const auto& [family, knobs] : chosen) {
+    const kernels::Legality legal = family->legality(knobs, problem, device.info());
+    if (!legal) {
+      ++illegal;
+      if (!flags.variants.empty()) {
+        std::printf("%s: illegal: %s\n", family->key(knobs).c_str(), legal.reason.c_str());
+      }
+      continue;
+    }
+    const auto pipeline = kernels::KernelInstance::pipeline(device, compiler, *family, knobs);
+    rows.push_back({family->key(knobs), vk::pipeline_statistics(device, *pipeline)});
+  }
+  print_rows(rows);
+  std::printf("%zu variants inspected, %zu illegal for this problem\n", rows.size(), illegal);
+}
+
+}  // namespace
+
+void add_inspect_command(CLI::App& app) {
+  auto flags = std::make_shared<InspectFlags>();
+  auto* cmd = app.add_subcommand(
+      "inspect", "print the driver's compiler statistics (registers, shared memory, spills) "
+                 "of a problem's legal variants");
+  add_device_option(*cmd, flags->device);
+  cmd->add_option("--op", flags->op, "q4gsw or rms_norm")->capture_default_str();
+  cmd->add_option("--m", flags->m, "rows of x")->capture_default_str();
+  cmd->add_option("--n", flags->n, "output features (rms_norm: width)")->required();
+  cmd->add_option("--k", flags->k, "input features (rms_norm: defaults to N)");
+  cmd->add_option("--gs", flags->gs, "group size (rms_norm: 0)");
+  cmd->add_option("--family", flags->family, "only this family's variants");
+  cmd->add_option("--variant", flags->variants, "only these variant keys (repeatable)");
+  cmd->callback([flags] { run_inspect(*flags); });
+}
+
+}  // namespace vktune::cli
