@@ -42,8 +42,15 @@ void DispatchTimer::warm_up(const RecordDispatch& record, double ns,
   }
 }
 
+double DispatchTimer::warmup_due(const TimingOptions& options) const {
+  const auto idle = std::chrono::steady_clock::now() - last_busy_;
+  if (options.warmup_ns <= 0 || idle <= options.busy_window) return 0;
+  const double idle_ns = std::chrono::duration<double, std::nano>(idle).count();
+  return std::clamp(idle_ns, options.warmup_ns, std::max(options.warmup_ns, options.max_warmup_ns));
+}
+
 uint32_t DispatchTimer::calibrate(const RecordDispatch& record, const TimingOptions& options) {
-  const bool idle = std::chrono::steady_clock::now() - last_busy_ > options.busy_window;
+  const double warm = warmup_due(options);
   for (uint32_t i = 0; i < options.warmup; ++i) sample(record, 1, options);
   // Grow until one sample is long enough; the first estimate usually gets there at once.
   uint32_t dispatches = 1;
@@ -51,8 +58,7 @@ uint32_t DispatchTimer::calibrate(const RecordDispatch& record, const TimingOpti
     const double per_dispatch = std::max(sample(record, dispatches, options), 1.0);
     const double span = per_dispatch * dispatches;
     if (span >= options.min_sample_ns || dispatches >= options.max_dispatches) {
-      const double warm = idle ? std::ceil(options.warmup_ns / per_dispatch) : 0;
-      if (warm > 0) sample(record, static_cast<uint32_t>(std::min(warm, 4096.0)), options);
+      if (warm > 0) warm_up(record, warm, options);
       return dispatches;
     }
     const double wanted = std::ceil(options.min_sample_ns / per_dispatch * 1.1);

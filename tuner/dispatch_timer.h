@@ -25,10 +25,13 @@ struct TimingOptions {
   double min_sample_ns = 200'000;  // one sample spans at least this much GPU time...
   uint32_t max_dispatches = 256;   // ...unless it would take more dispatches than this
   uint32_t warmup = 2;             // untimed submissions before the first sample
-  // Then keep the GPU busy this long, untimed: an idle GPU drops its clocks, and a variant
-  // measured right after the CPU-side work of creating it would be timed at idle clocks.
-  // Skipped when this timer's last sample ended less than `busy_window` ago.
+  // Then keep the GPU busy, untimed, as long as it idled, within [warmup_ns, max_warmup_ns]:
+  // an idle GPU drops its clocks, and the longer it idled the longer they take to come back
+  // (H100: after seconds of CPU-side set-up a 3 ms warm-up still read 2-5x slow; 30 ms did
+  // not). Skipped when this timer's last sample ended less than `busy_window` ago, and when
+  // warmup_ns is 0 (a CPU device has no clocks to ramp up).
   double warmup_ns = 3e6;
+  double max_warmup_ns = 30e6;
   std::chrono::milliseconds busy_window{10};
   uint32_t min_samples = 5;
   uint32_t max_samples = 40;
@@ -49,6 +52,9 @@ class DispatchTimer {
                 const TimingOptions& options);
   // Keeps the GPU busy with `record` for about `ns` of GPU time, untimed (clocks up).
   void warm_up(const RecordDispatch& record, double ns, const TimingOptions& options);
+  // The warm-up calibrate() gives now, in GPU nanoseconds: 0 while the GPU is still busy
+  // (see TimingOptions::warmup_ns).
+  double warmup_due(const TimingOptions& options) const;
   // calibrate, then sample until the median is tight, max_samples or the budget.
   SampleStats measure(const RecordDispatch& record, const TimingOptions& options);
 

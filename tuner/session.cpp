@@ -24,8 +24,6 @@ namespace {
 // last-level cache we tune on (the H100's 50 MB L2), so every dispatch reads from memory.
 constexpr uint64_t kColdWorkingSetBytes = 256ull << 20;
 constexpr uint32_t kMaxWeightCopies = 32;
-// GPU time spent warming up before the finalists' interleaved rounds.
-constexpr double kFinalistWarmupNs = 30e6;
 
 double log_distance(const kernels::Problem& a, const db::Problem& b) {
   auto term = [](double x, double y) { return std::pow(std::log(x) - std::log(y), 2); };
@@ -57,7 +55,10 @@ Session::Session(const vk::Instance& instance, size_t device_index, db::Store& s
   }
   open_device();
   // A CPU device has no clocks to ramp up: the GPU warm-up would only cost time there.
-  if (device_->info().type == vk::DeviceType::cpu) options_.timing.warmup_ns = 0;
+  if (device_->info().type == vk::DeviceType::cpu) {
+    options_.timing.warmup_ns = 0;
+    options_.timing.max_warmup_ns = 0;
+  }
 }
 
 Session::~Session() = default;
@@ -459,7 +460,7 @@ bool Session::finalists(const std::vector<Candidate*>& finalists) {
           [first](vk::CommandBuffer& cb, uint32_t i) {
             first->instance->record(cb, i % first->instance->weight_copies());
           },
-          kFinalistWarmupNs, options_.timing);
+          options_.timing.max_warmup_ns, options_.timing);
     }
     for (Candidate* c : finalists) {
       auto record = [c](vk::CommandBuffer& cb, uint32_t i) {
