@@ -165,7 +165,7 @@ Legality Family::legality(const Knobs& knobs, const Problem& p,
   const BindingSizes sizes = binding_sizes(p, layout(knobs));
   const std::pair<const char*, uint64_t> bindings[] = {
       {"weight", sizes.weight}, {"scales", sizes.scales}, {"x", sizes.x},
-      {"out", sizes.out},       {"bias", sizes.bias}};
+      {"out", sizes.out},       {"bias", sizes.bias},     {"workspace", workspace_bytes(knobs, p)}};
   for (const auto& [what, bytes] : bindings) {
     if (bytes > lim.max_storage_buffer_range) {
       return no(std::string(what) + " of " + describe(p) + " is " + std::to_string(bytes) +
@@ -180,7 +180,8 @@ Legality Family::legality(const Knobs& knobs, const Problem& p,
 
 std::span<const Family* const> families() {
   static const Family* const all[] = {&naive_family(), &tiled_family(), &gemv_family(),
-                                      &gemv_fast_family(), &coopmat_family(), &rms_norm_family()};
+                                      &gemv_fast_family(), &coopmat_family(),
+                                      &coopmat_splitk_family(), &rms_norm_family()};
   return all;
 }
 

@@ -90,6 +90,10 @@ class Family {
   // the shaders grid-stride past it.
   virtual std::array<uint32_t, 3> groups(const Knobs& knobs, const Problem& problem,
                                          const vk::DeviceInfo& device) const = 0;
+  // Bytes of the workspace (binding 5 of the q4gsw kernels) one instance needs for
+  // `problem`; 0 for none. It is zeroed when the instance is created, and a kernel that uses
+  // part of it as counters leaves them zero when its dispatch ends.
+  virtual uint64_t workspace_bytes(const Knobs&, const Problem&) const { return 0; }
   // Correctness-gate tolerance relative to the per-output bound (kernels/families/reference.h):
   // fp32_tolerance unless the family computes in lower precision.
   virtual double tolerance(const Problem& problem) const;
@@ -117,7 +121,7 @@ struct BindingSizes {
 BindingSizes binding_sizes(const Problem& problem, Layout layout);
 
 // Every family, in a fixed order: q4gsw_naive, q4gsw_tiled, q4gsw_gemv, q4gsw_gemv_fast,
-// q4gsw_coopmat, rms_norm. The descriptors are immutable statics: thread-safe.
+// q4gsw_coopmat, q4gsw_coopmat_splitk, rms_norm. The descriptors are immutable statics: thread-safe.
 std::span<const Family* const> families();
 // The family named `name`, or nullptr.
 const Family* find_family(std::string_view name);

@@ -53,7 +53,7 @@ std::shared_ptr<const vk::ComputePipeline> KernelInstance::pipeline(const vk::De
   vk::PipelineDesc desc;
   desc.name = key;
   desc.spirv = *spirv;
-  desc.buffer_count = q4 ? 5 : 3;
+  desc.buffer_count = q4 ? 6 : 3;  // q4gsw_common.glsl / rms_norm.comp
   desc.push_constant_bytes = q4 ? sizeof(Q4gswPush) : sizeof(RmsNormPush);
   // The SPIR-V of one key can change only with the embedded sources, i.e. not in one process.
   if (cache != nullptr) return cache->get_or_create(device, key, desc);
@@ -129,9 +129,13 @@ KernelInstance KernelInstance::create(vk::Device& device, ShaderCompiler& compil
   const vk::Buffer* x = external.x != nullptr ? external.x : &inputs->x();
   const vk::Buffer* out = &inst.output();
   if (p.op == Op::q4gsw) {
+    // Bound even when the variant uses none: every q4gsw pipeline has the binding.
+    const uint64_t workspace = family.workspace_bytes(knobs, p);
+    inst.workspace_.emplace(padded_buffer(device, workspace));
+    if (workspace > 0) device.run([&](vk::CommandBuffer& cb) { cb.fill(*inst.workspace_, 0); });
     for (uint32_t c = 0; c < inputs->weight_copies(); ++c) {
-      const vk::Buffer* bindings[] = {x, &inputs->weight(c), &inputs->scales(c),
-                                      &inputs->vector(), out};
+      const vk::Buffer* bindings[] = {x,   &inputs->weight(c), &inputs->scales(c),
+                                      &inputs->vector(), out, &*inst.workspace_};
       inst.sets_.push_back(inst.pipeline_->bind(bindings));
     }
   } else {

@@ -134,6 +134,7 @@ class KernelInstance {
   std::shared_ptr<const vk::ComputePipeline> pipeline_;
   std::shared_ptr<const ProblemBuffers> inputs_;
   std::optional<vk::Buffer> output_;          // unless an external output is bound
+  std::optional<vk::Buffer> workspace_;       // q4gsw: binding 5 (Family::workspace_bytes)
   vk::Buffer* external_out_ = nullptr;  // not owned
   std::vector<vk::DescriptorSet> sets_;  // one per weight copy
 };

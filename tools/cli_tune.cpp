@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "db/store.h"
+#include "kernels/family.h"
 #include "kernels/vk/device_select.h"
 #include "kernels/vk/instance.h"
 #include "tools/cli.h"
@@ -18,7 +19,7 @@ namespace {
 struct TuneFlags {
   DeviceOptions device;
   std::string shapes;  // preset or file; empty: smoke on a CPU device, llama3.2-1b elsewhere
-  std::string m, gs, ops = "q4gsw,rms_norm";
+  std::string m, gs, ops = "q4gsw,rms_norm", families;  // families: empty = every one
   std::string strategy = "halving", cache = "cold";
   double budget_s = 0, variant_budget_s = 0.25;
   std::string db = "vktune.db";
@@ -26,19 +27,38 @@ struct TuneFlags {
   uint64_t seed = 1;
 };
 
+std::vector<std::string> split_commas(const std::string& text) {
+  std::vector<std::string> items;
+  size_t start = 0;
+  for (size_t comma; (comma = text.find(',', start)) != std::string::npos; start = comma + 1) {
+    items.push_back(text.substr(start, comma - start));
+  }
+  items.push_back(text.substr(start));
+  return items;
+}
+
 std::vector<kernels::Op> parse_ops(const std::string& text) {
   std::vector<kernels::Op> ops;
-  size_t start = 0;
-  while (start <= text.size()) {
-    const size_t comma = text.find(',', start);
-    const std::string name = text.substr(start, comma - start);
+  for (const std::string& name : split_commas(text)) {
     const auto op = kernels::parse_op(name);
     if (!op) throw CLI::ValidationError("--ops", "unknown op \"" + name + "\" (q4gsw, rms_norm)");
     ops.push_back(*op);
-    if (comma == std::string::npos) break;
-    start = comma + 1;
   }
   return ops;
+}
+
+std::vector<const kernels::Family*> parse_families(const std::string& text) {
+  std::vector<const kernels::Family*> families;
+  for (const std::string& name : split_commas(text)) {
+    const kernels::Family* family = kernels::find_family(name);
+    if (family == nullptr) {
+      std::string known;
+      for (const kernels::Family* f : kernels::families()) known += (known.empty() ? "" : ", ") + f->name();
+      throw CLI::ValidationError("--families", "unknown family \"" + name + "\" (" + known + ")");
+    }
+    families.push_back(family);
+  }
+  return families;
 }
 
 void run_tune(const TuneFlags& flags) {
@@ -62,6 +82,7 @@ void run_tune(const TuneFlags& flags) {
   options.timing.budget = std::chrono::duration<double>(flags.variant_budget_s);
   options.resume = flags.resume;
   options.seed = flags.seed;
+  if (!flags.families.empty()) options.families = parse_families(flags.families);
 
   db::Store store = db::Store::open(flags.db);
   std::printf("vktune tune: %zu problems (%s) on [%zu] %s, %s strategy, %s cache, db %s\n",
@@ -102,6 +123,8 @@ void add_tune_command(CLI::App& app) {
   cmd->add_option("--m", flags->m, "M (tokens) list, e.g. 1,16,128 (default: the preset's)");
   cmd->add_option("--gs", flags->gs, "group-size list, e.g. 32,128 (default: the preset's)");
   cmd->add_option("--ops", flags->ops, "ops to tune")->capture_default_str();
+  cmd->add_option("--families", flags->families,
+                  "only these families, e.g. q4gsw_coopmat,q4gsw_coopmat_splitk (default: all)");
   cmd->add_option("--strategy", flags->strategy, "exhaustive or halving")
       ->check(CLI::IsMember({"exhaustive", "halving"}))
       ->capture_default_str();

@@ -11,6 +11,7 @@ const Family& tiled_family();
 const Family& gemv_family();
 const Family& gemv_fast_family();
 const Family& coopmat_family();
+const Family& coopmat_splitk_family();
 const Family& rms_norm_family();
 
 // Helpers for the descriptors.

@@ -1,5 +1,6 @@
-// q4gsw_coopmat: fp16 tensor-core GEMM through GL_NV_cooperative_matrix (16x16x16, fp32
-// accumulators); see q4gsw_coopmat.comp. fp16 inputs: tolerance fp16_tolerance.
+// q4gsw_coopmat and q4gsw_coopmat_splitk: fp16 tensor-core GEMM through
+// GL_NV_cooperative_matrix (16x16x16, fp32 accumulators), the second also splitting K across
+// workgroups; see q4gsw_coopmat.comp. fp16 inputs: tolerance fp16_tolerance.
 #include <algorithm>
 
 #include "kernels/families/families.h"
@@ -13,26 +14,39 @@ constexpr uint32_t kSubgroupSize = 32;  // SG_SIZE in the shader
 // from shared memory feeds too few multiply-adds; above 16 the registers spill.
 constexpr uint32_t kMinTilesPerSubgroup = 4;
 constexpr uint32_t kMaxTilesPerSubgroup = 16;
+// Split-K pays only while the output tiles leave SMs idle; past this many tiles every GPU we
+// know is full (the H100 has 132 SMs), and the split's extra traffic is pure cost.
+constexpr uint64_t kMaxSplitTiles = 512;
+// Each slice keeps at least this many k-steps, or the split is all prologue and hand-over.
+constexpr uint32_t kMinStepsPerSlice = 2;
+
+std::vector<KnobSpec> coopmat_knobs(bool split) {
+  std::vector<KnobSpec> knobs = {{"bm", ints({32, 64, 128})},
+                                 {"bn", ints({32, 64, 128, 256})},
+                                 {"bk", ints({32, 64})},
+                                 {"sg", ints({4, 8})},
+                                 {"buf", ints({1, 2, 3})}};
+  if (split) knobs.push_back({"splitk", ints({2, 4, 8})});
+  return knobs;
+}
 
 class Coopmat final : public Family {
  public:
-  Coopmat()
-      : Family("q4gsw_coopmat", Op::q4gsw,
-               {{"bm", ints({32, 64, 128})},
-                {"bn", ints({32, 64, 128, 256})},
-                {"bk", ints({32, 64})},
-                {"sg", ints({4, 8})},
-                {"buf", ints({1, 2})}}) {}
+  // buf: 1 load, then store; 2 prefetch the next k-step into registers; 3 that, and two
+  // shared stages. splitk (split family only): K slices per output tile.
+  explicit Coopmat(bool split)
+      : Family(split ? "q4gsw_coopmat_splitk" : "q4gsw_coopmat", Op::q4gsw, coopmat_knobs(split)),
+        split_(split) {}
 
   // Tile geometry, as the shader's defines: wn subgroups along N, wm along M, each owning
   // fm x fn 16x16 tiles; wn = 0 when the tile does not split for sg subgroups.
   struct Geometry {
-    uint32_t bm, bn, bk, sg, buf, wn = 0, wm = 0, fm = 0, fn = 0;
+    uint32_t bm, bn, bk, sg, buf, splitk, wn = 0, wm = 0, fm = 0, fn = 0;
   };
-  static Geometry geometry(const Knobs& k) {
-    Geometry g{static_cast<uint32_t>(knob_int(k, "bm")), static_cast<uint32_t>(knob_int(k, "bn")),
-               static_cast<uint32_t>(knob_int(k, "bk")), static_cast<uint32_t>(knob_int(k, "sg")),
-               static_cast<uint32_t>(knob_int(k, "buf"))};
+  Geometry geometry(const Knobs& k) const {
+    auto get = [&k](std::string_view name) { return static_cast<uint32_t>(knob_int(k, name)); };
+    Geometry g{get("bm"), get("bn"), get("bk"), get("sg"), get("buf"),
+               split_ ? get("splitk") : 1u};
     // The squarest subgroup tile (fewest fragment loads per multiply-add); ties go to fewer
     // subgroups along N.
     for (uint32_t wn = 1; wn <= g.sg; wn *= 2) {
@@ -58,7 +72,15 @@ class Coopmat final : public Family {
     // As SMEM4 in the shader: the fp16 staging rows (bk halves + 16 bytes of padding) for the
     // x and weight tiles, or the per-subgroup 16x16 fp32 scratch that aliases them.
     const Geometry g = geometry(k);
-    return std::max((g.bm + g.bn) * (g.bk + 8) * 2, g.sg * 256 * 4);
+    const uint32_t stages = g.buf == 3 ? 2 : 1;
+    return std::max(stages * (g.bm + g.bn) * (g.bk + 8) * 2, g.sg * 256 * 4) + (split_ ? 4 : 0);
+  }
+  uint64_t workspace_bytes(const Knobs& k, const Problem& p) const override {
+    if (!split_) return 0;
+    // A counter per output tile, then every slice's fp32 partial of every tile.
+    const Geometry g = geometry(k);
+    const uint64_t tiles = output_tiles(g, p);
+    return (tiles + uint64_t{g.splitk} * tiles * g.bm * g.bn) * 4;
   }
   ShaderSpec shader(const Knobs& k) const override {
     const Geometry g = geometry(k);
@@ -68,12 +90,13 @@ class Coopmat final : public Family {
              {"BK", str(g.bk)},
              {"SG", str(g.sg)},
              {"WN", str(g.wn)},
-             {"BUF", str(g.buf)}}};
+             {"BUF", str(g.buf)},
+             {"SPLITK", str(g.splitk)}}};
   }
   std::array<uint32_t, 3> groups(const Knobs& k, const Problem& p,
                                  const vk::DeviceInfo& d) const override {
     const Geometry g = geometry(k);
-    return {clamp_groups(ceil_div(p.m, g.bm) * ceil_div(p.n, g.bn), d), 1, 1};
+    return {clamp_groups(output_tiles(g, p) * g.splitk, d), 1, 1};
   }
   double tolerance(const Problem& p) const override { return fp16_tolerance(p); }
 
@@ -97,7 +120,22 @@ class Coopmat final : public Family {
     }
     return {};
   }
-  std::string device_error(const Knobs&, const Problem&, const vk::DeviceInfo& d) const override {
+  std::string device_error(const Knobs& k, const Problem& p,
+                           const vk::DeviceInfo& d) const override {
+    if (split_) {
+      // Shape checks, kept here because they need the problem.
+      const Geometry g = geometry(k);
+      if (const uint64_t tiles = output_tiles(g, p); tiles > kMaxSplitTiles) {
+        return std::to_string(tiles) + " output tiles of " + std::to_string(g.bm) + "x" +
+               std::to_string(g.bn) + " already fill the GPU (split-K is for at most " +
+               std::to_string(kMaxSplitTiles) + ")";
+      }
+      if (const uint64_t steps = ceil_div(p.k, g.bk); steps < uint64_t{kMinStepsPerSlice} * g.splitk) {
+        return "K=" + std::to_string(p.k) + " has " + std::to_string(steps) + " k-steps of " +
+               std::to_string(g.bk) + ", fewer than " + std::to_string(kMinStepsPerSlice) +
+               " for each of " + std::to_string(g.splitk) + " slices";
+      }
+    }
     if (!d.features.coopmat_nv) {
       return d.name + " has no VK_NV_cooperative_matrix";
     }
@@ -114,12 +152,24 @@ class Coopmat final : public Family {
     }
     return {};
   }
+
+ private:
+  static uint64_t output_tiles(const Geometry& g, const Problem& p) {
+    return ceil_div(p.m, g.bm) * ceil_div(p.n, g.bn);
+  }
+
+  bool split_;
 };
 
 }  // namespace
 
 const Family& coopmat_family() {
-  static const Coopmat family;
+  static const Coopmat family(false);
+  return family;
+}
+
+const Family& coopmat_splitk_family() {
+  static const Coopmat family(true);
   return family;
 }
 

@@ -1,7 +1,8 @@
 // Bindings and push constants shared by the q4gsw kernels. Problem sizes are push constants,
 // so one compiled variant serves every shape; tile and workgroup knobs are #defines.
 // Bindings: 0 x [M, K] fp32, 1 weight (raw [N, K/2] bytes or packed, see q4gsw_layout.h),
-// 2 scales [K/gs, N] fp32, 3 bias [N] fp32 (read only when has_bias != 0), 4 out [M, N] fp32.
+// 2 scales [K/gs, N] fp32, 3 bias [N] fp32 (read only when has_bias != 0), 4 out [M, N] fp32,
+// 5 a workspace of Family::workspace_bytes (declared by the kernels that use one).
 
 layout(push_constant) uniform Push {
   uint M;

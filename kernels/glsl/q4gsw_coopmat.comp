@@ -3,19 +3,29 @@
 // [BM][BK] and a dequantized weight tile [BN][BK] (k contiguous: B is loaded column-major),
 // from 16-byte global loads (two vec4 of x, one uvec4 = 32 nibbles of one weight row) and with
 // 16-byte shared stores. SG subgroups in a WM x WN grid each own FM x FN accumulator tiles, so
-// every fragment read from shared memory feeds FN (A) or FM (B) multiply-adds. BUF 2 fetches
-// the next k-step into registers while the tensor cores work on this one; BUF 1 does not.
+// every fragment read from shared memory feeds FN (A) or FM (B) multiply-adds.
+// BUF sets how loads overlap the tensor cores: 1 loads, stores, then multiplies; 2 fetches the
+// next k-step into registers while the tensor cores work on this one; 3 also stages into a
+// second shared buffer, so a k-step costs one barrier instead of two and a subgroup that is
+// done multiplying stores the next step while the others still multiply.
+//
+// SPLITK > 1 (the q4gsw_coopmat_splitk family) also splits K into SPLITK slices, one tile per
+// (slice, output tile), for problems with fewer output tiles than the GPU has SMs (prefill at
+// M = 128 has 32-128). Every slice stores its fp32 partial tile to the workspace (binding 5)
+// and bumps the tile's counter; the slice that arrives last adds the others' partials to its
+// own and writes `out`, then zeroes the counter for the next dispatch. No slice waits for
+// another, so the order the GPU runs workgroups in cannot deadlock it.
 //
 // Inside every 8-wide k chunk both tiles hold k in the order 0,4,1,5,2,6,3,7: one mask of a
 // weight word yields nibbles j and j+4 as the two halves of a 32-bit word (bits 4j, 16+4j), and
 // the dot product over k does not care about the order as long as A and B agree.
 //
-// Accumulators start at the bias (through a per-subgroup 16x16 fp32 scratch) or zero; interior
-// tiles (N % 4 == 0, for 16-byte aligned rows) are stored straight to `out`, edge tiles through
-// the scratch and a bounds-checked copy. The scratch aliases the staging area, which is idle
-// outside the k loop. Needs K % 32 == 0 and gs % 32 == 0 (one uvec4, one scale) and subgroup
-// size 32. fp16: |x|, |scale| and |(q - 8) * scale| must stay below 65504, and scales above
-// 6.1e-5 keep full fp16 precision.
+// Accumulators start at the bias (through a per-subgroup 16x16 fp32 scratch; slice 0 only) or
+// zero; interior tiles (N % 4 == 0, for 16-byte aligned rows) are stored straight to `out`,
+// edge tiles through the scratch and a bounds-checked copy. The scratch aliases the staging
+// area, which is idle outside the k loop. Needs K % 32 == 0 and gs % 32 == 0 (one uvec4, one
+// scale) and subgroup size 32. fp16: |x|, |scale| and |(q - 8) * scale| must stay below 65504,
+// and scales above 6.1e-5 keep full fp16 precision.
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
@@ -40,7 +50,10 @@
 #define WN 2  // subgroups along N (the descriptor picks the squarest subgroup tile)
 #endif
 #ifndef BUF
-#define BUF 2  // 2: prefetch the next k-step into registers; 1: load, then store
+#define BUF 2  // 1: load, then store; 2: prefetch into registers; 3: and two shared stages
+#endif
+#ifndef SPLITK
+#define SPLITK 1  // K slices per output tile
 #endif
 
 #define SG_SIZE 32
@@ -52,15 +65,17 @@
 #if BK % 32 != 0 || SG % WN != 0 || BM % (16 * WM) != 0 || BN % (16 * WN) != 0
 #error "q4gsw_coopmat: BK must be a multiple of 32 and the tile must split into 16x16 tiles"
 #endif
+#if BUF < 1 || BUF > 3
+#error "q4gsw_coopmat: BUF is 1, 2 or 3"
+#endif
+#define STAGES (BUF == 3 ? 2 : 1)
 
 // Shared memory in uvec4 (8 halves): a staged row is BK halves plus 16 bytes of padding, so
 // the 8 rows one fragment load reads start in different banks.
 #define ROW4 (BK / 8 + 1)
-#define A_BASE 0
-#define B_BASE (BM * ROW4)
 #define STAGE4 ((BM + BN) * ROW4)
 #define SCRATCH4 (SG * 64)  // 16x16 fp32 per subgroup
-#define SMEM4 (STAGE4 > SCRATCH4 ? STAGE4 : SCRATCH4)
+#define SMEM4 (STAGES * STAGE4 > SCRATCH4 ? STAGES * STAGE4 : SCRATCH4)
 
 // Global loads per k-step: x in chunks of 8 floats, weights in uvec4 of 32 nibbles.
 #define A_CHUNKS (BM * BK / 8)
@@ -73,6 +88,14 @@ layout(local_size_x = WG) in;
 #include "q4gsw_common.glsl"
 
 shared uvec4 smem[SMEM4];
+
+#if SPLITK > 1
+// The workspace: one counter per output tile, then [SPLITK][tiles][BM * BN] fp32 partials
+// (row-major tiles). Coherent: the last slice reads what other workgroups wrote.
+layout(std430, binding = 5) coherent buffer WsCount { uint counter[]; };
+layout(std430, binding = 5) coherent buffer WsPartial { float partial[]; };
+shared uint last_slice;
+#endif
 
 // One k-step of global data, in registers between load_tile and store_tile.
 vec4 xa[A_PER][2];  // x[m][k .. k+3], x[m][k+4 .. k+7]
@@ -106,8 +129,10 @@ void load_tile(uint m0, uint n0, uint k0) {
   }
 }
 
-// Converts the registers to fp16 and writes them to the staging area (k order 0,4,1,5,...).
-void store_tile() {
+// Converts the registers to fp16 and writes them to staging buffer `stage` (k order
+// 0,4,1,5,...).
+void store_tile(uint stage) {
+  const uint A_BASE = stage * STAGE4, B_BASE = A_BASE + BM * ROW4;
   const uint lid = gl_LocalInvocationID.x;
   [[unroll]] for (uint i = 0; i < A_PER; ++i) {
     const uint e = lid + i * WG;
@@ -137,6 +162,61 @@ void store_tile() {
   }
 }
 
+fcoopmatNV<32, gl_ScopeSubgroup, 16, 16> acc[FM][FN];
+
+// The tensor-core work of one k-step on staging buffer `stage`.
+void multiply(uint stage, uint wm, uint wn) {
+  const uint A_BASE = stage * STAGE4, B_BASE = A_BASE + BM * ROW4;
+  [[unroll]] for (uint kk = 0; kk < BK / 8; kk += 2u) {  // 16 halves = 2 uvec4
+    fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> a[FM];
+    [[unroll]] for (uint i = 0; i < FM; ++i) {
+      coopMatLoadNV(a[i], smem, A_BASE + (wm * FM + i) * 16u * ROW4 + kk, ROW4, false);
+    }
+    [[unroll]] for (uint j = 0; j < FN; ++j) {
+      fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> b;
+      coopMatLoadNV(b, smem, B_BASE + (wn * FN + j) * 16u * ROW4 + kk, ROW4, true);
+      [[unroll]] for (uint i = 0; i < FM; ++i) acc[i][j] = coopMatMulAddNV(a[i], b, acc[i][j]);
+    }
+  }
+}
+
+// Accumulates x[m0.., k_begin..k_end) * w[n0.., same k]^T into acc.
+void k_loop(uint m0, uint n0, uint k_begin, uint k_end, uint wm, uint wn) {
+#if BUF == 3
+  if (k_begin < k_end) load_tile(m0, n0, k_begin);
+  barrier();  // every subgroup is done with its scratch before the staging overwrites it
+  if (k_begin < k_end) store_tile(0u);
+  barrier();
+  uint stage = 0u;
+  for (uint k0 = k_begin; k0 < k_end; k0 += BK) {
+    const bool more = k0 + BK < k_end;
+    if (more) load_tile(m0, n0, k0 + BK);
+    multiply(stage, wm, wn);
+    // The other buffer was last read in the previous step, which every subgroup has left.
+    if (more) store_tile(stage ^ 1u);
+    barrier();
+    stage ^= 1u;
+  }
+#else
+#if BUF == 2
+  if (k_begin < k_end) load_tile(m0, n0, k_begin);
+#endif
+  barrier();  // every subgroup is done with its scratch before the staging overwrites it
+  for (uint k0 = k_begin; k0 < k_end; k0 += BK) {
+#if BUF == 1
+    load_tile(m0, n0, k0);
+#endif
+    store_tile(0u);
+    barrier();
+#if BUF == 2
+    if (k0 + BK < k_end) load_tile(m0, n0, k0 + BK);
+#endif
+    multiply(0u, wm, wn);
+    barrier();
+  }
+#endif
+}
+
 void main() {
   const uint sgid = gl_SubgroupID;
   const uint lane = gl_SubgroupInvocationID;
@@ -144,18 +224,20 @@ void main() {
   const uint tiles_m = (pc.M + BM - 1) / BM;
   const uint tiles = tiles_m * ((pc.N + BN - 1) / BN);
   const uint scratch = sgid * 64u;
+  // Each slice takes the same whole number of k-steps; the last may get fewer, or none.
+  const uint slice_k = ((pc.K + BK - 1) / BK + SPLITK - 1) / SPLITK * BK;
 
   // M fastest: neighbouring workgroups share a weight tile, so a weight too big for the L2 is
-  // still read from memory once.
-  for (uint t = gl_WorkGroupID.x; t < tiles; t += gl_NumWorkGroups.x) {
-    const uint m0 = (t % tiles_m) * BM;
-    const uint n0 = (t / tiles_m) * BN;
+  // still read from memory once. Slices of one tile are `tiles` apart.
+  for (uint t = gl_WorkGroupID.x; t < tiles * SPLITK; t += gl_NumWorkGroups.x) {
+    const uint tile = t % tiles, slice = t / tiles;
+    const uint m0 = (tile % tiles_m) * BM;
+    const uint n0 = (tile / tiles_m) * BN;
 
-    fcoopmatNV<32, gl_ScopeSubgroup, 16, 16> acc[FM][FN];
     [[unroll]] for (uint j = 0; j < FN; ++j) {
       fcoopmatNV<32, gl_ScopeSubgroup, 16, 16> init =
           fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>(0.0);
-      if (pc.has_bias != 0u) {
+      if (pc.has_bias != 0u && slice == 0u) {
         const uint nt = n0 + (wn * FN + j) * 16u;
         for (uint e = lane; e < 64u; e += SG_SIZE) {  // 16 rows of 4 uvec4, all rows alike
           const uint n = nt + (e % 4u) * 4u;
@@ -172,33 +254,40 @@ void main() {
       [[unroll]] for (uint i = 0; i < FM; ++i) acc[i][j] = init;
     }
 
-#if BUF == 2
-    load_tile(m0, n0, 0u);
-#endif
-    barrier();  // every subgroup is done with its scratch before the staging overwrites it
+    k_loop(m0, n0, slice * slice_k, min(pc.K, (slice + 1u) * slice_k), wm, wn);
 
-    for (uint k0 = 0; k0 < pc.K; k0 += BK) {
-#if BUF == 1
-      load_tile(m0, n0, k0);
-#endif
-      store_tile();
-      barrier();
-#if BUF == 2
-      load_tile(m0, n0, k0 + BK);  // past K it loads nothing
-#endif
-      [[unroll]] for (uint kk = 0; kk < BK / 8; kk += 2u) {  // 16 halves = 2 uvec4
-        fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> a[FM];
-        [[unroll]] for (uint i = 0; i < FM; ++i) {
-          coopMatLoadNV(a[i], smem, A_BASE + (wm * FM + i) * 16u * ROW4 + kk, ROW4, false);
-        }
-        [[unroll]] for (uint j = 0; j < FN; ++j) {
-          fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> b;
-          coopMatLoadNV(b, smem, B_BASE + (wn * FN + j) * 16u * ROW4 + kk, ROW4, true);
-          [[unroll]] for (uint i = 0; i < FM; ++i) acc[i][j] = coopMatMulAddNV(a[i], b, acc[i][j]);
+#if SPLITK > 1
+    // Hand this slice's partial over; the last slice of the tile to arrive finishes it.
+    const uint base = tiles + (slice * tiles + tile) * (BM * BN);
+    [[unroll]] for (uint i = 0; i < FM; ++i) {
+      [[unroll]] for (uint j = 0; j < FN; ++j) {
+        coopMatStoreNV(acc[i][j], partial, base + (wm * FM + i) * 16u * BN + (wn * FN + j) * 16u,
+                       BN, false);
+      }
+    }
+    memoryBarrierBuffer();  // the partial is visible before the counter says it is there
+    barrier();
+    if (gl_LocalInvocationID.x == 0u) last_slice = atomicAdd(counter[tile], 1u);
+    barrier();
+    if (last_slice != SPLITK - 1u) continue;  // uniform: read from shared after a barrier
+    memoryBarrierBuffer();  // and the others' partials are read after their counts
+    // Sums the slices' partials with plain loads: adding cooperative matrices trips Debian
+    // 12's spirv-opt (MergeAddAddArithmetic crashes on their type).
+    for (uint e = gl_LocalInvocationID.x; e < BM * BN / 4u; e += WG) {
+      const uint m = m0 + (e * 4u) / BN, n = n0 + (e * 4u) % BN;
+      vec4 sum = vec4(0.0);
+      for (uint s = 0; s < SPLITK; ++s) {
+        const uint p = tiles + (s * tiles + tile) * (BM * BN) + e * 4u;
+        sum += vec4(partial[p], partial[p + 1u], partial[p + 2u], partial[p + 3u]);
+      }
+      if (m < pc.M) {
+        [[unroll]] for (uint c = 0; c < 4u; ++c) {
+          if (n + c < pc.N) out_[m * pc.N + n + c] = sum[c];
         }
       }
-      barrier();
     }
+    if (gl_LocalInvocationID.x == 0u) counter[tile] = 0u;  // ready for the next dispatch
+#else
 
     [[unroll]] for (uint i = 0; i < FM; ++i) {
       [[unroll]] for (uint j = 0; j < FN; ++j) {
@@ -220,5 +309,6 @@ void main() {
         }
       }
     }
+#endif
   }
 }

@@ -39,6 +39,8 @@ class CommandBuffer {
   void barrier();
   void copy(const Buffer& src, const Buffer& dst, VkDeviceSize bytes, VkDeviceSize src_offset = 0,
             VkDeviceSize dst_offset = 0);
+  // Sets every 32-bit word of `dst` to `word`.
+  void fill(const Buffer& dst, uint32_t word);
   void reset_timestamps(const TimestampPool& pool);
   // Writes timestamp `index` once all earlier commands have completed.
   void timestamp(const TimestampPool& pool, uint32_t index);

@@ -120,7 +120,7 @@ TEST(Registry, AllFamiliesInOrder) {
   std::vector<std::string> names;
   for (const Family* f : families()) names.push_back(f->name());
   EXPECT_EQ(names, (std::vector<std::string>{"q4gsw_naive", "q4gsw_tiled", "q4gsw_gemv",
-                                             "q4gsw_gemv_fast", "q4gsw_coopmat", "rms_norm"}));
+                                             "q4gsw_gemv_fast", "q4gsw_coopmat", "q4gsw_coopmat_splitk", "rms_norm"}));
   EXPECT_EQ(find_family("nope"), nullptr);
   EXPECT_EQ(family("q4gsw_gemv").op(), Op::q4gsw);
   EXPECT_EQ(family("rms_norm").op(), Op::rms_norm);
@@ -216,7 +216,7 @@ TEST(Variants, CountsOnLavapipe) {
     std::printf("%-14s variants %3zu  legal M=1: %3zu  M=128: %3zu  (H100-like M=128: %zu)\n",
                 f->name().c_str(), f->all_variants().size(), decode, prefill,
                 legal_count(*f, q4(128, 4096, 4096, 32), h100_like()));
-    if (f->name() == "q4gsw_coopmat") {
+    if (f->name().starts_with("q4gsw_coopmat")) {
       EXPECT_EQ(decode, 0u);
       EXPECT_GT(legal_count(*f, q4(128, 4096, 4096, 32), h100_like()), 10u);
     } else {
@@ -277,7 +277,7 @@ TEST(Coopmat, GeometryConstraintsAndLegality) {
   const Knobs big = knobs("q4gsw_coopmat[bm=128,bn=128,bk=64,sg=8,buf=2]");
   EXPECT_EQ(cm.shader(big).defines,
             (Defines{{"BM", "128"}, {"BN", "128"}, {"BK", "64"}, {"SG", "8"}, {"WN", "2"},
-                     {"BUF", "2"}}));
+                     {"BUF", "2"}, {"SPLITK", "1"}}));
   EXPECT_EQ(cm.shader(knobs("q4gsw_coopmat[bm=32,bn=256,bk=32,sg=8,buf=1]")).defines.at(4),
             (std::pair<std::string, std::string>{"WN", "8"}));
   EXPECT_EQ(cm.workgroup_size(big), 256u);
@@ -312,12 +312,47 @@ TEST(Coopmat, GeometryConstraintsAndLegality) {
   l = cm.legality(knobs("q4gsw_coopmat[bm=32,bn=32,bk=32,sg=8,buf=2]"), q4(128, 64, 64, 32), h100);
   EXPECT_NE(l.reason.find("does not split"), std::string::npos) << l.reason;
 
+  // buf=3 doubles the staging: 128x128 at bk=64 no longer fits, at bk=32 it does.
+  const Knobs staged = knobs("q4gsw_coopmat[bm=128,bn=128,bk=32,sg=8,buf=3]");
+  EXPECT_EQ(cm.shared_bytes(staged), 2u * (128u + 128u) * (32u + 8u) * 2u);
+  EXPECT_TRUE(cm.legality(staged, q4(512, 4096, 4096, 32), h100).ok);
+  l = cm.legality(knobs("q4gsw_coopmat[bm=128,bn=128,bk=64,sg=8,buf=3]"), q4(512, 4096, 4096, 32),
+                  h100);
+  EXPECT_NE(l.reason.find("73728"), std::string::npos) << l.reason;
+  EXPECT_EQ(cm.workspace_bytes(big, q4(512, 4096, 4096, 32)), 0u);
+
   // A modest sweep for prefill on an H100, whatever the group size.
   for (uint32_t gs : {32u, 128u}) {
     const size_t n = legal_count(cm, q4(128, 4096, 4096, gs), h100);
-    EXPECT_GE(n, 40u) << gs;
-    EXPECT_LE(n, 60u) << gs;
+    EXPECT_GE(n, 50u) << gs;
+    EXPECT_LE(n, 80u) << gs;
   }
+}
+
+TEST(CoopmatSplitK, WorkspaceGroupsAndWhenASplitPays) {
+  const Family& split = family("q4gsw_coopmat_splitk");
+  const vk::DeviceInfo h100 = h100_like();
+  const Knobs k = parse_key("q4gsw_coopmat_splitk[bm=128,bn=128,bk=64,sg=8,buf=2,splitk=4]").knobs;
+  EXPECT_EQ(split.shader(k).defines.back(), (std::pair<std::string, std::string>{"SPLITK", "4"}));
+  // M=128 N=4096: 32 output tiles, 4 slices each; a counter per tile, then 4 partials each.
+  const Problem prefill = q4(128, 4096, 4096, 32);
+  EXPECT_EQ(split.groups(k, prefill, h100), (std::array<uint32_t, 3>{128, 1, 1}));
+  EXPECT_EQ(split.workspace_bytes(k, prefill), (32u + 4u * 32u * 128u * 128u) * 4u);
+  EXPECT_EQ(split.shared_bytes(k), (128u + 128u) * (64u + 8u) * 2u + 4u);  // + last_slice
+  EXPECT_TRUE(split.legality(k, prefill, h100).ok);
+
+  // Enough output tiles to fill the GPU: no split.
+  Legality l = split.legality(k, q4(512, 128256, 4096, 32), h100);
+  EXPECT_NE(l.reason.find("fill the GPU"), std::string::npos) << l.reason;
+  // K=256 is 4 k-steps of 64: too few for 4 slices of at least 2.
+  l = split.legality(k, q4(128, 4096, 256, 32), h100);
+  EXPECT_NE(l.reason.find("fewer than 2"), std::string::npos) << l.reason;
+  // lavapipe has no cooperative matrix, and its 128 MiB binding limit applies to the workspace.
+  EXPECT_FALSE(split.legality(k, prefill, lavapipe_like()).ok);
+  vk::DeviceInfo small = h100;
+  small.limits.max_storage_buffer_range = 4096u * 4096u / 2u;  // the weight fits, 4 partials do not
+  l = split.legality(k, prefill, small);
+  EXPECT_NE(l.reason.find("workspace"), std::string::npos) << l.reason;
 }
 
 }  // namespace

@@ -25,6 +25,7 @@ void compile_all(std::string_view name) {
 }
 
 TEST(VariantsCompile, Coopmat) { compile_all("q4gsw_coopmat"); }
+TEST(VariantsCompile, CoopmatSplitK) { compile_all("q4gsw_coopmat_splitk"); }
 // The other families' variants are compiled (and run) by kernels_instance_test.
 
 }  // namespace
