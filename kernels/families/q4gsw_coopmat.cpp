@@ -77,10 +77,11 @@ class Coopmat final : public Family {
   }
   uint64_t workspace_bytes(const Knobs& k, const Problem& p) const override {
     if (!split_) return 0;
-    // A counter per output tile, then every slice's fp32 partial of every tile.
+    // A counter per output tile (rounded up to 16: the partials start 64-byte aligned), then
+    // every slice's fp32 partial of every tile.
     const Geometry g = geometry(k);
     const uint64_t tiles = output_tiles(g, p);
-    return (tiles + uint64_t{g.splitk} * tiles * g.bm * g.bn) * 4;
+    return (ceil_div(tiles, 16) * 16 + uint64_t{g.splitk} * tiles * g.bm * g.bn) * 4;
   }
   ShaderSpec shader(const Knobs& k) const override {
     const Geometry g = geometry(k);

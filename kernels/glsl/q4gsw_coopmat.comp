@@ -90,8 +90,9 @@ layout(local_size_x = WG) in;
 shared uvec4 smem[SMEM4];
 
 #if SPLITK > 1
-// The workspace: one counter per output tile, then [SPLITK][tiles][BM * BN] fp32 partials
-// (row-major tiles). Coherent: the last slice reads what other workgroups wrote.
+// The workspace: one counter per output tile, rounded up to 16 words (cooperative-matrix
+// stores want 16-byte aligned rows), then [SPLITK][tiles][BM * BN] fp32 partials (row-major
+// tiles). Coherent: the last slice reads what other workgroups wrote.
 layout(std430, binding = 5) coherent buffer WsCount { uint counter[]; };
 layout(std430, binding = 5) coherent buffer WsPartial { float partial[]; };
 shared uint last_slice;
@@ -258,7 +259,8 @@ void main() {
 
 #if SPLITK > 1
     // Hand this slice's partial over; the last slice of the tile to arrive finishes it.
-    const uint base = tiles + (slice * tiles + tile) * (BM * BN);
+    const uint counters = (tiles + 15u) & ~15u;
+    const uint base = counters + (slice * tiles + tile) * (BM * BN);
     [[unroll]] for (uint i = 0; i < FM; ++i) {
       [[unroll]] for (uint j = 0; j < FN; ++j) {
         coopMatStoreNV(acc[i][j], partial, base + (wm * FM + i) * 16u * BN + (wn * FN + j) * 16u,
@@ -277,7 +279,7 @@ void main() {
       const uint m = m0 + (e * 4u) / BN, n = n0 + (e * 4u) % BN;
       vec4 sum = vec4(0.0);
       for (uint s = 0; s < SPLITK; ++s) {
-        const uint p = tiles + (s * tiles + tile) * (BM * BN) + e * 4u;
+        const uint p = counters + (s * tiles + tile) * (BM * BN) + e * 4u;
         sum += vec4(partial[p], partial[p + 1u], partial[p + 2u], partial[p + 3u]);
       }
       if (m < pc.M) {

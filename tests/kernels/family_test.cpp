@@ -338,6 +338,8 @@ TEST(CoopmatSplitK, WorkspaceGroupsAndWhenASplitPays) {
   const Problem prefill = q4(128, 4096, 4096, 32);
   EXPECT_EQ(split.groups(k, prefill, h100), (std::array<uint32_t, 3>{128, 1, 1}));
   EXPECT_EQ(split.workspace_bytes(k, prefill), (32u + 4u * 32u * 128u * 128u) * 4u);
+  // 5 tiles: 16 counter words keep the partials 64-byte aligned.
+  EXPECT_EQ(split.workspace_bytes(k, q4(128, 640, 4096, 32)), (16u + 4u * 5u * 128u * 128u) * 4u);
   EXPECT_EQ(split.shared_bytes(k), (128u + 128u) * (64u + 8u) * 2u + 4u);  // + last_slice
   EXPECT_TRUE(split.legality(k, prefill, h100).ok);
 

@@ -36,6 +36,11 @@ class KernelInstanceTest : public test::VulkanFixture {
     const std::vector<float> before = inst.download_output();
     EXPECT_TRUE(std::isnan(before.front()) && std::isnan(before.back())) << key;
     device().run([&](vk::CommandBuffer& cb) { inst.record(cb, 0); });
+    if (f.workspace_bytes(knobs, p) > 0) {
+      // A kernel with a workspace must leave it ready for the next dispatch: check that one.
+      inst.reset_output();
+      device().run([&](vk::CommandBuffer& cb) { inst.record(cb, 0); });
+    }
     const CheckResult c = check(inst.download_output(), ref, f.tolerance(p));
     EXPECT_TRUE(c.ok) << key << " on " << describe(p) << ": max error " << c.max_error
                       << " x bound at output " << c.worst << " (m=" << c.worst / p.n
@@ -119,8 +124,15 @@ TEST_F(KernelInstanceTest, CoopmatIsNeverLegalWithoutCooperativeMatrix) {
     for (const Problem& p : {kSmall[4], kSmall[1], q4(64, 128, 256, 32, true)}) {
       EXPECT_GT(sweep("q4gsw_coopmat", p), 0u) << describe(p);
     }
+    // Split-K: ragged M and N, K with a short last slice, bias added once; every 7th variant.
+    size_t offset = 0;
+    for (const Problem& p : {q4(33, 37, 1024, 32, true), q4(64, 200, 2080, 32, false),
+                             q4(130, 96, 512, 128, true)}) {
+      EXPECT_GT(sweep("q4gsw_coopmat_splitk", p, 7, offset += 2), 0u) << describe(p);
+    }
   } else {
     EXPECT_EQ(sweep("q4gsw_coopmat", kSmall[4]), 0u);
+    EXPECT_EQ(sweep("q4gsw_coopmat_splitk", q4(64, 200, 2080, 32, false)), 0u);
   }
 }
 
