@@ -6,6 +6,7 @@
 
 #include "kernels/vk/command_buffer.h"
 #include "kernels/vk/device.h"
+#include "tuner/clock_ramp.h"
 
 namespace vktune::tuner {
 
@@ -25,32 +26,27 @@ double DispatchTimer::sample(const RecordDispatch& record, uint32_t dispatches,
         cb.timestamp(pool_, 1);
       },
       options.timeout);
-  last_busy_ = std::chrono::steady_clock::now();
   const auto ns = pool_.read_ns();
   return static_cast<double>(ns[1] - ns[0]) / dispatches;
 }
 
-void DispatchTimer::warm_up(const RecordDispatch& record, double ns,
-                            const TimingOptions& options) {
-  const double per_dispatch = std::max(sample(record, 1, options), 1.0);
-  // In submissions of at most ~10 ms, so a slow kernel cannot run into the fence timeout.
-  for (double left = ns - per_dispatch; left > 0;) {
-    const double batch = std::min(left, 10e6);
-    const double count = std::clamp(std::ceil(batch / per_dispatch), 1.0, 4096.0);
-    sample(record, static_cast<uint32_t>(count), options);
-    left -= count * per_dispatch;
+double DispatchTimer::settle(const RecordDispatch& record, double per_dispatch_ns,
+                             const TimingOptions& options) {
+  if (options.max_warmup_ns <= 0) return 0;
+  // Batches of at most 4096 dispatches, so a slow kernel cannot run into the fence timeout.
+  const double batch =
+      std::clamp(std::ceil(options.warmup_batch_ns / std::max(per_dispatch_ns, 1.0)), 1.0, 4096.0);
+  ClockRamp ramp;
+  double spent = 0;
+  while (spent < options.max_warmup_ns) {
+    const double t = std::max(sample(record, static_cast<uint32_t>(batch), options), 1.0);
+    spent += t * batch;
+    if (ramp.add(t)) break;
   }
-}
-
-double DispatchTimer::warmup_due(const TimingOptions& options) const {
-  const auto idle = std::chrono::steady_clock::now() - last_busy_;
-  if (options.warmup_ns <= 0 || idle <= options.busy_window) return 0;
-  const double idle_ns = std::chrono::duration<double, std::nano>(idle).count();
-  return std::clamp(idle_ns, options.warmup_ns, std::max(options.warmup_ns, options.max_warmup_ns));
+  return spent;
 }
 
 uint32_t DispatchTimer::calibrate(const RecordDispatch& record, const TimingOptions& options) {
-  const double warm = warmup_due(options);
   for (uint32_t i = 0; i < options.warmup; ++i) sample(record, 1, options);
   // Grow until one sample is long enough; the first estimate usually gets there at once.
   uint32_t dispatches = 1;
@@ -58,7 +54,7 @@ uint32_t DispatchTimer::calibrate(const RecordDispatch& record, const TimingOpti
     const double per_dispatch = std::max(sample(record, dispatches, options), 1.0);
     const double span = per_dispatch * dispatches;
     if (span >= options.min_sample_ns || dispatches >= options.max_dispatches) {
-      if (warm > 0) warm_up(record, warm, options);
+      settle(record, per_dispatch, options);
       return dispatches;
     }
     const double wanted = std::ceil(options.min_sample_ns / per_dispatch * 1.1);

@@ -55,10 +55,7 @@ Session::Session(const vk::Instance& instance, size_t device_index, db::Store& s
   }
   open_device();
   // A CPU device has no clocks to ramp up: the GPU warm-up would only cost time there.
-  if (device_->info().type == vk::DeviceType::cpu) {
-    options_.timing.warmup_ns = 0;
-    options_.timing.max_warmup_ns = 0;
-  }
+  if (device_->info().type == vk::DeviceType::cpu) options_.timing.max_warmup_ns = 0;
 }
 
 Session::~Session() = default;
@@ -453,15 +450,6 @@ bool Session::finalists(const std::vector<Candidate*>& finalists) {
   std::map<Candidate*, std::pair<uint32_t, std::vector<double>>> samples;
   try {
     DispatchTimer& timer = *timer_;
-    // A longer warm-up first: the clocks must be up for every round, not only the first.
-    if (!finalists.empty()) {
-      Candidate* first = finalists.front();
-      timer.warm_up(
-          [first](vk::CommandBuffer& cb, uint32_t i) {
-            first->instance->record(cb, i % first->instance->weight_copies());
-          },
-          options_.timing.max_warmup_ns, options_.timing);
-    }
     for (Candidate* c : finalists) {
       auto record = [c](vk::CommandBuffer& cb, uint32_t i) {
         c->instance->record(cb, i % c->instance->weight_copies());
