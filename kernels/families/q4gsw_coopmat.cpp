@@ -21,11 +21,13 @@ constexpr uint64_t kMaxSplitTiles = 512;
 constexpr uint32_t kMinStepsPerSlice = 2;
 
 std::vector<KnobSpec> coopmat_knobs(bool split) {
+  // bn up to 512: x arrives as fp32 and is the bulk of each k-step's L2 traffic, so x bytes
+  // per multiply-add fall as 1/bn (weights, 4-bit, as 1/bm).
   std::vector<KnobSpec> knobs = {{"bm", ints({32, 64, 128})},
-                                 {"bn", ints({32, 64, 128, 256})},
+                                 {"bn", ints({32, 64, 128, 256, 512})},
                                  {"bk", ints({32, 64})},
                                  {"sg", ints({4, 8})},
-                                 {"buf", ints({1, 2, 3})}};
+                                 {"buf", ints({1, 2, 3, 4})}};
   if (split) knobs.push_back({"splitk", ints({2, 4, 8})});
   return knobs;
 }
@@ -33,7 +35,8 @@ std::vector<KnobSpec> coopmat_knobs(bool split) {
 class Coopmat final : public Family {
  public:
   // buf: 1 load, then store; 2 prefetch the next k-step into registers; 3 that, and two
-  // shared stages. splitk (split family only): K slices per output tile.
+  // shared stages; 4 prefetch two k-steps ahead. splitk (split family only): K slices per
+  // output tile.
   explicit Coopmat(bool split)
       : Family(split ? "q4gsw_coopmat_splitk" : "q4gsw_coopmat", Op::q4gsw, coopmat_knobs(split)),
         split_(split) {}

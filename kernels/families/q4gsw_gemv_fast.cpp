@@ -7,14 +7,15 @@ namespace {
 
 class GemvFast final : public Family {
  public:
-  // wg: invocations; ksplit: K slices per workgroup (wg / ksplit lanes along n, one output
+  // wg: invocations; ksplit: K slices per workgroup (512 and 16: more workgroups and warps
+  // in flight where N is too small to fill the GPU, e.g. N = K = 16384) (wg / ksplit lanes along n, one output
   // each per npl); npl: outputs per lane (x reuse and independent loads); unroll: 16-byte
   // blocks per output loaded before any arithmetic (bytes in flight); mmax: rows of x compiled
   // in (serves M in (mmax/2, mmax], so exactly one value is legal for a given M).
   GemvFast()
       : Family("q4gsw_gemv_fast", Op::q4gsw,
-               {{"wg", ints({64, 128, 256})},
-                {"ksplit", ints({1, 2, 4, 8})},
+               {{"wg", ints({64, 128, 256, 512})},
+                {"ksplit", ints({1, 2, 4, 8, 16})},
                 {"npl", ints({1, 2, 4})},
                 {"unroll", ints({1, 2, 4})},
                 {"mmax", ints({1, 2, 4, 8})}}) {}

@@ -5,9 +5,10 @@
 // 16-byte shared stores. SG subgroups in a WM x WN grid each own FM x FN accumulator tiles, so
 // every fragment read from shared memory feeds FN (A) or FM (B) multiply-adds.
 // BUF sets how loads overlap the tensor cores: 1 loads, stores, then multiplies; 2 fetches the
-// next k-step into registers while the tensor cores work on this one; 3 also stages into a
-// second shared buffer, so a k-step costs one barrier instead of two and a subgroup that is
-// done multiplying stores the next step while the others still multiply.
+// next k-step into registers while the tensor cores work on this one; 4 fetches two k-steps
+// ahead (a ring of two register slots: with one workgroup an SM, each k-step otherwise waits
+// out a whole L2/DRAM latency); 3 fetches one ahead and stages into a second shared buffer, so
+// a k-step costs one barrier instead of two.
 //
 // SPLITK > 1 (the q4gsw_coopmat_splitk family) also splits K into SPLITK slices, one tile per
 // (slice, output tile), for problems with fewer output tiles than the GPU has SMs (prefill at
@@ -50,7 +51,7 @@
 #define WN 2  // subgroups along N (the descriptor picks the squarest subgroup tile)
 #endif
 #ifndef BUF
-#define BUF 2  // 1: load, then store; 2: prefetch into registers; 3: and two shared stages
+#define BUF 2  // 1: no prefetch; 2: one k-step ahead; 4: two ahead; 3: one ahead, two stages
 #endif
 #ifndef SPLITK
 #define SPLITK 1  // K slices per output tile
@@ -65,10 +66,13 @@
 #if BK % 32 != 0 || SG % WN != 0 || BM % (16 * WM) != 0 || BN % (16 * WN) != 0
 #error "q4gsw_coopmat: BK must be a multiple of 32 and the tile must split into 16x16 tiles"
 #endif
-#if BUF < 1 || BUF > 3
-#error "q4gsw_coopmat: BUF is 1, 2 or 3"
+#if BUF < 1 || BUF > 4
+#error "q4gsw_coopmat: BUF is 1, 2, 3 or 4"
 #endif
-#define STAGES (BUF == 3 ? 2 : 1)
+#define STAGES (BUF == 3 ? 2 : 1)   // shared staging buffers
+#define SLOTS (BUF == 4 ? 2 : 1)    // register slots of fetched k-steps
+#define AHEAD (BUF == 4 ? 2 : BUF == 1 ? 0 : 1)  // k-steps fetched ahead of the one staged
+#define STEP (BUF == 3 || BUF == 4 ? 2 : 1)      // k-steps per trip of the unrolled loop
 
 // Shared memory in uvec4 (8 halves): a staged row is BK halves plus 16 bytes of padding, so
 // the 8 rows one fragment load reads start in different banks.
@@ -98,47 +102,48 @@ layout(std430, binding = 5) coherent buffer WsPartial { float partial[]; };
 shared uint last_slice;
 #endif
 
-// One k-step of global data, in registers between load_tile and store_tile.
-vec4 xa[A_PER][2];  // x[m][k .. k+3], x[m][k+4 .. k+7]
-uvec4 wb[B_PER];    // 32 nibbles of weight row n
-float sb[B_PER];    // their scale
+// SLOTS k-steps of global data, in registers between load_tile and store_tile.
+vec4 xa[SLOTS][A_PER][2];  // x[m][k .. k+3], x[m][k+4 .. k+7]
+uvec4 wb[SLOTS][B_PER];    // 32 nibbles of weight row n
+float sb[SLOTS][B_PER];    // their scale
 
-// Reads the k-step at k0 of tile (m0, n0); zeros outside M, N and K (K % 32 == 0, so a chunk
-// is all in or all out).
-void load_tile(uint m0, uint n0, uint k0) {
+// Reads the k-step at k0 of tile (m0, n0) into register slot `slot` (a constant once
+// unrolled); zeros outside M, N and [0, k_end) (k_end % 32 == 0, so a chunk is all in or all
+// out): a split-K slice never multiplies its neighbour's k.
+void load_tile(uint slot, uint m0, uint n0, uint k0, uint k_end) {
   const uint lid = gl_LocalInvocationID.x;
   [[unroll]] for (uint i = 0; i < A_PER; ++i) {
     const uint e = lid + i * WG;
     const uint m = m0 + e / (BK / 8), k = k0 + (e % (BK / 8)) * 8u;
-    xa[i][0] = vec4(0.0);
-    xa[i][1] = vec4(0.0);
-    if ((A_CHUNKS % WG == 0 || e < A_CHUNKS) && m < pc.M && k < pc.K) {
+    xa[slot][i][0] = vec4(0.0);
+    xa[slot][i][1] = vec4(0.0);
+    if ((A_CHUNKS % WG == 0 || e < A_CHUNKS) && m < pc.M && k < k_end) {
       const uint q = (m * pc.K + k) >> 2;
-      xa[i][0] = x4[q];
-      xa[i][1] = x4[q + 1u];
+      xa[slot][i][0] = x4[q];
+      xa[slot][i][1] = x4[q + 1u];
     }
   }
   [[unroll]] for (uint i = 0; i < B_PER; ++i) {
     const uint e = lid + i * WG;
     const uint n = n0 + e / (BK / 32), k = k0 + (e % (BK / 32)) * 32u;
-    wb[i] = uvec4(0u);
-    sb[i] = 0.0;
-    if ((B_CHUNKS % WG == 0 || e < B_CHUNKS) && n < pc.N && k < pc.K) {
-      wb[i] = w4[n * (pc.K >> 5) + (k >> 5)];
-      sb[i] = scales[(k / pc.gs) * pc.N + n];
+    wb[slot][i] = uvec4(0u);
+    sb[slot][i] = 0.0;
+    if ((B_CHUNKS % WG == 0 || e < B_CHUNKS) && n < pc.N && k < k_end) {
+      wb[slot][i] = w4[n * (pc.K >> 5) + (k >> 5)];
+      sb[slot][i] = scales[(k / pc.gs) * pc.N + n];
     }
   }
 }
 
-// Converts the registers to fp16 and writes them to staging buffer `stage` (k order
+// Converts register slot `slot` to fp16 and writes it to staging buffer `stage` (k order
 // 0,4,1,5,...).
-void store_tile(uint stage) {
+void store_tile(uint slot, uint stage) {
   const uint A_BASE = stage * STAGE4, B_BASE = A_BASE + BM * ROW4;
   const uint lid = gl_LocalInvocationID.x;
   [[unroll]] for (uint i = 0; i < A_PER; ++i) {
     const uint e = lid + i * WG;
     if (A_CHUNKS % WG == 0 || e < A_CHUNKS) {
-      const vec4 lo = xa[i][0], hi = xa[i][1];
+      const vec4 lo = xa[slot][i][0], hi = xa[slot][i][1];
       smem[A_BASE + (e / (BK / 8)) * ROW4 + e % (BK / 8)] =
           uvec4(packFloat2x16(f16vec2(lo.x, hi.x)), packFloat2x16(f16vec2(lo.y, hi.y)),
                 packFloat2x16(f16vec2(lo.z, hi.z)), packFloat2x16(f16vec2(lo.w, hi.w)));
@@ -147,10 +152,10 @@ void store_tile(uint stage) {
   [[unroll]] for (uint i = 0; i < B_PER; ++i) {
     const uint e = lid + i * WG;
     if (B_CHUNKS % WG == 0 || e < B_CHUNKS) {
-      const f16vec2 s = f16vec2(float16_t(sb[i]));
+      const f16vec2 s = f16vec2(float16_t(sb[slot][i]));
       const uint base = B_BASE + (e / (BK / 32)) * ROW4 + (e % (BK / 32)) * 4u;
       [[unroll]] for (uint c = 0; c < 4; ++c) {
-        const uint word = wb[i][c];
+        const uint word = wb[slot][i][c];
         uvec4 h;
         [[unroll]] for (uint j = 0; j < 4; ++j) {
           // 0x6400 is fp16 1024 with ulp 1: or-ing q into the mantissa gives 1024 + q exactly.
@@ -202,46 +207,51 @@ void main() {
     }
 
     // The k loop, kept inline in main (as functions over a global accumulator array it ran
-    // 10-15% slower on the H100). Past K (or its slice) load_tile reads nothing it uses.
+    // 10-15% slower on the H100), unrolled STEP times so register slots and shared stages are
+    // constants. Past k_end load_tile reads zeros, so a trip past the end multiplies zeros.
     const uint k_begin = slice * slice_k, k_end = min(pc.K, k_begin + slice_k);
-#if BUF >= 2
-    load_tile(m0, n0, k_begin);
-#endif
+    [[unroll]] for (uint d = 0; d < AHEAD; ++d) load_tile(d, m0, n0, k_begin + d * BK, k_end);
     barrier();  // every subgroup is done with its scratch before the staging overwrites it
 #if BUF == 3
-    store_tile(0u);
+    store_tile(0u, 0u);
     barrier();
 #endif
-    uint stage = 0u;
-    for (uint k0 = k_begin; k0 < k_end; k0 += BK) {
+    for (uint k0 = k_begin; k0 < k_end; k0 += STEP * BK) {
+      [[unroll]] for (uint d = 0; d < STEP; ++d) {
+        const uint k = k0 + d * BK;
+        const uint stage = BUF == 3 ? d : 0u;
 #if BUF == 1
-      load_tile(m0, n0, k0);
+        load_tile(0u, m0, n0, k, k_end);
 #endif
-#if BUF != 3
-      store_tile(0u);
-      barrier();
-#endif
-#if BUF >= 2
-      load_tile(m0, n0, k0 + BK);
-#endif
-      const uint A_BASE = stage * STAGE4, B_BASE = A_BASE + BM * ROW4;
-      [[unroll]] for (uint kk = 0; kk < BK / 8; kk += 2u) {  // 16 halves = 2 uvec4
-        fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> a[FM];
-        [[unroll]] for (uint i = 0; i < FM; ++i) {
-          coopMatLoadNV(a[i], smem, A_BASE + (wm * FM + i) * 16u * ROW4 + kk, ROW4, false);
-        }
-        [[unroll]] for (uint j = 0; j < FN; ++j) {
-          fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> b;
-          coopMatLoadNV(b, smem, B_BASE + (wn * FN + j) * 16u * ROW4 + kk, ROW4, true);
-          [[unroll]] for (uint i = 0; i < FM; ++i) acc[i][j] = coopMatMulAddNV(a[i], b, acc[i][j]);
-        }
-      }
 #if BUF == 3
-      // The other buffer was last read in the previous step, which every subgroup has left.
-      stage ^= 1u;
-      store_tile(stage);
+        load_tile(0u, m0, n0, k + BK, k_end);  // stored into the other stage after the MMAs
+#else
+        store_tile(d % SLOTS, 0u);
+        barrier();
 #endif
-      barrier();
+#if BUF == 2 || BUF == 4
+        load_tile(d % SLOTS, m0, n0, k + AHEAD * BK, k_end);  // refill the slot just staged
+#endif
+        const uint A_BASE = stage * STAGE4, B_BASE = A_BASE + BM * ROW4;
+        [[unroll]] for (uint kk = 0; kk < BK / 8; kk += 2u) {  // 16 halves = 2 uvec4
+          fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> a[FM];
+          [[unroll]] for (uint i = 0; i < FM; ++i) {
+            coopMatLoadNV(a[i], smem, A_BASE + (wm * FM + i) * 16u * ROW4 + kk, ROW4, false);
+          }
+          [[unroll]] for (uint j = 0; j < FN; ++j) {
+            fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> b;
+            coopMatLoadNV(b, smem, B_BASE + (wn * FN + j) * 16u * ROW4 + kk, ROW4, true);
+            [[unroll]] for (uint i = 0; i < FM; ++i) {
+              acc[i][j] = coopMatMulAddNV(a[i], b, acc[i][j]);
+            }
+          }
+        }
+#if BUF == 3
+        // The other stage was last read a step ago, which every subgroup has left.
+        store_tile(0u, stage ^ 1u);
+#endif
+        barrier();
+      }
     }
 
 #if SPLITK > 1
