@@ -3,7 +3,7 @@
 
 namespace vktune::tuner {
 
-bool ClockRamp::add(double per_dispatch_ns) {
+bool ClockRamp::add(double per_dispatch_ns, double probe_slowdown) {
   if (!started_ || per_dispatch_ns < best_ * (1 - tolerance_)) {
     flat_ = 0;  // still getting faster: the clocks are still coming up
   } else {
@@ -11,7 +11,7 @@ bool ClockRamp::add(double per_dispatch_ns) {
   }
   if (!started_ || per_dispatch_ns < best_) best_ = per_dispatch_ns;
   started_ = true;
-  return flat_ >= settle_batches_;
+  return flat_ >= settle_batches_ && probe_slowdown <= 1 + clock_tolerance_;
 }
 
 }  // namespace vktune::tuner

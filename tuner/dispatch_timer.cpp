@@ -6,12 +6,13 @@
 
 #include "kernels/vk/command_buffer.h"
 #include "kernels/vk/device.h"
+#include "tuner/clock_probe.h"
 #include "tuner/clock_ramp.h"
 
 namespace vktune::tuner {
 
-DispatchTimer::DispatchTimer(vk::Device& device)
-    : device_(device), pool_(vk::TimestampPool::create(device, 2)) {}
+DispatchTimer::DispatchTimer(vk::Device& device, ClockProbe* probe)
+    : device_(device), pool_(vk::TimestampPool::create(device, 2)), probe_(probe) {}
 
 double DispatchTimer::sample(const RecordDispatch& record, uint32_t dispatches,
                              const TimingOptions& options) {
@@ -41,7 +42,7 @@ double DispatchTimer::settle(const RecordDispatch& record, double per_dispatch_n
   while (spent < options.max_warmup_ns) {
     const double t = std::max(sample(record, static_cast<uint32_t>(batch), options), 1.0);
     spent += t * batch;
-    if (ramp.add(t)) break;
+    if (ramp.add(t, probe_ != nullptr ? probe_->slowdown() : 1.0)) break;
   }
   return spent;
 }

@@ -37,9 +37,12 @@ struct TimingOptions {
   std::chrono::nanoseconds timeout{std::chrono::seconds(10)};  // one submission
 };
 
+class ClockProbe;
+
 class DispatchTimer {
  public:
-  explicit DispatchTimer(vk::Device& device);
+  // `probe`, when given, must outlive the timer: settle() then also waits for the peak clock.
+  explicit DispatchTimer(vk::Device& device, ClockProbe* probe = nullptr);
 
   // Dispatches per sample so a sample spans options.min_sample_ns; then settle()s.
   uint32_t calibrate(const RecordDispatch& record, const TimingOptions& options);
@@ -57,6 +60,7 @@ class DispatchTimer {
  private:
   vk::Device& device_;
   vk::TimestampPool pool_;
+  ClockProbe* probe_;
 };
 
 }  // namespace vktune::tuner

@@ -13,6 +13,7 @@
 #include "kernels/vk/command_buffer.h"
 #include "kernels/vk/error.h"
 #include "tuner/bandwidth.h"
+#include "tuner/clock_probe.h"
 #include "tuner/records.h"
 #include "runtime/builtin.h"
 #include "tuner/search.h"
@@ -61,12 +62,18 @@ Session::Session(const vk::Instance& instance, size_t device_index, db::Store& s
 Session::~Session() = default;
 
 void Session::open_device() {
-  timer_.reset();  // the timer and the pipelines belong to the old device
+  timer_.reset();  // the timer, the probe and the pipelines belong to the old device
+  probe_.reset();
   pipelines_.reset();
   device_.reset();
   device_ = std::make_unique<vk::Device>(vk::Device::create(instance_, device_index_));
   pipelines_ = std::make_unique<kernels::PipelineCache>();
-  timer_ = std::make_unique<DispatchTimer>(*device_);
+  // A GPU's clock follows its load: the timer waits for the peak before every variant's
+  // samples. A CPU device has no clock to ramp up.
+  if (device_->info().type != vk::DeviceType::cpu) {
+    probe_ = std::make_unique<ClockProbe>(*device_, compiler_);
+  }
+  timer_ = std::make_unique<DispatchTimer>(*device_, probe_.get());
 }
 
 void Session::device_failed(const std::string& why) {

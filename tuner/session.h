@@ -23,6 +23,8 @@
 
 namespace vktune::tuner {
 
+class ClockProbe;
+
 // Thrown by the abort_after_results test hook.
 class TuneAborted : public std::runtime_error {
  public:
@@ -97,6 +99,7 @@ class Session {
   Progress& progress_;
   std::unique_ptr<vk::Device> device_;
   std::unique_ptr<kernels::PipelineCache> pipelines_;
+  std::unique_ptr<ClockProbe> probe_;  // GPUs only (tuner/clock_probe.h)
   std::unique_ptr<DispatchTimer> timer_;
   std::map<kernels::Layout, std::shared_ptr<const kernels::ProblemBuffers>> inputs_;
   ShaderCompiler compiler_;

@@ -1,4 +1,5 @@
-// The warm-up's stopping rule: it waits out a ramp and stops on a plateau, noisy or not.
+// The warm-up's stopping rule: it waits out a ramp and stops on a plateau, noisy or not, but
+// only on the plateau of the peak clock.
 #include "tuner/clock_ramp.h"
 
 #include <gtest/gtest.h>
@@ -34,6 +35,20 @@ TEST(ClockRamp, SettlesOnAPlateauEvenWhenNoisy) {
   ramp.add(100);
   ramp.add(90);
   EXPECT_EQ(ramp.best(), 90);
+}
+
+TEST(ClockRamp, AFlatPlateauBelowThePeakClockIsNotSettled) {
+  // The kernel's time is flat on one of the governor's intermediate steps; the probe reads
+  // 1.5x its peak time, so the warm-up goes on until the probe reaches the peak.
+  ClockRamp ramp(3, 0.01, 0.03);
+  EXPECT_FALSE(ramp.add(300, 1.5));
+  EXPECT_FALSE(ramp.add(300, 1.5));
+  EXPECT_FALSE(ramp.add(300, 1.5));
+  EXPECT_FALSE(ramp.add(300, 1.5));  // flat for 3 batches, but below the peak clock
+  EXPECT_FALSE(ramp.add(200, 1.02));  // faster: the flat count starts again
+  EXPECT_FALSE(ramp.add(200, 1.02));
+  EXPECT_FALSE(ramp.add(200, 1.01));
+  EXPECT_TRUE(ramp.add(200, 1.0));
 }
 
 }  // namespace

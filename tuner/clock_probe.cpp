@@ -1,0 +1,50 @@
+// ClockProbe: the SM clock read through a fixed dispatch's duration.
+#include "tuner/clock_probe.h"
+
+#include <algorithm>
+
+#include "kernels/shader_compiler.h"
+#include "kernels/vk/command_buffer.h"
+#include "kernels/vk/device.h"
+
+namespace vktune::tuner {
+namespace {
+
+vk::ComputePipeline make_pipeline(vk::Device& device, ShaderCompiler& compiler) {
+  const auto spirv = compiler.compile("clock_probe.comp", {}, "clock_probe");
+  return vk::ComputePipeline::create(device, {"clock_probe", *spirv, 1, sizeof(float), {}});
+}
+
+}  // namespace
+
+ClockProbe::ClockProbe(vk::Device& device, ShaderCompiler& compiler, double calibrate_ns)
+    : device_(device),
+      pipeline_(make_pipeline(device, compiler)),
+      out_(vk::Buffer::create(device, 64 * sizeof(float))),
+      pool_(vk::TimestampPool::create(device, 2)) {
+  const vk::Buffer* buffers[] = {&out_};
+  set_.emplace(pipeline_.bind(buffers));
+  // Batches of 256 dispatches (a few ms): a steady load, which is what raises the clock.
+  for (double spent = 0; spent < calibrate_ns;) spent += 256 * time_ns(256);
+}
+
+double ClockProbe::time_ns(uint32_t count) {
+  const float one = 1.0f;
+  device_.run([&](vk::CommandBuffer& cb) {
+    cb.reset_timestamps(pool_);
+    cb.timestamp(pool_, 0);
+    for (uint32_t i = 0; i < count; ++i) {
+      cb.dispatch(pipeline_, *set_, vk::push_bytes(one), {1, 1, 1});
+      cb.barrier();
+    }
+    cb.timestamp(pool_, 1);
+  });
+  const auto ns = pool_.read_ns();
+  const double t = std::max(1.0, static_cast<double>(ns[1] - ns[0]) / count);
+  if (best_ns_ == 0 || t < best_ns_) best_ns_ = t;
+  return t;
+}
+
+double ClockProbe::slowdown() { return time_ns(8) / best_ns_; }
+
+}  // namespace vktune::tuner

@@ -1,0 +1,46 @@
+// Reads whether the GPU's SM clock is at its peak by timing a fixed ALU-bound dispatch
+// (clock_probe.comp: one workgroup, a dependent FMA chain): its time is cycles / clock, so
+// against its fastest time in this process it gives the clock as a fraction of the highest
+// seen. A warm-up that stops when the kernel's own time looks flat can stop on one of the
+// plateaus NVIDIA's governor climbs through (H100: 345 MHz to 1980 MHz in steps held for
+// 100-400 ms under a light load); the probe tells a plateau from the top.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "kernels/vk/buffer.h"
+#include "kernels/vk/pipeline.h"
+#include "kernels/vk/timestamp_pool.h"
+
+namespace vktune {
+class ShaderCompiler;
+}
+
+namespace vktune::tuner {
+
+class ClockProbe {
+ public:
+  // Compiles the probe and runs it back to back for up to `calibrate_ns` of GPU time, so its
+  // best time is taken at the peak clock the governor gives a steady load.
+  ClockProbe(vk::Device& device, ShaderCompiler& compiler, double calibrate_ns = 1e9);
+
+  // Times a few probe dispatches; returns their time over the best so far (>= 1; 1.0 at the
+  // peak).
+  double slowdown();
+  // The fastest probe dispatch seen, in GPU nanoseconds.
+  double best_ns() const noexcept { return best_ns_; }
+
+ private:
+  // `count` probe dispatches in one submission; GPU nanoseconds per dispatch.
+  double time_ns(uint32_t count);
+
+  vk::Device& device_;
+  vk::ComputePipeline pipeline_;
+  vk::Buffer out_;
+  std::optional<vk::DescriptorSet> set_;
+  vk::TimestampPool pool_;
+  double best_ns_ = 0;
+};
+
+}  // namespace vktune::tuner
