@@ -10,6 +10,8 @@
 namespace vktune::tuner {
 namespace {
 
+constexpr uint32_t kCount = 4;  // probe dispatches per reading, calibration and check alike
+
 vk::ComputePipeline make_pipeline(vk::Device& device, ShaderCompiler& compiler) {
   const auto spirv = compiler.compile("clock_probe.comp", {}, "clock_probe");
   return vk::ComputePipeline::create(device, {"clock_probe", *spirv, 1, sizeof(float), {}});
@@ -24,8 +26,9 @@ ClockProbe::ClockProbe(vk::Device& device, ShaderCompiler& compiler, double cali
       pool_(vk::TimestampPool::create(device, 2)) {
   const vk::Buffer* buffers[] = {&out_};
   set_.emplace(pipeline_.bind(buffers));
-  // Batches of 256 dispatches (a few ms): a steady load, which is what raises the clock.
-  for (double spent = 0; spent < calibrate_ns;) spent += 256 * time_ns(256);
+  // A steady load raises the clock. The best is taken the way slowdown() measures, so launch
+  // overheads cancel: a batch of 256 averages those away, and would never be matched.
+  for (double spent = 0; spent < calibrate_ns;) spent += kCount * time_ns(kCount);
 }
 
 double ClockProbe::time_ns(uint32_t count) {
@@ -45,6 +48,6 @@ double ClockProbe::time_ns(uint32_t count) {
   return t;
 }
 
-double ClockProbe::slowdown() { return time_ns(8) / best_ns_; }
+double ClockProbe::slowdown() { return time_ns(kCount) / best_ns_; }
 
 }  // namespace vktune::tuner

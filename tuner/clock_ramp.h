@@ -16,7 +16,7 @@ class ClockRamp {
   // faster than the best batch before them, and the clock probe (when there is one) reads
   // within `clock_tolerance` of the peak.
   explicit ClockRamp(uint32_t settle_batches = 3, double tolerance = 0.01,
-                     double clock_tolerance = 0.03)
+                     double clock_tolerance = 0.05)
       : settle_batches_(settle_batches),
         tolerance_(tolerance),
         clock_tolerance_(clock_tolerance) {}

@@ -26,10 +26,12 @@ struct TimingOptions {
   uint32_t max_dispatches = 256;   // ...unless it would take more dispatches than this
   uint32_t warmup = 2;             // untimed submissions before the first sample
   // Then warm up until the clocks have come up (tuner/clock_ramp.h): batches of about
-  // warmup_batch_ns until the time stops improving, at most max_warmup_ns of GPU time.
+  // warmup_batch_ns until the time stops improving and the clock probe reads the peak, at
+  // most max_warmup_ns of GPU time (the session calibrates the probe first, under a second of
+  // steady load, so later warm-ups start from a GPU that has been busy).
   // max_warmup_ns = 0 skips it (a CPU device has no clocks to ramp up).
   double warmup_batch_ns = 2e6;
-  double max_warmup_ns = 1e9;
+  double max_warmup_ns = 3e8;
   uint32_t min_samples = 5;
   uint32_t max_samples = 40;
   double target_ci = 0.01;  // stop once the median's relative CI half-width is below this

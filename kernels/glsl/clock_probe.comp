@@ -4,7 +4,7 @@
 #version 450
 
 #ifndef ITER
-#define ITER 4096
+#define ITER 16384  // ~33 us at 1980 MHz: launch jitter stays well under 1%
 #endif
 
 layout(local_size_x = 64) in;
