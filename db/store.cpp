@@ -321,11 +321,13 @@ bool Store::has_measurement(int64_t device_id, int64_t problem_id, int64_t kerne
   return s.step();
 }
 
-void Store::set_copy_bandwidth(int64_t device_id, double gbps) {
-  Statement s(connection_, "UPDATE devices SET copy_bandwidth_gbps = :gbps WHERE id = :id");
+void Store::raise_copy_bandwidth(int64_t device_id, double gbps) {
+  Statement s(connection_,
+              "UPDATE devices SET copy_bandwidth_gbps = max(coalesce(copy_bandwidth_gbps, 0), :gbps) "
+              "WHERE id = :id");
   s.bind(":gbps", gbps).bind(":id", device_id).run();
   if (connection_.changes() == 0) {
-    throw Error(label() + ": set_copy_bandwidth: no device " + std::to_string(device_id));
+    throw Error(label() + ": raise_copy_bandwidth: no device " + std::to_string(device_id));
   }
 }
 

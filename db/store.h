@@ -74,7 +74,9 @@ class Store {
   // the --resume test ("already tried, skip it").
   bool has_measurement(int64_t device_id, int64_t problem_id, int64_t kernel_id) const;
 
-  void set_copy_bandwidth(int64_t device_id, double gbps);
+  // Records a copy-bandwidth measurement of the device, keeping the highest: the device's
+  // limit, which a run at lowered clocks or beside other work must not lower.
+  void raise_copy_bandwidth(int64_t device_id, double gbps);
 
   std::vector<DeviceRecord> devices() const;
   std::vector<KernelRecord> kernels() const;

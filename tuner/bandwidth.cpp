@@ -13,7 +13,8 @@
 
 namespace vktune::tuner {
 
-Bandwidth measure_copy_bandwidth(vk::Device& device, ShaderCompiler& compiler, uint64_t bytes) {
+Bandwidth measure_copy_bandwidth(vk::Device& device, ShaderCompiler& compiler, ClockProbe* probe,
+                                 uint64_t bytes) {
   const vk::DeviceInfo& info = device.info();
   if (bytes == 0) bytes = info.type == vk::DeviceType::discrete ? (512ull << 20) : (64ull << 20);
   bytes = std::min<uint64_t>(bytes, info.limits.max_storage_buffer_range) / 16 * 16;
@@ -34,7 +35,7 @@ Bandwidth measure_copy_bandwidth(vk::Device& device, ShaderCompiler& compiler, u
   timing.min_sample_ns = 2e6;
   timing.min_samples = 7;
   timing.max_samples = 15;
-  DispatchTimer timer(device);
+  DispatchTimer timer(device, probe);
   // Alternate directions so each copy reads what the last one wrote, never a cached copy.
   const SampleStats shader = timer.measure(
       [&](vk::CommandBuffer& cb, uint32_t i) {

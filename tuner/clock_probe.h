@@ -32,8 +32,9 @@ class ClockProbe {
   double best_ns() const noexcept { return best_ns_; }
 
  private:
-  // `count` probe dispatches in one submission; GPU nanoseconds per dispatch.
-  double time_ns(uint32_t count);
+  // `count` probe dispatches in one submission; GPU nanoseconds per dispatch. A `reading`
+  // updates the best.
+  double time_ns(uint32_t count, bool reading);
 
   vk::Device& device_;
   vk::ComputePipeline pipeline_;

@@ -123,8 +123,8 @@ TuneResult Session::run() {
   TuneResult result;
   device_id_ = store_.upsert_device(device_record(device_->info()));
   run_id_ = start_run();
-  const Bandwidth bandwidth = measure_copy_bandwidth(*device_, compiler_);
-  store_.set_copy_bandwidth(device_id_, bandwidth.gbps);
+  const Bandwidth bandwidth = measure_copy_bandwidth(*device_, compiler_, probe_.get());
+  store_.raise_copy_bandwidth(device_id_, bandwidth.gbps);
   progress_.note("device " + device_->info().name + ": copy bandwidth " +
                  std::to_string(static_cast<int>(bandwidth.gbps)) + " GB/s");
   result.run_id = run_id_;

@@ -118,7 +118,7 @@ inline void populate(db::Store& s, const std::string& run_uuid = "run-a") {
   bad.message = "shared memory exceeded";
   s.add_measurement(bad);
   s.end_run(run, "2024-05-01T12:30:00Z");
-  s.set_copy_bandwidth(d1, 850.5);
+  s.raise_copy_bandwidth(d1, 850.5);
 }
 
 }  // namespace vktune::testing

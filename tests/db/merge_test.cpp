@@ -30,8 +30,8 @@ void populate_b(Store& s) {
   const auto run = s.begin_run(r);
   s.add_measurement(ok_measurement(run, d, p, k, 800));
   s.add_measurement(ok_measurement(run, d_shared, p, k_new, 500));
-  s.set_copy_bandwidth(d, 120.0);
-  s.set_copy_bandwidth(d_shared, 850.5);  // as in A, so row sets compare exactly
+  s.raise_copy_bandwidth(d, 120.0);
+  s.raise_copy_bandwidth(d_shared, 850.5);  // as in A, so row sets compare exactly
 }
 
 // Everything of a store as natural-key JSON, minus the derived winners, for set comparison.
@@ -91,8 +91,8 @@ TEST(Merge, FillsMissingValuesWithoutOverwriting) {
   Store b = Store::open_memory();
   b.upsert_kernel(fake_kernel("k[x=1]"));
   const auto dev_b = b.upsert_device(fake_device());
-  b.set_copy_bandwidth(dev_b, 99.0);
-  a.set_copy_bandwidth(dev, 11.0);
+  b.raise_copy_bandwidth(dev_b, 99.0);
+  a.raise_copy_bandwidth(dev, 11.0);
   a.merge_from(b);
   ASSERT_TRUE(a.kernels()[0].spirv);  // filled
   EXPECT_EQ(a.devices()[0].copy_bandwidth_gbps, 11.0);  // kept

@@ -71,7 +71,7 @@ TEST(Schema, MigratesVersion1FileForwardKeepingData) {
   ASSERT_EQ(s.devices().size(), 1u);
   EXPECT_EQ(s.devices()[0].name, "Old GPU");
   EXPECT_FALSE(s.devices()[0].copy_bandwidth_gbps.has_value());  // the v2 column, NULL
-  s.set_copy_bandwidth(1, 400.0);
+  s.raise_copy_bandwidth(1, 400.0);
   EXPECT_EQ(s.devices()[0].copy_bandwidth_gbps, 400.0);
   EXPECT_EQ(s.measurements().size(), 2u);
   // v2's `best` refuses a kernel that ever gave a wrong result (v1's did not).

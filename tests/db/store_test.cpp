@@ -37,10 +37,20 @@ TEST(Store, DeviceRoundTripsEveryField) {
   EXPECT_EQ(s.devices()[0], d);
 }
 
+TEST(Store, CopyBandwidthKeepsTheHighestMeasurement) {
+  Store s = Store::open_memory();
+  const auto id = s.upsert_device(fake_device());
+  s.raise_copy_bandwidth(id, 2955.0);
+  s.raise_copy_bandwidth(id, 2057.0);  // a run at lowered clocks
+  EXPECT_EQ(s.devices()[0].copy_bandwidth_gbps, 2955.0);
+  s.raise_copy_bandwidth(id, 2960.0);
+  EXPECT_EQ(s.devices()[0].copy_bandwidth_gbps, 2960.0);
+}
+
 TEST(Store, UpdateKeepsMeasuredBandwidth) {
   Store s = Store::open_memory();
   const auto id = s.upsert_device(fake_device());
-  s.set_copy_bandwidth(id, 500.0);
+  s.raise_copy_bandwidth(id, 500.0);
   DeviceRecord again = fake_device();
   again.driver_info = "new info";
   s.upsert_device(again);

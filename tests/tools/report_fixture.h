@@ -115,7 +115,7 @@ inline SyntheticIds build_synthetic(db::Store& s) {
   SyntheticIds ids;
   ids.device1 = s.upsert_device(synthetic_device(0x2684, kDevice1Name));
   ids.device2 = s.upsert_device(synthetic_device(0x2704, kDevice2Name));
-  s.set_copy_bandwidth(ids.device1, 1000.0);
+  s.raise_copy_bandwidth(ids.device1, 1000.0);
 
   auto kernel = [&](const char* key) { return s.upsert_kernel(synthetic_kernel(key)); };
   const int64_t naive64 = kernel(kNaive64), naive128 = kernel(kNaive128);
