@@ -1,4 +1,5 @@
-// Runs the built vktune binary: `merge` end to end, and the error path of `report`.
+// Runs the built vktune binary: `merge` end to end, and the error paths of `report`,
+// `run-layer`, `inspect` and `tune --families`.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
@@ -90,6 +91,27 @@ TEST(VktuneCli, ReportErrors) {
       vktune("report --db " + q(dir.file("a.db")) + " --format md -o " + q(dir.file("r.md")));
   EXPECT_EQ(ok.exit_code, 0) << ok.output;
   EXPECT_NE(slurp(dir.file("r.md")).find("# vktune tuning report"), std::string::npos);
+}
+
+TEST(VktuneCli, InspectAndFamiliesErrors) {
+  const Result op = vktune("inspect --op conv --n 64");
+  EXPECT_EQ(op.exit_code, 1);
+  EXPECT_NE(op.output.find("unknown op conv"), std::string::npos) << op.output;
+
+  // The default device: lavapipe has no pipeline statistics and says so; a GPU driver that has
+  // them prints one line per legal variant.
+  const Result stats = vktune("inspect --m 1 --n 64 --k 64 --gs 32 --family q4gsw_naive");
+  if (stats.exit_code == 0) {
+    EXPECT_NE(stats.output.find("variants inspected"), std::string::npos) << stats.output;
+  } else {
+    EXPECT_NE(stats.output.find("no VK_KHR_pipeline_executable_properties"), std::string::npos)
+        << stats.output;
+  }
+
+  TempDir dir;
+  const Result family = vktune("tune --families q4gsw_naive,nope --db " + q(dir.file("t.db")));
+  EXPECT_NE(family.exit_code, 0);
+  EXPECT_NE(family.output.find("unknown family \"nope\""), std::string::npos) << family.output;
 }
 
 }  // namespace
