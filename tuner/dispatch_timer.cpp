@@ -31,9 +31,9 @@ double DispatchTimer::sample(const RecordDispatch& record, uint32_t dispatches,
   return static_cast<double>(ns[1] - ns[0]) / dispatches;
 }
 
-double DispatchTimer::settle(const RecordDispatch& record, double per_dispatch_ns,
-                             const TimingOptions& options) {
-  if (options.max_warmup_ns <= 0) return 0;
+void DispatchTimer::settle(const RecordDispatch& record, double per_dispatch_ns,
+                           const TimingOptions& options) {
+  if (options.max_warmup_ns <= 0) return;
   // Batches of at most 4096 dispatches, so a slow kernel cannot run into the fence timeout.
   const double batch =
       std::clamp(std::ceil(options.warmup_batch_ns / std::max(per_dispatch_ns, 1.0)), 1.0, 4096.0);
@@ -42,9 +42,8 @@ double DispatchTimer::settle(const RecordDispatch& record, double per_dispatch_n
   while (spent < options.max_warmup_ns) {
     const double t = std::max(sample(record, static_cast<uint32_t>(batch), options), 1.0);
     spent += t * batch;
-    if (ramp.add(t, probe_ != nullptr ? probe_->slowdown() : 1.0)) break;
+    if (ramp.add(t, probe_ != nullptr ? probe_->slowdown() : 1.0)) return;
   }
-  return spent;
 }
 
 uint32_t DispatchTimer::calibrate(const RecordDispatch& record, const TimingOptions& options) {

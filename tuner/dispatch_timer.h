@@ -52,10 +52,9 @@ class DispatchTimer {
   // graph of dependent kernels. Returns GPU nanoseconds per dispatch.
   double sample(const RecordDispatch& record, uint32_t dispatches,
                 const TimingOptions& options);
-  // Runs `record` (about `per_dispatch_ns` each) in batches until its time stops improving:
-  // the GPU's clocks are up. Returns the GPU nanoseconds spent.
-  double settle(const RecordDispatch& record, double per_dispatch_ns,
-                const TimingOptions& options);
+  // Runs `record` (about `per_dispatch_ns` each) in batches until its time stops improving
+  // and the clock probe, if any, reads the peak: the GPU's clocks are up.
+  void settle(const RecordDispatch& record, double per_dispatch_ns, const TimingOptions& options);
   // calibrate, then sample until the median is tight, max_samples or the budget.
   SampleStats measure(const RecordDispatch& record, const TimingOptions& options);
 
