@@ -18,6 +18,16 @@ struct DeviceOptions {
 
 void add_device_option(CLI::App& command, DeviceOptions& options);
 
+// --op, --m, --n, --k, --gs: one problem's shape (`lookup`, `inspect`; cli_shape.cpp).
+struct ShapeOptions {
+  std::string op = "q4gsw";
+  uint32_t m = 1, n = 0, k = 0, gs = 0;
+  // K as given, or N for an rms_norm given none.
+  uint32_t k_or_default() const;
+};
+
+void add_shape_options(CLI::App& command, ShapeOptions& options, bool m_required);
+
 void add_devices_command(CLI::App& app);
 // `vktune tune` (cli_tune.cpp).
 void add_tune_command(CLI::App& app);

@@ -21,9 +21,8 @@ struct LookupOptions {
   std::string db;
   DeviceOptions device;
   std::string vendor_id, device_id, driver_id, driver_version, device_type, uuid;
-  std::string op = "q4gsw";
+  ShapeOptions shape;
   std::string dtype = "f32";
-  uint32_t m = 0, n = 0, k = 0, gs = 0;
   bool json = false;
 };
 
@@ -58,12 +57,12 @@ void run_lookup(const LookupOptions& o) {
         devices.at(vk::select_device(devices, vk::device_request(o.device.device))));
   }
   runtime::ProblemQuery problem;
-  problem.op = o.op;
+  problem.op = o.shape.op;
   problem.dtype = o.dtype;
-  problem.m = o.m;
-  problem.n = o.n;
-  problem.k = o.op == "rms_norm" && o.k == 0 ? o.n : o.k;
-  problem.group_size = o.gs;
+  problem.m = o.shape.m;
+  problem.n = o.shape.n;
+  problem.k = o.shape.k_or_default();
+  problem.group_size = o.shape.gs;
   const report::LookupResult r = report::lookup(catalog, device, problem, o.json);
   std::fputs(r.output.c_str(), stdout);
   std::fflush(stdout);
@@ -131,12 +130,8 @@ void add_lookup_command(CLI::App& app) {
   cmd->add_option("--driver-version", o->driver_version, "raw driverVersion (hex or decimal)");
   cmd->add_option("--device-type", o->device_type, "discrete, integrated, virtual, cpu or other");
   cmd->add_option("--uuid", o->uuid, "pipelineCacheUUID, 32 hex digits");
-  cmd->add_option("--op", o->op, "q4gsw or rms_norm")->capture_default_str();
+  add_shape_options(*cmd, o->shape, true);
   cmd->add_option("--dtype", o->dtype, "activation type")->capture_default_str();
-  cmd->add_option("--m", o->m, "rows of x")->required();
-  cmd->add_option("--n", o->n, "output features (rms_norm: width)")->required();
-  cmd->add_option("--k", o->k, "input features (rms_norm: defaults to N)");
-  cmd->add_option("--gs", o->gs, "group size (rms_norm: 0)");
   cmd->add_flag("--json", o->json, "print JSON");
   cmd->callback([o] { run_lookup(*o); });
 }

@@ -22,9 +22,9 @@ namespace {
 
 struct InspectFlags {
   DeviceOptions device;
-  std::string op = "q4gsw", family;
+  ShapeOptions shape;
+  std::string family;
   std::vector<std::string> variants;
-  uint32_t m = 1, n = 0, k = 0, gs = 0;
 };
 
 struct Row {
@@ -45,13 +45,14 @@ void print_rows(const std::vector<Row>& rows) {
 
 void run_inspect(const InspectFlags& flags) {
   kernels::Problem problem;
-  const std::optional<kernels::Op> op = kernels::parse_op(flags.op);
-  if (!op) throw std::invalid_argument("unknown op " + flags.op + "; q4gsw or rms_norm");
+  const ShapeOptions& shape = flags.shape;
+  const std::optional<kernels::Op> op = kernels::parse_op(shape.op);
+  if (!op) throw std::invalid_argument("unknown op " + shape.op + "; q4gsw or rms_norm");
   problem.op = *op;
-  problem.m = flags.m;
-  problem.n = flags.n;
-  problem.k = problem.op == kernels::Op::rms_norm && flags.k == 0 ? flags.n : flags.k;
-  problem.group_size = problem.op == kernels::Op::rms_norm ? 0 : flags.gs;
+  problem.m = shape.m;
+  problem.n = shape.n;
+  problem.k = shape.k_or_default();
+  problem.group_size = problem.op == kernels::Op::rms_norm ? 0 : shape.gs;
   kernels::require_valid(problem);
 
   const vk::Instance instance = vk::Instance::create();
@@ -109,11 +110,7 @@ void add_inspect_command(CLI::App& app) {
       "inspect", "print the driver's compiler statistics (registers, shared memory, spills) "
                  "of a problem's legal variants");
   add_device_option(*cmd, flags->device);
-  cmd->add_option("--op", flags->op, "q4gsw or rms_norm")->capture_default_str();
-  cmd->add_option("--m", flags->m, "rows of x")->capture_default_str();
-  cmd->add_option("--n", flags->n, "output features (rms_norm: width)")->required();
-  cmd->add_option("--k", flags->k, "input features (rms_norm: defaults to N)");
-  cmd->add_option("--gs", flags->gs, "group size (rms_norm: 0)");
+  add_shape_options(*cmd, flags->shape, false);
   cmd->add_option("--family", flags->family, "only this family's variants");
   cmd->add_option("--variant", flags->variants, "only these variant keys (repeatable)");
   cmd->callback([flags] { run_inspect(*flags); });

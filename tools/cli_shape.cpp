@@ -1,0 +1,21 @@
+// The problem-shape options of `vktune lookup` and `vktune inspect`.
+#include "tools/cli.h"
+
+namespace vktune::cli {
+
+void add_shape_options(CLI::App& command, ShapeOptions& options, bool m_required) {
+  command.add_option("--op", options.op, "q4gsw or rms_norm")->capture_default_str();
+  auto* m = command.add_option("--m", options.m, "rows of x");
+  if (m_required) {
+    m->required();
+  } else {
+    m->capture_default_str();
+  }
+  command.add_option("--n", options.n, "output features (rms_norm: width)")->required();
+  command.add_option("--k", options.k, "input features (rms_norm: defaults to N)");
+  command.add_option("--gs", options.gs, "group size (rms_norm: 0)");
+}
+
+uint32_t ShapeOptions::k_or_default() const { return op == "rms_norm" && k == 0 ? n : k; }
+
+}  // namespace vktune::cli
