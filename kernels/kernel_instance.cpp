@@ -1,6 +1,7 @@
 // KernelInstance: legality -> compile -> pipeline -> upload -> record.
 #include "kernels/kernel_instance.h"
 
+#include <bit>
 #include <cmath>
 #include <limits>
 
@@ -110,6 +111,8 @@ KernelInstance KernelInstance::create(vk::Device& device, ShaderCompiler& compil
   };
   check_external(external.x, sizes.x, "x");
   check_external(external.out, sizes.out, "output");
+  const uint64_t workspace = p.op == Op::q4gsw ? family.workspace_bytes(knobs, p) : 0;
+  check_external(external.workspace, workspace, "workspace");
 
   KernelInstance inst;
   inst.family_ = &family;
@@ -123,19 +126,24 @@ KernelInstance KernelInstance::create(vk::Device& device, ShaderCompiler& compil
     inst.external_out_ = external.out;
   } else {
     inst.output_.emplace(padded_buffer(device, sizes.out));
+    inst.reset_output();
   }
-  inst.reset_output();
 
   const vk::Buffer* x = external.x != nullptr ? external.x : &inputs->x();
   const vk::Buffer* out = &inst.output();
   if (p.op == Op::q4gsw) {
     // Bound even when the variant uses none: every q4gsw pipeline has the binding.
-    const uint64_t workspace = family.workspace_bytes(knobs, p);
-    inst.workspace_.emplace(padded_buffer(device, workspace));
-    if (workspace > 0) device.run([&](vk::CommandBuffer& cb) { cb.fill(*inst.workspace_, 0); });
+    inst.workspace_bytes_ = workspace;
+    if (external.workspace != nullptr) {
+      inst.external_workspace_ = external.workspace;
+    } else {
+      inst.workspace_.emplace(padded_buffer(device, workspace));
+      if (workspace > 0) device.run([&](vk::CommandBuffer& cb) { cb.fill(*inst.workspace_, 0); });
+    }
+    const vk::Buffer* ws = external.workspace != nullptr ? external.workspace : &*inst.workspace_;
     for (uint32_t c = 0; c < inputs->weight_copies(); ++c) {
       const vk::Buffer* bindings[] = {x,   &inputs->weight(c), &inputs->scales(c),
-                                      &inputs->vector(), out, &*inst.workspace_};
+                                      &inputs->vector(), out, ws};
       inst.sets_.push_back(inst.pipeline_->bind(bindings));
     }
   } else {
@@ -155,6 +163,15 @@ void KernelInstance::record(vk::CommandBuffer& commands, uint32_t copy_index) co
 void KernelInstance::reset_output() {
   const std::vector<float> nan = poison(uint64_t{problem_.m} * problem_.n);
   output().upload(std::span<const float>(nan));
+}
+
+void KernelInstance::record_poison(vk::CommandBuffer& commands) const {
+  const uint32_t nan = std::bit_cast<uint32_t>(std::numeric_limits<float>::quiet_NaN());
+  commands.fill(output(), nan, uint64_t{problem_.m} * problem_.n * sizeof(float));
+  if (workspace_bytes_ > 0) {
+    const vk::Buffer& ws = external_workspace_ != nullptr ? *external_workspace_ : *workspace_;
+    commands.fill(ws, 0, (workspace_bytes_ + 3) / 4 * 4);
+  }
 }
 
 std::vector<float> KernelInstance::download_output() const {

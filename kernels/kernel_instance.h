@@ -60,9 +60,13 @@ class KernelInstance {
   // each other's outputs): `x` replaces the inputs' x (required when they hold weights only),
   // `out` replaces the instance's own output. Not owned: they must outlive the instance. Each
   // must hold at least the problem's x ([M, K]; rms_norm [M, N]) or out ([M, N]) floats.
+  // An external output is the caller's: create() does not poison it (record_poison() does).
+  // `workspace` replaces the instance's own split-K workspace (Family::workspace_bytes), so
+  // that many instances of one problem share one; the caller zeroes it (record_poison()).
   struct ExternalBuffers {
     const vk::Buffer* x = nullptr;
     vk::Buffer* out = nullptr;  // written by the dispatch and by reset_output()
+    vk::Buffer* workspace = nullptr;
   };
 
   // Throws IllegalVariant with Family::legality's reason, InvalidProblem for a bad problem,
@@ -105,6 +109,12 @@ class KernelInstance {
   void record(vk::CommandBuffer& commands, uint32_t copy_index = 0) const;
   // Fills the output (the external one when bound) with NaN again (blocks).
   void reset_output();
+  // Records what reset_output() does, and zeroes the part of the workspace this variant uses,
+  // so a tuner can poison, dispatch and read back many instances in one submission. Puts no
+  // barrier after it.
+  void record_poison(vk::CommandBuffer& commands) const;
+  // The output [M, N] buffer (the external one when bound), for a caller's own read-back.
+  const vk::Buffer& output_buffer() const noexcept { return output(); }
   // The output [M, N] (blocks; call after the submission finished).
   std::vector<float> download_output() const;
 
@@ -135,7 +145,9 @@ class KernelInstance {
   std::shared_ptr<const ProblemBuffers> inputs_;
   std::optional<vk::Buffer> output_;          // unless an external output is bound
   std::optional<vk::Buffer> workspace_;       // q4gsw: binding 5 (Family::workspace_bytes)
+  uint64_t workspace_bytes_ = 0;              // of it, what this variant uses
   vk::Buffer* external_out_ = nullptr;  // not owned
+  vk::Buffer* external_workspace_ = nullptr;  // not owned
   std::vector<vk::DescriptorSet> sets_;  // one per weight copy
 };
 

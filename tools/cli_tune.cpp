@@ -23,7 +23,7 @@ struct TuneFlags {
   std::string strategy = "halving", cache = "cold";
   double budget_s = 0, variant_budget_s = 0.25;
   std::string db = "vktune.db";
-  bool resume = false, plain = false;
+  bool resume = false, plain = false, profile = false;
   uint64_t seed = 1;
 };
 
@@ -88,7 +88,17 @@ void run_tune(const TuneFlags& flags) {
   std::printf("vktune tune: %zu problems (%s) on [%zu] %s, %s strategy, %s cache, db %s\n",
               options.problems.size(), shapes.c_str(), index, devices[index].name.c_str(),
               flags.strategy.c_str(), flags.cache.c_str(), flags.db.c_str());
-  run_session(instance, index, store, std::move(options), flags.plain);
+  const tuner::TuneResult result = run_session(instance, index, store, std::move(options), flags.plain);
+  if (flags.profile) {
+    size_t variants = 0;
+    for (const auto& p : result.problems) variants += p.measured;
+    std::printf("\nwhere the time went (%zu variants measured):\n%s", variants,
+                result.profile
+                    .render(std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                std::chrono::duration<double>(result.seconds)),
+                            variants)
+                    .c_str());
+  }
 }
 
 }  // namespace
@@ -141,6 +151,8 @@ void add_tune_command(CLI::App& app) {
   cmd->add_flag("--resume", flags->resume, "continue the latest unfinished run on this device");
   cmd->add_option("--seed", flags->seed, "seed of the random problem data")->capture_default_str();
   cmd->add_flag("--plain", flags->plain, "plain progress lines even on a terminal");
+  cmd->add_flag("--profile", flags->profile,
+                "print where the run's wall time went, stage by stage (compile, gate, timing...)");
   cmd->callback([flags] { run_tune(*flags); });
 }
 

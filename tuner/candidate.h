@@ -23,6 +23,8 @@ struct Candidate {
   std::string message;
   double max_error = 0;
   std::optional<SampleStats> stats;  // of its latest measurement
+  uint64_t bytes_moved = 0;          // of one dispatch (KernelInstance), for GB/s
+  double flops = 0;                  // of one dispatch, for GFLOP/s
 
   bool timed() const { return status == db::Status::ok && stats.has_value(); }
 };

@@ -32,7 +32,7 @@ ClockProbe::ClockProbe(vk::Device& device, ShaderCompiler& compiler, double cali
   // lowered its clock under them. The best is taken only from readings, the way slowdown()
   // measures, so launch overheads cancel (a batch of 256 averages them away).
   for (double spent = 0; spent < calibrate_ns;) {
-    spent += kLoad * time_ns(kLoad, false);
+    spent += load();
     spent += kCount * time_ns(kCount, true);
   }
 }
@@ -53,6 +53,8 @@ double ClockProbe::time_ns(uint32_t count, bool reading) {
   if (reading && (best_ns_ == 0 || t < best_ns_)) best_ns_ = t;
   return t;
 }
+
+double ClockProbe::load() { return kLoad * time_ns(kLoad, false); }
 
 double ClockProbe::slowdown() { return time_ns(kCount, true) / best_ns_; }
 

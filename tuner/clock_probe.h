@@ -28,6 +28,9 @@ class ClockProbe {
   // Times a few probe dispatches; returns their time over the best so far (>= 1; 1.0 at the
   // peak).
   double slowdown();
+  // Runs a batch of probe dispatches that only keeps the GPU busy (a few milliseconds at the
+  // peak clock); returns the GPU nanoseconds it took.
+  double load();
   // The fastest probe dispatch seen, in GPU nanoseconds.
   double best_ns() const noexcept { return best_ns_; }
 

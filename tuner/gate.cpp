@@ -31,6 +31,11 @@ kernels::CheckResult Gate::check(std::span<const float> output, double tolerance
     if (from + n_ > output.size()) return {};  // too short: not ok
     std::copy_n(output.begin() + from, n_, picked.begin() + r * n_);
   }
+  return check_rows(picked, tolerance);
+}
+
+kernels::CheckResult Gate::check_rows(std::span<const float> picked, double tolerance) const {
+  if (picked.size() != rows_.size() * uint64_t{n_}) return {};  // not ok
   kernels::CheckResult result = kernels::check(picked, reference_, tolerance);
   // Report the worst output's index in the whole [M, N] output.
   result.worst = uint64_t{rows_[result.worst / n_]} * n_ + result.worst % n_;

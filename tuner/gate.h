@@ -20,6 +20,9 @@ class Gate {
 
   // `output` is the variant's whole [M, N] result.
   kernels::CheckResult check(std::span<const float> output, double tolerance) const;
+  // `picked` holds only the checked rows (rows()), back to back: what a read-back of those rows
+  // alone brings. The worst output's index is still one of the whole [M, N] output.
+  kernels::CheckResult check_rows(std::span<const float> picked, double tolerance) const;
   const std::vector<uint32_t>& rows() const noexcept { return rows_; }
 
  private:

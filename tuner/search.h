@@ -24,8 +24,8 @@ std::vector<Candidate*> halve(const std::vector<Candidate*>& pool, size_t finali
 void order_candidates(std::vector<Candidate>& list, const std::map<int64_t, double>& warm_rank,
                       const std::function<bool(const Candidate&)>& is_baseline);
 
-// Stage `stage` of halving: stage 0 is a cheap estimate (a few samples, a small budget); each
-// later stage doubles the samples and the budget, up to the full measurement.
+// Stage `stage` of halving: stage 0 is a cheap estimate (one short sample); stage 1 takes three
+// full samples and each later stage doubles them and the budget, up to the full measurement.
 TimingOptions stage_timing(const TimingOptions& full, int stage);
 
 }  // namespace vktune::tuner

@@ -1,21 +1,24 @@
-// The tuning loop: candidates -> correctness gate -> timing (strategy) -> finalists -> store.
+// The tuning loop: compile everything, then per problem, chunk by chunk: instances -> gate ->
+// first timing -> store; then halving's later stages, the finalists, the winner.
 #include "tuner/session.h"
 
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <map>
-#include <thread>
 #include <nlohmann/json.hpp>
 
 #include "kernels/vk/command_buffer.h"
 #include "kernels/vk/error.h"
-#include "tuner/bandwidth.h"
-#include "tuner/clock_probe.h"
-#include "tuner/records.h"
 #include "runtime/builtin.h"
+#include "tuner/bandwidth.h"
+#include "tuner/batch_timer.h"
+#include "tuner/clock_probe.h"
+#include "tuner/compile_stage.h"
+#include "tuner/gate_stage.h"
+#include "tuner/parallel.h"
+#include "tuner/records.h"
 #include "tuner/search.h"
 
 namespace vktune::tuner {
@@ -25,6 +28,11 @@ namespace {
 // last-level cache we tune on (the H100's 50 MB L2), so every dispatch reads from memory.
 constexpr uint64_t kColdWorkingSetBytes = 256ull << 20;
 constexpr uint32_t kMaxWeightCopies = 32;
+// Variants walked through stage one together: enough to keep the GPU busy for a while between
+// the CPU's turns, few enough that a budget stops close to its end.
+constexpr size_t kChunk = 64;
+// Interleaved rounds of the finalists' re-measurement.
+constexpr uint32_t kFinalRounds = 7;
 
 double log_distance(const kernels::Problem& a, const db::Problem& b) {
   auto term = [](double x, double y) { return std::pow(std::log(x) - std::log(y), 2); };
@@ -42,7 +50,40 @@ std::string host_name() {
   return gethostname(name, sizeof name - 1) == 0 ? name : "unknown";
 }
 
+std::string describe_winner(const ProblemOutcome& outcome) {
+  if (!outcome.winner_key) return "no correct variant";
+  char text[64];
+  std::snprintf(text, sizeof text, "winner %.2f us  ", outcome.winner_ns / 1000.0);
+  return text + *outcome.winner_key;
+}
+
+// Whether stage one is over for the candidate: it failed, or it has a first timing.
+bool finished(const Candidate& c) { return c.status != db::Status::ok || c.stats.has_value(); }
+
 }  // namespace
+
+// What the variants of the problem being tuned share on the device: its inputs per weight
+// layout, one output, one split-K workspace and the gate stage. Device objects are dropped
+// with the device and made again on first use.
+struct Session::Shared {
+  Shared(const kernels::Problem& p, kernels::ProblemData d, uint64_t workspace_size)
+      : problem(p), data(std::move(d)), gate(problem, data), workspace_bytes(workspace_size) {}
+
+  void release_device() {
+    gate_stage.reset();
+    inputs.clear();
+    out.reset();
+    workspace.reset();
+  }
+
+  kernels::Problem problem;
+  kernels::ProblemData data;
+  Gate gate;
+  uint64_t workspace_bytes;
+  std::map<kernels::Layout, std::shared_ptr<const kernels::ProblemBuffers>> inputs;
+  std::optional<vk::Buffer> out, workspace;
+  std::optional<GateStage> gate_stage;
+};
 
 Session::Session(const vk::Instance& instance, size_t device_index, db::Store& store,
                  TuneOptions options, Progress& progress)
@@ -50,7 +91,8 @@ Session::Session(const vk::Instance& instance, size_t device_index, db::Store& s
       device_index_(device_index),
       store_(store),
       options_(std::move(options)),
-      progress_(progress) {
+      progress_(progress),
+      writer_(store) {
   if (options_.families.empty()) {
     options_.families.assign(kernels::families().begin(), kernels::families().end());
   }
@@ -68,26 +110,33 @@ void Session::open_device() {
   device_.reset();
   device_ = std::make_unique<vk::Device>(vk::Device::create(instance_, device_index_));
   pipelines_ = std::make_unique<kernels::PipelineCache>();
-  // A GPU's clock follows its load: the timer waits for the peak before every variant's
-  // samples. A CPU device has no clock to ramp up.
+  // A GPU's clock follows its load: the timer brings it up when the GPU idled. A CPU device
+  // has no clock to ramp up.
   if (device_->info().type != vk::DeviceType::cpu) {
     probe_ = std::make_unique<ClockProbe>(*device_, compiler_);
   }
-  timer_ = std::make_unique<DispatchTimer>(*device_, probe_.get());
+  timer_ = std::make_unique<BatchTimer>(*device_, probe_.get(), &profile_);
 }
 
 void Session::device_failed(const std::string& why) {
   if (lost_reason_.empty()) lost_reason_ = why;
 }
 
-void Session::recover_device(std::vector<Candidate>& list) {
-  if (lost_reason_.empty()) return;
-  // Every instance holds buffers of the old device: they go first.
+bool Session::recover_device(std::vector<Candidate>& list) {
+  if (lost_reason_.empty()) return false;
+  // A submission that timed out may still be running and reading what it was given: let it
+  // finish first (a lost device has nothing running). Then every instance and shared buffer
+  // belongs to the old device: they go before it.
+  try {
+    device_->wait_idle();
+  } catch (const vk::Error&) {
+  }
   for (Candidate& c : list) c.instance.reset();
-  inputs_.clear();
+  if (shared_) shared_->release_device();
   progress_.note("device: " + lost_reason_ + "; re-creating it and carrying on");
   lost_reason_.clear();
   open_device();
+  return true;
 }
 
 int64_t Session::start_run() {
@@ -123,13 +172,41 @@ TuneResult Session::run() {
   TuneResult result;
   device_id_ = store_.upsert_device(device_record(device_->info()));
   run_id_ = start_run();
-  const Bandwidth bandwidth = measure_copy_bandwidth(*device_, compiler_, probe_.get());
+  const Bandwidth bandwidth = [&] {
+    StageTimer t(profile_, Stage::warmup);  // the probe's calibration and the copy loop
+    return measure_copy_bandwidth(*device_, compiler_, probe_.get());
+  }();
   store_.raise_copy_bandwidth(device_id_, bandwidth.gbps);
   progress_.note("device " + device_->info().name + ": copy bandwidth " +
                  std::to_string(static_cast<int>(bandwidth.gbps)) + " GB/s");
   result.run_id = run_id_;
   result.device_id = device_id_;
   result.copy_gbps = bandwidth.gbps;
+
+  // Every problem's candidates first (one transaction), so the compile stage sees the run.
+  std::vector<int64_t> problem_ids;
+  std::vector<std::vector<Candidate>> lists;
+  std::vector<ProblemOutcome> outcomes(options_.problems.size());
+  {
+    db::Transaction transaction = store_.transaction();
+    for (size_t i = 0; i < options_.problems.size(); ++i) {
+      outcomes[i].problem = options_.problems[i];
+      problem_ids.push_back(store_.upsert_problem(problem_record(options_.problems[i])));
+      lists.push_back(candidates(options_.problems[i], problem_ids.back(), outcomes[i]));
+    }
+    transaction.commit();
+  }
+  {
+    StageTimer t(profile_, Stage::compile);
+    std::vector<const Candidate*> all;
+    for (const auto& list : lists) {
+      for (const Candidate& c : list) all.push_back(&c);
+    }
+    progress_.note("compiling " + std::to_string(all.size()) + " candidates' pipelines");
+    compile_all(*device_, compiler_, *pipelines_, all);
+  }
+
+  size_t measured = 0, legal = 0;
   for (size_t i = 0; i < options_.problems.size(); ++i) {
     if (options_.budget) {
       const auto left = *options_.budget - (std::chrono::steady_clock::now() - run_start_);
@@ -138,47 +215,28 @@ TuneResult Session::run() {
                           std::chrono::duration_cast<std::chrono::steady_clock::duration>(share);
       has_deadline_ = true;
     }
-    result.problems.push_back(tune_problem(i));
+    result.problems.push_back(
+        tune_problem(i, problem_ids[i], std::move(lists[i]), std::move(outcomes[i])));
+    measured += result.problems.back().measured + result.problems.back().resumed;
+    legal += result.problems.back().legal;
   }
   store_.end_run(run_id_);
   result.stored = stored_;
   result.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start_).count();
+  result.profile = profile_;
+  if (options_.budget && measured == 0 && legal > 0) {
+    throw std::runtime_error("the budget of " + format_seconds(options_.budget->count()) +
+                             " ran out before a single variant was measured (compiling took " +
+                             format_seconds(std::chrono::duration<double>(
+                                                profile_.spent(Stage::compile)).count()) +
+                             "); give a larger --budget");
+  }
   return result;
 }
 
 bool Session::out_of_time() const {
   return has_deadline_ && std::chrono::steady_clock::now() >= problem_deadline_;
-}
-
-std::shared_ptr<const kernels::ProblemBuffers> Session::inputs(const kernels::Problem& problem,
-                                                              const kernels::ProblemData& data,
-                                                              kernels::Layout layout) {
-  auto& slot = inputs_[layout];
-  if (!slot) {
-    slot = kernels::ProblemBuffers::create(*device_, problem, data, layout, weight_copies(problem));
-  }
-  return slot;
-}
-
-void Session::precompile(const std::vector<Candidate>& list) {
-  // Shader and pipeline compilation dominate a run on a slow driver and need no queue: build
-  // every candidate's pipeline on all cores first. Failures are left for prepare() to report.
-  std::atomic<size_t> next = 0;
-  auto work = [&] {
-    for (size_t i = next++; i < list.size(); i = next++) {
-      try {
-        kernels::KernelInstance::pipeline(*device_, compiler_, *list[i].family, list[i].knobs,
-                                          pipelines_.get());
-      } catch (const std::exception&) {
-      }
-    }
-  };
-  std::vector<std::thread> threads;
-  const unsigned count = std::max(1u, std::thread::hardware_concurrency());
-  for (unsigned t = 1; t < count; ++t) threads.emplace_back(work);
-  work();
-  for (std::thread& t : threads) t.join();
 }
 
 uint32_t Session::weight_copies(const kernels::Problem& problem) const {
@@ -242,64 +300,44 @@ void Session::fail(Candidate& c, db::Status status, const std::string& message) 
   c.instance.reset();
 }
 
-bool Session::prepare(Candidate& c, const kernels::Problem& problem,
-                      const kernels::ProblemData& data, const Gate& gate) {
+void Session::fail_on_device(Candidate& c, const vk::Error& e) {
+  if (e.device_lost() || e.result() == VK_TIMEOUT) {
+    fail(c, e.device_lost() ? db::Status::device_lost : db::Status::timeout, e.what());
+    device_failed(e.what());
+  } else {
+    fail(c, db::Status::unsupported, e.what());  // e.g. the driver refused the pipeline
+  }
+}
+
+bool Session::make_instance(Candidate& c) {
+  Shared& s = *shared_;
   try {
+    kernels::KernelInstance::ExternalBuffers external;
+    external.out = &*s.out;
+    external.workspace = &*s.workspace;
     c.instance = std::make_unique<kernels::KernelInstance>(kernels::KernelInstance::create(
-        *device_, compiler_, *c.family, c.knobs, problem,
-        inputs(problem, data, c.family->layout(c.knobs)), pipelines_.get()));
-    device_->run([&](vk::CommandBuffer& cb) { c.instance->record(cb, 0); },
-                 options_.timing.timeout);
-    const auto output = c.instance->download_output();
-    const kernels::CheckResult check = gate.check(output, c.family->tolerance(problem));
-    c.max_error = check.max_error;
-    if (!check.ok) {
-      fail(c, db::Status::wrong_result,
-           "max error " + std::to_string(check.max_error) + " of the bound at output " +
-               std::to_string(check.worst) + ", " + std::to_string(check.non_finite) +
-               " non-finite outputs");
-      return false;
-    }
+        *device_, compiler_, *c.family, c.knobs, s.problem, s.inputs.at(c.family->layout(c.knobs)),
+        external, pipelines_.get()));
+    c.bytes_moved = c.instance->bytes_moved();
+    c.flops = c.instance->flops();
     return true;
   } catch (const kernels::IllegalVariant& e) {
     fail(c, db::Status::unsupported, e.what());
   } catch (const CompileError& e) {
     fail(c, db::Status::compile_error, e.what());
   } catch (const vk::Error& e) {
-    if (e.device_lost() || e.result() == VK_TIMEOUT) {
-      fail(c, e.device_lost() ? db::Status::device_lost : db::Status::timeout, e.what());
-      device_failed(e.what());
-    } else {
-      fail(c, db::Status::unsupported, e.what());  // e.g. the driver refused the pipeline
-    }
+    fail_on_device(c, e);
+  } catch (const std::exception& e) {
+    fail(c, db::Status::unsupported, e.what());
   }
   return false;
 }
 
-bool Session::time(Candidate& c, const TimingOptions& timing) {
-  try {
-    c.stats = timer_->measure(
-        [&](vk::CommandBuffer& cb, uint32_t i) {
-          c.instance->record(cb, i % c.instance->weight_copies());
-        },
-        timing);
-    return true;
-  } catch (const vk::Error& e) {
-    if (e.device_lost() || e.result() == VK_TIMEOUT) {
-      fail(c, e.device_lost() ? db::Status::device_lost : db::Status::timeout, e.what());
-      device_failed(e.what());
-    } else {
-      fail(c, db::Status::unsupported, e.what());
-    }
-    return false;
-  }
-}
-
-void Session::store(const Candidate& c, int64_t problem_id) {
+void Session::store(const Candidate& c) {
   db::Measurement m;
   m.run_id = run_id_;
   m.device_id = device_id_;
-  m.problem_id = problem_id;
+  m.problem_id = problem_id_;
   m.kernel_id = c.kernel_id;
   m.status = c.status;
   m.message = c.message;
@@ -313,61 +351,199 @@ void Session::store(const Candidate& c, int64_t problem_id) {
     m.min_ns = s.min;
     m.p10_ns = s.p10;
     m.p90_ns = s.p90;
-    m.gbps = static_cast<double>(c.instance->bytes_moved()) / s.median;
-    m.gflops = c.instance->flops() / s.median;
+    m.gbps = static_cast<double>(c.bytes_moved) / s.median;
+    m.gflops = c.flops / s.median;
   }
-  store_.add_measurement(m, db::OnConflict::update);
+  {
+    StageTimer t(profile_, Stage::store);
+    writer_.add(m);
+  }
   ++stored_;
   if (options_.abort_after_results && stored_ >= *options_.abort_after_results) {
     throw TuneAborted("aborted after " + std::to_string(stored_) + " results (test hook)");
   }
 }
 
-namespace {
-
-std::string describe_winner(const ProblemOutcome& outcome) {
-  if (!outcome.winner_key) return "no correct variant";
-  char text[64];
-  std::snprintf(text, sizeof text, "winner %.2f us  ", outcome.winner_ns / 1000.0);
-  return text + *outcome.winner_key;
+void Session::flush() {
+  StageTimer t(profile_, Stage::store);
+  writer_.flush();
 }
 
-}  // namespace
+bool Session::stage_one(std::span<Candidate* const> chunk, const TimingOptions& timing) {
+  Shared& s = *shared_;
+  // Instance: the shared buffers first (uploads), then every candidate's instance on all cores.
+  {
+    StageTimer t(profile_, Stage::instance);
+    try {
+      if (!s.out) s.out.emplace(kernels::padded_buffer(*device_, kernels::binding_sizes(
+                                                                     s.problem, kernels::Layout::raw)
+                                                                     .out));
+      if (!s.workspace) s.workspace.emplace(kernels::padded_buffer(*device_, s.workspace_bytes));
+      for (Candidate* c : chunk) {
+        auto& slot = s.inputs[c->family->layout(c->knobs)];
+        if (!slot) {
+          slot = kernels::ProblemBuffers::create(*device_, s.problem, s.data,
+                                                 c->family->layout(c->knobs),
+                                                 weight_copies(s.problem));
+        }
+      }
+      if (!s.gate_stage) s.gate_stage.emplace(*device_, s.gate, s.problem);
+    } catch (const vk::Error& e) {
+      if (!(e.device_lost() || e.result() == VK_TIMEOUT)) throw;
+      device_failed(e.what());
+      return false;
+    }
+    parallel_for(chunk.size(), [&](size_t i) { make_instance(*chunk[i]); });
+  }
+  if (!lost_reason_.empty()) return false;
 
-ProblemOutcome Session::tune_problem(size_t index) {
+  // Gate: batches of what the read-back holds; a failed batch is retried one by one.
+  std::vector<Candidate*> passed;
+  std::vector<double> estimate;
+  for (size_t first = 0; first < chunk.size();) {
+    std::vector<Candidate*> batch;
+    std::vector<const kernels::KernelInstance*> instances;
+    std::vector<double> tolerances;
+    for (; first < chunk.size() && batch.size() < s.gate_stage->capacity(); ++first) {
+      Candidate* c = chunk[first];
+      if (!c->instance) continue;
+      batch.push_back(c);
+      instances.push_back(c->instance.get());
+      tolerances.push_back(c->family->tolerance(s.problem));
+    }
+    std::vector<GateOutcome> outcomes;
+    try {
+      StageTimer t(profile_, Stage::gate);
+      // Each variant gets the timeout of one submission: a driver that compiles a pipeline at
+      // its first dispatch (lavapipe) spends seconds on a batch that runs in microseconds.
+      outcomes = s.gate_stage->run(instances, tolerances,
+                                   options_.timing.timeout * static_cast<int64_t>(batch.size()));
+    } catch (const vk::Error& e) {
+      // Which variant of a batch failed is unknown: the caller tries each again on its own.
+      if (batch.size() > 1) {
+        device_failed(e.what());
+        return false;
+      }
+      fail_on_device(*batch.front(), e);
+      if (!lost_reason_.empty()) return false;
+      continue;
+    }
+    for (size_t i = 0; i < batch.size(); ++i) {
+      Candidate& c = *batch[i];
+      const kernels::CheckResult& check = outcomes[i].check;
+      c.max_error = check.max_error;
+      if (!check.ok) {
+        fail(c, db::Status::wrong_result,
+             "max error " + std::to_string(check.max_error) + " of the bound at output " +
+                 std::to_string(check.worst) + ", " + std::to_string(check.non_finite) +
+                 " non-finite outputs");
+        continue;
+      }
+      passed.push_back(&c);
+      estimate.push_back(outcomes[i].dispatch_ns);
+    }
+  }
+
+  // Time: the survivors of the gate in shared submissions.
+  std::vector<RecordDispatch> records;
+  for (Candidate* c : passed) {
+    records.push_back([c](vk::CommandBuffer& cb, uint32_t i) {
+      c->instance->record(cb, i % c->instance->weight_copies());
+    });
+  }
+  try {
+    const std::vector<SampleStats> stats = timer_->measure(records, estimate, timing);
+    for (size_t i = 0; i < passed.size(); ++i) passed[i]->stats = stats[i];
+  } catch (const vk::Error& e) {
+    if (passed.size() == 1) {
+      fail_on_device(*passed.front(), e);
+    } else {
+      device_failed(e.what());
+      return false;
+    }
+  }
+  return true;
+}
+
+bool Session::retime(const std::vector<Candidate*>& list, const TimingOptions& timing) {
+  std::vector<Candidate*> live;
+  std::vector<RecordDispatch> records;
+  std::vector<double> estimate;
+  {
+    StageTimer t(profile_, Stage::instance);
+    for (Candidate* c : list) {
+      if (!c->instance && !make_instance(*c)) continue;
+      live.push_back(c);
+      estimate.push_back(c->stats->median);
+      records.push_back([c](vk::CommandBuffer& cb, uint32_t i) {
+        c->instance->record(cb, i % c->instance->weight_copies());
+      });
+    }
+  }
+  try {
+    const std::vector<SampleStats> stats = timer_->measure(records, estimate, timing);
+    for (size_t i = 0; i < live.size(); ++i) live[i]->stats = stats[i];
+    return true;
+  } catch (const vk::Error& e) {
+    if (!(e.device_lost() || e.result() == VK_TIMEOUT)) throw;
+    device_failed(e.what());  // keep the earlier stages' numbers
+    return false;
+  }
+}
+
+ProblemOutcome Session::tune_problem(size_t index, int64_t problem_id, std::vector<Candidate> list,
+                                     ProblemOutcome outcome) {
   const kernels::Problem& problem = options_.problems[index];
-  ProblemOutcome outcome;
-  outcome.problem = problem;
-  const int64_t problem_id = store_.upsert_problem(problem_record(problem));
-  std::vector<Candidate> list = candidates(problem, problem_id, outcome);
+  problem_id_ = problem_id;
   progress_.begin_problem(index, options_.problems.size(), kernels::describe(problem),
                           list.size());
-  const kernels::ProblemData data = kernels::make_random(problem, options_.seed + index);
-  const Gate gate(problem, data);
-  precompile(list);
+  uint64_t workspace = 0;
+  for (const Candidate& c : list) {
+    if (problem.op == kernels::Op::q4gsw) {
+      workspace = std::max(workspace, c.family->workspace_bytes(c.knobs, problem));
+    }
+  }
+  shared_ = std::make_unique<Shared>(problem, kernels::make_random(problem, options_.seed + index),
+                                     workspace);
 
-  // Every candidate: gate, then a first timing (the full one when exhaustive).
+  // Stage one, chunk by chunk: gate, then a first timing (the full one when exhaustive).
   const TimingOptions first =
       options_.strategy == Strategy::exhaustive ? options_.timing : stage_timing(options_.timing, 0);
-  std::vector<Candidate*> pool;
   Candidate* best = nullptr;
   size_t done = 0;
-  for (Candidate& c : list) {
+  for (size_t next = 0; next < list.size();) {
     if (out_of_time()) {
       outcome.budget_cut = true;
       break;
     }
-    if (prepare(c, problem, data, gate)) time(c, first);
-    store(c, problem_id);
-    recover_device(list);
-    ++outcome.measured;
-    if (c.status != db::Status::ok) ++outcome.failed;
-    if (c.timed()) {
-      pool.push_back(&c);
-      if (best == nullptr || c.stats->median < best->stats->median) best = &c;
+    std::vector<Candidate*> chunk;
+    for (; next < list.size() && chunk.size() < kChunk; ++next) chunk.push_back(&list[next]);
+    if (!stage_one(chunk, first)) {
+      // The device failed in a batch: every unfinished candidate of the chunk again, alone.
+      recover_device(list);
+      for (Candidate* c : chunk) {
+        if (finished(*c)) continue;
+        c->stats.reset();
+        stage_one(std::span<Candidate* const>(&c, 1), first);
+        recover_device(list);
+      }
     }
-    progress_.variant_done(++done, best ? best->key : "",
+    recover_device(list);  // a single variant's failure leaves the device to re-create
+    for (Candidate* c : chunk) {
+      if (!finished(*c)) continue;  // the device failed even alone: not stored, tried next run
+      store(*c);
+      ++outcome.measured;
+      if (c->status != db::Status::ok) ++outcome.failed;
+      if (c->timed() && (best == nullptr || c->stats->median < best->stats->median)) best = c;
+      ++done;
+    }
+    flush();
+    progress_.variant_done(done, best ? best->key : "",
                            best ? std::optional<double>(best->stats->median) : std::nullopt);
+  }
+  std::vector<Candidate*> pool;
+  for (Candidate& c : list) {
+    if (c.timed()) pool.push_back(&c);
   }
 
   // Halving: the best third advance to a longer measurement until the finalists remain.
@@ -378,13 +554,14 @@ ProblemOutcome Session::tune_problem(size_t index) {
     for (Candidate* c : pool) {
       if (std::find(survivors.begin(), survivors.end(), c) == survivors.end()) c->instance.reset();
     }
-    const TimingOptions timing = stage_timing(options_.timing, stage);
-    for (Candidate* c : survivors) {
-      if (!c->instance || !time(*c, timing)) continue;
-      store(*c, problem_id);
-      recover_device(list);
-    }
+    const bool ok = retime(survivors, stage_timing(options_.timing, stage));
+    for (Candidate* c : survivors) store(*c);
+    flush();
     pool = std::move(survivors);
+    if (!ok) {
+      recover_device(list);
+      break;
+    }
   }
 
   std::vector<Candidate*> top = ranked(pool);
@@ -393,7 +570,7 @@ ProblemOutcome Session::tune_problem(size_t index) {
   const std::string fixed = fixed_routing_key(problem);
   Candidate* naive = nullptr;
   for (Candidate& c : list) {
-    if (!c.timed() || !c.instance) continue;
+    if (!c.timed()) continue;
     if (c.family->name() == "q4gsw_naive" &&
         (naive == nullptr || c.stats->median < naive->stats->median)) {
       naive = &c;
@@ -403,16 +580,18 @@ ProblemOutcome Session::tune_problem(size_t index) {
   if (naive != nullptr && std::find(top.begin(), top.end(), naive) == top.end()) {
     top.push_back(naive);
   }
-  std::erase_if(top, [](const Candidate* c) { return !c->instance; });
-  // Even when the budget is spent: the numbers stored come from these rounds.
-  if (finalists(top)) {
-    for (Candidate* c : top) store(*c, problem_id);
+  // Interleaved rounds, even when the budget is spent: the numbers stored come from these.
+  TimingOptions final_rounds = options_.timing;
+  final_rounds.min_samples = final_rounds.max_samples = kFinalRounds;
+  if (retime(top, final_rounds)) {
+    for (Candidate* c : top) store(*c);
   }
+  flush();
   recover_device(list);
 
   record_winner(problem_id, list, outcome);
   for (Candidate& c : list) c.instance.reset();
-  inputs_.clear();
+  shared_.reset();
   progress_.end_problem(describe_winner(outcome));
   return outcome;
 }
@@ -448,37 +627,6 @@ void Session::record_winner(int64_t problem_id, const std::vector<Candidate>& li
       store_.upsert_kernel(kernel_record(*family, knobs, spirv.get()), db::OnConflict::keep);
     }
   }
-}
-
-bool Session::finalists(const std::vector<Candidate*>& finalists) {
-  // Interleaved rounds: each finalist gets one sample per round, so drift in clocks or
-  // temperature hits all of them alike.
-  constexpr int kRounds = 7;
-  std::map<Candidate*, std::pair<uint32_t, std::vector<double>>> samples;
-  try {
-    DispatchTimer& timer = *timer_;
-    for (Candidate* c : finalists) {
-      auto record = [c](vk::CommandBuffer& cb, uint32_t i) {
-        c->instance->record(cb, i % c->instance->weight_copies());
-      };
-      samples[c].first = timer.calibrate(record, options_.timing);
-    }
-    for (int round = 0; round < kRounds; ++round) {
-      for (Candidate* c : finalists) {
-        auto record = [c](vk::CommandBuffer& cb, uint32_t i) {
-          c->instance->record(cb, i % c->instance->weight_copies());
-        };
-        auto& [dispatches, values] = samples[c];
-        values.push_back(timer.sample(record, dispatches, options_.timing));
-      }
-    }
-  } catch (const vk::Error& e) {
-    if (!(e.device_lost() || e.result() == VK_TIMEOUT)) throw;
-    device_failed(e.what());  // keep the earlier stages' numbers
-    return false;
-  }
-  for (Candidate* c : finalists) c->stats = summarize(samples[c].second);
-  return true;
 }
 
 }  // namespace vktune::tuner

@@ -1,12 +1,19 @@
-// A tuning run on one device: for every problem, every legal variant is checked against the
-// CPU reference, timed, and stored as soon as it is known, so a killed run resumes where it
-// stopped.
+// A tuning run on one device, as a pipeline of stages, one file each:
+//   compile (tuner/compile_stage.h): every variant's pipeline of the run, once, on every core;
+//   gate    (tuner/gate_stage.h):    a batch of variants checked against the CPU reference in
+//                                    one submission;
+//   time    (tuner/batch_timer.h):   the batch's samples in shared submissions, order shuffled;
+//   decide  (tuner/search.h):        halving keeps the best third, finalists re-measured;
+//   store   (tuner/result_writer.h): results committed in batches, at most a second apart.
+// The session holds the device and walks each problem's variants through the stages in chunks,
+// so a killed run resumes where it stopped and a budget stops between chunks.
 #pragma once
 
 #include <chrono>
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -15,15 +22,20 @@
 #include "kernels/kernel_instance.h"
 #include "kernels/shader_compiler.h"
 #include "kernels/vk/device.h"
+#include "kernels/vk/error.h"
 #include "kernels/vk/instance.h"
 #include "tuner/candidate.h"
 #include "tuner/gate.h"
 #include "tuner/options.h"
+#include "tuner/profile.h"
 #include "tuner/progress.h"
+#include "tuner/result_writer.h"
 
 namespace vktune::tuner {
 
+class BatchTimer;
 class ClockProbe;
+class GateStage;
 
 // Thrown by the abort_after_results test hook.
 class TuneAborted : public std::runtime_error {
@@ -49,6 +61,7 @@ struct TuneResult {
   double seconds = 0;
   size_t stored = 0;  // results written in this session
   std::vector<ProblemOutcome> problems;
+  Profile profile;    // where the wall time went
 };
 
 class Session {
@@ -59,37 +72,42 @@ class Session {
           TuneOptions options, Progress& progress);
   ~Session();
 
+  // Throws std::runtime_error when a budget was given and ran out before a single variant of
+  // any problem was measured.
   TuneResult run();
 
  private:
+  struct Shared;  // what a problem's variants share on the device (session.cpp)
+
   void open_device();
-  // A lost or hung device is noted where it happens and re-created between candidates,
-  // once every instance of the old one is gone.
+  // A lost or hung device is noted where it happens and re-created between chunks, once every
+  // instance of the old one is gone.
   void device_failed(const std::string& why);
-  void recover_device(std::vector<Candidate>& list);
+  // True when the device was re-created (every instance of `list` is gone then).
+  bool recover_device(std::vector<Candidate>& list);
   int64_t start_run();
-  ProblemOutcome tune_problem(size_t index);
   std::vector<Candidate> candidates(const kernels::Problem& problem, int64_t problem_id,
                                     ProblemOutcome& outcome);
   void warm_start_order(const kernels::Problem& problem, std::vector<Candidate>& list) const;
-  // Instance + correctness gate; false when the candidate failed (status set).
-  bool prepare(Candidate& c, const kernels::Problem& problem, const kernels::ProblemData& data,
-               const Gate& gate);
-  // Times the candidate; false when it failed (status set).
-  bool time(Candidate& c, const TimingOptions& timing);
+  ProblemOutcome tune_problem(size_t index, int64_t problem_id, std::vector<Candidate> list,
+                              ProblemOutcome outcome);
+  // Stage one for `chunk`: instances, gate, timing, store. False when the device failed and
+  // the chunk's unfinished candidates must be tried again (each on its own, to find the one
+  // that failed).
+  bool stage_one(std::span<Candidate* const> chunk, const TimingOptions& timing);
+  // Re-times `list` (instances re-created where a device loss took them); false when the device
+  // failed meanwhile (the earlier numbers stand).
+  bool retime(const std::vector<Candidate*>& list, const TimingOptions& timing);
+  // Creates the candidate's instance over the shared buffers; false when it failed (status set).
+  bool make_instance(Candidate& c);
+  void fail(Candidate& c, db::Status status, const std::string& message);
+  void fail_on_device(Candidate& c, const vk::Error& e);
+  void store(const Candidate& c);
+  void flush();
   // Fills the outcome's winner from the database and stores the winner's SPIR-V.
   void record_winner(int64_t problem_id, const std::vector<Candidate>& list,
                      ProblemOutcome& outcome);
-  // Re-measures `finalists` interleaved; false when the device failed meanwhile.
-  bool finalists(const std::vector<Candidate*>& finalists);
-  void store(const Candidate& c, int64_t problem_id);
-  void fail(Candidate& c, db::Status status, const std::string& message);
   uint32_t weight_copies(const kernels::Problem& problem) const;
-  // The problem's inputs in `layout`, uploaded on first use and shared by its variants.
-  std::shared_ptr<const kernels::ProblemBuffers> inputs(const kernels::Problem& problem,
-                                                        const kernels::ProblemData& data,
-                                                        kernels::Layout layout);
-  void precompile(const std::vector<Candidate>& list);
   bool out_of_time() const;
 
   const vk::Instance& instance_;
@@ -97,13 +115,15 @@ class Session {
   db::Store& store_;
   TuneOptions options_;
   Progress& progress_;
+  Profile profile_;
+  ResultWriter writer_;
   std::unique_ptr<vk::Device> device_;
   std::unique_ptr<kernels::PipelineCache> pipelines_;
   std::unique_ptr<ClockProbe> probe_;  // GPUs only (tuner/clock_probe.h)
-  std::unique_ptr<DispatchTimer> timer_;
-  std::map<kernels::Layout, std::shared_ptr<const kernels::ProblemBuffers>> inputs_;
+  std::unique_ptr<BatchTimer> timer_;
+  std::unique_ptr<Shared> shared_;     // of the problem being tuned
   ShaderCompiler compiler_;
-  int64_t run_id_ = 0, device_id_ = 0;
+  int64_t run_id_ = 0, device_id_ = 0, problem_id_ = 0;
   size_t stored_ = 0;
   std::string lost_reason_;  // non-empty: the device must be re-created
   std::chrono::steady_clock::time_point run_start_, problem_deadline_;

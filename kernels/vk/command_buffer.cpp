@@ -74,8 +74,8 @@ void CommandBuffer::copy(const Buffer& src, const Buffer& dst, VkDeviceSize byte
   vkCmdCopyBuffer(get(), src.get(), dst.get(), 1, &region);
 }
 
-void CommandBuffer::fill(const Buffer& dst, uint32_t word) {
-  vkCmdFillBuffer(get(), dst.get(), 0, VK_WHOLE_SIZE, word);
+void CommandBuffer::fill(const Buffer& dst, uint32_t word, VkDeviceSize bytes) {
+  vkCmdFillBuffer(get(), dst.get(), 0, bytes, word);
 }
 
 void CommandBuffer::reset_timestamps(const TimestampPool& pool) {

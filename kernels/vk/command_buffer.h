@@ -39,8 +39,8 @@ class CommandBuffer {
   void barrier();
   void copy(const Buffer& src, const Buffer& dst, VkDeviceSize bytes, VkDeviceSize src_offset = 0,
             VkDeviceSize dst_offset = 0);
-  // Sets every 32-bit word of `dst` to `word`.
-  void fill(const Buffer& dst, uint32_t word);
+  // Sets the first `bytes` (a multiple of 4; VK_WHOLE_SIZE: all) of `dst` to copies of `word`.
+  void fill(const Buffer& dst, uint32_t word, VkDeviceSize bytes = VK_WHOLE_SIZE);
   void reset_timestamps(const TimestampPool& pool);
   // Writes timestamp `index` once all earlier commands have completed.
   void timestamp(const TimestampPool& pool, uint32_t index);

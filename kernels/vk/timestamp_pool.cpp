@@ -29,9 +29,15 @@ TimestampPool TimestampPool::create(const Device& device, uint32_t count) {
   return t;
 }
 
-std::vector<uint64_t> TimestampPool::read_ns() const {
-  std::vector<uint64_t> ticks(count_);
-  check(vkGetQueryPoolResults(device_, pool_.get(), 0, count_, ticks.size() * sizeof(uint64_t),
+std::vector<uint64_t> TimestampPool::read_ns() const { return read_ns(count_); }
+
+std::vector<uint64_t> TimestampPool::read_ns(uint32_t count) const {
+  if (count > count_) {
+    throw Error("reading " + std::to_string(count) + " timestamps of a pool of " +
+                std::to_string(count_));
+  }
+  std::vector<uint64_t> ticks(count);
+  check(vkGetQueryPoolResults(device_, pool_.get(), 0, count, ticks.size() * sizeof(uint64_t),
                               ticks.data(), sizeof(uint64_t),
                               VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
         "vkGetQueryPoolResults");

@@ -26,6 +26,8 @@ class TimestampPool {
   // Every timestamp, in nanoseconds on the device's clock (valid bits masked, scaled by
   // timestampPeriod). Call after the submission that wrote them has finished.
   std::vector<uint64_t> read_ns() const;
+  // The first `count` (<= count()) of them: a submission that wrote only those.
+  std::vector<uint64_t> read_ns(uint32_t count) const;
 
  private:
   TimestampPool() = default;

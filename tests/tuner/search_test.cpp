@@ -72,8 +72,14 @@ TEST(SearchTest, StagesGrowToTheFullMeasurement) {
   full.min_samples = 10;
   full.max_samples = 40;
   const TimingOptions first = stage_timing(full, 0);
-  EXPECT_EQ(first.max_samples, 3u);
+  EXPECT_EQ(first.min_samples, 1u);  // one short sample: the cheap estimate
+  EXPECT_EQ(first.max_samples, 1u);
+  EXPECT_LT(first.min_sample_ns, full.min_sample_ns);
   EXPECT_LT(first.budget, full.budget);
+  const TimingOptions second = stage_timing(full, 1);
+  EXPECT_EQ(second.max_samples, 3u);
+  EXPECT_EQ(second.min_sample_ns, full.min_sample_ns);
+  EXPECT_LT(second.budget, full.budget);
   const TimingOptions late = stage_timing(full, 6);
   EXPECT_EQ(late.max_samples, 40u);
   EXPECT_EQ(late.min_samples, 10u);

@@ -1,0 +1,134 @@
+// BatchTimer: calibration round, then shuffled rounds until every variant is done.
+#include "tuner/batch_timer.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <optional>
+#include <random>
+#include <stdexcept>
+
+#include "kernels/vk/command_buffer.h"
+#include "kernels/vk/device.h"
+#include "tuner/clock_probe.h"
+#include "tuner/profile.h"
+
+namespace vktune::tuner {
+namespace {
+
+constexpr uint32_t kPoolSize = 1025;          // timestamps: up to 1024 entries a submission
+constexpr double kSubmissionNs = 100e6;       // estimated GPU time of one submission, at most
+constexpr uint32_t kCalibrationDispatches = 2;
+// The probe's slowdown under which the clock counts as up (tuner/clock_probe.h).
+constexpr double kClockTolerance = 0.05;
+
+}  // namespace
+
+BatchTimer::BatchTimer(vk::Device& device, ClockProbe* probe, Profile* profile)
+    : device_(device),
+      probe_(probe),
+      profile_(profile),
+      pool_(vk::TimestampPool::create(device, kPoolSize)) {}
+
+void BatchTimer::warm_up(const TimingOptions& options) {
+  if (probe_ == nullptr || options.max_warmup_ns <= 0) return;
+  std::optional<StageTimer> timer;
+  if (profile_ != nullptr) timer.emplace(*profile_, Stage::warmup);
+  // Only when the GPU has actually idled: a reading at the peak costs a few microseconds.
+  for (double spent = 0; spent < options.max_warmup_ns && probe_->slowdown() > 1 + kClockTolerance;) {
+    spent += probe_->load();
+  }
+}
+
+std::vector<double> BatchTimer::run(std::span<const RecordDispatch> variants,
+                                    const std::vector<Entry>& entries,
+                                    std::span<const double> estimate_ns,
+                                    const TimingOptions& options) {
+  std::vector<double> result(entries.size());
+  for (size_t first = 0; first < entries.size();) {
+    size_t last = first;
+    double planned = 0;
+    while (last < entries.size() && last - first < kPoolSize - 1 &&
+           (last == first || planned < kSubmissionNs)) {
+      planned += estimate_ns[entries[last].variant] * entries[last].dispatches;
+      ++last;
+    }
+    device_.run(
+        [&](vk::CommandBuffer& cb) {
+          cb.reset_timestamps(pool_);
+          cb.timestamp(pool_, 0);
+          for (size_t i = first; i < last; ++i) {
+            const Entry& e = entries[i];
+            for (uint32_t d = 0; d < e.dispatches; ++d) {
+              variants[e.variant](cb, next_dispatch_++);
+              cb.barrier();
+            }
+            cb.timestamp(pool_, static_cast<uint32_t>(i - first + 1));
+          }
+        },
+        options.timeout);
+    const std::vector<uint64_t> ns = pool_.read_ns(static_cast<uint32_t>(last - first + 1));
+    for (size_t i = first; i < last; ++i) {
+      const uint64_t span = ns[i - first + 1] - ns[i - first];
+      result[i] = std::max(1.0, static_cast<double>(span) / entries[i].dispatches);
+    }
+    first = last;
+  }
+  return result;
+}
+
+std::vector<SampleStats> BatchTimer::measure(std::span<const RecordDispatch> variants,
+                                             std::span<const double> estimate_ns,
+                                             const TimingOptions& options) {
+  const size_t n = variants.size();
+  if (estimate_ns.size() != n) throw std::invalid_argument("BatchTimer: one estimate per variant");
+  if (n == 0) return {};
+  const auto start = std::chrono::steady_clock::now();
+  warm_up(options);
+  std::optional<StageTimer> timer;
+  if (profile_ != nullptr) timer.emplace(*profile_, Stage::timing);
+
+  // Calibration: two dispatches of each variant shorter than a sample, for the dispatch count
+  // that fills one (a longer variant's sample is one dispatch whatever the estimate's error).
+  std::vector<double> estimate(estimate_ns.begin(), estimate_ns.end());
+  std::vector<Entry> entries;
+  for (size_t v = 0; v < n; ++v) {
+    if (estimate[v] < options.min_sample_ns) entries.push_back({v, kCalibrationDispatches});
+  }
+  const std::vector<double> calibrated = run(variants, entries, estimate, options);
+  for (size_t i = 0; i < entries.size(); ++i) estimate[entries[i].variant] = calibrated[i];
+  std::vector<uint32_t> dispatches(n);
+  for (size_t v = 0; v < n; ++v) {
+    const double wanted = std::ceil(options.min_sample_ns * 1.1 / estimate[v]);
+    dispatches[v] = static_cast<uint32_t>(std::clamp<double>(wanted, 1, options.max_dispatches));
+  }
+
+  const auto budget = options.budget * static_cast<double>(n);
+  std::vector<std::vector<double>> samples(n);
+  std::vector<size_t> active(n);
+  for (size_t v = 0; v < n; ++v) active[v] = v;
+  while (!active.empty()) {
+    std::mt19937_64 shuffle(rounds_++);
+    std::shuffle(active.begin(), active.end(), shuffle);
+    entries.clear();
+    for (size_t v : active) entries.push_back({v, dispatches[v]});
+    const std::vector<double> times = run(variants, entries, estimate, options);
+    const bool over_budget = std::chrono::steady_clock::now() - start >= budget;
+    std::vector<size_t> still;
+    for (size_t i = 0; i < entries.size(); ++i) {
+      std::vector<double>& s = samples[entries[i].variant];
+      s.push_back(times[i]);
+      const bool done = s.size() >= options.max_samples ||
+                        (s.size() >= options.min_samples &&
+                         (over_budget || summarize(s).median_ci <= options.target_ci));
+      if (!done) still.push_back(entries[i].variant);
+    }
+    active = std::move(still);
+  }
+  std::vector<SampleStats> stats;
+  stats.reserve(n);
+  for (const auto& s : samples) stats.push_back(summarize(s));
+  return stats;
+}
+
+}  // namespace vktune::tuner

@@ -1,0 +1,63 @@
+// The time stage: many variants timed in shared submissions. A round records one sample of every
+// variant back to back in one command buffer, a timestamp between each two, so a problem's
+// hundreds of variants cost a few submissions instead of several each, and the GPU stays busy
+// (its clock up) from the first variant to the last. The order is shuffled anew each round, so
+// no variant always runs first or after the same neighbour. Weight copies rotate across the
+// whole submission, so a variant never reads the copy its predecessor just pulled into cache.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "kernels/vk/timestamp_pool.h"
+#include "tuner/dispatch_timer.h"
+#include "tuner/statistics.h"
+
+namespace vktune::vk {
+class Device;
+}
+
+namespace vktune::tuner {
+
+class ClockProbe;
+class Profile;
+
+class BatchTimer {
+ public:
+  // `probe` (GPUs) and `profile`, when given, must outlive the timer.
+  BatchTimer(vk::Device& device, ClockProbe* probe, Profile* profile);
+
+  // One SampleStats per variant, in the order given. `estimate_ns` holds a rough time per
+  // dispatch of each (its correctness-gate dispatch, an earlier stage's median): it plans the
+  // submissions of the calibration round, which then sizes the samples. Each sample spans
+  // options.min_sample_ns
+  // (at most options.max_dispatches dispatches); a variant stops sampling once it has
+  // min_samples and its median is tight (options.target_ci), at max_samples, or once the
+  // batch has spent options.budget per variant. First brings the clock up if the GPU idled.
+  // Throws vk::Error when a submission fails (the batch's results are then unknown).
+  std::vector<SampleStats> measure(std::span<const RecordDispatch> variants,
+                                   std::span<const double> estimate_ns,
+                                   const TimingOptions& options);
+
+ private:
+  struct Entry {
+    size_t variant;
+    uint32_t dispatches;
+  };
+  // Records `entries` in as few submissions as the timestamp pool and ~100 ms of estimated GPU
+  // time allow; returns each entry's GPU nanoseconds per dispatch.
+  std::vector<double> run(std::span<const RecordDispatch> variants,
+                          const std::vector<Entry>& entries, std::span<const double> estimate_ns,
+                          const TimingOptions& options);
+  void warm_up(const TimingOptions& options);
+
+  vk::Device& device_;
+  ClockProbe* probe_;
+  Profile* profile_;
+  vk::TimestampPool pool_;
+  uint32_t next_dispatch_ = 0;  // the rotation index passed to RecordDispatch
+  uint64_t rounds_ = 0;         // seeds each round's shuffle
+};
+
+}  // namespace vktune::tuner

@@ -1,0 +1,18 @@
+// The compile stage: every variant's pipeline of the whole run built once, before the first
+// measurement, on every core. Shapes are push constants, so one pipeline serves every problem:
+// a run of a hundred problems compiles each variant once, not once per problem.
+#pragma once
+
+#include <span>
+
+#include "kernels/kernel_instance.h"
+#include "tuner/candidate.h"
+
+namespace vktune::tuner {
+
+// Builds the pipeline of each distinct variant in `candidates` into `cache`. A variant that does
+// not compile is skipped: creating its instance compiles it again and reports the error there.
+void compile_all(const vk::Device& device, ShaderCompiler& compiler, kernels::PipelineCache& cache,
+                 std::span<const Candidate* const> candidates);
+
+}  // namespace vktune::tuner

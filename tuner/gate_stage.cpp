@@ -1,0 +1,81 @@
+// GateStage: poison -> dispatch -> read back the checked rows, for a whole batch at once.
+#include "tuner/gate_stage.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "kernels/vk/command_buffer.h"
+#include "kernels/vk/device.h"
+#include "tuner/parallel.h"
+
+namespace vktune::tuner {
+namespace {
+
+// Read-back buffer size: large enough for 64 decode-shaped variants a submission, small enough
+// for any device (an lm_head's 32 checked rows of 128256 outputs take 16 MB: 4 a batch).
+constexpr uint64_t kReadbackBytes = 64ull << 20;
+constexpr size_t kMaxBatch = 64;
+
+}  // namespace
+
+GateStage::GateStage(vk::Device& device, const Gate& gate, const kernels::Problem& problem)
+    : device_(device),
+      gate_(gate),
+      row_bytes_(uint64_t{problem.n} * sizeof(float)),
+      slot_bytes_(gate.rows().size() * row_bytes_),
+      capacity_(std::clamp<uint64_t>(kReadbackBytes / std::max<uint64_t>(slot_bytes_, 1), 1,
+                                     kMaxBatch)),
+      readback_(vk::Buffer::create_host(device, capacity_ * slot_bytes_)),
+      pool_(vk::TimestampPool::create(device, static_cast<uint32_t>(2 * capacity_))) {
+  for (uint32_t row : gate.rows()) {
+    if (!runs_.empty() && runs_.back().first + runs_.back().count == row) {
+      ++runs_.back().count;
+    } else {
+      runs_.push_back({row, 1});
+    }
+  }
+}
+
+std::vector<GateOutcome> GateStage::run(std::span<const kernels::KernelInstance* const> batch,
+                                        std::span<const double> tolerances,
+                                        std::chrono::nanoseconds timeout) {
+  if (batch.size() > capacity_ || tolerances.size() != batch.size()) {
+    throw std::invalid_argument("GateStage: a batch of " + std::to_string(batch.size()) +
+                                " with " + std::to_string(tolerances.size()) +
+                                " tolerances; capacity " + std::to_string(capacity_));
+  }
+  device_.run(
+      [&](vk::CommandBuffer& cb) {
+        cb.reset_timestamps(pool_);
+        for (size_t i = 0; i < batch.size(); ++i) {
+          const kernels::KernelInstance& inst = *batch[i];
+          inst.record_poison(cb);
+          cb.barrier();
+          cb.timestamp(pool_, static_cast<uint32_t>(2 * i));
+          inst.record(cb, 0);
+          cb.barrier();
+          cb.timestamp(pool_, static_cast<uint32_t>(2 * i + 1));
+          uint64_t offset = i * slot_bytes_;
+          for (const Rows& r : runs_) {
+            cb.copy(inst.output_buffer(), readback_, r.count * row_bytes_, r.first * row_bytes_,
+                    offset);
+            offset += r.count * row_bytes_;
+          }
+          cb.barrier();  // the next variant's poison overwrites the output this copy reads
+        }
+      },
+      timeout);
+  const std::vector<uint64_t> ns = pool_.read_ns(static_cast<uint32_t>(2 * batch.size()));
+  std::vector<GateOutcome> outcomes(batch.size());
+  const auto* rows = static_cast<const std::byte*>(readback_.mapped());
+  const size_t floats = slot_bytes_ / sizeof(float);
+  parallel_for(batch.size(), [&](size_t i) {
+    const std::span<const float> picked(reinterpret_cast<const float*>(rows + i * slot_bytes_),
+                                        floats);
+    outcomes[i].check = gate_.check_rows(picked, tolerances[i]);
+    outcomes[i].dispatch_ns = static_cast<double>(ns[2 * i + 1] - ns[2 * i]);
+  });
+  return outcomes;
+}
+
+}  // namespace vktune::tuner

@@ -1,0 +1,55 @@
+// The gate stage: a batch of variants checked against the CPU reference with one submission.
+// Each variant's output (shared by the batch) is poisoned with NaN, the variant dispatched once
+// between two timestamps, and only the rows the gate checks copied to a host buffer; the
+// comparisons then run on every core. The dispatch's time is the timing stage's first estimate.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "kernels/families/reference.h"
+#include "kernels/kernel_instance.h"
+#include "kernels/vk/buffer.h"
+#include "kernels/vk/timestamp_pool.h"
+#include "tuner/gate.h"
+
+namespace vktune::tuner {
+
+struct GateOutcome {
+  kernels::CheckResult check;
+  double dispatch_ns = 0;  // GPU time of the checked dispatch
+};
+
+class GateStage {
+ public:
+  // `device` and `gate` must outlive the stage; `problem` is the gate's.
+  GateStage(vk::Device& device, const Gate& gate, const kernels::Problem& problem);
+
+  // Instances one run() can check: as many as the read-back buffer holds checked rows of.
+  size_t capacity() const noexcept { return capacity_; }
+
+  // Checks each instance of `batch` (at most capacity()) with its relative `tolerances[i]`.
+  // Instances may share an output buffer: each is read back before the next is poisoned.
+  // Throws vk::Error when the submission fails (nothing is known of the batch then).
+  std::vector<GateOutcome> run(std::span<const kernels::KernelInstance* const> batch,
+                               std::span<const double> tolerances,
+                               std::chrono::nanoseconds timeout);
+
+ private:
+  struct Rows {
+    uint64_t first, count;  // a run of consecutive checked rows
+  };
+
+  vk::Device& device_;
+  const Gate& gate_;
+  uint64_t row_bytes_;         // one output row: N floats
+  uint64_t slot_bytes_;        // the checked rows of one variant
+  std::vector<Rows> runs_;     // the checked rows, merged into runs
+  size_t capacity_;
+  vk::Buffer readback_;
+  vk::TimestampPool pool_;
+};
+
+}  // namespace vktune::tuner

@@ -1,0 +1,37 @@
+// Profile: the per-stage table.
+#include "tuner/profile.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace vktune::tuner {
+
+const char* stage_name(Stage stage) {
+  static constexpr std::array<const char*, kStageCount> names = {
+      "compile", "instance", "gate", "warm-up", "timing", "store", "other"};
+  return names[static_cast<size_t>(stage)];
+}
+
+std::string Profile::render(std::chrono::steady_clock::duration total, size_t variants) const {
+  using seconds = std::chrono::duration<double>;
+  const double all = seconds(total).count();
+  double accounted = 0;
+  std::string text = "stage        seconds   share   ms/variant\n";
+  char line[96];
+  auto row = [&](const char* name, double s) {
+    std::snprintf(line, sizeof line, "%-10s %9.3f  %5.1f%%  %10.3f\n", name, s,
+                  all > 0 ? 100 * s / all : 0.0, variants > 0 ? 1e3 * s / variants : 0.0);
+    text += line;
+  };
+  for (size_t i = 0; i < kStageCount; ++i) {
+    const auto stage = static_cast<Stage>(i);
+    double s = seconds(spent_[i]).count();
+    if (stage == Stage::other) s = std::max(0.0, all - accounted);  // what no stage claimed
+    accounted += s;
+    row(stage_name(stage), s);
+  }
+  row("total", all);
+  return text;
+}
+
+}  // namespace vktune::tuner
