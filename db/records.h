@@ -104,6 +104,21 @@ struct Measurement {
   friend bool operator==(const Measurement&, const Measurement&) = default;
 };
 
+// How much of one problem's space one run measured on one device (table `coverage`).
+struct Coverage {
+  int64_t run_id = 0;
+  int64_t device_id = 0;
+  int64_t problem_id = 0;
+  uint32_t legal = 0;     // variants legal for the problem on the device
+  uint32_t measured = 0;  // of them, with a result of this run (any status)
+  // Variants timed at each stage: stage one (every variant that passed the gate), halving's
+  // later stages, the finalists' re-measurement last.
+  std::vector<uint32_t> stages;
+  bool budget_cut = false;  // the budget ended the problem before every variant was measured
+
+  friend bool operator==(const Coverage&, const Coverage&) = default;
+};
+
 // The winner of one (device, problem): row of the `best` view.
 struct BestRow {
   int64_t device_id = 0;

@@ -106,7 +106,23 @@ SELECT device_id, problem_id, kernel_id, run_id, measurement_id, median_ns FROM 
 WHERE rank = 1;
 )sql";
 
-constexpr std::array<const char*, kSchemaVersion> kSteps = {kV1, kV2};
+// How much of each problem's space a run measured: the legal variants, those with a result,
+// the variants timed at each stage (stage one first, the finalists last) and whether the budget
+// stopped the run before every variant was measured.
+constexpr const char* kV3 = R"sql(
+CREATE TABLE coverage (
+  run_id INTEGER NOT NULL REFERENCES runs (id),
+  device_id INTEGER NOT NULL REFERENCES devices (id),
+  problem_id INTEGER NOT NULL REFERENCES problems (id),
+  legal INTEGER NOT NULL CHECK (legal >= 0),
+  measured INTEGER NOT NULL CHECK (measured >= 0),
+  stages_json TEXT NOT NULL DEFAULT '[]',
+  budget_cut INTEGER NOT NULL DEFAULT 0 CHECK (budget_cut IN (0, 1)),
+  PRIMARY KEY (run_id, device_id, problem_id)
+);
+)sql";
+
+constexpr std::array<const char*, kSchemaVersion> kSteps = {kV1, kV2, kV3};
 
 }  // namespace
 

@@ -313,6 +313,38 @@ int64_t Store::add_measurement(const Measurement& m, OnConflict on_conflict) {
   return id;
 }
 
+void Store::put_coverage(const Coverage& c) {
+  Statement s(connection_,
+              "INSERT INTO coverage (run_id, device_id, problem_id, legal, measured, stages_json, "
+              "budget_cut) VALUES (:run, :device, :problem, :legal, (SELECT COUNT(DISTINCT "
+              "kernel_id) FROM measurements WHERE run_id = :run AND device_id = :device AND "
+              "problem_id = :problem), :stages, :cut) ON CONFLICT (run_id, device_id, problem_id) "
+              "DO UPDATE SET legal = excluded.legal, measured = excluded.measured, stages_json = "
+              "excluded.stages_json, budget_cut = excluded.budget_cut");
+  s.bind(":run", c.run_id).bind(":device", c.device_id).bind(":problem", c.problem_id);
+  s.bind(":legal", static_cast<int64_t>(c.legal))
+      .bind(":stages", nlohmann::json(c.stages).dump())
+      .bind(":cut", int64_t{c.budget_cut ? 1 : 0});
+  s.run();
+}
+
+std::vector<Coverage> Store::coverage() const {
+  Statement s(connection_, "SELECT * FROM coverage ORDER BY run_id, device_id, problem_id");
+  std::vector<Coverage> out;
+  while (s.step()) {
+    Coverage c;
+    c.run_id = s.integer("run_id");
+    c.device_id = s.integer("device_id");
+    c.problem_id = s.integer("problem_id");
+    c.legal = static_cast<uint32_t>(s.integer("legal"));
+    c.measured = static_cast<uint32_t>(s.integer("measured"));
+    c.stages = nlohmann::json::parse(s.text("stages_json")).get<std::vector<uint32_t>>();
+    c.budget_cut = s.integer("budget_cut") != 0;
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
 bool Store::has_measurement(int64_t device_id, int64_t problem_id, int64_t kernel_id) const {
   Statement s(connection_,
               "SELECT 1 AS found FROM measurements WHERE device_id = :device AND problem_id = "

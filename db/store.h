@@ -70,6 +70,13 @@ class Store {
   // Returns the measurement id (the stored one when kept).
   int64_t add_measurement(const Measurement& m, OnConflict on_conflict = OnConflict::update);
 
+  // Records how much of a problem's space a run measured; `measured` is counted here from the
+  // run's stored results (the argument's is ignored). Replaces the run's earlier record of the
+  // problem (a resumed run's).
+  void put_coverage(const Coverage& coverage);
+  // Every coverage record, by run, device and problem.
+  std::vector<Coverage> coverage() const;
+
   // True when (device, problem, kernel) has any measurement in any run with any status:
   // the --resume test ("already tried, skip it").
   bool has_measurement(int64_t device_id, int64_t problem_id, int64_t kernel_id) const;

@@ -23,7 +23,7 @@ struct TuneFlags {
   std::string strategy = "halving", cache = "cold";
   double budget_s = 0, variant_budget_s = 0.25;
   std::string db = "vktune.db";
-  bool resume = false, plain = false, profile = false;
+  bool resume = false, fill = false, plain = false, profile = false;
   uint64_t seed = 1;
 };
 
@@ -81,6 +81,7 @@ void run_tune(const TuneFlags& flags) {
   if (flags.budget_s > 0) options.budget = std::chrono::duration<double>(flags.budget_s);
   options.timing.budget = std::chrono::duration<double>(flags.variant_budget_s);
   options.resume = flags.resume;
+  options.fill = flags.fill;
   options.seed = flags.seed;
   if (!flags.families.empty()) options.families = parse_families(flags.families);
 
@@ -148,7 +149,12 @@ void add_tune_command(CLI::App& app) {
   cmd->add_option("--cache", flags->cache, "cold (rotate weight copies past the LLC) or hot")
       ->check(CLI::IsMember({"cold", "hot"}))
       ->capture_default_str();
-  cmd->add_flag("--resume", flags->resume, "continue the latest unfinished run on this device");
+  auto* resume =
+      cmd->add_flag("--resume", flags->resume, "continue the latest unfinished run on this device");
+  cmd->add_flag("--fill", flags->fill,
+                "a new run measuring only the variants no earlier run measured on this device "
+                "(finishes budget-cut problems)")
+      ->excludes(resume);
   cmd->add_option("--seed", flags->seed, "seed of the random problem data")->capture_default_str();
   cmd->add_flag("--plain", flags->plain, "plain progress lines even on a terminal");
   cmd->add_flag("--profile", flags->profile,

@@ -32,6 +32,9 @@ struct TuneOptions {
   std::optional<std::chrono::duration<double>> budget;
   // Continue the latest unfinished run on this device; nothing already stored is re-measured.
   bool resume = false;
+  // A new run that measures only the variants no earlier run measured on this device: finishes
+  // the problems a budget cut. The winner is still the best of every run (the `best` view).
+  bool fill = false;
   uint64_t seed = 1;
   TimingOptions timing;      // the full measurement
   size_t finalists = 3;      // re-measured interleaved before a winner is named

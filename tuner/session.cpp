@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -263,7 +264,8 @@ std::vector<Candidate> Session::candidates(const kernels::Problem& problem, int6
       c.knobs = std::move(knobs);
       c.kernel_id = store_.upsert_kernel(kernel_record(*family, c.knobs, nullptr),
                                          db::OnConflict::keep);
-      if (options_.resume && store_.has_measurement(device_id_, problem_id, c.kernel_id)) {
+      if ((options_.resume || options_.fill) &&
+          store_.has_measurement(device_id_, problem_id, c.kernel_id)) {
         ++outcome.resumed;
         continue;
       }
@@ -369,7 +371,8 @@ void Session::flush() {
   writer_.flush();
 }
 
-bool Session::stage_one(std::span<Candidate* const> chunk, const TimingOptions& timing) {
+bool Session::stage_one(std::span<Candidate* const> chunk, const TimingOptions& timing,
+                        double gate_sample_ns) {
   Shared& s = *shared_;
   // Instance: the shared buffers first (uploads), then every candidate's instance on all cores.
   {
@@ -437,6 +440,11 @@ bool Session::stage_one(std::span<Candidate* const> chunk, const TimingOptions& 
              "max error " + std::to_string(check.max_error) + " of the bound at output " +
                  std::to_string(check.worst) + ", " + std::to_string(check.non_finite) +
                  " non-finite outputs");
+        continue;
+      }
+      if (outcomes[i].dispatch_ns >= gate_sample_ns) {
+        const double sample = outcomes[i].dispatch_ns;
+        c.stats = summarize(std::span<const double>(&sample, 1));
         continue;
       }
       passed.push_back(&c);
@@ -507,8 +515,12 @@ ProblemOutcome Session::tune_problem(size_t index, int64_t problem_id, std::vect
                                      workspace);
 
   // Stage one, chunk by chunk: gate, then a first timing (the full one when exhaustive).
-  const TimingOptions first =
-      options_.strategy == Strategy::exhaustive ? options_.timing : stage_timing(options_.timing, 0);
+  const bool halving = options_.strategy == Strategy::halving;
+  const TimingOptions first = halving ? stage_timing(options_.timing, 0) : options_.timing;
+  // Halving's first stage is one sample: a gate dispatch that alone spans a full sample (slow
+  // variants of large problems, where it halves the GPU time) is that sample.
+  const double gate_sample_ns =
+      halving ? options_.timing.min_sample_ns : std::numeric_limits<double>::infinity();
   Candidate* best = nullptr;
   size_t done = 0;
   for (size_t next = 0; next < list.size();) {
@@ -518,13 +530,13 @@ ProblemOutcome Session::tune_problem(size_t index, int64_t problem_id, std::vect
     }
     std::vector<Candidate*> chunk;
     for (; next < list.size() && chunk.size() < kChunk; ++next) chunk.push_back(&list[next]);
-    if (!stage_one(chunk, first)) {
+    if (!stage_one(chunk, first, gate_sample_ns)) {
       // The device failed in a batch: every unfinished candidate of the chunk again, alone.
       recover_device(list);
       for (Candidate* c : chunk) {
         if (finished(*c)) continue;
         c->stats.reset();
-        stage_one(std::span<Candidate* const>(&c, 1), first);
+        stage_one(std::span<Candidate* const>(&c, 1), first, gate_sample_ns);
         recover_device(list);
       }
     }
@@ -545,6 +557,13 @@ ProblemOutcome Session::tune_problem(size_t index, int64_t problem_id, std::vect
   for (Candidate& c : list) {
     if (c.timed()) pool.push_back(&c);
   }
+  db::Coverage coverage;
+  coverage.run_id = run_id_;
+  coverage.device_id = device_id_;
+  coverage.problem_id = problem_id;
+  coverage.legal = static_cast<uint32_t>(outcome.legal);
+  coverage.budget_cut = outcome.budget_cut;
+  coverage.stages.push_back(static_cast<uint32_t>(pool.size()));
 
   // Halving: the best third advance to a longer measurement until the finalists remain.
   for (int stage = 1; options_.strategy == Strategy::halving && pool.size() > options_.finalists &&
@@ -555,6 +574,7 @@ ProblemOutcome Session::tune_problem(size_t index, int64_t problem_id, std::vect
       if (std::find(survivors.begin(), survivors.end(), c) == survivors.end()) c->instance.reset();
     }
     const bool ok = retime(survivors, stage_timing(options_.timing, stage));
+    coverage.stages.push_back(static_cast<uint32_t>(survivors.size()));
     for (Candidate* c : survivors) store(*c);
     flush();
     pool = std::move(survivors);
@@ -583,10 +603,12 @@ ProblemOutcome Session::tune_problem(size_t index, int64_t problem_id, std::vect
   // Interleaved rounds, even when the budget is spent: the numbers stored come from these.
   TimingOptions final_rounds = options_.timing;
   final_rounds.min_samples = final_rounds.max_samples = kFinalRounds;
-  if (retime(top, final_rounds)) {
+  if (!top.empty() && retime(top, final_rounds)) {
+    coverage.stages.push_back(static_cast<uint32_t>(top.size()));
     for (Candidate* c : top) store(*c);
   }
   flush();
+  store_.put_coverage(coverage);
   recover_device(list);
 
   record_winner(problem_id, list, outcome);
