@@ -2,6 +2,8 @@
 #include "tools/bench.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <map>
 #include <stdexcept>
 
@@ -49,20 +51,109 @@ BenchPlan plan_bench(const db::Store& tuned, const vk::DeviceInfo& device) {
     auto [it, inserted] = naive.emplace(m.problem_id, std::pair{*m.median_ns, k.variant_key});
     if (!inserted && *m.median_ns < it->second.first) it->second = {*m.median_ns, k.variant_key};
   }
+  const std::vector<db::BestRow> winners = tuned.best(record->id);
+  auto same_space = [](const db::Problem& a, const db::Problem& b) {
+    return a.op == b.op && a.dtype == b.dtype && a.n == b.n && a.k == b.k;
+  };
   BenchPlan plan;
-  for (const db::BestRow& best : tuned.best(record->id)) {
+  for (const db::BestRow& best : winners) {
     const db::Problem& p = problems.at(best.problem_id);
     const auto op = kernels::parse_op(p.op);
     if (!op) continue;
     plan.problems.push_back({*op, p.m, p.n, p.k, p.group_size, false});
-    std::vector<std::string> keys = {kernels.at(best.kernel_id).variant_key, report::fixed_routing_key(p)};
+    const std::string& winner = kernels.at(best.kernel_id).variant_key;
+    std::vector<std::string> keys = {winner, report::fixed_routing_key(p)};
     if (auto it = naive.find(p.id); it != naive.end()) keys.push_back(it->second.second);
+    std::vector<std::string> neighbours;
+    for (const db::BestRow& other : winners) {
+      const std::string& key = kernels.at(other.kernel_id).variant_key;
+      if (other.problem_id == p.id || key == winner ||
+          !same_space(problems.at(other.problem_id), p) ||
+          std::find(neighbours.begin(), neighbours.end(), key) != neighbours.end()) {
+        continue;
+      }
+      neighbours.push_back(key);
+      keys.push_back(key);
+    }
     plan.keys.push_back(std::move(keys));
+    plan.stored_ns.push_back(best.median_ns);
+    plan.neighbours.push_back(std::move(neighbours));
   }
   if (plan.problems.empty()) {
     throw std::invalid_argument(tuned.label() + " has no winners for " + device.name);
   }
   return plan;
+}
+
+std::vector<BenchCheck> check_bench(const BenchPlan& plan, const db::Store& measured) {
+  std::map<int64_t, std::string> keys;
+  for (const db::KernelRecord& k : measured.kernels()) keys.emplace(k.id, k.variant_key);
+  // Keyed by the problem's description: one per (op, M, N, K, group size).
+  std::map<std::pair<std::string, std::string>, double> times;
+  std::map<int64_t, std::string> problems;
+  for (const db::Problem& p : measured.problems()) {
+    const auto op = kernels::parse_op(p.op);
+    if (op) problems.emplace(p.id, kernels::describe({*op, p.m, p.n, p.k, p.group_size, false}));
+  }
+  db::MeasurementFilter filter;
+  filter.status = db::Status::ok;
+  for (const db::Measurement& m : measured.measurements(filter)) {
+    if (m.median_ns && problems.count(m.problem_id)) {
+      times[{problems.at(m.problem_id), keys.at(m.kernel_id)}] = *m.median_ns;
+    }
+  }
+  std::vector<BenchCheck> checks;
+  for (size_t i = 0; i < plan.problems.size(); ++i) {
+    BenchCheck c;
+    c.problem = plan.problems[i];
+    c.winner = plan.keys[i].front();
+    c.stored_ns = plan.stored_ns[i];
+    const std::string problem = kernels::describe(c.problem);
+    if (auto it = times.find({problem, c.winner}); it != times.end()) c.retimed_ns = it->second;
+    for (const std::string& key : plan.neighbours[i]) {
+      const auto it = times.find({problem, key});
+      if (it == times.end() || (c.neighbour_ns && *c.neighbour_ns <= it->second)) continue;
+      c.best_neighbour = key;
+      c.neighbour_ns = it->second;
+    }
+    checks.push_back(std::move(c));
+  }
+  return checks;
+}
+
+std::string render_checks(const std::vector<BenchCheck>& checks, double retime_tolerance,
+                          double neighbour_margin) {
+  std::string text =
+      "problem                              stored us  re-timed us   diff  best neighbour us  "
+      "neighbour gain\n";
+  size_t off = 0, beaten = 0, missing = 0;
+  char line[256];
+  for (const BenchCheck& c : checks) {
+    if (!c.retimed_ns) {
+      ++missing;
+      std::snprintf(line, sizeof line, "%-36s %10.2f  not re-timed\n",
+                    kernels::describe(c.problem).c_str(), c.stored_ns / 1e3);
+      text += line;
+      continue;
+    }
+    const double diff = *c.retimed_ns / c.stored_ns - 1;
+    const double gain = c.neighbour_ns ? *c.retimed_ns / *c.neighbour_ns - 1 : 0;
+    off += std::abs(diff) > retime_tolerance;
+    beaten += gain > neighbour_margin;
+    std::snprintf(line, sizeof line, "%-36s %10.2f %12.2f %+6.1f%% %18s %+8.1f%%%s\n",
+                  kernels::describe(c.problem).c_str(), c.stored_ns / 1e3, *c.retimed_ns / 1e3,
+                  100 * diff,
+                  c.neighbour_ns ? std::to_string(*c.neighbour_ns / 1e3).substr(0, 9).c_str() : "-",
+                  100 * gain,
+                  std::abs(diff) > retime_tolerance || gain > neighbour_margin ? "  <--" : "");
+    text += line;
+  }
+  std::snprintf(line, sizeof line,
+                "\n%zu problems: %zu re-timed more than %.0f%% off their stored time, %zu beaten "
+                "by a neighbour's winner by more than %.0f%%, %zu not re-timed\n",
+                checks.size(), off, 100 * retime_tolerance, beaten, 100 * neighbour_margin,
+                missing);
+  return text + line;
 }
 
 void keep_only(BenchPlan& plan, const std::vector<kernels::Problem>& wanted) {
@@ -71,6 +162,8 @@ void keep_only(BenchPlan& plan, const std::vector<kernels::Problem>& wanted) {
     if (std::find(wanted.begin(), wanted.end(), plan.problems[i]) == wanted.end()) continue;
     kept.problems.push_back(plan.problems[i]);
     kept.keys.push_back(std::move(plan.keys[i]));
+    kept.stored_ns.push_back(plan.stored_ns[i]);
+    kept.neighbours.push_back(std::move(plan.neighbours[i]));
   }
   if (kept.problems.empty()) {
     throw std::invalid_argument("none of the shapes asked for has a winner in the database");

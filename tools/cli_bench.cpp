@@ -1,5 +1,6 @@
 // `vktune bench --db TUNED.db`: the tuned winners against naive and fixed routing, re-timed
 // side by side in one run on this device.
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <memory>
@@ -41,7 +42,8 @@ void run_bench(const BenchFlags& flags) {
   options.strategy = tuner::Strategy::exhaustive;
   options.cache = flags.cache == "hot" ? tuner::CacheMode::hot : tuner::CacheMode::cold;
   options.timing.budget = std::chrono::duration<double>(flags.variant_budget_s);
-  options.finalists = 3;  // every measured variant is re-timed interleaved with the others
+  // Every measured variant is re-timed interleaved with the others.
+  for (const auto& list : plan.keys) options.finalists = std::max(options.finalists, list.size());
   options.store_spirv = false;
   auto keys = std::make_shared<std::vector<std::set<std::string>>>();
   for (const auto& list : plan.keys) keys->emplace_back(list.begin(), list.end());
@@ -57,6 +59,8 @@ void run_bench(const BenchFlags& flags) {
   std::printf("vktune bench: %zu problems of %s on [%zu] %s, %s cache\n", plan.problems.size(),
               flags.db.c_str(), index, devices[index].name.c_str(), flags.cache.c_str());
   const tuner::TuneResult result = run_session(instance, index, store, std::move(options), flags.plain);
+  std::printf("\nstored winners re-timed, against their neighbours' winners:\n%s",
+              render_checks(check_bench(plan, store)).c_str());
   if (!flags.markdown.empty()) {
     report::SummaryOptions summary_options;
     summary_options.device = std::to_string(result.device_id);

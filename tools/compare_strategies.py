@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Benchmark: exhaustive against halving on the same problems, in one invocation.
 
-Runs `vktune tune` once per strategy into a fresh database each and prints, per problem, the
+Runs `vktune tune` once per strategy into a fresh database each (after an untimed run that fills
+the driver's shader cache) and prints, per problem, the
 variants each measured, each winner's stored time and whether the winners agree (halving's
 winner within 2% of exhaustive's), then the wall time of both runs and their ratio.
 
@@ -54,6 +55,9 @@ def main():
     out = pathlib.Path(args.out or tempfile.mkdtemp(prefix="vktune-strategies-"))
     out.mkdir(parents=True, exist_ok=True)
 
+    # The driver's own shader cache (NVIDIA keeps compiled pipelines on disk) would make the
+    # first timed run pay every compile and the second none: an untimed run fills it first.
+    tune(args.vktune, "halving", out, tune_args)
     walls, results = {}, {}
     for strategy in STRATEGIES:
         walls[strategy], results[strategy] = tune(args.vktune, strategy, out, tune_args)
