@@ -38,17 +38,25 @@ struct Reader {
     return v.get<std::string>();
   }
   uint32_t u32(const json& obj, const std::string& path, const char* name) const {
-    const json& v = field(obj, path, name);
+    return u32_value(field(obj, path, name), path + "." + name);
+  }
+  uint32_t u32_value(const json& v, const std::string& path) const {
     // Parsed non-negative literals are "unsigned", values built in C++ may be "integer".
     const bool in_range = v.is_number_unsigned()
                               ? v.get<uint64_t>() <= std::numeric_limits<uint32_t>::max()
                               : v.is_number_integer() && v.get<int64_t>() >= 0 &&
                                     v.get<int64_t>() <= std::numeric_limits<uint32_t>::max();
     if (!in_range) {
-      fail(path + "." + name, std::string("expected an unsigned 32-bit integer, got ") +
-                                  (v.is_number() ? v.dump() : v.type_name()));
+      fail(path, std::string("expected an unsigned 32-bit integer, got ") +
+                     (v.is_number() ? v.dump() : v.type_name()));
     }
     return static_cast<uint32_t>(v.get<int64_t>());
+  }
+  bool boolean(const json& obj, const std::string& path, const char* name) const {
+    const json& v = field(obj, path, name);
+    if (!v.is_boolean())
+      fail(path + "." + name, std::string("expected true or false, got ") + v.type_name());
+    return v.get<bool>();
   }
   double num(const json& obj, const std::string& path, const char* name) const {
     const json& v = field(obj, path, name);
@@ -77,8 +85,8 @@ struct Reader {
   }
 };
 
-std::string at(const char* section, size_t i) {
-  return std::string(section) + "[" + std::to_string(i) + "]";
+std::string at(const std::string& section, size_t i) {
+  return section + "[" + std::to_string(i) + "]";
 }
 
 json device_ref(const DeviceRecord& d) {
@@ -107,6 +115,11 @@ std::string problem_key(const Problem& p) {
   return p.op + '\x1f' + p.dtype + '\x1f' + std::to_string(p.m) + '\x1f' + std::to_string(p.n) +
          '\x1f' + std::to_string(p.k) + '\x1f' + std::to_string(p.group_size);
 }
+
+// A row's run, device and problem (measurements and coverage rows) as natural keys.
+struct RowRefs {
+  std::string run, device, problem;
+};
 
 DeviceRecord parse_device(const Reader& r, const json& o, const std::string& path) {
   DeviceRecord d;
@@ -158,6 +171,25 @@ Problem parse_problem(const Reader& r, const json& o, const std::string& path) {
   p.k = r.u32(o, path, "k");
   p.group_size = r.u32(o, path, "group_size");
   return p;
+}
+
+RowRefs parse_refs(const Reader& r, const json& o, const std::string& path) {
+  return {r.str(o, path, "run"),
+          device_key(parse_device(r, r.field(o, path, "device"), path + ".device")),
+          problem_key(parse_problem(r, r.field(o, path, "problem"), path + ".problem"))};
+}
+
+Coverage parse_coverage(const Reader& r, const json& o, const std::string& path) {
+  Coverage c;
+  c.legal = r.u32(o, path, "legal");
+  c.measured = r.u32(o, path, "measured");
+  const json& stages = r.field(o, path, "stages");
+  if (!stages.is_array())
+    r.fail(path + ".stages", std::string("expected an array, got ") + stages.type_name());
+  for (size_t i = 0; i < stages.size(); ++i)
+    c.stages.push_back(r.u32_value(stages[i], at(path + ".stages", i)));
+  c.budget_cut = r.boolean(o, path, "budget_cut");
+  return c;
 }
 
 void check_header(const Reader& r, const json& doc) {
@@ -255,17 +287,41 @@ json export_json(const Store& store, ExportScope scope) {
                   {"strategy", r.strategy}, {"tool_version", r.tool_version}, {"host", r.host},
                   {"cache_mode", r.cache_mode}});
   }
+  auto refs = [&](int64_t run_id, int64_t device_id, int64_t problem_id) {
+    return json{{"run", run_by_id.at(run_id)->uuid},
+                {"device", device_ref(*device_by_id.at(device_id))},
+                {"problem", problem_ref(*problem_by_id.at(problem_id))}};
+  };
   json& jm = doc["measurements"] = json::array();
   for (const auto& m : measurements) {
-    jm.push_back({{"run", run_by_id.at(m.run_id)->uuid},
-                  {"device", device_ref(*device_by_id.at(m.device_id))},
-                  {"problem", problem_ref(*problem_by_id.at(m.problem_id))},
-                  {"kernel", kernel_ref(*kernel_by_id.at(m.kernel_id))},
-                  {"status", to_string(m.status)}, {"message", m.message}, {"n", m.n},
-                  {"median_ns", nullable(m.median_ns)}, {"min_ns", nullable(m.min_ns)},
-                  {"p10_ns", nullable(m.p10_ns)}, {"p90_ns", nullable(m.p90_ns)},
-                  {"max_error", nullable(m.max_error)}, {"gbps", nullable(m.gbps)},
-                  {"gflops", nullable(m.gflops)}});
+    json o = refs(m.run_id, m.device_id, m.problem_id);
+    o.update({{"kernel", kernel_ref(*kernel_by_id.at(m.kernel_id))},
+              {"status", to_string(m.status)},
+              {"message", m.message},
+              {"n", m.n},
+              {"median_ns", nullable(m.median_ns)},
+              {"min_ns", nullable(m.min_ns)},
+              {"p10_ns", nullable(m.p10_ns)},
+              {"p90_ns", nullable(m.p90_ns)},
+              {"max_error", nullable(m.max_error)},
+              {"gbps", nullable(m.gbps)},
+              {"gflops", nullable(m.gflops)}});
+    jm.push_back(std::move(o));
+  }
+  // The winners' part leaves coverage out: it holds one measurement per problem, so records of
+  // how many variants each run measured would describe results it does not carry, and its
+  // reader, the runtime, only picks winners. A report of an imported winners file then shows
+  // coverage as unknown, not as a count its own measurements contradict.
+  if (scope == ExportScope::all) {
+    json& jc = doc["coverage"] = json::array();
+    for (const auto& c : store.coverage()) {
+      json o = refs(c.run_id, c.device_id, c.problem_id);
+      o.update({{"legal", c.legal},
+                {"measured", c.measured},
+                {"stages", c.stages},
+                {"budget_cut", c.budget_cut}});
+      jc.push_back(std::move(o));
+    }
   }
   json& jw = doc["winners"] = json::array();
   for (const auto& w : winners) {
@@ -310,7 +366,8 @@ ImportStats import_json(Store& store, const json& doc, const std::string& label)
     runs.push_back(std::move(run));
   }
   struct Pending {
-    std::string run, device, problem, kernel;
+    RowRefs refs;
+    std::string kernel;
     Measurement m;
   };
   std::vector<Pending> pending;
@@ -319,9 +376,7 @@ ImportStats import_json(Store& store, const json& doc, const std::string& label)
     const std::string path = at("measurements", i);
     const json& o = jm[i];
     Pending p;
-    p.run = r.str(o, path, "run");
-    p.device = device_key(parse_device(r, r.field(o, path, "device"), path + ".device"));
-    p.problem = problem_key(parse_problem(r, r.field(o, path, "problem"), path + ".problem"));
+    p.refs = parse_refs(r, o, path);
     p.kernel = kernel_key(parse_kernel(r, r.field(o, path, "kernel"), path + ".kernel"));
     const auto status = parse_status(r.str(o, path, "status"));
     if (!status) r.fail(path + ".status", "is not a known status");
@@ -338,6 +393,15 @@ ImportStats import_json(Store& store, const json& doc, const std::string& label)
     p.m.gflops = r.opt_num(o, path, "gflops");
     pending.push_back(std::move(p));
   }
+  // Documents written before schema v3 have no coverage section.
+  std::vector<std::pair<RowRefs, Coverage>> coverage;
+  if (doc.contains("coverage")) {
+    const json& jc = r.array(doc, "coverage");
+    for (size_t i = 0; i < jc.size(); ++i) {
+      const std::string path = at("coverage", i);
+      coverage.emplace_back(parse_refs(r, jc[i], path), parse_coverage(r, jc[i], path));
+    }
+  }
   if (doc.contains("winners")) {
     const json& jw = r.array(doc, "winners");
     for (size_t i = 0; i < jw.size(); ++i) {
@@ -352,8 +416,8 @@ ImportStats import_json(Store& store, const json& doc, const std::string& label)
   auto count = [&](const char* table) {
     return store.connection().query_int(std::string("SELECT count(*) FROM ") + table);
   };
-  const ImportStats before{count("devices"), count("kernels"), count("problems"), count("runs"),
-                           count("measurements")};
+  const ImportStats before{count("devices"), count("kernels"),      count("problems"),
+                           count("runs"),    count("measurements"), count("coverage")};
   Transaction transaction(store.connection());
   std::unordered_map<std::string, int64_t> device_ids, kernel_ids, problem_ids, run_ids;
   for (size_t i = 0; i < devices.size(); ++i) {
@@ -378,19 +442,30 @@ ImportStats import_json(Store& store, const json& doc, const std::string& label)
     }
   }
   for (const auto& run : runs) run_ids[run.uuid] = store.begin_run(run);
+  // Sets the row ids of a row's run, device and problem.
+  auto resolve_refs = [&](const RowRefs& refs, const std::string& path, auto& row) {
+    row.run_id = resolve(r, run_ids, refs.run, path + ".run", "runs");
+    row.device_id = resolve(r, device_ids, refs.device, path + ".device", "devices");
+    row.problem_id = resolve(r, problem_ids, refs.problem, path + ".problem", "problems");
+  };
   for (size_t i = 0; i < pending.size(); ++i) {
     auto& p = pending[i];
     const std::string path = at("measurements", i);
-    p.m.run_id = resolve(r, run_ids, p.run, path + ".run", "runs");
-    p.m.device_id = resolve(r, device_ids, p.device, path + ".device", "devices");
-    p.m.problem_id = resolve(r, problem_ids, p.problem, path + ".problem", "problems");
+    resolve_refs(p.refs, path, p.m);
     p.m.kernel_id = resolve(r, kernel_ids, p.kernel, path + ".kernel", "kernels");
     store.add_measurement(p.m, OnConflict::keep);
   }
+  // After the measurements: put_coverage counts `measured` from them.
+  for (size_t i = 0; i < coverage.size(); ++i) {
+    auto& [refs, c] = coverage[i];
+    resolve_refs(refs, at("coverage", i), c);
+    store.put_coverage(c, OnConflict::keep);
+  }
   transaction.commit();
-  return ImportStats{count("devices") - before.devices, count("kernels") - before.kernels,
-                     count("problems") - before.problems, count("runs") - before.runs,
-                     count("measurements") - before.measurements};
+  return ImportStats{
+      count("devices") - before.devices,           count("kernels") - before.kernels,
+      count("problems") - before.problems,         count("runs") - before.runs,
+      count("measurements") - before.measurements, count("coverage") - before.coverage};
 }
 
 ImportStats import_json_text(Store& store, std::string_view text, const std::string& label) {

@@ -313,14 +313,19 @@ int64_t Store::add_measurement(const Measurement& m, OnConflict on_conflict) {
   return id;
 }
 
-void Store::put_coverage(const Coverage& c) {
+void Store::put_coverage(const Coverage& c, OnConflict on_conflict) {
+  const char* conflict_sql =
+      on_conflict == OnConflict::keep
+          ? "NOTHING"
+          : "UPDATE SET legal = excluded.legal, measured = excluded.measured, stages_json = "
+            "excluded.stages_json, budget_cut = excluded.budget_cut";
   Statement s(connection_,
-              "INSERT INTO coverage (run_id, device_id, problem_id, legal, measured, stages_json, "
-              "budget_cut) VALUES (:run, :device, :problem, :legal, (SELECT COUNT(DISTINCT "
-              "kernel_id) FROM measurements WHERE run_id = :run AND device_id = :device AND "
-              "problem_id = :problem), :stages, :cut) ON CONFLICT (run_id, device_id, problem_id) "
-              "DO UPDATE SET legal = excluded.legal, measured = excluded.measured, stages_json = "
-              "excluded.stages_json, budget_cut = excluded.budget_cut");
+              std::string("INSERT INTO coverage (run_id, device_id, problem_id, legal, measured, "
+                          "stages_json, budget_cut) VALUES (:run, :device, :problem, :legal, "
+                          "(SELECT COUNT(DISTINCT kernel_id) FROM measurements WHERE run_id = "
+                          ":run AND device_id = :device AND problem_id = :problem), :stages, "
+                          ":cut) ON CONFLICT (run_id, device_id, problem_id) DO ") +
+                  conflict_sql);
   s.bind(":run", c.run_id).bind(":device", c.device_id).bind(":problem", c.problem_id);
   s.bind(":legal", static_cast<int64_t>(c.legal))
       .bind(":stages", nlohmann::json(c.stages).dump())

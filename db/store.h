@@ -26,6 +26,7 @@ struct ImportStats {
   int64_t problems = 0;
   int64_t runs = 0;
   int64_t measurements = 0;
+  int64_t coverage = 0;
   friend bool operator==(const ImportStats&, const ImportStats&) = default;
 };
 
@@ -71,9 +72,10 @@ class Store {
   int64_t add_measurement(const Measurement& m, OnConflict on_conflict = OnConflict::update);
 
   // Records how much of a problem's space a run measured; `measured` is counted here from the
-  // run's stored results (the argument's is ignored). Replaces the run's earlier record of the
-  // problem (a resumed run's).
-  void put_coverage(const Coverage& coverage);
+  // run's stored results (the argument's is ignored), so it always agrees with them. A second
+  // record of the same (run, device, problem) replaces the first under OnConflict::update (a
+  // resumed run's) and is dropped under keep (merge, import).
+  void put_coverage(const Coverage& coverage, OnConflict on_conflict = OnConflict::update);
   // Every coverage record, by run, device and problem.
   std::vector<Coverage> coverage() const;
 

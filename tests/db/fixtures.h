@@ -7,6 +7,7 @@
 #include <fstream>
 #include <string>
 #include <unistd.h>
+#include <vector>
 
 #include "db/records.h"
 #include "db/store.h"
@@ -70,6 +71,18 @@ inline db::Problem fake_problem(uint32_t m, uint32_t n, uint32_t k, uint32_t gs 
   return p;
 }
 
+inline db::Coverage coverage(int64_t run, int64_t device, int64_t problem, uint32_t legal,
+                             std::vector<uint32_t> stages, bool budget_cut) {
+  db::Coverage c;
+  c.run_id = run;
+  c.device_id = device;
+  c.problem_id = problem;
+  c.legal = legal;
+  c.stages = std::move(stages);
+  c.budget_cut = budget_cut;
+  return c;
+}
+
 inline db::Measurement ok_measurement(int64_t run, int64_t device, int64_t problem,
                                       int64_t kernel, double median_ns) {
   db::Measurement m;
@@ -89,7 +102,8 @@ inline db::Measurement ok_measurement(int64_t run, int64_t device, int64_t probl
   return m;
 }
 
-// A small populated store: two devices, two kernels, two problems, one run, results.
+// A small populated store: two devices, two kernels, two problems, one run, results, and
+// coverage of two (device, problem) pairs: one complete, one cut with nothing timed.
 inline void populate(db::Store& s, const std::string& run_uuid = "run-a") {
   const auto d1 = s.upsert_device(fake_device());
   const auto d2 = s.upsert_device(fake_device(0x1002, 0x744c, 7, "discrete"));
@@ -117,6 +131,8 @@ inline void populate(db::Store& s, const std::string& run_uuid = "run-a") {
   bad.status = db::Status::compile_error;
   bad.message = "shared memory exceeded";
   s.add_measurement(bad);
+  s.put_coverage(coverage(run, d1, p1, 2, {2, 1}, false));
+  s.put_coverage(coverage(run, d2, p2, 2, {}, true));
   s.end_run(run, "2024-05-01T12:30:00Z");
   s.raise_copy_bandwidth(d1, 850.5);
 }

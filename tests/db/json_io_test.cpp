@@ -44,6 +44,13 @@ TEST(JsonIo, DocumentHasFormatVersionAndSections) {
   EXPECT_EQ(doc["winners"].size(), 3u);
   // Natural keys, not row ids.
   EXPECT_TRUE(doc["measurements"][0]["device"].contains("pipeline_cache_uuid"));
+  ASSERT_EQ(doc["coverage"].size(), 2u);
+  EXPECT_EQ(doc["coverage"][0]["run"], "run-a");
+  EXPECT_EQ(doc["coverage"][0]["problem"]["m"], 1);
+  EXPECT_EQ(doc["coverage"][0]["legal"], 2);
+  EXPECT_EQ(doc["coverage"][0]["measured"], 2);
+  EXPECT_EQ(doc["coverage"][0]["stages"], json({2, 1}));
+  EXPECT_EQ(doc["coverage"][1]["budget_cut"], true);
   EXPECT_EQ(doc["kernels"][0]["spirv"], "AwIjBwD/");
 }
 
@@ -53,14 +60,33 @@ TEST(JsonIo, RoundTripIsLossFree) {
   const std::string text = export_json_text(a);
   Store b = Store::open_memory();
   const ImportStats added = import_json_text(b, text, "a.json");
-  EXPECT_EQ(added, (ImportStats{2, 2, 2, 1, 5}));
+  EXPECT_EQ(added, (ImportStats{2, 2, 2, 1, 5, 2}));
   EXPECT_EQ(a.devices(), b.devices());
   EXPECT_EQ(a.kernels(), b.kernels());
   EXPECT_EQ(a.problems(), b.problems());
   EXPECT_EQ(a.runs(), b.runs());
   EXPECT_EQ(a.measurements(), b.measurements());
   EXPECT_EQ(a.best(), b.best());
+  EXPECT_EQ(a.coverage(), b.coverage());
   EXPECT_EQ(export_json_text(b), text);
+}
+
+TEST(JsonIo, DocumentWithoutCoverageImports) {
+  // As written before schema v3.
+  json doc = exported();
+  doc.erase("coverage");
+  Store s = Store::open_memory();
+  EXPECT_EQ(import_json(s, doc, "old.json"), (ImportStats{2, 2, 2, 1, 5, 0}));
+  EXPECT_TRUE(s.coverage().empty());
+}
+
+TEST(JsonIo, CoverageMeasuredIsRecountedFromTheMeasurements) {
+  json doc = exported();
+  doc["coverage"][0]["measured"] = 999;
+  Store s = Store::open_memory();
+  import_json(s, doc, "edited.json");
+  ASSERT_EQ(s.coverage().size(), 2u);
+  EXPECT_EQ(s.coverage()[0].measured, 2u);
 }
 
 TEST(JsonIo, CatalogFromJsonMatchesStoreCatalog) {
@@ -85,6 +111,7 @@ TEST(JsonIo, WinnersOnlyExportReproducesTheWinners) {
   EXPECT_EQ(doc["measurements"].size(), doc["winners"].size());
   EXPECT_EQ(doc["winners"], export_json(a)["winners"]);
   EXPECT_LT(doc["measurements"].size(), export_json(a)["measurements"].size());
+  EXPECT_FALSE(doc.contains("coverage"));
 
   Store b = Store::open_memory();
   import_json(b, doc, "winners.json");
@@ -142,6 +169,18 @@ TEST(JsonIo, WrongTypesAreNamedByPath) {
   doc = exported();
   doc["devices"] = json::object();
   expect_rejected(doc, {"devices", "expected an array"});
+  doc = exported();
+  doc["coverage"][1]["budget_cut"] = 1;
+  expect_rejected(doc, {"coverage[1].budget_cut", "expected true or false"});
+  doc = exported();
+  doc["coverage"][0]["stages"][1] = -1;
+  expect_rejected(doc, {"coverage[0].stages[1]", "unsigned"});
+  doc = exported();
+  doc["coverage"][0]["stages"] = "2>1";
+  expect_rejected(doc, {"coverage[0].stages", "expected an array"});
+  doc = exported();
+  doc["coverage"][0].erase("legal");
+  expect_rejected(doc, {"coverage[0].legal", "missing"});
 }
 
 TEST(JsonIo, DanglingReferencesAreRejected) {
@@ -151,6 +190,9 @@ TEST(JsonIo, DanglingReferencesAreRejected) {
   doc = exported();
   doc["measurements"][0]["run"] = "nope";
   expect_rejected(doc, {"measurements[0].run"});
+  doc = exported();
+  doc["coverage"][1]["run"] = "nope";
+  expect_rejected(doc, {"coverage[1].run", "missing from 'runs'"});
 }
 
 TEST(JsonIo, HeaderIsChecked) {

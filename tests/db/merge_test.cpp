@@ -30,6 +30,7 @@ void populate_b(Store& s) {
   const auto run = s.begin_run(r);
   s.add_measurement(ok_measurement(run, d, p, k, 800));
   s.add_measurement(ok_measurement(run, d_shared, p, k_new, 500));
+  s.put_coverage(testing::coverage(run, d, p, 2, {1}, true));
   s.raise_copy_bandwidth(d, 120.0);
   s.raise_copy_bandwidth(d_shared, 850.5);  // as in A, so row sets compare exactly
 }
@@ -38,7 +39,8 @@ void populate_b(Store& s) {
 std::set<std::string> rows(const Store& s) {
   const auto doc = export_json(s);
   std::set<std::string> out;
-  for (const char* section : {"devices", "kernels", "problems", "runs", "measurements"}) {
+  for (const char* section :
+       {"devices", "kernels", "problems", "runs", "measurements", "coverage"}) {
     for (const auto& row : doc[section]) out.insert(std::string(section) + row.dump());
   }
   return out;
@@ -52,7 +54,7 @@ TEST(Merge, ResultIsTheUnion) {
   Store c = Store::open_memory();
   c.merge_from(a);
   const ImportStats added = c.merge_from(b);
-  EXPECT_EQ(added, (ImportStats{1, 1, 1, 1, 2}));
+  EXPECT_EQ(added, (ImportStats{1, 1, 1, 1, 2, 1}));
   std::set<std::string> expected = rows(a);
   const auto from_b = rows(b);
   expected.insert(from_b.begin(), from_b.end());
@@ -96,6 +98,26 @@ TEST(Merge, FillsMissingValuesWithoutOverwriting) {
   a.merge_from(b);
   ASSERT_TRUE(a.kernels()[0].spirv);  // filled
   EXPECT_EQ(a.devices()[0].copy_bandwidth_gbps, 11.0);  // kept
+}
+
+TEST(Merge, StoredCoverageWins) {
+  // The same run in both stores (a copy taken before the run was resumed), recorded differently.
+  Store a = Store::open_memory();
+  testing::populate(a, "run-x");
+  Store b = Store::open_memory();
+  testing::populate(b, "run-x");
+  const int64_t run = b.runs()[0].id, device = b.devices()[0].id;
+  const int64_t p1 = b.problems()[0].id, p2 = b.problems()[1].id;
+  b.put_coverage(testing::coverage(run, device, p1, 7, {2}, true));   // replaces populate's
+  b.put_coverage(testing::coverage(run, device, p2, 3, {1}, false));  // new to a
+  const auto before = a.coverage();
+  EXPECT_EQ(a.merge_from(b).coverage, 1);
+  const auto after = a.coverage();
+  ASSERT_EQ(after.size(), 3u);
+  EXPECT_EQ(after[0], before[0]);  // (device 1, problem 1): a's record, not b's
+  EXPECT_EQ(after[1].legal, 3u);   // (device 1, problem 2): b's
+  EXPECT_EQ(after[1].measured, 1u);
+  EXPECT_EQ(after[2], before[1]);
 }
 
 TEST(Merge, FileToFile) {

@@ -102,10 +102,13 @@ inline db::KernelRecord synthetic_kernel(const std::string& key) {
 //                   1x1 wrong in run 2 (ok in run 1), one compile_error
 //   P4 q4gsw M=256: winner tiled 8x8 100000, fixed 800000 (x8), naive 8000000 (x80)
 //   P5 q4gsw M=128: winner tiled 8x8 50000; fixed and naive not measured
-//   P6 rms_norm M=8 N=4096: winner wg512 4000, fixed vec4 wg256 8000 (x2)
+//   P6 rms_norm M=8 N=4096: winner wg512 4000 (run 2), fixed vec4 wg256 8000 (x2)
 // Geomean over fixed: M 1 -> 2, 2-8 -> 3, 16-64 -> 2, >=128 -> 8, all -> 192^(1/5).
 // Device 2 measured P1 only: winner gemv tuned 25000, fixed 50000 (x2).
 // Device 1 copy bandwidth 1000 GB/s; device 2 has none.
+// Coverage (device 1): P1 5 of 5 legal measured, complete; P3 7 of 12, cut by run 1's budget;
+// P6 cut in run 1 after 1 of 2, finished by run 2 (a --fill run): complete. P2, P4, P5 and
+// device 2 have no coverage record, as in a database from before schema v3: unknown.
 struct SyntheticIds {
   int64_t device1 = 0, device2 = 0, run1 = 0, run2 = 0;
   int64_t measurements = 0;  // stored measurement rows
@@ -192,10 +195,14 @@ inline SyntheticIds build_synthetic(db::Store& s) {
   ok(r1, d1, p5, tiled88, 50000, 600);
   // P6
   ok(r1, d1, p6, rms_fixed, 8000, 80);
-  ok(r1, d1, p6, rms512, 4000, 160);
+  ok(r2, d1, p6, rms512, 4000, 160);
   // Device 2
   ok(r2, d2, p1, gemv_fixed, 50000, 200);
   ok(r2, d2, p1, gemv_tuned, 25000, 400);
+  s.put_coverage(coverage(r1, d1, p1, 5, {5, 2}, false));
+  s.put_coverage(coverage(r1, d1, p3, 12, {6, 2}, true));
+  s.put_coverage(coverage(r1, d1, p6, 2, {1}, true));
+  s.put_coverage(coverage(r2, d1, p6, 2, {1}, false));
   s.end_run(ids.run1, "2024-05-01T13:00:00Z");
   s.end_run(ids.run2, "2024-05-02T13:00:00Z");
   return ids;

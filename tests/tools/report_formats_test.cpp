@@ -2,7 +2,9 @@
 // numbers they were made from; write_report fails clearly on bad input.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <nlohmann/json.hpp>
 
 #include "db/json_io.h"
 #include "tests/tools/report_fixture.h"
@@ -79,6 +81,21 @@ TEST_F(ReportFormatsTest, HtmlChartsAndEscaping) {
   EXPECT_NE(html.find("0123456789abcdef0123456789abcdef"), std::string::npos);
 }
 
+TEST_F(ReportFormatsTest, HtmlMarksCutProblems) {
+  const std::string html = render_html(summarize(store_));
+  // Only q4gsw M=64 is cut; its row is shaded and its coverage cell flagged.
+  EXPECT_EQ(count(html, "<tr class=\"cut\">"), 1u);
+  const size_t row = html.find("<tr class=\"cut\">");
+  ASSERT_NE(row, std::string::npos);
+  const std::string cut_row = html.substr(row, html.find("</tr>", row) - row);
+  EXPECT_NE(cut_row.find("q4gsw M=64 "), std::string::npos) << cut_row;
+  EXPECT_NE(cut_row.find("<td class=\"num bad\" title=\"6&gt;2\">7/12 cut</td>"), std::string::npos)
+      << cut_row;
+  // Complete and unknown problems: plain cells.
+  EXPECT_NE(html.find("<td class=\"num\" title=\"5&gt;2\">5/5</td>"), std::string::npos);
+  EXPECT_NE(html.find("<td class=\"num\" title=\"\">3/?</td>"), std::string::npos);
+}
+
 TEST_F(ReportFormatsTest, HtmlHeatmapProblemOption) {
   HtmlOptions o;
   o.heatmap_problem = parse_problem_label("q4gsw M=64 N=4096 K=4096 gs=32");
@@ -134,6 +151,22 @@ TEST_F(ReportFormatsTest, CsvMatchesDatabase) {
   const auto& d2 = rows[7];
   EXPECT_EQ(d2[col("device")], kDevice2Name);  // quotes doubled and read back
   EXPECT_EQ(d2[col("pct_bandwidth")], "");
+
+  // Coverage: P1 complete, P3 cut, P2 unknown (no record).
+  EXPECT_EQ(p1[col("legal")], "5");
+  EXPECT_EQ(p1[col("measured")], "5");
+  EXPECT_EQ(p1[col("budget_cut")], "false");
+  EXPECT_EQ(p1[col("stages")], "5>2");
+  EXPECT_EQ(p3[col("legal")], "12");
+  EXPECT_EQ(p3[col("measured")], "7");
+  EXPECT_EQ(p3[col("budget_cut")], "true");
+  EXPECT_EQ(p3[col("stages")], "6>2");
+  const auto& p2 = rows[2];
+  EXPECT_EQ(p2[col("m")], "4");
+  EXPECT_EQ(p2[col("legal")], "");
+  EXPECT_EQ(p2[col("measured")], "3");
+  EXPECT_EQ(p2[col("budget_cut")], "");
+  EXPECT_EQ(p2[col("stages")], "");
 }
 
 TEST(CsvQuoting, Rfc4180) {
@@ -164,6 +197,11 @@ TEST_F(ReportFormatsTest, MarkdownHasARowPerProblem) {
             std::string::npos)
       << md;
   EXPECT_NE(md.find("| >=128 | 1 | 8.00x |"), std::string::npos);
+  // Coverage before the status counts: P3 cut, P1 complete, P2 unknown.
+  EXPECT_NE(md.find("| 2.00x | 7/12 cut | ok 5, wrong_result 1, compile_error 1 |"),
+            std::string::npos);
+  EXPECT_NE(md.find("| 2.00x | 5/5 | ok 5 |"), std::string::npos);
+  EXPECT_NE(md.find("| 3.00x | 3/? | ok 3 |"), std::string::npos);
   EXPECT_NE(md.find("## Runs"), std::string::npos);
 }
 
@@ -176,6 +214,18 @@ TEST_F(ReportFormatsTest, JsonImportsBack) {
   EXPECT_EQ(stats.problems, 6);
   EXPECT_EQ(stats.runs, 2);
   EXPECT_EQ(stats.measurements, ids_.measurements);
+  EXPECT_EQ(stats.coverage, 4);
+  EXPECT_EQ(fresh.coverage(), store_.coverage());
+  // The cut record of q4gsw M=64 as a reader of the JSON sees it.
+  const auto doc = nlohmann::json::parse(json);
+  const auto cut = std::find_if(doc["coverage"].begin(), doc["coverage"].end(),
+                                [](const auto& c) { return c["problem"]["m"] == 64; });
+  ASSERT_NE(cut, doc["coverage"].end());
+  EXPECT_EQ((*cut)["budget_cut"], true);
+  EXPECT_EQ((*cut)["run"], "run-one");
+  EXPECT_EQ((*cut)["legal"], 12);
+  EXPECT_EQ((*cut)["measured"], 7);
+  EXPECT_EQ((*cut)["stages"], nlohmann::json({6, 2}));
   EXPECT_EQ(fresh.devices().size(), store_.devices().size());
   EXPECT_EQ(fresh.measurements().size(), store_.measurements().size());
   EXPECT_EQ(fresh.best().size(), store_.best().size());

@@ -2,9 +2,12 @@
 #include "tools/report/summary.h"
 
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include <cmath>
 
+#include "db/schema.h"
+#include "db/sqlite.h"
 #include "tests/tools/report_fixture.h"
 
 namespace vktune::report {
@@ -175,6 +178,106 @@ TEST_F(SummaryTest, RenderTable) {
   EXPECT_NE(line.find("2.00x"), std::string::npos);
   EXPECT_NE(t.find("M >=128: 8.00x (n=1)"), std::string::npos);
   EXPECT_NE(t.find(kDevice2Name), std::string::npos);
+}
+
+TEST_F(SummaryTest, CoverageIsMeasuredOutOfLegal) {
+  const Summary s = summarize(store_);
+  const DeviceSummary& d1 = s.devices[0];
+  const ProblemSummary& p1 = find(d1, "q4gsw", 1);
+  ASSERT_TRUE(p1.coverage);
+  EXPECT_EQ(p1.measured(), 5);
+  EXPECT_EQ(p1.cut(), false);
+  EXPECT_EQ(format_coverage(p1), "5/5");
+  EXPECT_EQ(format_stages(p1), "5>2");
+
+  const ProblemSummary& p3 = find(d1, "q4gsw", 64);
+  EXPECT_EQ(p3.cut(), true);
+  EXPECT_EQ(format_coverage(p3), "7/12 cut");
+
+  // Cut in run 1, finished by run 2: the latest record decides, and results of every run count.
+  const ProblemSummary& p6 = find(d1, "rms_norm", 8);
+  EXPECT_EQ(p6.cut(), false);
+  EXPECT_EQ(format_coverage(p6), "2/2");
+  EXPECT_EQ(format_stages(p6), "1");
+
+  // No record: unknown, not complete.
+  const ProblemSummary& p2 = find(d1, "q4gsw", 4);
+  EXPECT_FALSE(p2.coverage);
+  EXPECT_FALSE(p2.cut().has_value());
+  EXPECT_EQ(format_coverage(p2), "3/?");
+  EXPECT_EQ(format_stages(p2), "");
+
+  const std::string t = render_table(s);
+  auto line_of = [&](const std::string& label) {
+    const size_t row = t.find(label);
+    return row == std::string::npos ? std::string() : t.substr(row, t.find('\n', row) - row);
+  };
+  EXPECT_TRUE(line_of("q4gsw M=64 ").ends_with(" 7/12 cut")) << t;
+  EXPECT_TRUE(line_of("q4gsw M=1 ").ends_with(" 5/5")) << t;
+  EXPECT_TRUE(line_of("q4gsw M=4 ").ends_with(" 3/?")) << t;
+}
+
+TEST_F(SummaryTest, CoverageOfTheLatestRunByStartTime) {
+  const int64_t p1 = store_.upsert_problem(fake_problem(1, 4096, 4096, 32, "q4gsw"));
+  auto cut_record = [&](const char* uuid, const char* started_at) {
+    db::RunRecord r;
+    r.uuid = uuid;
+    r.started_at = started_at;
+    store_.put_coverage(coverage(store_.begin_run(r), ids_.device1, p1, 5, {}, true));
+    return format_coverage(find(summarize(store_).devices[0], "q4gsw", 1));
+  };
+  // Merged in after run 1 (a higher row id) but started before it: an older record.
+  EXPECT_EQ(cut_record("run-early", "2024-04-01T00:00:00Z"), "5/5");
+  // The latest run was cut: the problem is, although every legal variant has a result.
+  EXPECT_EQ(cut_record("run-late", "2024-06-01T00:00:00Z"), "5/5 cut");
+}
+
+TEST_F(SummaryTest, FewerMeasuredThanLegalIsCutWithoutTheBudgetFlag) {
+  // Whatever left them unmeasured, legal variants without a result leave the search unfinished.
+  const int64_t p2 = store_.upsert_problem(fake_problem(4, 4096, 4096, 32, "q4gsw"));
+  store_.put_coverage(coverage(ids_.run1, ids_.device1, p2, 4, {3}, false));
+  const Summary s = summarize(store_);
+  const ProblemSummary& p = find(s.devices[0], "q4gsw", 4);
+  EXPECT_EQ(p.cut(), true);
+  EXPECT_EQ(format_coverage(p), "3/4 cut");
+}
+
+TEST_F(SummaryTest, ProblemCutBeforeItsFirstResultIsListed) {
+  const int64_t p2 = store_.upsert_problem(fake_problem(4, 4096, 4096, 32, "q4gsw"));
+  store_.put_coverage(coverage(ids_.run2, ids_.device2, p2, 40, {}, true));
+  const Summary s = summarize(store_);
+  const DeviceSummary& d2 = s.devices[1];
+  ASSERT_EQ(d2.problems.size(), 2u);
+  const ProblemSummary& cut = find(d2, "q4gsw", 4);
+  EXPECT_TRUE(cut.winner_key.empty());
+  EXPECT_EQ(format_coverage(cut), "0/40 cut");
+}
+
+TEST(SummaryCoverage, DatabaseFromBeforeSchemaV3IsUnknown) {
+  TempDir dir;
+  const std::string path = dir.file("v2.db");
+  {
+    db::Connection c = db::Connection::open(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, path);
+    db::migrate(c, 2);
+    c.exec(R"sql(
+      INSERT INTO devices (vendor_id, device_id, name, driver_id, driver_version,
+                           pipeline_cache_uuid, device_type)
+        VALUES (4318, 9860, 'Old GPU', 4, 100, '0123456789abcdef0123456789abcdef', 'discrete');
+      INSERT INTO kernels (family, variant_key, source_hash) VALUES ('q4gsw_gemv', 'g[wg=64]', 'h');
+      INSERT INTO problems (op, dtype, m, n, k, group_size) VALUES ('q4gsw', 'f32', 1, 64, 64, 32);
+      INSERT INTO runs (uuid, started_at) VALUES ('r1', '2024-01-01T00:00:00Z');
+      INSERT INTO measurements (run_id, device_id, problem_id, kernel_id, status, median_ns)
+        VALUES (1, 1, 1, 1, 'ok', 123.0);
+    )sql");
+  }
+  const db::Store store = db::Store::open(path);  // migrates to v3: no coverage rows
+  const Summary s = summarize(store);
+  ASSERT_EQ(s.devices.size(), 1u);
+  ASSERT_EQ(s.devices[0].problems.size(), 1u);
+  const ProblemSummary& p = s.devices[0].problems[0];
+  EXPECT_FALSE(p.cut().has_value());
+  EXPECT_EQ(format_coverage(p), "1/?");
+  EXPECT_NE(render_table(s).find(" 1/?\n"), std::string::npos) << render_table(s);
 }
 
 TEST(SummaryHelpers, MClassBoundaries) {

@@ -124,7 +124,8 @@ db::ImportStats import_database(const std::string& json_path, const std::string&
 std::string format_stats(const db::ImportStats& s) {
   return "devices +" + std::to_string(s.devices) + ", kernels +" + std::to_string(s.kernels) +
          ", problems +" + std::to_string(s.problems) + ", runs +" + std::to_string(s.runs) +
-         ", measurements +" + std::to_string(s.measurements);
+         ", measurements +" + std::to_string(s.measurements) + ", coverage +" +
+         std::to_string(s.coverage);
 }
 
 uint32_t parse_u32(std::string_view text, std::string_view what) {

@@ -31,7 +31,7 @@ void export_database(const std::string& db_path, const std::string& json_path, i
 // added.
 db::ImportStats import_database(const std::string& json_path, const std::string& db_path);
 
-// "devices +1, kernels +2, problems +0, runs +1, measurements +5".
+// "devices +1, kernels +2, problems +0, runs +1, measurements +5, coverage +2".
 std::string format_stats(const db::ImportStats& stats);
 
 // Parses "0x10de" (hex) or "4318" (decimal) into a uint32; throws ReportError naming `what`.

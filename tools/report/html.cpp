@@ -35,6 +35,7 @@ code { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; 
 table.kv th { width: 190px; }
 .good { color: #2b8a3e; font-weight: 600; }
 .bad { color: #c92a2a; font-weight: 600; }
+tr.cut td { background: #fff4e6; }
 figure { margin: 12px 0 20px; }
 figcaption { font-size: 13px; color: #495057; margin-bottom: 4px; font-weight: 600; }
 svg { display: block; max-width: 100%; height: auto; font-family: inherit; }
@@ -128,17 +129,21 @@ std::string problem_table(const DeviceSummary& ds) {
       "<th class=\"num\">GB/s</th><th class=\"num\">%BW</th><th class=\"num\">GFLOP/s</th>"
       "<th class=\"num\">naive us</th><th class=\"num\">x naive</th>"
       "<th class=\"num\">fixed us</th><th class=\"num\">x fixed</th>"
-      "<th class=\"num\">ok / tried</th></tr>\n";
+      "<th class=\"num\">ok / tried</th><th class=\"num\">coverage</th></tr>\n";
   for (const ProblemSummary& p : ds.problems) {
     const bool won = !p.winner_key.empty();
-    out += "<tr><td class=\"problem\">" + h(problem_label(p.problem)) + "</td><td>" +
+    // An unfinished search's winner is provisional: the whole row is shaded.
+    const bool cut = p.cut().value_or(false);
+    out += std::string(cut ? "<tr class=\"cut\">" : "<tr>") + "<td class=\"problem\">" +
+           h(problem_label(p.problem)) + "</td><td>" +
            (won ? "<code>" + h(p.winner_key) + "</code>" : std::string("(no ok variant)")) +
            "</td>" + us_cell(won ? std::optional(p.median_ns) : std::nullopt) +
            num_cell(p.gbps, 1) + num_cell(p.pct_bandwidth, 1) + num_cell(p.gflops, 1) +
            us_cell(p.naive_ns) + speedup_cell(p.speedup_naive) + us_cell(p.fixed_ns) +
            speedup_cell(p.speedup_fixed) + "<td class=\"num\">" +
            std::to_string(p.status_counts[db::Status::ok]) + " / " +
-           std::to_string(p.status_counts.total()) + "</td></tr>\n";
+           std::to_string(p.status_counts.total()) + "</td><td class=\"num" + (cut ? " bad" : "") +
+           "\" title=\"" + h(format_stages(p)) + "\">" + h(format_coverage(p)) + "</td></tr>\n";
   }
   return out + "</table>\n";
 }
@@ -289,7 +294,11 @@ std::string render_html(const Summary& summary, const HtmlOptions& options) {
       "<p class=\"note\">Times are median GPU time per dispatch (timestamp queries). "
       "\"x naive\" and \"x fixed\" are the winner's speedups over the fastest q4gsw_naive "
       "variant and over the built-in routing variant (docs/variants.md); %BW is the winner's "
-      "GB/s over the device's measured copy bandwidth.</p>\n";
+      "GB/s over the device's measured copy bandwidth. \"coverage\" is the variants measured "
+      "by any run out of those legal on the device (hover: variants timed per stage). \"cut\" "
+      "marks an unfinished search, whose winner may not be the best: a legal variant has no "
+      "result or a wall-time budget ended the latest run (vktune tune --fill finishes it); "
+      "\"?\": no run recorded coverage (a database from before schema v3).</p>\n";
   out += "<h2>Runs</h2>\n" + runs_table(summary);
   if (summary.devices.size() > 1) {
     out += "<h2>Device by device</h2>\n" + device_matrix(summary);

@@ -149,6 +149,21 @@ ProblemSummary summarize_problem(
   return ps;
 }
 
+// The latest run's coverage record per (device, problem). Runs are ranked by (started_at, id)
+// as in the `best` view, so a merged database, whose row ids follow the merge order, still
+// picks the newest run's record.
+std::map<std::pair<int64_t, int64_t>, db::Coverage> latest_coverage(
+    std::vector<db::Coverage> rows, const std::vector<db::RunRecord>& runs) {
+  std::unordered_map<int64_t, const std::string*> started;
+  for (const auto& r : runs) started[r.id] = &r.started_at;
+  std::sort(rows.begin(), rows.end(), [&](const db::Coverage& a, const db::Coverage& b) {
+    return std::tie(*started.at(a.run_id), a.run_id) < std::tie(*started.at(b.run_id), b.run_id);
+  });
+  std::map<std::pair<int64_t, int64_t>, db::Coverage> out;
+  for (auto& c : rows) out[{c.device_id, c.problem_id}] = std::move(c);
+  return out;
+}
+
 std::vector<Geomean> geomeans(const std::vector<ProblemSummary>& problems) {
   std::array<std::vector<double>, kMClassLabels.size()> per_class;
   std::vector<double> all;
@@ -179,6 +194,11 @@ StatusCounts& StatusCounts::operator+=(const StatusCounts& other) noexcept {
   return *this;
 }
 
+std::optional<bool> ProblemSummary::cut() const noexcept {
+  if (!coverage) return std::nullopt;
+  return measured() < coverage->legal || coverage->budget_cut;
+}
+
 size_t m_class(uint32_t m) noexcept {
   if (m <= 1) return 0;
   if (m <= 8) return 1;
@@ -203,6 +223,8 @@ Summary summarize(const db::Store& store, const SummaryOptions& options) {
   for (const auto& k : kernel_rows) kernels[k.id] = &k;
   std::unordered_map<int64_t, const db::Problem*> problems;
   for (const auto& p : problem_rows) problems[p.id] = &p;
+  std::vector<db::RunRecord> runs = store.runs();
+  const auto coverage = latest_coverage(store.coverage(), runs);
 
   std::set<int64_t> run_ids;
   for (const db::DeviceRecord& device : devices) {
@@ -216,6 +238,10 @@ Summary summarize(const db::Store& store, const SummaryOptions& options) {
       by_problem[m.problem_id].rows.push_back(&m);
       run_ids.insert(m.run_id);
     }
+    // A problem the budget cut before its first result is listed too, as "0/N cut".
+    for (const auto& [key, c] : coverage) {
+      if (key.first == device.id) by_problem[key.second];
+    }
     std::unordered_map<int64_t, const db::BestRow*> best_of;
     for (const auto& b : best) best_of[b.problem_id] = &b;
 
@@ -228,6 +254,9 @@ Summary summarize(const db::Store& store, const SummaryOptions& options) {
       ds.problems.push_back(summarize_problem(
           *p->second, device, b == best_of.end() ? nullptr : b->second, data, kernels));
       ds.status_counts += ds.problems.back().status_counts;
+      if (const auto c = coverage.find({device.id, problem_id}); c != coverage.end()) {
+        ds.problems.back().coverage = c->second;
+      }
     }
     std::sort(ds.problems.begin(), ds.problems.end(),
               [](const ProblemSummary& a, const ProblemSummary& b) {
@@ -236,7 +265,7 @@ Summary summarize(const db::Store& store, const SummaryOptions& options) {
     ds.geomean_fixed = geomeans(ds.problems);
     summary.devices.push_back(std::move(ds));
   }
-  for (auto& r : store.runs()) {
+  for (auto& r : runs) {
     if (run_ids.count(r.id)) summary.runs.push_back(std::move(r));
   }
   return summary;
@@ -316,9 +345,25 @@ std::string format_speedup(std::optional<double> value) {
   return buf;
 }
 
+std::string format_coverage(const ProblemSummary& p) {
+  std::string s = std::to_string(p.measured()) + "/";
+  if (!p.coverage) return s + "?";
+  return s + std::to_string(p.coverage->legal) + (*p.cut() ? " cut" : "");
+}
+
+std::string format_stages(const ProblemSummary& p) {
+  std::string s;
+  if (!p.coverage) return s;
+  for (uint32_t n : p.coverage->stages) {
+    if (!s.empty()) s += '>';
+    s += std::to_string(n);
+  }
+  return s;
+}
+
 std::string render_table(const Summary& summary) {
-  static const char* kHeader[] = {"problem", "winner",  "time us", "GB/s",
-                                  "%BW",     "GFLOP/s", "x naive", "x fixed"};
+  static const char* kHeader[] = {"problem", "winner",  "time us", "GB/s",    "%BW",
+                                  "GFLOP/s", "x naive", "x fixed", "coverage"};
   constexpr size_t kCols = std::size(kHeader);
   std::string out;
   for (const DeviceSummary& ds : summary.devices) {
@@ -338,7 +383,7 @@ std::string render_table(const Summary& summary) {
           {problem_label(p.problem), p.winner_key.empty() ? "(no ok variant)" : p.winner_key,
            p.winner_key.empty() ? "-" : format_number(p.median_ns / 1000.0, 2),
            format_number(p.gbps, 1), format_number(p.pct_bandwidth, 1), format_number(p.gflops, 1),
-           format_speedup(p.speedup_naive), format_speedup(p.speedup_fixed)});
+           format_speedup(p.speedup_naive), format_speedup(p.speedup_fixed), format_coverage(p)});
     }
     std::array<size_t, kCols> width{};
     for (const auto& r : rows) {

@@ -67,6 +67,17 @@ struct ProblemSummary {
   StatusCounts status_counts;
   std::vector<FamilyBest> family_best;  // fastest first
   std::vector<TileCell> tiles;          // q4gsw_tiled only; sorted by (tm, tn)
+
+  // The latest run's coverage record of this device and problem (runs ranked as the `best`
+  // view ranks them). Absent when no run wrote one (databases from before schema v3): then
+  // nobody knows how many variants are legal, and the problem must not pass for complete.
+  std::optional<db::Coverage> coverage;
+
+  // Variants with a result of any run, each kernel once.
+  int64_t measured() const noexcept { return status_counts.total(); }
+  // The search is unfinished: fewer variants measured than legal, or the latest run's budget
+  // cut it short. nullopt when unknown (no coverage record).
+  std::optional<bool> cut() const noexcept;
 };
 
 // Geometric mean of speedup_fixed over the problems of one M class that have a fixed time.
@@ -121,12 +132,16 @@ db::Problem parse_problem_label(std::string_view text);
 
 // The plain-text table `vktune tune`, `vktune bench` and `vktune report --format txt` print:
 // per device a header line, then columns problem, winner, time us, GB/s, %BW, GFLOP/s,
-// x naive, x fixed ("-" where absent), then the geometric means.
+// x naive, x fixed ("-" where absent), coverage (format_coverage), then the geometric means.
 std::string render_table(const Summary& summary);
 
 // Number formatting shared by every renderer: fixed decimals, "-" for nullopt.
 std::string format_number(std::optional<double> value, int decimals);
 // "12.3x" or "-".
 std::string format_speedup(std::optional<double> value);
+// Measured out of legal: "631/631", "212/631 cut", or "212/?" when legal is unknown.
+std::string format_coverage(const ProblemSummary& p);
+// The latest coverage record's variants timed per stage, "631>211>71>24>8>3"; "" when unknown.
+std::string format_stages(const ProblemSummary& p);
 
 }  // namespace vktune::report

@@ -63,20 +63,21 @@ std::string render_markdown(const Summary& summary) {
            format_number(d.copy_bandwidth_gbps, 1) + " GB/s\n\n";
     out +=
         "| problem | winner | time us | GB/s | %BW | GFLOP/s | naive us | x naive | fixed us | "
-        "x fixed | variants |\n";
-    out += "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|---|\n";
+        "x fixed | coverage | variants |\n";
+    out += "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|\n";
     for (const ProblemSummary& p : ds.problems) {
       const bool won = !p.winner_key.empty();
       std::string winner = "(no ok variant)";
       if (won) winner.assign("`").append(md_cell(p.winner_key)).append("`");
-      out +=
-          "| " + md_cell(problem_label(p.problem)) + " | " + winner + " | " +
-          (won ? format_number(p.median_ns / 1000.0, 2) : "-") + " | " + format_number(p.gbps, 1) +
-          " | " + format_number(p.pct_bandwidth, 1) + " | " + format_number(p.gflops, 1) + " | " +
-          format_number(p.naive_ns ? std::optional(*p.naive_ns / 1000.0) : std::nullopt, 2) +
-          " | " + format_speedup(p.speedup_naive) + " | " +
-          format_number(p.fixed_ns ? std::optional(*p.fixed_ns / 1000.0) : std::nullopt, 2) +
-          " | " + format_speedup(p.speedup_fixed) + " | " + status_text(p.status_counts) + " |\n";
+      out += "| " + md_cell(problem_label(p.problem)) + " | " + winner + " | " +
+             (won ? format_number(p.median_ns / 1000.0, 2) : "-") + " | " +
+             format_number(p.gbps, 1) + " | " + format_number(p.pct_bandwidth, 1) + " | " +
+             format_number(p.gflops, 1) + " | " +
+             format_number(p.naive_ns ? std::optional(*p.naive_ns / 1000.0) : std::nullopt, 2) +
+             " | " + format_speedup(p.speedup_naive) + " | " +
+             format_number(p.fixed_ns ? std::optional(*p.fixed_ns / 1000.0) : std::nullopt, 2) +
+             " | " + format_speedup(p.speedup_fixed) + " | " + format_coverage(p) + " | " +
+             status_text(p.status_counts) + " |\n";
     }
     out += "\nGeometric-mean speedup of the tuned winner over fixed routing:\n\n";
     out += "| M class | problems | speedup |\n|---|--:|--:|\n";
@@ -127,7 +128,11 @@ const std::vector<std::string>& csv_columns() {
                                                    "compile_error",
                                                    "unsupported",
                                                    "timeout",
-                                                   "device_lost"};
+                                                   "device_lost",
+                                                   "legal",
+                                                   "measured",
+                                                   "budget_cut",
+                                                   "stages"};
   return columns;
 }
 
@@ -179,6 +184,11 @@ std::string render_csv(const Summary& summary) {
                                     exact(p.fixed_ns),
                                     exact(p.speedup_fixed)};
       for (db::Status st : kStatuses) f.push_back(std::to_string(p.status_counts[st]));
+      const std::optional<bool> cut = p.cut();
+      f.push_back(p.coverage ? std::to_string(p.coverage->legal) : std::string());
+      f.push_back(std::to_string(p.measured()));
+      f.push_back(cut ? (*cut ? "true" : "false") : "");
+      f.push_back(format_stages(p));
       emit(f);
     }
   }

@@ -19,7 +19,9 @@ const std::vector<std::string>& csv_columns();
 
 // RFC 4180: a header line, then one record per (device, problem); fields holding a comma,
 // quote, CR or LF are quoted with quotes doubled; records end in CRLF. Absent values are
-// empty fields. Times in ns, bandwidth in GB/s.
+// empty fields. Times in ns, bandwidth in GB/s. The coverage columns: legal, measured,
+// budget_cut ("true" when the search is unfinished, ProblemSummary::cut) and stages
+// (format_stages); legal, budget_cut and stages are empty where coverage is unknown.
 std::string render_csv(const Summary& summary);
 
 // Quotes one field when RFC 4180 requires it.
