@@ -454,6 +454,15 @@ std::vector<BestRow> Store::best(int64_t device_id) const {
   return out;
 }
 
+std::optional<BestRow> Store::best(int64_t device_id, int64_t problem_id) const {
+  // Filtered by the partition columns, so SQLite ranks one problem's rows, not the table's.
+  Statement s(connection_,
+              "SELECT * FROM best WHERE device_id = :device AND problem_id = :problem");
+  s.bind(":device", device_id).bind(":problem", problem_id);
+  if (!s.step()) return std::nullopt;
+  return read_best(s);
+}
+
 std::vector<BestRow> Store::best() const {
   Statement s(connection_, "SELECT * FROM best ORDER BY device_id, problem_id");
   std::vector<BestRow> out;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -95,6 +96,8 @@ class Store {
   // Winners from the `best` view: per (device, problem) the ok measurement with the smallest
   // median_ns, the latest run winning ties, never a kernel that gave a wrong result there.
   std::vector<BestRow> best(int64_t device_id) const;
+  // The winner of one problem on one device, if any (a tuning run asks after each problem).
+  std::optional<BestRow> best(int64_t device_id, int64_t problem_id) const;
   std::vector<BestRow> best() const;
   // Devices, kernels (SPIR-V only when with_spirv), problems and winners (the same rows as
   // best(), computed by a faster scan) in one read transaction, so the parts agree.

@@ -184,6 +184,14 @@ TuneResult Session::run() {
   result.device_id = device_id_;
   result.copy_gbps = bandwidth.gbps;
 
+  // The database's winners before this run, read once: the warm start of every problem.
+  {
+    std::map<int64_t, db::Problem> problems;
+    for (db::Problem& p : store_.problems()) problems.emplace(p.id, std::move(p));
+    for (const db::BestRow& best : store_.best(device_id_)) {
+      tuned_winners_.emplace_back(problems.at(best.problem_id), best.kernel_id);
+    }
+  }
   // Every problem's candidates first (one transaction), so the compile stage sees the run.
   std::vector<int64_t> problem_ids;
   std::vector<std::vector<Candidate>> lists;
@@ -280,14 +288,11 @@ void Session::warm_start_order(const kernels::Problem& problem,
                                std::vector<Candidate>& list) const {
   // Winners of tuned neighbours first (with a budget they are the likeliest winners here
   // too, and halving keeps them in the race), then the baselines, then every family in turn.
-  std::map<int64_t, db::Problem> problems;
-  for (db::Problem& p : store_.problems()) problems.emplace(p.id, std::move(p));
   std::map<int64_t, double> rank;  // kernel id -> distance of the nearest problem it won
-  for (const db::BestRow& best : store_.best(device_id_)) {
-    const db::Problem& p = problems.at(best.problem_id);
+  for (const auto& [p, kernel_id] : tuned_winners_) {
     if (p.op != kernels::op_name(problem.op) || p.group_size != problem.group_size) continue;
     const double d = log_distance(problem, p);
-    auto [it, inserted] = rank.emplace(best.kernel_id, d);
+    auto [it, inserted] = rank.emplace(kernel_id, d);
     if (!inserted) it->second = std::min(it->second, d);
   }
   const std::string fixed = fixed_routing_key(problem);
@@ -505,6 +510,15 @@ ProblemOutcome Session::tune_problem(size_t index, int64_t problem_id, std::vect
   problem_id_ = problem_id;
   progress_.begin_problem(index, options_.problems.size(), kernels::describe(problem),
                           list.size());
+  if (list.empty()) {  // every variant measured before (--resume, --fill): nothing to set up
+    // A resumed run keeps the record its earlier session wrote when it finished the problem.
+    store_.put_coverage({run_id_, device_id_, problem_id, static_cast<uint32_t>(outcome.legal), 0,
+                         {}, false},
+                        db::OnConflict::keep);
+    record_winner(problem_id, list, outcome);
+    progress_.end_problem(describe_winner(outcome));
+    return outcome;
+  }
   uint64_t workspace = 0;
   for (const Candidate& c : list) {
     if (problem.op == kernels::Op::q4gsw) {
@@ -621,8 +635,8 @@ ProblemOutcome Session::tune_problem(size_t index, int64_t problem_id, std::vect
 void Session::record_winner(int64_t problem_id, const std::vector<Candidate>& list,
                             ProblemOutcome& outcome) {
   // The winner as the database sees it (a resumed run's earlier results count too).
-  for (const db::BestRow& row : store_.best(device_id_)) {
-    if (row.problem_id != problem_id) continue;
+  if (const std::optional<db::BestRow> best = store_.best(device_id_, problem_id)) {
+    const db::BestRow& row = *best;
     outcome.winner_ns = row.median_ns;
     const kernels::Family* family = nullptr;
     kernels::Knobs knobs;

@@ -124,6 +124,8 @@ class Session {
   std::unique_ptr<ClockProbe> probe_;  // GPUs only (tuner/clock_probe.h)
   std::unique_ptr<BatchTimer> timer_;
   std::unique_ptr<Shared> shared_;     // of the problem being tuned
+  // The database's winners on this device when the run started, with their problems.
+  std::vector<std::pair<db::Problem, int64_t>> tuned_winners_;
   ShaderCompiler compiler_;
   int64_t run_id_ = 0, device_id_ = 0, problem_id_ = 0;
   size_t stored_ = 0;

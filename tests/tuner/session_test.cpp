@@ -134,5 +134,50 @@ TEST_F(SessionTest, AnAbortedRunResumesWithoutLossOrDuplicates) {
   EXPECT_EQ(store.runs().size(), 1u);
 }
 
+TEST_F(SessionTest, RecordsCoverageOfEveryProblem) {
+  db::Store store = db::Store::open_memory();
+  Run(store, Options());
+  const auto coverage = store.coverage();
+  ASSERT_EQ(coverage.size(), 1u);
+  EXPECT_EQ(coverage[0].legal, LegalVariants());
+  EXPECT_EQ(coverage[0].measured, LegalVariants());
+  EXPECT_FALSE(coverage[0].budget_cut);
+  // Stage one timed every variant but the wrong one; each later stage fewer; the finalists last.
+  ASSERT_GE(coverage[0].stages.size(), 2u);
+  EXPECT_EQ(coverage[0].stages.front(), LegalVariants() - 1);
+  EXPECT_GE(coverage[0].stages.back(), 1u);
+}
+
+TEST_F(SessionTest, FillMeasuresOnlyWhatNoRunMeasured) {
+  db::Store store = db::Store::open_memory();
+  TuneOptions first = Options();
+  first.abort_after_results = 3;
+  EXPECT_THROW(Run(store, first), TuneAborted);
+  TuneOptions fill = Options();
+  fill.fill = true;
+  const TuneResult result = Run(store, fill);
+  EXPECT_EQ(result.problems[0].resumed, 3u);
+  EXPECT_EQ(result.problems[0].measured, LegalVariants() - 3);
+  EXPECT_EQ(store.runs().size(), 2u);  // a new run, unlike --resume
+  std::set<int64_t> kernels_measured;
+  for (const auto& m : store.measurements()) kernels_measured.insert(m.kernel_id);
+  EXPECT_EQ(kernels_measured.size(), LegalVariants());
+  const auto coverage = store.coverage();
+  ASSERT_EQ(coverage.size(), 1u);  // the aborted run never finished its problem
+  EXPECT_EQ(coverage[0].run_id, result.run_id);
+  EXPECT_EQ(coverage[0].measured, LegalVariants() - 3);
+  // Fill again: nothing left to measure, the winner still found in the database.
+  const TuneResult again = Run(store, fill);
+  EXPECT_EQ(again.problems[0].measured, 0u);
+  EXPECT_TRUE(again.problems[0].winner_key.has_value());
+}
+
+TEST_F(SessionTest, ABudgetTooSmallForOneVariantIsAnError) {
+  db::Store store = db::Store::open_memory();
+  TuneOptions options = Options();
+  options.budget = std::chrono::duration<double>(1e-9);
+  EXPECT_THROW(Run(store, options), std::runtime_error);
+}
+
 }  // namespace
 }  // namespace vktune::tuner

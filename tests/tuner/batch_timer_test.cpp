@@ -1,0 +1,97 @@
+// The time stage on the test device: several variants sampled in shared submissions, each
+// getting its own statistics; the order shuffled between rounds; the weight-copy index running
+// on across variants, so no variant re-reads what the one before it just cached.
+#include "tuner/batch_timer.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "kernels/families/families.h"
+#include "kernels/kernel_instance.h"
+#include "tests/kernels/vulkan_fixture.h"
+#include "tuner/profile.h"
+
+namespace vktune::tuner {
+namespace {
+
+class BatchTimerTest : public test::VulkanFixture {
+ protected:
+  kernels::KernelInstance Instance() {
+    const kernels::Family& naive = kernels::naive_family();
+    return kernels::KernelInstance::create(device(), compiler_, naive, naive.all_variants().front(),
+                                           problem_, kernels::make_random(problem_, 3));
+  }
+  TimingOptions Options() const {
+    TimingOptions t;
+    t.min_sample_ns = 50'000;
+    t.min_samples = 5;
+    t.max_samples = 5;
+    t.max_warmup_ns = 0;
+    return t;
+  }
+
+  ShaderCompiler compiler_;
+  const kernels::Problem problem_{kernels::Op::q4gsw, 4, 256, 1024, 32, false};
+};
+
+TEST_F(BatchTimerTest, TimesEachVariantOnItsOwn) {
+  const kernels::KernelInstance inst = Instance();
+  // The same kernel once and four times a dispatch: the second must read about four times as
+  // long (wide bounds: a software device shares its cores with the other tests running).
+  const std::vector<RecordDispatch> variants = {
+      [&](vk::CommandBuffer& cb, uint32_t) { inst.record(cb); },
+      [&](vk::CommandBuffer& cb, uint32_t) {
+        for (int i = 0; i < 4; ++i) {
+          inst.record(cb);
+          cb.barrier();
+        }
+      }};
+  Profile profile;
+  BatchTimer timer(device(), nullptr, &profile);
+  const std::vector<double> estimate = {1e3, 4e3};
+  TimingOptions options = Options();
+  options.min_samples = options.max_samples = 9;
+  const std::vector<SampleStats> stats = timer.measure(variants, estimate, options);
+  ASSERT_EQ(stats.size(), 2u);
+  for (const SampleStats& s : stats) EXPECT_EQ(s.n, 9u);
+  const double ratio = stats[1].min / stats[0].min;
+  EXPECT_GT(ratio, 2.0);
+  EXPECT_LT(ratio, 8.0);
+  EXPECT_GT(profile.spent(Stage::timing).count(), 0);
+}
+
+TEST_F(BatchTimerTest, ShufflesRoundsAndRotatesTheCopyIndexAcrossVariants) {
+  const kernels::KernelInstance inst = Instance();
+  std::vector<std::pair<size_t, uint32_t>> calls;  // (variant, rotation index) in record order
+  std::vector<RecordDispatch> variants;
+  for (size_t v = 0; v < 6; ++v) {
+    variants.push_back([&calls, &inst, v](vk::CommandBuffer& cb, uint32_t i) {
+      calls.emplace_back(v, i);
+      inst.record(cb);
+    });
+  }
+  BatchTimer timer(device(), nullptr, nullptr);
+  TimingOptions options = Options();
+  options.min_sample_ns = 1;  // one dispatch a sample: each call below is one sample
+  timer.measure(variants, std::vector<double>(6, 1e3), options);
+  for (size_t i = 1; i < calls.size(); ++i) EXPECT_EQ(calls[i].second, calls[i - 1].second + 1);
+  // After the calibration round (two dispatches each), rounds of six: their orders differ.
+  std::set<std::vector<size_t>> orders;
+  for (size_t start = 12; start + 6 <= calls.size(); start += 6) {
+    std::vector<size_t> order;
+    for (size_t i = start; i < start + 6; ++i) order.push_back(calls[i].first);
+    orders.insert(order);
+  }
+  EXPECT_GT(orders.size(), 1u);
+}
+
+TEST_F(BatchTimerTest, WantsOneEstimatePerVariant) {
+  BatchTimer timer(device(), nullptr, nullptr);
+  const std::vector<RecordDispatch> variants(2, [](vk::CommandBuffer&, uint32_t) {});
+  EXPECT_THROW(timer.measure(variants, std::vector<double>(1, 1.0), Options()),
+               std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace vktune::tuner
