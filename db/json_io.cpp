@@ -1,11 +1,15 @@
 // Export/import of the JSON document. Parsing is strict: every field is checked with its path.
 #include "db/json_io.h"
 
+#include <array>
 #include <cmath>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <span>
 #include <unordered_map>
 #include <unordered_set>
+#include <vector>
 
 #include "db/base64.h"
 #include "db/error.h"
@@ -14,6 +18,17 @@ namespace vktune::db {
 namespace {
 
 using nlohmann::json;
+
+// `v` as an unsigned 32-bit integer, if it is one. Parsed non-negative literals are
+// "unsigned", values built in C++ may be "integer".
+std::optional<uint32_t> as_u32(const json& v) {
+  const bool in_range = v.is_number_unsigned()
+                            ? v.get<uint64_t>() <= std::numeric_limits<uint32_t>::max()
+                            : v.is_number_integer() && v.get<int64_t>() >= 0 &&
+                                  v.get<int64_t>() <= std::numeric_limits<uint32_t>::max();
+  if (!in_range) return std::nullopt;
+  return static_cast<uint32_t>(v.get<int64_t>());
+}
 
 // Validation context: the document's label and the path of the value being read.
 struct Reader {
@@ -41,16 +56,12 @@ struct Reader {
     return u32_value(field(obj, path, name), path + "." + name);
   }
   uint32_t u32_value(const json& v, const std::string& path) const {
-    // Parsed non-negative literals are "unsigned", values built in C++ may be "integer".
-    const bool in_range = v.is_number_unsigned()
-                              ? v.get<uint64_t>() <= std::numeric_limits<uint32_t>::max()
-                              : v.is_number_integer() && v.get<int64_t>() >= 0 &&
-                                    v.get<int64_t>() <= std::numeric_limits<uint32_t>::max();
-    if (!in_range) {
+    const auto value = as_u32(v);
+    if (!value) {
       fail(path, std::string("expected an unsigned 32-bit integer, got ") +
                      (v.is_number() ? v.dump() : v.type_name()));
     }
-    return static_cast<uint32_t>(v.get<int64_t>());
+    return *value;
   }
   bool boolean(const json& obj, const std::string& path, const char* name) const {
     const json& v = field(obj, path, name);
@@ -89,13 +100,145 @@ std::string at(const std::string& section, size_t i) {
   return section + "[" + std::to_string(i) + "]";
 }
 
+// ---- Version 2 rows -------------------------------------------------------------------------
+//
+// Measurements, coverage and winners are written as one JSON array per row, in the order of
+// the column names in the document's "columns" object, and refer to devices, kernels,
+// problems and runs by 0-based index into the document's own arrays. Why this layout:
+// - Size. Version 1 repeated each row's device fingerprint, problem and kernel as nested
+//   objects, and every field name in every row: ~660 bytes a measurement, 94 of the H100
+//   database's 115 MB. As an array of indices and values a measurement takes ~120 bytes,
+//   nearly all of it the times, which keep full (round-trip exact) double precision.
+// - Diffs. export_json_text writes each row on one line of its own, so adding a run adds
+//   lines and changes none; column-wise arrays would be smaller still but rewrite every column
+//   line on any change.
+// - Readability. The header names the columns once; a reader (or a script) looks up a column
+//   by name there and an index in the section it names.
+// The free-text `message` and the variable-length `stages` come last so the fixed-width
+// columns before them line up from row to row.
+enum MeasurementColumn : size_t {
+  m_run, m_device, m_problem, m_kernel, m_status, m_n, m_median_ns, m_min_ns, m_p10_ns,
+  m_p90_ns, m_max_error, m_gbps, m_gflops, m_message, kMeasurementColumnCount
+};
+constexpr std::array<const char*, kMeasurementColumnCount> kMeasurementColumns = {
+    "run",    "device", "problem", "kernel",    "status", "n",      "median_ns",
+    "min_ns", "p10_ns", "p90_ns",  "max_error", "gbps",   "gflops", "message"};
+
+enum CoverageColumn : size_t {
+  c_run, c_device, c_problem, c_legal, c_measured, c_budget_cut, c_stages, kCoverageColumnCount
+};
+constexpr std::array<const char*, kCoverageColumnCount> kCoverageColumns = {
+    "run", "device", "problem", "legal", "measured", "budget_cut", "stages"};
+
+enum WinnerColumn : size_t {
+  w_device, w_problem, w_kernel, w_run, w_median_ns, kWinnerColumnCount
+};
+constexpr std::array<const char*, kWinnerColumnCount> kWinnerColumns = {
+    "device", "problem", "kernel", "run", "median_ns"};
+
+using Columns = std::span<const char* const>;
+
+json column_names(Columns columns) {
+  json out = json::array();
+  for (const char* c : columns) out.push_back(c);
+  return out;
+}
+
+// The header of `section` must name exactly the columns this version writes.
+void check_columns(const Reader& r, const json& doc, const char* section, Columns columns) {
+  const json& header = r.field(r.field(doc, "document", "columns"), "columns", section);
+  const json expected = column_names(columns);
+  if (header != expected) {
+    r.fail(std::string("columns.") + section,
+           "expected " + expected.dump() + ", got " + header.dump());
+  }
+}
+
+// One version 2 row: a JSON array of its section's columns. Errors name the cell and its
+// column: "measurements[3][6]: median_ns: expected a number, got string".
+class Row {
+ public:
+  Row(const Reader& r, const json& cells, std::string path, Columns columns)
+      : r_(r), cells_(cells), path_(std::move(path)), columns_(columns) {
+    if (!cells.is_array() || cells.size() != columns.size()) {
+      r.fail(path_, "expected an array of " + std::to_string(columns.size()) + " values (" +
+                        column_names(columns).dump() + "), got " +
+                        (cells.is_array() ? "an array of " + std::to_string(cells.size())
+                                          : std::string(cells.type_name())));
+    }
+  }
+
+  [[noreturn]] void fail(size_t c, const std::string& what) const {
+    r_.fail(at(path_, c), std::string(columns_[c]) + ": " + what);
+  }
+  // An index into a section of `count` entries, named after the column ("problem" indexes
+  // "problems").
+  size_t index(size_t c, size_t count) const {
+    const json& v = cells_[c];
+    const std::string name = columns_[c];
+    if (!v.is_number_integer() || (!v.is_number_unsigned() && v.get<int64_t>() < 0)) {
+      fail(c, "expected an index into '" + name + "s', got " +
+                  (v.is_number() ? v.dump() : v.type_name()));
+    }
+    const uint64_t i = v.get<uint64_t>();
+    if (i >= count) {
+      r_.fail(at(path_, c), name + " index " + std::to_string(i) + " out of range (" +
+                                std::to_string(count) + " " + name + (count == 1 ? ")" : "s)"));
+    }
+    return static_cast<size_t>(i);
+  }
+  std::string str(size_t c) const {
+    const json& v = cells_[c];
+    if (!v.is_string()) fail(c, std::string("expected a string, got ") + v.type_name());
+    return v.get<std::string>();
+  }
+  uint32_t u32(size_t c) const { return u32_value(cells_[c], c); }
+  bool boolean(size_t c) const {
+    const json& v = cells_[c];
+    if (!v.is_boolean()) fail(c, std::string("expected true or false, got ") + v.type_name());
+    return v.get<bool>();
+  }
+  double num(size_t c) const {
+    const json& v = cells_[c];
+    if (!v.is_number()) fail(c, std::string("expected a number, got ") + v.type_name());
+    return v.get<double>();
+  }
+  // Absent optionals are null.
+  std::optional<double> opt_num(size_t c) const {
+    if (cells_[c].is_null()) return std::nullopt;
+    return num(c);
+  }
+  std::vector<uint32_t> u32_array(size_t c) const {
+    const json& v = cells_[c];
+    if (!v.is_array()) fail(c, std::string("expected an array, got ") + v.type_name());
+    std::vector<uint32_t> out;
+    for (size_t i = 0; i < v.size(); ++i) out.push_back(u32_value(v[i], c, i));
+    return out;
+  }
+
+ private:
+  // Cell c, or element `element` of the array in cell c.
+  uint32_t u32_value(const json& v, size_t c, std::optional<size_t> element = {}) const {
+    const auto value = as_u32(v);
+    if (!value) {
+      const std::string what = std::string(columns_[c]) +
+                               ": expected an unsigned 32-bit integer, got " +
+                               (v.is_number() ? v.dump() : v.type_name());
+      r_.fail(element ? at(at(path_, c), *element) : at(path_, c), what);
+    }
+    return *value;
+  }
+
+  const Reader& r_;
+  const json& cells_;
+  std::string path_;
+  Columns columns_;
+};
+
 json device_ref(const DeviceRecord& d) {
   return {{"vendor_id", d.vendor_id}, {"device_id", d.device_id}, {"driver_id", d.driver_id},
           {"driver_version", d.driver_version}, {"pipeline_cache_uuid", d.pipeline_cache_uuid},
           {"name", d.name}};
-}
-json kernel_ref(const KernelRecord& k) {
-  return {{"variant_key", k.variant_key}, {"source_hash", k.source_hash}};
 }
 json problem_ref(const Problem& p) {
   return {{"op", p.op}, {"dtype", p.dtype}, {"m", p.m}, {"n", p.n}, {"k", p.k},
@@ -115,11 +258,6 @@ std::string problem_key(const Problem& p) {
   return p.op + '\x1f' + p.dtype + '\x1f' + std::to_string(p.m) + '\x1f' + std::to_string(p.n) +
          '\x1f' + std::to_string(p.k) + '\x1f' + std::to_string(p.group_size);
 }
-
-// A row's run, device and problem (measurements and coverage rows) as natural keys.
-struct RowRefs {
-  std::string run, device, problem;
-};
 
 DeviceRecord parse_device(const Reader& r, const json& o, const std::string& path) {
   DeviceRecord d;
@@ -172,14 +310,86 @@ Problem parse_problem(const Reader& r, const json& o, const std::string& path) {
   p.group_size = r.u32(o, path, "group_size");
   return p;
 }
-
-RowRefs parse_refs(const Reader& r, const json& o, const std::string& path) {
-  return {r.str(o, path, "run"),
-          device_key(parse_device(r, r.field(o, path, "device"), path + ".device")),
-          problem_key(parse_problem(r, r.field(o, path, "problem"), path + ".problem"))};
+RunRecord parse_run(const Reader& r, const json& o, const std::string& path) {
+  RunRecord run;
+  run.uuid = r.str(o, path, "uuid");
+  if (run.uuid.empty()) r.fail(path + ".uuid", "is empty");
+  run.started_at = r.str(o, path, "started_at");
+  run.ended_at = r.opt_str(o, path, "ended_at");
+  run.strategy = r.str(o, path, "strategy");
+  run.tool_version = r.str(o, path, "tool_version");
+  run.host = r.str(o, path, "host");
+  run.cache_mode = r.str(o, path, "cache_mode");
+  return run;
 }
 
-Coverage parse_coverage(const Reader& r, const json& o, const std::string& path) {
+// The document's entry sections, in document order (both versions write them alike).
+struct Sections {
+  std::vector<DeviceRecord> devices;
+  std::vector<KernelRecord> kernels;
+  std::vector<Problem> problems;
+  std::vector<RunRecord> runs;
+};
+
+Sections parse_sections(const Reader& r, const json& doc) {
+  Sections s;
+  const json& jd = r.array(doc, "devices");
+  for (size_t i = 0; i < jd.size(); ++i) s.devices.push_back(parse_full_device(r, jd[i], at("devices", i)));
+  const json& jk = r.array(doc, "kernels");
+  for (size_t i = 0; i < jk.size(); ++i) s.kernels.push_back(parse_full_kernel(r, jk[i], at("kernels", i)));
+  const json& jp = r.array(doc, "problems");
+  for (size_t i = 0; i < jp.size(); ++i) s.problems.push_back(parse_problem(r, jp[i], at("problems", i)));
+  const json& jr = r.array(doc, "runs");
+  for (size_t i = 0; i < jr.size(); ++i) s.runs.push_back(parse_run(r, jr[i], at("runs", i)));
+  return s;
+}
+
+// Version 1: natural key -> index in its section (of the last entry with that key; entries
+// with one key are one database row).
+struct KeyIndex {
+  std::unordered_map<std::string, size_t> devices, kernels, problems, runs;
+
+  KeyIndex(const std::vector<DeviceRecord>& d, const std::vector<KernelRecord>& k,
+           const std::vector<Problem>& p, const std::vector<std::string>& run_uuids) {
+    for (size_t i = 0; i < d.size(); ++i) devices[device_key(d[i])] = i;
+    for (size_t i = 0; i < k.size(); ++i) kernels[kernel_key(k[i])] = i;
+    for (size_t i = 0; i < p.size(); ++i) problems[problem_key(p[i])] = i;
+    for (size_t i = 0; i < run_uuids.size(); ++i) runs[run_uuids[i]] = i;
+  }
+};
+
+// Resolves a version 1 reference through a key map built from the document's own section.
+size_t resolve(const Reader& r, const std::unordered_map<std::string, size_t>& index,
+               const std::string& key, const std::string& path, const char* section) {
+  const auto it = index.find(key);
+  if (it == index.end()) r.fail(path, std::string("refers to an entry missing from '") + section + "'");
+  return it->second;
+}
+
+// A row's run, device and problem (measurements and coverage rows) as indices into the
+// document's sections.
+struct RowRefs {
+  size_t run = 0, device = 0, problem = 0;
+};
+
+RowRefs parse_refs_v1(const Reader& r, const KeyIndex& keys, const json& o,
+                      const std::string& path) {
+  const std::string run = r.str(o, path, "run");
+  const std::string device =
+      device_key(parse_device(r, r.field(o, path, "device"), path + ".device"));
+  const std::string problem =
+      problem_key(parse_problem(r, r.field(o, path, "problem"), path + ".problem"));
+  return {resolve(r, keys.runs, run, path + ".run", "runs"),
+          resolve(r, keys.devices, device, path + ".device", "devices"),
+          resolve(r, keys.problems, problem, path + ".problem", "problems")};
+}
+size_t parse_kernel_ref_v1(const Reader& r, const KeyIndex& keys, const json& o,
+                           const std::string& path) {
+  const std::string key = kernel_key(parse_kernel(r, r.field(o, path, "kernel"), path + ".kernel"));
+  return resolve(r, keys.kernels, key, path + ".kernel", "kernels");
+}
+
+Coverage parse_coverage_v1(const Reader& r, const json& o, const std::string& path) {
   Coverage c;
   c.legal = r.u32(o, path, "legal");
   c.measured = r.u32(o, path, "measured");
@@ -192,16 +402,19 @@ Coverage parse_coverage(const Reader& r, const json& o, const std::string& path)
   return c;
 }
 
-void check_header(const Reader& r, const json& doc) {
+// Returns the document's version.
+uint32_t check_header(const Reader& r, const json& doc) {
   if (!doc.is_object()) r.fail("document", std::string("expected an object, got ") + doc.type_name());
   if (r.str(doc, "document", "format") != "vktune-db") {
     r.fail("document.format", "is not \"vktune-db\"");
   }
   const uint32_t version = r.u32(doc, "document", "version");
-  if (version != kJsonFormatVersion) {
+  if (version < kJsonOldestReadVersion || version > kJsonFormatVersion) {
     r.fail("document.version", std::to_string(version) + " is not supported (this vktune reads " +
+                                   std::to_string(kJsonOldestReadVersion) + " to " +
                                    std::to_string(kJsonFormatVersion) + ")");
   }
+  return version;
 }
 
 json parse_text(std::string_view text, const std::string& label) {
@@ -212,12 +425,57 @@ json parse_text(std::string_view text, const std::string& label) {
   }
 }
 
-// Resolves a reference through a key map built from the document's own section.
-int64_t resolve(const Reader& r, const std::unordered_map<std::string, int64_t>& ids,
-                const std::string& key, const std::string& path, const char* section) {
-  const auto it = ids.find(key);
-  if (it == ids.end()) r.fail(path, std::string("refers to an entry missing from '") + section + "'");
-  return it->second;
+// Index of each row id in `rows` (the order the export writes them in).
+template <typename Record>
+std::unordered_map<int64_t, size_t> index_of(const std::vector<Record>& rows) {
+  std::unordered_map<int64_t, size_t> out;
+  for (size_t i = 0; i < rows.size(); ++i) out.emplace(rows[i].id, i);
+  return out;
+}
+
+// export_json_text's layout (see there): `doc` is an export_json document.
+std::string render(const json& doc, int indent) {
+  const bool pretty = indent >= 0;
+  const std::string pad1(pretty ? indent : 0, ' ');
+  const std::string pad2(pretty ? 2 * indent : 0, ' ');
+  const char* colon = pretty ? ": " : ":";
+  // An entry object expanded at the second level: its own dump, every line shifted by pad2.
+  auto nested = [&](const json& v) {
+    if (!pretty || !v.is_object()) return v.dump();
+    std::string text = v.dump(indent);
+    std::string out;
+    out.reserve(text.size() + text.size() / 8);
+    for (char ch : text) {
+      out += ch;
+      if (ch == '\n') out += pad2;  // strings escape their newlines: every '\n' is layout
+    }
+    return out;
+  };
+  std::string out = "{";
+  bool first = true;
+  for (auto it = doc.begin(); it != doc.end(); ++it) {
+    out += first ? "\n" : ",\n";
+    first = false;
+    out += pad1 + json(it.key()).dump() + colon;
+    const json& v = it.value();
+    if (v.empty() || !v.is_structured()) {
+      out += v.dump();
+      continue;
+    }
+    // Sections (and the column headers): one member or element a line.
+    out += v.is_object() ? "{\n" : "[\n";
+    bool first_item = true;
+    for (auto item = v.begin(); item != v.end(); ++item) {
+      if (!first_item) out += ",\n";
+      first_item = false;
+      out += pad2;
+      if (v.is_object()) out += json(item.key()).dump() + colon;
+      out += nested(item.value());
+    }
+    out += "\n" + pad1 + (v.is_object() ? "}" : "]");
+  }
+  out += "\n}";
+  return out;
 }
 
 }  // namespace
@@ -244,14 +502,15 @@ json export_json(const Store& store, ExportScope scope) {
     std::erase_if(measurements,
                   [&](const Measurement& m) { return !measurement_ids.count(m.id); });
   }
-  std::unordered_map<int64_t, const DeviceRecord*> device_by_id;
-  std::unordered_map<int64_t, const KernelRecord*> kernel_by_id;
-  std::unordered_map<int64_t, const Problem*> problem_by_id;
-  std::unordered_map<int64_t, const RunRecord*> run_by_id;
+  // Rows refer to entries by their position in the sections written here.
+  const auto device_index = index_of(devices);
+  const auto kernel_index = index_of(kernels);
+  const auto problem_index = index_of(problems);
+  const auto run_index = index_of(runs);
+
   json doc = {{"format", "vktune-db"}, {"version", kJsonFormatVersion}};
   json& jd = doc["devices"] = json::array();
   for (const auto& d : devices) {
-    device_by_id[d.id] = &d;
     json o = device_ref(d);
     o["driver_version_text"] = d.driver_version_text;
     o["driver_info"] = d.driver_info;
@@ -264,152 +523,180 @@ json export_json(const Store& store, ExportScope scope) {
   }
   json& jk = doc["kernels"] = json::array();
   for (const auto& k : kernels) {
-    kernel_by_id[k.id] = &k;
-    json o = kernel_ref(k);
-    o["family"] = k.family;
-    o["knobs_json"] = k.knobs_json;
-    o["constraints_json"] = k.constraints_json;
-    o["layout"] = k.layout;
-    o["workgroup_size"] = k.workgroup_size;
-    o["spirv"] = k.spirv ? json(base64_encode(*k.spirv)) : json(nullptr);
-    jk.push_back(std::move(o));
+    jk.push_back({{"variant_key", k.variant_key}, {"source_hash", k.source_hash},
+                  {"family", k.family}, {"knobs_json", k.knobs_json},
+                  {"constraints_json", k.constraints_json}, {"layout", k.layout},
+                  {"workgroup_size", k.workgroup_size},
+                  {"spirv", k.spirv ? json(base64_encode(*k.spirv)) : json(nullptr)}});
   }
   json& jp = doc["problems"] = json::array();
-  for (const auto& p : problems) {
-    problem_by_id[p.id] = &p;
-    jp.push_back(problem_ref(p));
-  }
+  for (const auto& p : problems) jp.push_back(problem_ref(p));
   json& jr = doc["runs"] = json::array();
   for (const auto& r : runs) {
-    run_by_id[r.id] = &r;
     jr.push_back({{"uuid", r.uuid}, {"started_at", r.started_at},
                   {"ended_at", r.ended_at ? json(*r.ended_at) : json(nullptr)},
                   {"strategy", r.strategy}, {"tool_version", r.tool_version}, {"host", r.host},
                   {"cache_mode", r.cache_mode}});
   }
-  auto refs = [&](int64_t run_id, int64_t device_id, int64_t problem_id) {
-    return json{{"run", run_by_id.at(run_id)->uuid},
-                {"device", device_ref(*device_by_id.at(device_id))},
-                {"problem", problem_ref(*problem_by_id.at(problem_id))}};
-  };
+  json& columns = doc["columns"] = json::object();
+  columns["measurements"] = column_names(kMeasurementColumns);
   json& jm = doc["measurements"] = json::array();
   for (const auto& m : measurements) {
-    json o = refs(m.run_id, m.device_id, m.problem_id);
-    o.update({{"kernel", kernel_ref(*kernel_by_id.at(m.kernel_id))},
-              {"status", to_string(m.status)},
-              {"message", m.message},
-              {"n", m.n},
-              {"median_ns", nullable(m.median_ns)},
-              {"min_ns", nullable(m.min_ns)},
-              {"p10_ns", nullable(m.p10_ns)},
-              {"p90_ns", nullable(m.p90_ns)},
-              {"max_error", nullable(m.max_error)},
-              {"gbps", nullable(m.gbps)},
-              {"gflops", nullable(m.gflops)}});
-    jm.push_back(std::move(o));
+    json row = json::array();
+    row.get_ref<json::array_t&>().reserve(kMeasurementColumnCount);
+    row.push_back(run_index.at(m.run_id));
+    row.push_back(device_index.at(m.device_id));
+    row.push_back(problem_index.at(m.problem_id));
+    row.push_back(kernel_index.at(m.kernel_id));
+    row.push_back(to_string(m.status));
+    row.push_back(m.n);
+    for (const auto* v : {&m.median_ns, &m.min_ns, &m.p10_ns, &m.p90_ns, &m.max_error, &m.gbps,
+                          &m.gflops}) {
+      row.push_back(nullable(*v));
+    }
+    row.push_back(m.message);
+    jm.push_back(std::move(row));
   }
   // The winners' part leaves coverage out: it holds one measurement per problem, so records of
   // how many variants each run measured would describe results it does not carry, and its
   // reader, the runtime, only picks winners. A report of an imported winners file then shows
   // coverage as unknown, not as a count its own measurements contradict.
   if (scope == ExportScope::all) {
+    columns["coverage"] = column_names(kCoverageColumns);
     json& jc = doc["coverage"] = json::array();
     for (const auto& c : store.coverage()) {
-      json o = refs(c.run_id, c.device_id, c.problem_id);
-      o.update({{"legal", c.legal},
-                {"measured", c.measured},
-                {"stages", c.stages},
-                {"budget_cut", c.budget_cut}});
-      jc.push_back(std::move(o));
+      jc.push_back(json::array({run_index.at(c.run_id), device_index.at(c.device_id),
+                                problem_index.at(c.problem_id), c.legal, c.measured,
+                                c.budget_cut, c.stages}));
     }
   }
+  columns["winners"] = column_names(kWinnerColumns);
   json& jw = doc["winners"] = json::array();
   for (const auto& w : winners) {
-    jw.push_back({{"device", device_ref(*device_by_id.at(w.device_id))},
-                  {"problem", problem_ref(*problem_by_id.at(w.problem_id))},
-                  {"kernel", kernel_ref(*kernel_by_id.at(w.kernel_id))},
-                  {"run", run_by_id.at(w.run_id)->uuid}, {"median_ns", w.median_ns}});
+    jw.push_back(json::array({device_index.at(w.device_id), problem_index.at(w.problem_id),
+                              kernel_index.at(w.kernel_id), run_index.at(w.run_id),
+                              w.median_ns}));
   }
   return doc;
 }
 
 std::string export_json_text(const Store& store, int indent, ExportScope scope) {
-  return export_json(store, scope).dump(indent);
+  return render(export_json(store, scope), indent);
 }
 
 ImportStats import_json(Store& store, const json& doc, const std::string& label) {
   const Reader r{label};
-  check_header(r, doc);
+  const uint32_t version = check_header(r, doc);
   // Parse and validate everything before the first write.
-  std::vector<DeviceRecord> devices;
-  std::vector<KernelRecord> kernels;
-  std::vector<Problem> problems;
-  std::vector<RunRecord> runs;
-  const json& jd = r.array(doc, "devices");
-  for (size_t i = 0; i < jd.size(); ++i) devices.push_back(parse_full_device(r, jd[i], at("devices", i)));
-  const json& jk = r.array(doc, "kernels");
-  for (size_t i = 0; i < jk.size(); ++i) kernels.push_back(parse_full_kernel(r, jk[i], at("kernels", i)));
-  const json& jp = r.array(doc, "problems");
-  for (size_t i = 0; i < jp.size(); ++i) problems.push_back(parse_problem(r, jp[i], at("problems", i)));
-  const json& jr = r.array(doc, "runs");
-  for (size_t i = 0; i < jr.size(); ++i) {
-    const std::string path = at("runs", i);
-    RunRecord run;
-    run.uuid = r.str(jr[i], path, "uuid");
-    if (run.uuid.empty()) r.fail(path + ".uuid", "is empty");
-    run.started_at = r.str(jr[i], path, "started_at");
-    run.ended_at = r.opt_str(jr[i], path, "ended_at");
-    run.strategy = r.str(jr[i], path, "strategy");
-    run.tool_version = r.str(jr[i], path, "tool_version");
-    run.host = r.str(jr[i], path, "host");
-    run.cache_mode = r.str(jr[i], path, "cache_mode");
-    runs.push_back(std::move(run));
+  const Sections sections = parse_sections(r, doc);
+  const auto& [devices, kernels, problems, runs] = sections;
+  std::optional<KeyIndex> keys;
+  if (version == 1) {
+    std::vector<std::string> run_uuids;
+    for (const auto& run : runs) run_uuids.push_back(run.uuid);
+    keys.emplace(devices, kernels, problems, run_uuids);
   }
   struct Pending {
     RowRefs refs;
-    std::string kernel;
+    size_t kernel = 0;
     Measurement m;
   };
   std::vector<Pending> pending;
   const json& jm = r.array(doc, "measurements");
-  for (size_t i = 0; i < jm.size(); ++i) {
-    const std::string path = at("measurements", i);
-    const json& o = jm[i];
-    Pending p;
-    p.refs = parse_refs(r, o, path);
-    p.kernel = kernel_key(parse_kernel(r, r.field(o, path, "kernel"), path + ".kernel"));
-    const auto status = parse_status(r.str(o, path, "status"));
-    if (!status) r.fail(path + ".status", "is not a known status");
-    p.m.status = *status;
-    p.m.message = r.str(o, path, "message");
-    p.m.n = r.u32(o, path, "n");
-    p.m.median_ns = r.opt_num(o, path, "median_ns");
-    if (p.m.status == Status::ok && !p.m.median_ns) r.fail(path + ".median_ns", "missing for an ok result");
-    p.m.min_ns = r.opt_num(o, path, "min_ns");
-    p.m.p10_ns = r.opt_num(o, path, "p10_ns");
-    p.m.p90_ns = r.opt_num(o, path, "p90_ns");
-    p.m.max_error = r.opt_num(o, path, "max_error");
-    p.m.gbps = r.opt_num(o, path, "gbps");
-    p.m.gflops = r.opt_num(o, path, "gflops");
-    pending.push_back(std::move(p));
+  pending.reserve(jm.size());
+  if (version == 1) {
+    for (size_t i = 0; i < jm.size(); ++i) {
+      const std::string path = at("measurements", i);
+      const json& o = jm[i];
+      Pending p;
+      p.refs = parse_refs_v1(r, *keys, o, path);
+      p.kernel = parse_kernel_ref_v1(r, *keys, o, path);
+      const auto status = parse_status(r.str(o, path, "status"));
+      if (!status) r.fail(path + ".status", "is not a known status");
+      p.m.status = *status;
+      p.m.message = r.str(o, path, "message");
+      p.m.n = r.u32(o, path, "n");
+      p.m.median_ns = r.opt_num(o, path, "median_ns");
+      if (p.m.status == Status::ok && !p.m.median_ns) r.fail(path + ".median_ns", "missing for an ok result");
+      p.m.min_ns = r.opt_num(o, path, "min_ns");
+      p.m.p10_ns = r.opt_num(o, path, "p10_ns");
+      p.m.p90_ns = r.opt_num(o, path, "p90_ns");
+      p.m.max_error = r.opt_num(o, path, "max_error");
+      p.m.gbps = r.opt_num(o, path, "gbps");
+      p.m.gflops = r.opt_num(o, path, "gflops");
+      pending.push_back(std::move(p));
+    }
+  } else {
+    check_columns(r, doc, "measurements", kMeasurementColumns);
+    for (size_t i = 0; i < jm.size(); ++i) {
+      const Row row(r, jm[i], at("measurements", i), kMeasurementColumns);
+      Pending p;
+      p.refs = {row.index(m_run, runs.size()), row.index(m_device, devices.size()),
+                row.index(m_problem, problems.size())};
+      p.kernel = row.index(m_kernel, kernels.size());
+      const std::string status_name = row.str(m_status);
+      const auto status = parse_status(status_name);
+      if (!status) row.fail(m_status, json(status_name).dump() + " is not a known status");
+      p.m.status = *status;
+      p.m.n = row.u32(m_n);
+      p.m.median_ns = row.opt_num(m_median_ns);
+      if (p.m.status == Status::ok && !p.m.median_ns)
+        row.fail(m_median_ns, "null for an ok result");
+      p.m.min_ns = row.opt_num(m_min_ns);
+      p.m.p10_ns = row.opt_num(m_p10_ns);
+      p.m.p90_ns = row.opt_num(m_p90_ns);
+      p.m.max_error = row.opt_num(m_max_error);
+      p.m.gbps = row.opt_num(m_gbps);
+      p.m.gflops = row.opt_num(m_gflops);
+      p.m.message = row.str(m_message);
+      pending.push_back(std::move(p));
+    }
   }
-  // Documents written before schema v3 have no coverage section.
+  // Documents written before schema v3, and winners-only ones, have no coverage section.
   std::vector<std::pair<RowRefs, Coverage>> coverage;
   if (doc.contains("coverage")) {
     const json& jc = r.array(doc, "coverage");
-    for (size_t i = 0; i < jc.size(); ++i) {
-      const std::string path = at("coverage", i);
-      coverage.emplace_back(parse_refs(r, jc[i], path), parse_coverage(r, jc[i], path));
+    if (version == 1) {
+      for (size_t i = 0; i < jc.size(); ++i) {
+        const std::string path = at("coverage", i);
+        coverage.emplace_back(parse_refs_v1(r, *keys, jc[i], path),
+                              parse_coverage_v1(r, jc[i], path));
+      }
+    } else {
+      check_columns(r, doc, "coverage", kCoverageColumns);
+      for (size_t i = 0; i < jc.size(); ++i) {
+        const Row row(r, jc[i], at("coverage", i), kCoverageColumns);
+        const RowRefs refs{row.index(c_run, runs.size()), row.index(c_device, devices.size()),
+                           row.index(c_problem, problems.size())};
+        Coverage c;
+        c.legal = row.u32(c_legal);
+        c.measured = row.u32(c_measured);
+        c.budget_cut = row.boolean(c_budget_cut);
+        c.stages = row.u32_array(c_stages);
+        coverage.emplace_back(refs, std::move(c));
+      }
     }
   }
   if (doc.contains("winners")) {
     const json& jw = r.array(doc, "winners");
-    for (size_t i = 0; i < jw.size(); ++i) {
-      const std::string path = at("winners", i);
-      parse_device(r, r.field(jw[i], path, "device"), path + ".device");
-      parse_problem(r, r.field(jw[i], path, "problem"), path + ".problem");
-      parse_kernel(r, r.field(jw[i], path, "kernel"), path + ".kernel");
-      r.num(jw[i], path, "median_ns");
+    if (version == 1) {
+      for (size_t i = 0; i < jw.size(); ++i) {
+        const std::string path = at("winners", i);
+        parse_device(r, r.field(jw[i], path, "device"), path + ".device");
+        parse_problem(r, r.field(jw[i], path, "problem"), path + ".problem");
+        parse_kernel(r, r.field(jw[i], path, "kernel"), path + ".kernel");
+        r.num(jw[i], path, "median_ns");
+      }
+    } else {
+      check_columns(r, doc, "winners", kWinnerColumns);
+      for (size_t i = 0; i < jw.size(); ++i) {
+        const Row row(r, jw[i], at("winners", i), kWinnerColumns);
+        row.index(w_device, devices.size());
+        row.index(w_problem, problems.size());
+        row.index(w_kernel, kernels.size());
+        row.index(w_run, runs.size());
+        row.num(w_median_ns);
+      }
     }
   }
 
@@ -419,46 +706,45 @@ ImportStats import_json(Store& store, const json& doc, const std::string& label)
   const ImportStats before{count("devices"), count("kernels"),      count("problems"),
                            count("runs"),    count("measurements"), count("coverage")};
   Transaction transaction(store.connection());
-  std::unordered_map<std::string, int64_t> device_ids, kernel_ids, problem_ids, run_ids;
+  // Row ids of the sections' entries, by index.
+  std::vector<int64_t> device_ids(devices.size()), kernel_ids(kernels.size()),
+      problem_ids(problems.size()), run_ids(runs.size());
   for (size_t i = 0; i < devices.size(); ++i) {
     try {
-      device_ids[device_key(devices[i])] = store.upsert_device(devices[i], OnConflict::keep);
+      device_ids[i] = store.upsert_device(devices[i], OnConflict::keep);
     } catch (const Error& e) {
       r.fail(at("devices", i), e.what());
     }
   }
   for (size_t i = 0; i < kernels.size(); ++i) {
     try {
-      kernel_ids[kernel_key(kernels[i])] = store.upsert_kernel(kernels[i], OnConflict::keep);
+      kernel_ids[i] = store.upsert_kernel(kernels[i], OnConflict::keep);
     } catch (const Error& e) {
       r.fail(at("kernels", i), e.what());
     }
   }
   for (size_t i = 0; i < problems.size(); ++i) {
     try {
-      problem_ids[problem_key(problems[i])] = store.upsert_problem(problems[i]);
+      problem_ids[i] = store.upsert_problem(problems[i]);
     } catch (const Error& e) {
       r.fail(at("problems", i), e.what());
     }
   }
-  for (const auto& run : runs) run_ids[run.uuid] = store.begin_run(run);
+  for (size_t i = 0; i < runs.size(); ++i) run_ids[i] = store.begin_run(runs[i]);
   // Sets the row ids of a row's run, device and problem.
-  auto resolve_refs = [&](const RowRefs& refs, const std::string& path, auto& row) {
-    row.run_id = resolve(r, run_ids, refs.run, path + ".run", "runs");
-    row.device_id = resolve(r, device_ids, refs.device, path + ".device", "devices");
-    row.problem_id = resolve(r, problem_ids, refs.problem, path + ".problem", "problems");
+  auto set_ids = [&](const RowRefs& refs, auto& row) {
+    row.run_id = run_ids[refs.run];
+    row.device_id = device_ids[refs.device];
+    row.problem_id = problem_ids[refs.problem];
   };
-  for (size_t i = 0; i < pending.size(); ++i) {
-    auto& p = pending[i];
-    const std::string path = at("measurements", i);
-    resolve_refs(p.refs, path, p.m);
-    p.m.kernel_id = resolve(r, kernel_ids, p.kernel, path + ".kernel", "kernels");
+  for (auto& p : pending) {
+    set_ids(p.refs, p.m);
+    p.m.kernel_id = kernel_ids[p.kernel];
     store.add_measurement(p.m, OnConflict::keep);
   }
   // After the measurements: put_coverage counts `measured` from them.
-  for (size_t i = 0; i < coverage.size(); ++i) {
-    auto& [refs, c] = coverage[i];
-    resolve_refs(refs, at("coverage", i), c);
+  for (auto& [refs, c] : coverage) {
+    set_ids(refs, c);
     store.put_coverage(c, OnConflict::keep);
   }
   transaction.commit();
@@ -475,45 +761,57 @@ ImportStats import_json_text(Store& store, std::string_view text, const std::str
 Catalog catalog_from_json(std::string_view text, const std::string& label) {
   const json doc = parse_text(text, label);
   const Reader r{label};
-  check_header(r, doc);
+  const uint32_t version = check_header(r, doc);
   Catalog c;
-  std::unordered_map<std::string, int64_t> device_ids, kernel_ids, problem_ids, run_ids;
   const json& jd = r.array(doc, "devices");
   for (size_t i = 0; i < jd.size(); ++i) {
     c.devices.push_back(parse_full_device(r, jd[i], at("devices", i)));
     c.devices.back().id = static_cast<int64_t>(i + 1);
-    device_ids[device_key(c.devices.back())] = c.devices.back().id;
   }
   const json& jk = r.array(doc, "kernels");
   for (size_t i = 0; i < jk.size(); ++i) {
     c.kernels.push_back(parse_full_kernel(r, jk[i], at("kernels", i)));
     c.kernels.back().id = static_cast<int64_t>(i + 1);
-    kernel_ids[kernel_key(c.kernels.back())] = c.kernels.back().id;
   }
   const json& jp = r.array(doc, "problems");
   for (size_t i = 0; i < jp.size(); ++i) {
     c.problems.push_back(parse_problem(r, jp[i], at("problems", i)));
     c.problems.back().id = static_cast<int64_t>(i + 1);
-    problem_ids[problem_key(c.problems.back())] = c.problems.back().id;
   }
+  // Runs only as what winners refer to: their uuids.
   const json& jr = r.array(doc, "runs");
-  for (size_t i = 0; i < jr.size(); ++i) {
-    run_ids[r.str(jr[i], at("runs", i), "uuid")] = static_cast<int64_t>(i + 1);
-  }
+  std::vector<std::string> run_uuids;
+  for (size_t i = 0; i < jr.size(); ++i) run_uuids.push_back(r.str(jr[i], at("runs", i), "uuid"));
   const json& jw = r.array(doc, "winners");
-  for (size_t i = 0; i < jw.size(); ++i) {
-    const std::string path = at("winners", i);
-    const json& o = jw[i];
-    BestRow w;
-    w.device_id = resolve(r, device_ids, device_key(parse_device(r, r.field(o, path, "device"), path + ".device")),
-                          path + ".device", "devices");
-    w.problem_id = resolve(r, problem_ids, problem_key(parse_problem(r, r.field(o, path, "problem"), path + ".problem")),
-                           path + ".problem", "problems");
-    w.kernel_id = resolve(r, kernel_ids, kernel_key(parse_kernel(r, r.field(o, path, "kernel"), path + ".kernel")),
-                          path + ".kernel", "kernels");
-    w.run_id = resolve(r, run_ids, r.str(o, path, "run"), path + ".run", "runs");
-    w.median_ns = r.num(o, path, "median_ns");
-    c.winners.push_back(w);
+  if (version == 1) {
+    const KeyIndex keys(c.devices, c.kernels, c.problems, run_uuids);
+    for (size_t i = 0; i < jw.size(); ++i) {
+      const std::string path = at("winners", i);
+      const json& o = jw[i];
+      BestRow w;
+      const auto id = [](size_t index) { return static_cast<int64_t>(index + 1); };
+      w.device_id = id(resolve(r, keys.devices, device_key(parse_device(r, r.field(o, path, "device"), path + ".device")),
+                               path + ".device", "devices"));
+      w.problem_id = id(resolve(r, keys.problems, problem_key(parse_problem(r, r.field(o, path, "problem"), path + ".problem")),
+                                path + ".problem", "problems"));
+      w.kernel_id = id(resolve(r, keys.kernels, kernel_key(parse_kernel(r, r.field(o, path, "kernel"), path + ".kernel")),
+                               path + ".kernel", "kernels"));
+      w.run_id = id(resolve(r, keys.runs, r.str(o, path, "run"), path + ".run", "runs"));
+      w.median_ns = r.num(o, path, "median_ns");
+      c.winners.push_back(w);
+    }
+  } else {
+    check_columns(r, doc, "winners", kWinnerColumns);
+    for (size_t i = 0; i < jw.size(); ++i) {
+      const Row row(r, jw[i], at("winners", i), kWinnerColumns);
+      BestRow w;
+      w.device_id = static_cast<int64_t>(row.index(w_device, c.devices.size()) + 1);
+      w.problem_id = static_cast<int64_t>(row.index(w_problem, c.problems.size()) + 1);
+      w.kernel_id = static_cast<int64_t>(row.index(w_kernel, c.kernels.size()) + 1);
+      w.run_id = static_cast<int64_t>(row.index(w_run, run_uuids.size()) + 1);
+      w.median_ns = row.num(w_median_ns);
+      c.winners.push_back(w);
+    }
   }
   return c;
 }

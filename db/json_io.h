@@ -1,6 +1,7 @@
 // The database as one schema-versioned JSON document, for export, import, merges and the
-// runtime. Rows refer to each other by natural keys, never by row ids, so documents from
-// different databases combine.
+// runtime. Rows refer to each other within the document (by index into its own sections; in
+// version 1 by natural keys), never by database row ids, so documents from different
+// databases combine.
 #pragma once
 
 #include <nlohmann/json_fwd.hpp>
@@ -13,7 +14,15 @@
 namespace vktune::db {
 
 // {"format":"vktune-db","version":kJsonFormatVersion,...}. Bump on any incompatible change.
-inline constexpr int kJsonFormatVersion = 1;
+// Version 2 (written since the H100 database outgrew version 1): devices, kernels, problems
+// and runs as objects, as before; measurements, coverage and winners as one JSON array per
+// row, in the column order named by the document's "columns" object, referring to devices,
+// kernels, problems and runs by their 0-based index in the document's own arrays. Version 1
+// repeated every reference as a nested natural-key object (~660 bytes per measurement);
+// import and catalog_from_json still read it.
+inline constexpr int kJsonFormatVersion = 2;
+// The oldest version import and catalog_from_json read.
+inline constexpr int kJsonOldestReadVersion = 1;
 
 // What an export holds: everything, or only the winners with the rows they refer to (their
 // kernels with SPIR-V, problems, runs and winning measurements; every device; no coverage) —
@@ -25,15 +34,23 @@ enum class ExportScope { all, winners };
 // measurements, coverage (per run, device and problem: legal, measured, stages, budget_cut),
 // and the current winners (derived, for readers that do not want to rank measurements).
 nlohmann::json export_json(const Store& store, ExportScope scope = ExportScope::all);
+// export_json as text. Each row of measurements, coverage and winners and each entry of
+// devices, kernels, problems and runs starts a line of its own, so the file diffs by row;
+// `indent` >= 0 indents the sections and expands the entry objects (rows stay one line each);
+// -1 writes everything else compactly (no indentation, no spaces).
 std::string export_json_text(const Store& store, int indent = 1,
                              ExportScope scope = ExportScope::all);
 
-// Validates every field of `document` first (a missing or wrong-typed field throws Error
-// naming its path, e.g. "measurements[3].median_ns: expected a number, got string"), then
-// adds it to `store` in one transaction with OnConflict::keep. `label` names the source in
-// errors. The `winners` section is checked for shape but not stored: `best` recomputes it.
-// The `coverage` section may be absent (documents from before schema v3); a coverage row's
-// `measured` is checked but recounted from the imported measurements (Store::put_coverage).
+// Reads versions kJsonOldestReadVersion..kJsonFormatVersion. Validates every field of
+// `document` first (a missing or wrong-typed field throws Error naming its path, e.g.
+// "measurements[3][6]: median_ns: expected a number, got string", in version 1
+// "measurements[3].median_ns: ..."; a reference that resolves to nothing as well, e.g.
+// "measurements[12][2]: problem index 999 out of range (220 problems)"), then adds it to
+// `store` in one transaction with OnConflict::keep. `label` names the source in errors. The
+// `winners` section is checked for shape but not stored: `best` recomputes it. The
+// `coverage` section may be absent (documents from before schema v3, winners-only exports); a
+// coverage row's `measured` is checked but recounted from the imported measurements
+// (Store::put_coverage).
 ImportStats import_json(Store& store, const nlohmann::json& document, const std::string& label);
 // Parses text first; a syntax error throws Error with the parser's position.
 ImportStats import_json_text(Store& store, std::string_view text, const std::string& label);

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <unistd.h>
 #include <vector>
@@ -135,6 +136,47 @@ inline void populate(db::Store& s, const std::string& run_uuid = "run-a") {
   s.put_coverage(coverage(run, d2, p2, 2, {}, true));
   s.end_run(run, "2024-05-01T12:30:00Z");
   s.raise_copy_bandwidth(d1, 850.5);
+}
+
+// A version 2 export document (db/json_io.h) as version 1 wrote it: each row of
+// measurements, coverage and winners an object that repeats its device and problem (and
+// kernel) as natural-key objects and names its run by uuid, no "columns". For tests of the
+// version 1 reader, and to compare rows of different documents by natural key.
+inline nlohmann::json v1_document(const nlohmann::json& v2) {
+  using nlohmann::json;
+  json v1 = v2;
+  v1["version"] = 1;
+  v1.erase("columns");
+  auto ref = [&](const std::string& column, const json& index) -> json {
+    const auto i = index.get<size_t>();
+    if (column == "run") return v2["runs"][i]["uuid"];
+    if (column == "problem") return v2["problems"][i];
+    json out = json::object();
+    if (column == "kernel") {
+      for (const char* f : {"variant_key", "source_hash"}) out[f] = v2["kernels"][i][f];
+    } else {  // device
+      for (const char* f : {"vendor_id", "device_id", "driver_id", "driver_version",
+                            "pipeline_cache_uuid", "name"})
+        out[f] = v2["devices"][i][f];
+    }
+    return out;
+  };
+  for (const char* section : {"measurements", "coverage", "winners"}) {
+    if (!v2.contains(section)) continue;
+    const json& columns = v2["columns"][section];
+    json& rows = v1[section] = json::array();
+    for (const json& row : v2[section]) {
+      json o = json::object();
+      for (size_t c = 0; c < columns.size(); ++c) {
+        const std::string name = columns[c];
+        const bool is_ref =
+            name == "run" || name == "device" || name == "problem" || name == "kernel";
+        o[name] = is_ref ? ref(name, row[c]) : row[c];
+      }
+      rows.push_back(std::move(o));
+    }
+  }
+  return v1;
 }
 
 }  // namespace vktune::testing

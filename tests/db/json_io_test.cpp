@@ -1,11 +1,15 @@
-// JSON export/import: loss-free round trip and field-by-field validation with paths.
+// JSON export/import: loss-free round trip, the compact version 2 layout, version 1 documents
+// still read, and field-by-field validation with paths.
 #include "db/json_io.h"
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <sstream>
 
 #include "db/error.h"
 #include "tests/db/fixtures.h"
@@ -14,6 +18,7 @@ namespace vktune::db {
 namespace {
 
 using nlohmann::json;
+using testing::v1_document;
 
 json exported() {
   Store s = Store::open_memory();
@@ -21,8 +26,30 @@ json exported() {
   return export_json(s);
 }
 
+// The same store as version 1 wrote it.
+json exported_v1() { return v1_document(exported()); }
+
+// Position of column `name` in the header of `section`.
+size_t column(const json& doc, const char* section, const std::string& name) {
+  const json& header = doc.at("columns").at(section);
+  for (size_t c = 0; c < header.size(); ++c) {
+    if (header[c] == name) return c;
+  }
+  ADD_FAILURE() << "no column " << name << " in " << section;
+  return 0;
+}
+// One cell of a version 2 row, by column name.
+json& cell(json& doc, const char* section, size_t row, const std::string& name) {
+  return doc[section][row][column(doc, section, name)];
+}
+// The path an error names for that cell: "measurements[0][6]".
+std::string cell_path(const json& doc, const char* section, size_t row, const std::string& name) {
+  return std::string(section) + "[" + std::to_string(row) + "][" +
+         std::to_string(column(doc, section, name)) + "]";
+}
+
 // Imports `doc` into a fresh store expecting an Error containing every needle.
-void expect_rejected(const json& doc, std::initializer_list<const char*> needles) {
+void expect_rejected(const json& doc, std::initializer_list<std::string> needles) {
   Store s = Store::open_memory();
   try {
     import_json(s, doc, "doc.json");
@@ -30,28 +57,54 @@ void expect_rejected(const json& doc, std::initializer_list<const char*> needles
   } catch (const Error& e) {
     const std::string what = e.what();
     EXPECT_NE(what.find("doc.json"), std::string::npos) << what;
-    for (const char* n : needles) EXPECT_NE(what.find(n), std::string::npos) << what;
+    for (const auto& n : needles) EXPECT_NE(what.find(n), std::string::npos) << what;
   }
   EXPECT_TRUE(s.devices().empty()) << "a rejected document must not be half-imported";
 }
 
+// Every table of `a` and `b` holds the same rows.
+void expect_same_store(const Store& a, const Store& b) {
+  EXPECT_EQ(a.devices(), b.devices());
+  EXPECT_EQ(a.kernels(), b.kernels());
+  EXPECT_EQ(a.problems(), b.problems());
+  EXPECT_EQ(a.runs(), b.runs());
+  EXPECT_EQ(a.measurements(), b.measurements());
+  EXPECT_EQ(a.best(), b.best());
+  EXPECT_EQ(a.coverage(), b.coverage());
+}
+
 TEST(JsonIo, DocumentHasFormatVersionAndSections) {
-  const json doc = exported();
+  json doc = exported();
   EXPECT_EQ(doc["format"], "vktune-db");
   EXPECT_EQ(doc["version"], kJsonFormatVersion);
+  EXPECT_EQ(kJsonFormatVersion, 2);
   EXPECT_EQ(doc["devices"].size(), 2u);
   EXPECT_EQ(doc["measurements"].size(), 5u);
   EXPECT_EQ(doc["winners"].size(), 3u);
-  // Natural keys, not row ids.
-  EXPECT_TRUE(doc["measurements"][0]["device"].contains("pipeline_cache_uuid"));
-  ASSERT_EQ(doc["coverage"].size(), 2u);
-  EXPECT_EQ(doc["coverage"][0]["run"], "run-a");
-  EXPECT_EQ(doc["coverage"][0]["problem"]["m"], 1);
-  EXPECT_EQ(doc["coverage"][0]["legal"], 2);
-  EXPECT_EQ(doc["coverage"][0]["measured"], 2);
-  EXPECT_EQ(doc["coverage"][0]["stages"], json({2, 1}));
-  EXPECT_EQ(doc["coverage"][1]["budget_cut"], true);
   EXPECT_EQ(doc["kernels"][0]["spirv"], "AwIjBwD/");
+  // The column order is part of the format.
+  EXPECT_EQ(doc["columns"]["measurements"],
+            json({"run", "device", "problem", "kernel", "status", "n", "median_ns", "min_ns",
+                  "p10_ns", "p90_ns", "max_error", "gbps", "gflops", "message"}));
+  EXPECT_EQ(doc["columns"]["coverage"],
+            json({"run", "device", "problem", "legal", "measured", "budget_cut", "stages"}));
+  EXPECT_EQ(doc["columns"]["winners"], json({"device", "problem", "kernel", "run", "median_ns"}));
+  // Rows are arrays; references are indices into the document's own sections.
+  const double median = 1000;
+  EXPECT_EQ(doc["measurements"][0], json::array({0, 0, 0, 0, "ok", 10, median, median * 0.9,
+                                                 median * 0.95, median * 1.1, 0.01, 100.0,
+                                                 50.0, ""}));
+  EXPECT_EQ(doc["measurements"][4],
+            json::parse(R"([0,1,1,0,"compile_error",0,null,null,null,null,null,null,null,
+                            "shared memory exceeded"])"));
+  ASSERT_EQ(doc["coverage"].size(), 2u);
+  EXPECT_EQ(doc["runs"][cell(doc, "coverage", 0, "run").get<size_t>()]["uuid"], "run-a");
+  EXPECT_EQ(doc["problems"][cell(doc, "coverage", 0, "problem").get<size_t>()]["m"], 1);
+  EXPECT_EQ(cell(doc, "coverage", 0, "legal"), 2);
+  EXPECT_EQ(cell(doc, "coverage", 0, "measured"), 2);
+  EXPECT_EQ(cell(doc, "coverage", 0, "stages"), json({2, 1}));
+  EXPECT_EQ(cell(doc, "coverage", 1, "budget_cut"), true);
+  EXPECT_EQ(doc["winners"][0], json::parse("[0,0,0,0,1000.0]"));
 }
 
 TEST(JsonIo, RoundTripIsLossFree) {
@@ -61,60 +114,234 @@ TEST(JsonIo, RoundTripIsLossFree) {
   Store b = Store::open_memory();
   const ImportStats added = import_json_text(b, text, "a.json");
   EXPECT_EQ(added, (ImportStats{2, 2, 2, 1, 5, 2}));
-  EXPECT_EQ(a.devices(), b.devices());
-  EXPECT_EQ(a.kernels(), b.kernels());
-  EXPECT_EQ(a.problems(), b.problems());
-  EXPECT_EQ(a.runs(), b.runs());
-  EXPECT_EQ(a.measurements(), b.measurements());
-  EXPECT_EQ(a.best(), b.best());
-  EXPECT_EQ(a.coverage(), b.coverage());
+  expect_same_store(a, b);
   EXPECT_EQ(export_json_text(b), text);
 }
 
-TEST(JsonIo, DocumentWithoutCoverageImports) {
-  // As written before schema v3.
-  json doc = exported();
-  doc.erase("coverage");
+TEST(JsonIo, TimesKeepFullPrecision) {
+  Store a = Store::open_memory();
+  testing::populate(a);
+  Measurement m = testing::ok_measurement(1, 1, 2, 1, 100000.0 / 3.0);
+  m.min_ns = 0.1 + 0.2;
+  m.p10_ns = std::numeric_limits<double>::denorm_min();
+  m.p90_ns = std::numeric_limits<double>::max();
+  m.max_error = 1.702981503924361e-07;
+  m.gbps = std::nextafter(1.0, 2.0);
+  m.gflops = std::nullopt;
+  a.add_measurement(m);
+  for (int indent : {-1, 0, 1, 4}) {
+    Store b = Store::open_memory();
+    import_json_text(b, export_json_text(a, indent), "precise.json");
+    EXPECT_EQ(a.measurements(), b.measurements()) << "indent " << indent;
+  }
+}
+
+TEST(JsonIo, TextHasOneRowALine) {
+  Store a = Store::open_memory();
+  testing::populate(a);
+  const json doc = export_json(a);
+  for (int indent : {-1, 0, 1, 2}) {
+    const std::string text = export_json_text(a, indent);
+    EXPECT_EQ(json::parse(text), doc) << text;
+    std::set<std::string> lines;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) {
+      lines.insert(line.substr(line.find_first_not_of(' ')));
+    }
+    for (const char* section : {"measurements", "coverage", "winners"}) {
+      for (size_t i = 0; i < doc[section].size(); ++i) {
+        const bool last = i + 1 == doc[section].size();
+        EXPECT_TRUE(lines.count(doc[section][i].dump() + (last ? "" : ",")))
+            << section << "[" << i << "] with indent " << indent << ":\n" << text;
+      }
+    }
+    EXPECT_TRUE(lines.count("\"measurements\":" + std::string(indent >= 0 ? " " : "") +
+                            doc["columns"]["measurements"].dump() + ","))
+        << "the column header on one line:\n" << text;
+  }
+  // Entry objects expand with a positive indent and stay on one line with -1.
+  EXPECT_NE(export_json_text(a, 1).find("\n   \"vendor_id\": 4318"), std::string::npos);
+  EXPECT_NE(export_json_text(a, -1).find("\n{\"api_version\":"), std::string::npos);
+}
+
+TEST(JsonIo, SmallerThanVersionOne) {
+  const json doc = exported();
+  const json v1 = v1_document(doc);
+  // A measurement row is a fraction of its version 1 object.
+  EXPECT_LT(doc["measurements"].dump().size() * 4, v1["measurements"].dump().size());
+  EXPECT_LT(doc["coverage"].dump().size() * 4, v1["coverage"].dump().size());
+  EXPECT_LT(doc.dump().size(), v1.dump().size());
+}
+
+TEST(JsonIo, VersionOneDocumentImportsTheSame) {
+  Store a = Store::open_memory();
+  testing::populate(a);
+  const json v1 = v1_document(export_json(a));
+  ASSERT_EQ(v1["version"], 1);
+  ASSERT_TRUE(v1["measurements"][0]["device"].contains("pipeline_cache_uuid"));
+  Store b = Store::open_memory();
+  EXPECT_EQ(import_json_text(b, v1.dump(1), "v1.json"), (ImportStats{2, 2, 2, 1, 5, 2}));
+  expect_same_store(a, b);
+  EXPECT_EQ(export_json_text(b), export_json_text(a));
+}
+
+// As vktune wrote version 1 (before the compact rows): every reference a nested object.
+constexpr const char* kVersionOneDocument = R"({
+ "format": "vktune-db", "version": 1,
+ "devices": [{"vendor_id": 4318, "device_id": 9008, "driver_id": 4, "driver_version": 100,
+   "pipeline_cache_uuid": "00112233445566778899aabbccddeeff", "name": "Old GPU",
+   "driver_version_text": "1.0.100", "driver_info": "old", "api_version": 4206592,
+   "device_type": "discrete", "subgroup_size": 32, "properties_json": "{}",
+   "copy_bandwidth_gbps": null}],
+ "kernels": [
+  {"variant_key": "q4gsw_gemv[wg=64]", "source_hash": "h1", "family": "q4gsw_gemv",
+   "knobs_json": "{\"wg\":64}", "constraints_json": "{}", "layout": "raw",
+   "workgroup_size": 64, "spirv": "AwIjBw=="},
+  {"variant_key": "q4gsw_gemv[wg=128]", "source_hash": "h1", "family": "q4gsw_gemv",
+   "knobs_json": "{\"wg\":128}", "constraints_json": "{}", "layout": "raw",
+   "workgroup_size": 128, "spirv": null}],
+ "problems": [{"op": "q4gsw", "dtype": "f32", "m": 1, "n": 4096, "k": 4096, "group_size": 32}],
+ "runs": [{"uuid": "run-old", "started_at": "2024-01-01T00:00:00Z", "ended_at": null,
+   "strategy": "exhaustive", "tool_version": "0.0.9", "host": "old", "cache_mode": "cold"}],
+ "measurements": [
+  {"run": "run-old",
+   "device": {"vendor_id": 4318, "device_id": 9008, "driver_id": 4, "driver_version": 100,
+     "pipeline_cache_uuid": "00112233445566778899aabbccddeeff", "name": "Old GPU"},
+   "problem": {"op": "q4gsw", "dtype": "f32", "m": 1, "n": 4096, "k": 4096, "group_size": 32},
+   "kernel": {"variant_key": "q4gsw_gemv[wg=64]", "source_hash": "h1"},
+   "status": "ok", "message": "", "n": 3, "median_ns": 1234.5, "min_ns": 1200.25,
+   "p10_ns": null, "p90_ns": null, "max_error": 0.001, "gbps": null, "gflops": null},
+  {"run": "run-old",
+   "device": {"vendor_id": 4318, "device_id": 9008, "driver_id": 4, "driver_version": 100,
+     "pipeline_cache_uuid": "00112233445566778899aabbccddeeff", "name": "Old GPU"},
+   "problem": {"op": "q4gsw", "dtype": "f32", "m": 1, "n": 4096, "k": 4096, "group_size": 32},
+   "kernel": {"variant_key": "q4gsw_gemv[wg=128]", "source_hash": "h1"},
+   "status": "compile_error", "message": "too big", "n": 0, "median_ns": null,
+   "min_ns": null, "p10_ns": null, "p90_ns": null, "max_error": null, "gbps": null,
+   "gflops": null}],
+ "coverage": [
+  {"run": "run-old",
+   "device": {"vendor_id": 4318, "device_id": 9008, "driver_id": 4, "driver_version": 100,
+     "pipeline_cache_uuid": "00112233445566778899aabbccddeeff", "name": "Old GPU"},
+   "problem": {"op": "q4gsw", "dtype": "f32", "m": 1, "n": 4096, "k": 4096, "group_size": 32},
+   "legal": 2, "measured": 2, "stages": [2], "budget_cut": false}],
+ "winners": [
+  {"device": {"vendor_id": 4318, "device_id": 9008, "driver_id": 4, "driver_version": 100,
+     "pipeline_cache_uuid": "00112233445566778899aabbccddeeff", "name": "Old GPU"},
+   "problem": {"op": "q4gsw", "dtype": "f32", "m": 1, "n": 4096, "k": 4096, "group_size": 32},
+   "kernel": {"variant_key": "q4gsw_gemv[wg=64]", "source_hash": "h1"},
+   "run": "run-old", "median_ns": 1234.5}]
+})";
+
+TEST(JsonIo, VersionOneLiteralStillImports) {
   Store s = Store::open_memory();
-  EXPECT_EQ(import_json(s, doc, "old.json"), (ImportStats{2, 2, 2, 1, 5, 0}));
-  EXPECT_TRUE(s.coverage().empty());
+  EXPECT_EQ(import_json_text(s, kVersionOneDocument, "old.json"), (ImportStats{1, 2, 1, 1, 2, 1}));
+  ASSERT_EQ(s.measurements().size(), 2u);
+  const Measurement ok = s.measurements()[0];
+  EXPECT_EQ(ok.median_ns, 1234.5);
+  EXPECT_EQ(ok.min_ns, 1200.25);
+  EXPECT_EQ(ok.p10_ns, std::nullopt);
+  EXPECT_EQ(ok.n, 3u);
+  EXPECT_EQ(s.measurements()[1].status, Status::compile_error);
+  EXPECT_EQ(s.measurements()[1].message, "too big");
+  EXPECT_EQ(s.runs()[0].ended_at, std::nullopt);
+  EXPECT_EQ(s.kernels()[1].spirv, std::nullopt);
+  ASSERT_EQ(s.coverage().size(), 1u);
+  EXPECT_EQ(s.coverage()[0].stages, std::vector<uint32_t>{2});
+  ASSERT_EQ(s.best().size(), 1u);
+  EXPECT_EQ(s.best()[0].median_ns, 1234.5);
+  // Exported again it is version 2 with the same content (the inverse of v1_document).
+  const json again = export_json(s);
+  EXPECT_EQ(again["version"], 2);
+  EXPECT_EQ(v1_document(again), json::parse(kVersionOneDocument));
+  // The runtime's reader takes it too.
+  const Catalog c = catalog_from_json(kVersionOneDocument, "old.json");
+  ASSERT_EQ(c.winners.size(), 1u);
+  EXPECT_EQ(c.winners[0].kernel_id, 1);
+  EXPECT_EQ(c.winners[0].run_id, 1);
+  EXPECT_EQ(c.winners[0].median_ns, 1234.5);
+}
+
+TEST(JsonIo, DocumentWithoutCoverageImports) {
+  // As written before schema v3 (version 1) and as a winners-only export (version 2).
+  for (json doc : {exported_v1(), exported()}) {
+    doc.erase("coverage");
+    Store s = Store::open_memory();
+    EXPECT_EQ(import_json(s, doc, "old.json"), (ImportStats{2, 2, 2, 1, 5, 0}));
+    EXPECT_TRUE(s.coverage().empty());
+  }
 }
 
 TEST(JsonIo, CoverageMeasuredIsRecountedFromTheMeasurements) {
   json doc = exported();
-  doc["coverage"][0]["measured"] = 999;
-  Store s = Store::open_memory();
-  import_json(s, doc, "edited.json");
-  ASSERT_EQ(s.coverage().size(), 2u);
-  EXPECT_EQ(s.coverage()[0].measured, 2u);
+  cell(doc, "coverage", 0, "measured") = 999;
+  json v1 = exported_v1();
+  v1["coverage"][0]["measured"] = 999;
+  for (const json& d : {doc, v1}) {
+    Store s = Store::open_memory();
+    import_json(s, d, "edited.json");
+    ASSERT_EQ(s.coverage().size(), 2u);
+    EXPECT_EQ(s.coverage()[0].measured, 2u);
+  }
 }
 
 TEST(JsonIo, CatalogFromJsonMatchesStoreCatalog) {
   Store s = Store::open_memory();
   testing::populate(s);
   const Catalog from_db = s.catalog();
-  const Catalog from_json = catalog_from_json(export_json_text(s), "x.json");
-  EXPECT_EQ(from_db.devices, from_json.devices);
-  EXPECT_EQ(from_db.kernels, from_json.kernels);
-  EXPECT_EQ(from_db.problems, from_json.problems);
-  ASSERT_EQ(from_db.winners.size(), from_json.winners.size());
-  for (size_t i = 0; i < from_db.winners.size(); ++i) {
-    EXPECT_EQ(from_db.winners[i].kernel_id, from_json.winners[i].kernel_id);
-    EXPECT_EQ(from_db.winners[i].median_ns, from_json.winners[i].median_ns);
+  for (const std::string& text : {export_json_text(s), export_json_text(s, -1),
+                                  v1_document(export_json(s)).dump()}) {
+    const Catalog from_json = catalog_from_json(text, "x.json");
+    EXPECT_EQ(from_db.devices, from_json.devices);
+    EXPECT_EQ(from_db.kernels, from_json.kernels);
+    EXPECT_EQ(from_db.problems, from_json.problems);
+    ASSERT_EQ(from_db.winners.size(), from_json.winners.size());
+    for (size_t i = 0; i < from_db.winners.size(); ++i) {
+      EXPECT_EQ(from_db.winners[i].device_id, from_json.winners[i].device_id);
+      EXPECT_EQ(from_db.winners[i].problem_id, from_json.winners[i].problem_id);
+      EXPECT_EQ(from_db.winners[i].kernel_id, from_json.winners[i].kernel_id);
+      EXPECT_EQ(from_db.winners[i].median_ns, from_json.winners[i].median_ns);
+    }
   }
+}
+
+TEST(JsonIo, CatalogFromJsonChecksWinnerIndices) {
+  json doc = exported();
+  cell(doc, "winners", 2, "kernel") = 2;
+  try {
+    catalog_from_json(doc.dump(), "w.json");
+    FAIL() << "accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("w.json: " + cell_path(doc, "winners", 2, "kernel") +
+                                         ": kernel index 2 out of range (2 kernels)"),
+              std::string::npos)
+        << e.what();
+  }
+  doc = exported();
+  doc["columns"].erase("winners");
+  EXPECT_THROW(catalog_from_json(doc.dump(), "w.json"), Error);
 }
 
 TEST(JsonIo, WinnersOnlyExportReproducesTheWinners) {
   Store a = Store::open_memory();
   testing::populate(a);
   const json doc = export_json(a, ExportScope::winners);
+  EXPECT_EQ(doc["version"], kJsonFormatVersion);
   EXPECT_EQ(doc["measurements"].size(), doc["winners"].size());
-  EXPECT_EQ(doc["winners"], export_json(a)["winners"]);
+  // The same winners by natural key (indices differ: the sections hold less).
+  EXPECT_EQ(v1_document(doc)["winners"], v1_document(export_json(a))["winners"]);
   EXPECT_LT(doc["measurements"].size(), export_json(a)["measurements"].size());
   EXPECT_FALSE(doc.contains("coverage"));
+  EXPECT_FALSE(doc["columns"].contains("coverage"));
+  // Every index in range of the smaller sections.
+  for (const auto& w : doc["winners"]) {
+    EXPECT_LT(w[1].get<size_t>(), doc["problems"].size());
+    EXPECT_LT(w[2].get<size_t>(), doc["kernels"].size());
+    EXPECT_LT(w[3].get<size_t>(), doc["runs"].size());
+  }
 
   Store b = Store::open_memory();
-  import_json(b, doc, "winners.json");
+  import_json_text(b, export_json_text(a, -1, ExportScope::winners), "winners.json");
   // The same winners by natural key: (device name, problem, variant key, median).
   auto winners = [](const Store& s) {
     std::map<int64_t, std::string> kernels, devices;
@@ -136,81 +363,170 @@ TEST(JsonIo, WinnersOnlyExportReproducesTheWinners) {
 }
 
 TEST(JsonIo, MissingFieldsAreNamedByPath) {
-  json doc = exported();
-  doc["devices"][1].erase("vendor_id");
-  expect_rejected(doc, {"devices[1].vendor_id", "missing"});
-  doc = exported();
+  for (const json& original : {exported(), exported_v1()}) {
+    json doc = original;
+    doc["devices"][1].erase("vendor_id");
+    expect_rejected(doc, {"devices[1].vendor_id", "missing"});
+    doc = original;
+    doc.erase("runs");
+    expect_rejected(doc, {"runs", "missing"});
+    doc = original;
+    doc["runs"][0].erase("uuid");
+    expect_rejected(doc, {"runs[0].uuid", "missing"});
+  }
+  json doc = exported_v1();
   doc["measurements"][2]["kernel"].erase("source_hash");
   expect_rejected(doc, {"measurements[2].kernel.source_hash", "missing"});
+  // Version 2: rows are complete arrays under a header naming their columns.
   doc = exported();
-  doc.erase("runs");
-  expect_rejected(doc, {"runs", "missing"});
+  doc["measurements"][2].erase(13);
+  expect_rejected(doc, {"measurements[2]: expected an array of 14 values", "got an array of 13"});
+  doc = exported();
+  doc["coverage"][1] = json::object();
+  expect_rejected(doc, {"coverage[1]: expected an array of 7 values", "got object"});
+  doc = exported();
+  doc.erase("columns");
+  expect_rejected(doc, {"document.columns", "missing"});
+  doc = exported();
+  doc["columns"].erase("coverage");
+  expect_rejected(doc, {"columns.coverage", "missing"});
+  doc = exported();
+  std::swap(doc["columns"]["measurements"][6], doc["columns"]["measurements"][7]);
+  expect_rejected(doc, {"columns.measurements", "expected [\"run\",\"device\""});
 }
 
 TEST(JsonIo, WrongTypesAreNamedByPath) {
-  json doc = exported();
-  doc["problems"][0]["m"] = "one";
-  expect_rejected(doc, {"problems[0].m", "unsigned 32-bit integer"});
-  doc = exported();
-  doc["problems"][0]["k"] = -4;
-  expect_rejected(doc, {"problems[0].k", "unsigned"});
-  doc = exported();
+  for (const json& original : {exported(), exported_v1()}) {
+    json doc = original;
+    doc["problems"][0]["m"] = "one";
+    expect_rejected(doc, {"problems[0].m", "unsigned 32-bit integer"});
+    doc = original;
+    doc["problems"][0]["k"] = -4;
+    expect_rejected(doc, {"problems[0].k", "unsigned"});
+    doc = original;
+    doc["kernels"][0]["spirv"] = "not base64!";
+    expect_rejected(doc, {"kernels[0].spirv", "base64"});
+    doc = original;
+    doc["kernels"][0]["knobs_json"] = "{broken";
+    expect_rejected(doc, {"kernels[0].knobs_json", "not valid JSON"});
+    doc = original;
+    doc["devices"] = json::object();
+    expect_rejected(doc, {"devices", "expected an array"});
+    doc = original;
+    doc["measurements"] = "none";
+    expect_rejected(doc, {"measurements", "expected an array"});
+  }
+  // Version 1 rows are objects.
+  json doc = exported_v1();
   doc["measurements"][0]["median_ns"] = "fast";
   expect_rejected(doc, {"measurements[0].median_ns", "expected a number"});
-  doc = exported();
-  doc["kernels"][0]["spirv"] = "not base64!";
-  expect_rejected(doc, {"kernels[0].spirv", "base64"});
-  doc = exported();
-  doc["kernels"][0]["knobs_json"] = "{broken";
-  expect_rejected(doc, {"kernels[0].knobs_json", "not valid JSON"});
-  doc = exported();
+  doc = exported_v1();
   doc["measurements"][0]["status"] = "great";
   expect_rejected(doc, {"measurements[0].status"});
-  doc = exported();
-  doc["devices"] = json::object();
-  expect_rejected(doc, {"devices", "expected an array"});
-  doc = exported();
+  doc = exported_v1();
   doc["coverage"][1]["budget_cut"] = 1;
   expect_rejected(doc, {"coverage[1].budget_cut", "expected true or false"});
-  doc = exported();
+  doc = exported_v1();
   doc["coverage"][0]["stages"][1] = -1;
   expect_rejected(doc, {"coverage[0].stages[1]", "unsigned"});
-  doc = exported();
+  doc = exported_v1();
   doc["coverage"][0]["stages"] = "2>1";
   expect_rejected(doc, {"coverage[0].stages", "expected an array"});
-  doc = exported();
+  doc = exported_v1();
   doc["coverage"][0].erase("legal");
   expect_rejected(doc, {"coverage[0].legal", "missing"});
+  // Version 2 rows are arrays: errors name the cell and its column.
+  const json v2 = exported();
+  auto rejected_cell = [&](const char* section, size_t row, const char* name, json value,
+                           const std::string& what) {
+    json d = v2;
+    cell(d, section, row, name) = std::move(value);
+    expect_rejected(d, {cell_path(d, section, row, name) + ": " + what});
+  };
+  rejected_cell("measurements", 0, "median_ns", "fast", "median_ns: expected a number, got string");
+  rejected_cell("measurements", 0, "median_ns", nullptr, "median_ns: null for an ok result");
+  rejected_cell("measurements", 0, "status", "great", "status: \"great\" is not a known status");
+  rejected_cell("measurements", 0, "status", 0, "status: expected a string, got number");
+  rejected_cell("measurements", 3, "n", -1, "n: expected an unsigned 32-bit integer, got -1");
+  rejected_cell("measurements", 3, "n", 1.5, "n: expected an unsigned 32-bit integer, got 1.5");
+  rejected_cell("measurements", 1, "gbps", "fast", "gbps: expected a number, got string");
+  rejected_cell("measurements", 1, "message", nullptr, "message: expected a string, got null");
+  rejected_cell("measurements", 1, "kernel", "0", "kernel: expected an index into 'kernels', got string");
+  rejected_cell("measurements", 1, "run", -1, "run: expected an index into 'runs', got -1");
+  rejected_cell("measurements", 1, "device", 0.0, "device: expected an index into 'devices', got 0.0");
+  rejected_cell("measurements", 1, "problem", nullptr, "problem: expected an index into 'problems', got null");
+  rejected_cell("coverage", 1, "budget_cut", 1, "budget_cut: expected true or false, got number");
+  rejected_cell("coverage", 0, "stages", "2>1", "stages: expected an array, got string");
+  rejected_cell("coverage", 0, "legal", nullptr, "legal: expected an unsigned 32-bit integer, got null");
+  rejected_cell("winners", 0, "median_ns", nullptr, "median_ns: expected a number, got null");
+  json d = v2;
+  cell(d, "coverage", 0, "stages")[1] = -1;
+  expect_rejected(d, {cell_path(d, "coverage", 0, "stages") + "[1]: stages: expected an unsigned"});
+}
+
+TEST(JsonIo, IndicesOutOfRangeAreRejected) {
+  const json v2 = exported();
+  auto rejected_index = [&](const char* section, size_t row, const char* name, int value,
+                            const std::string& what) {
+    json d = v2;
+    cell(d, section, row, name) = value;
+    expect_rejected(d, {cell_path(d, section, row, name) + ": " + what});
+  };
+  rejected_index("measurements", 1, "problem", 999, "problem index 999 out of range (2 problems)");
+  rejected_index("measurements", 4, "kernel", 2, "kernel index 2 out of range (2 kernels)");
+  rejected_index("measurements", 0, "device", 2, "device index 2 out of range (2 devices)");
+  rejected_index("measurements", 0, "run", 1, "run index 1 out of range (1 run)");
+  rejected_index("coverage", 1, "run", 5, "run index 5 out of range (1 run)");
+  rejected_index("coverage", 0, "problem", 2, "problem index 2 out of range (2 problems)");
+  rejected_index("winners", 2, "kernel", 7, "kernel index 7 out of range (2 kernels)");
+  rejected_index("winners", 0, "device", 3, "device index 3 out of range (2 devices)");
+  // Against the document's own sections, not the database's rows.
+  json d = v2;
+  d["problems"].erase(1);
+  expect_rejected(d, {"problem index 1 out of range (1 problem)"});
 }
 
 TEST(JsonIo, DanglingReferencesAreRejected) {
-  json doc = exported();
+  // Version 1 refers by natural key.
+  json doc = exported_v1();
   doc["measurements"][0]["problem"]["m"] = 77;
   expect_rejected(doc, {"measurements[0].problem", "missing from 'problems'"});
-  doc = exported();
+  doc = exported_v1();
   doc["measurements"][0]["run"] = "nope";
   expect_rejected(doc, {"measurements[0].run"});
-  doc = exported();
+  doc = exported_v1();
+  doc["measurements"][3]["kernel"]["source_hash"] = "other";
+  expect_rejected(doc, {"measurements[3].kernel", "missing from 'kernels'"});
+  doc = exported_v1();
   doc["coverage"][1]["run"] = "nope";
   expect_rejected(doc, {"coverage[1].run", "missing from 'runs'"});
 }
 
 TEST(JsonIo, HeaderIsChecked) {
+  for (const json& original : {exported(), exported_v1()}) {
+    json doc = original;
+    doc["version"] = 99;
+    expect_rejected(doc, {"document.version", "99", "reads 1 to 2"});
+    doc["version"] = 0;
+    expect_rejected(doc, {"document.version", "0 is not supported"});
+    doc = original;
+    doc["format"] = "something-else";
+    expect_rejected(doc, {"document.format"});
+  }
+  // A version 2 document labelled version 1 reads as a broken version 1 one.
   json doc = exported();
-  doc["version"] = 99;
-  expect_rejected(doc, {"document.version", "99"});
-  doc = exported();
-  doc["format"] = "something-else";
-  expect_rejected(doc, {"document.format"});
+  doc["version"] = 1;
+  expect_rejected(doc, {"measurements[0]", "expected an object, got array"});
   expect_rejected(json::array(), {"expected an object"});
   Store s = Store::open_memory();
   EXPECT_THROW(import_json_text(s, "{\"format\": ", "cut.json"), Error);
 }
 
 TEST(JsonIo, ValueErrorsInsideRecordsAreRejectedWholesale) {
-  json doc = exported();
-  doc["devices"][0]["device_type"] = "gpu";
-  expect_rejected(doc, {"devices[0]", "device_type"});
+  for (json doc : {exported(), exported_v1()}) {
+    doc["devices"][0]["device_type"] = "gpu";
+    expect_rejected(doc, {"devices[0]", "device_type"});
+  }
 }
 
 }  // namespace

@@ -64,6 +64,17 @@ TEST(SnapshotLoad, DatabaseAndJsonGiveTheSameAnswers) {
   EXPECT_EQ(from_json->winner_count(), 7u);
   expect_same_answers(*from_db, *from_json, db);
   expect_same_answers(*from_db, *db.snapshot(), db);
+  // Winners-only exports, and documents in the version 1 layout, give the same answers.
+  const std::string winners_path = dir.file("k.winners.json");
+  write_file(winners_path, db::export_json_text(db.store, -1, db::ExportScope::winners));
+  const std::string v1_path = dir.file("k.v1.json");
+  write_file(v1_path, testing::v1_document(db::export_json(db.store, db::ExportScope::winners)).dump());
+  for (const auto& path : {winners_path, v1_path}) {
+    const auto from_file = load_expect_ok(path);
+    ASSERT_TRUE(from_file);
+    EXPECT_EQ(from_file->winner_count(), 7u);
+    expect_same_answers(*from_db, *from_file, db);
+  }
 }
 
 TEST(SnapshotLoad, SnapshotOutlivesTheFile) {
@@ -90,9 +101,18 @@ TEST(SnapshotLoad, RejectsBrokenJsonWithTheFieldPath) {
   TempDir dir;
   FakeDb db;
   auto doc = db::export_json(db.store);
-  doc["winners"][0]["median_ns"] = "slow";
+  doc["winners"][0][4] = "slow";  // median_ns
   const std::string path = dir.file("bad.json");
   write_file(path, doc.dump());
+  EXPECT_NE(load_expect_error(path).find("winners[0][4]: median_ns"), std::string::npos);
+  doc = db::export_json(db.store);
+  doc["winners"][1][2] = 9999;  // kernel
+  write_file(path, doc.dump());
+  EXPECT_NE(load_expect_error(path).find("winners[1][2]: kernel index 9999 out of range"),
+            std::string::npos);
+  auto v1 = testing::v1_document(db::export_json(db.store));
+  v1["winners"][0]["median_ns"] = "slow";
+  write_file(path, v1.dump());
   EXPECT_NE(load_expect_error(path).find("winners[0].median_ns"), std::string::npos);
   write_file(path, "{\"format\":\"vktune-db\",");
   EXPECT_NE(load_expect_error(path).find("not valid JSON"), std::string::npos);

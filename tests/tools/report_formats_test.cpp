@@ -216,16 +216,22 @@ TEST_F(ReportFormatsTest, JsonImportsBack) {
   EXPECT_EQ(stats.measurements, ids_.measurements);
   EXPECT_EQ(stats.coverage, 4);
   EXPECT_EQ(fresh.coverage(), store_.coverage());
-  // The cut record of q4gsw M=64 as a reader of the JSON sees it.
+  // The cut record of q4gsw M=64 as a reader of the JSON sees it: a row of the columns the
+  // header names, referring to problems and runs by index.
   const auto doc = nlohmann::json::parse(json);
-  const auto cut = std::find_if(doc["coverage"].begin(), doc["coverage"].end(),
-                                [](const auto& c) { return c["problem"]["m"] == 64; });
+  const auto& header = doc["columns"]["coverage"];
+  auto col = [&](const char* name) {
+    return static_cast<size_t>(std::find(header.begin(), header.end(), name) - header.begin());
+  };
+  const auto cut = std::find_if(doc["coverage"].begin(), doc["coverage"].end(), [&](const auto& c) {
+    return doc["problems"][c[col("problem")].template get<size_t>()]["m"] == 64;
+  });
   ASSERT_NE(cut, doc["coverage"].end());
-  EXPECT_EQ((*cut)["budget_cut"], true);
-  EXPECT_EQ((*cut)["run"], "run-one");
-  EXPECT_EQ((*cut)["legal"], 12);
-  EXPECT_EQ((*cut)["measured"], 7);
-  EXPECT_EQ((*cut)["stages"], nlohmann::json({6, 2}));
+  EXPECT_EQ((*cut)[col("budget_cut")], true);
+  EXPECT_EQ(doc["runs"][(*cut)[col("run")].get<size_t>()]["uuid"], "run-one");
+  EXPECT_EQ((*cut)[col("legal")], 12);
+  EXPECT_EQ((*cut)[col("measured")], 7);
+  EXPECT_EQ((*cut)[col("stages")], nlohmann::json({6, 2}));
   EXPECT_EQ(fresh.devices().size(), store_.devices().size());
   EXPECT_EQ(fresh.measurements().size(), store_.measurements().size());
   EXPECT_EQ(fresh.best().size(), store_.best().size());
