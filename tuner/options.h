@@ -27,8 +27,8 @@ struct TuneOptions {
   std::vector<kernels::Problem> problems;
   Strategy strategy = Strategy::halving;
   CacheMode cache = CacheMode::cold;
-  // Wall time for the whole run; unset: no limit. Each problem gets an equal share of what is
-  // left, and the likeliest winners (warm start) are measured first.
+  // Wall time for the whole run; unset: no limit. Each problem gets a share of what is left in
+  // proportion to its variants to measure, and the likeliest winners (warm start) go first.
   std::optional<std::chrono::duration<double>> budget;
   // Continue the latest unfinished run on this device; nothing already stored is re-measured.
   bool resume = false;

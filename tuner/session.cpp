@@ -215,11 +215,16 @@ TuneResult Session::run() {
     compile_all(*device_, compiler_, *pipelines_, all);
   }
 
-  size_t measured = 0, legal = 0;
+  size_t measured = 0, legal = 0, variants_left = 0;
+  for (const auto& list : lists) variants_left += list.size();
   for (size_t i = 0; i < options_.problems.size(); ++i) {
     if (options_.budget) {
+      // A share of what is left in proportion to the problem's variants still to measure.
       const auto left = *options_.budget - (std::chrono::steady_clock::now() - run_start_);
-      const auto share = left / static_cast<double>(options_.problems.size() - i);
+      const auto share = left * (variants_left == 0 ? 0.0
+                                                    : static_cast<double>(lists[i].size()) /
+                                                          static_cast<double>(variants_left));
+      variants_left -= lists[i].size();
       problem_deadline_ = std::chrono::steady_clock::now() +
                           std::chrono::duration_cast<std::chrono::steady_clock::duration>(share);
       has_deadline_ = true;
@@ -532,18 +537,31 @@ ProblemOutcome Session::tune_problem(size_t index, int64_t problem_id, std::vect
   const bool halving = options_.strategy == Strategy::halving;
   const TimingOptions first = halving ? stage_timing(options_.timing, 0) : options_.timing;
   // Halving's first stage is one sample: a gate dispatch that alone spans a full sample (slow
-  // variants of large problems, where it halves the GPU time) is that sample.
+  // variants of large problems, where it halves the GPU time) is that sample. Not on a CPU
+  // device: llvmpipe compiles a pipeline at its first dispatch, inside the gate's timestamps.
+  const bool gate_times = halving && device_->info().type != vk::DeviceType::cpu;
   const double gate_sample_ns =
-      halving ? options_.timing.min_sample_ns : std::numeric_limits<double>::infinity();
+      gate_times ? options_.timing.min_sample_ns : std::numeric_limits<double>::infinity();
   Candidate* best = nullptr;
   size_t done = 0;
+  const auto stage_one_start = std::chrono::steady_clock::now();
   for (size_t next = 0; next < list.size();) {
     if (out_of_time()) {
       outcome.budget_cut = true;
       break;
     }
+    // Under a budget, a chunk no longer than the time left at this problem's pace so far, so
+    // the problems after it are not starved by an overrun.
+    size_t size = kChunk;
+    if (has_deadline_ && done > 0) {
+      const auto now = std::chrono::steady_clock::now();
+      const double per_variant =
+          std::chrono::duration<double>(now - stage_one_start).count() / static_cast<double>(done);
+      const double left = std::chrono::duration<double>(problem_deadline_ - now).count();
+      size = std::clamp<size_t>(static_cast<size_t>(left / per_variant), 1, kChunk);
+    }
     std::vector<Candidate*> chunk;
-    for (; next < list.size() && chunk.size() < kChunk; ++next) chunk.push_back(&list[next]);
+    for (; next < list.size() && chunk.size() < size; ++next) chunk.push_back(&list[next]);
     if (!stage_one(chunk, first, gate_sample_ns)) {
       // The device failed in a batch: every unfinished candidate of the chunk again, alone.
       recover_device(list);
