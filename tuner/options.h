@@ -28,7 +28,8 @@ struct TuneOptions {
   Strategy strategy = Strategy::halving;
   CacheMode cache = CacheMode::cold;
   // Wall time for the whole run; unset: no limit. Each problem gets a share of what is left in
-  // proportion to its variants to measure, and the likeliest winners (warm start) go first.
+  // proportion to its variants to measure, and the likeliest winners (warm start) go first;
+  // every problem measures at least its first few variants, even past the budget.
   std::optional<std::chrono::duration<double>> budget;
   // Continue the latest unfinished run on this device; nothing already stored is re-measured.
   bool resume = false;

@@ -32,6 +32,7 @@ constexpr uint32_t kMaxWeightCopies = 32;
 // Variants walked through stage one together: enough to keep the GPU busy for a while between
 // the CPU's turns, few enough that a budget stops close to its end.
 constexpr size_t kChunk = 64;
+constexpr size_t kFirstChunkUnderBudget = 8;
 // Interleaved rounds of the finalists' re-measurement.
 constexpr uint32_t kFinalRounds = 7;
 
@@ -215,7 +216,14 @@ TuneResult Session::run() {
     compile_all(*device_, compiler_, *pipelines_, all);
   }
 
-  size_t measured = 0, legal = 0, variants_left = 0;
+  if (options_.budget && std::chrono::steady_clock::now() - run_start_ >= *options_.budget) {
+    throw std::runtime_error("the budget of " + format_seconds(options_.budget->count()) +
+                             " ran out before a single variant was measured (compiling took " +
+                             format_seconds(std::chrono::duration<double>(
+                                                profile_.spent(Stage::compile)).count()) +
+                             "); give a larger --budget");
+  }
+  size_t variants_left = 0;
   for (const auto& list : lists) variants_left += list.size();
   for (size_t i = 0; i < options_.problems.size(); ++i) {
     if (options_.budget) {
@@ -231,21 +239,12 @@ TuneResult Session::run() {
     }
     result.problems.push_back(
         tune_problem(i, problem_ids[i], std::move(lists[i]), std::move(outcomes[i])));
-    measured += result.problems.back().measured + result.problems.back().resumed;
-    legal += result.problems.back().legal;
   }
   store_.end_run(run_id_);
   result.stored = stored_;
   result.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start_).count();
   result.profile = profile_;
-  if (options_.budget && measured == 0 && legal > 0) {
-    throw std::runtime_error("the budget of " + format_seconds(options_.budget->count()) +
-                             " ran out before a single variant was measured (compiling took " +
-                             format_seconds(std::chrono::duration<double>(
-                                                profile_.spent(Stage::compile)).count()) +
-                             "); give a larger --budget");
-  }
   return result;
 }
 
@@ -546,13 +545,16 @@ ProblemOutcome Session::tune_problem(size_t index, int64_t problem_id, std::vect
   size_t done = 0;
   const auto stage_one_start = std::chrono::steady_clock::now();
   for (size_t next = 0; next < list.size();) {
-    if (out_of_time()) {
+    // Every problem measures at least its first chunk (the likeliest winners and baselines), so
+    // an overrun of the problems before it cannot leave it without a winner.
+    if (done > 0 && out_of_time()) {
       outcome.budget_cut = true;
       break;
     }
-    // Under a budget, a chunk no longer than the time left at this problem's pace so far, so
-    // the problems after it are not starved by an overrun.
+    // Under a budget, a chunk no longer than the time left at this problem's pace so far (a
+    // small first one to learn it), so the problems after it are not starved by an overrun.
     size_t size = kChunk;
+    if (has_deadline_ && done == 0) size = kFirstChunkUnderBudget;
     if (has_deadline_ && done > 0) {
       const auto now = std::chrono::steady_clock::now();
       const double per_variant =

@@ -72,8 +72,8 @@ class Session {
           TuneOptions options, Progress& progress);
   ~Session();
 
-  // Throws std::runtime_error when a budget was given and ran out before a single variant of
-  // any problem was measured.
+  // Throws std::runtime_error when a budget was given and ran out before the first variant was
+  // measured (while compiling). Past that, every problem measures at least its first chunk.
   TuneResult run();
 
  private:

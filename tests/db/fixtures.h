@@ -16,6 +16,19 @@
 
 namespace vktune::testing {
 
+// One device, kernel, problem, run and ok measurement, in the columns every schema version has:
+// what a database an older vktune left holds (migration tests).
+inline constexpr const char* kOldDatabaseRows = R"sql(
+      INSERT INTO devices (vendor_id, device_id, name, driver_id, driver_version,
+                           pipeline_cache_uuid, device_type)
+        VALUES (4318, 9860, 'Old GPU', 4, 100, '0123456789abcdef0123456789abcdef', 'discrete');
+      INSERT INTO kernels (family, variant_key, source_hash) VALUES ('q4gsw_gemv', 'g[wg=64]', 'h');
+      INSERT INTO problems (op, dtype, m, n, k, group_size) VALUES ('q4gsw', 'f32', 1, 64, 64, 32);
+      INSERT INTO runs (uuid, started_at) VALUES ('r1', '2024-01-01T00:00:00Z');
+      INSERT INTO measurements (run_id, device_id, problem_id, kernel_id, status, median_ns)
+        VALUES (1, 1, 1, 1, 'ok', 123.0);
+)sql";
+
 
 inline void write_file(const std::string& path, const std::string& bytes) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);

@@ -259,16 +259,7 @@ TEST(SummaryCoverage, DatabaseFromBeforeSchemaV3IsUnknown) {
   {
     db::Connection c = db::Connection::open(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, path);
     db::migrate(c, 2);
-    c.exec(R"sql(
-      INSERT INTO devices (vendor_id, device_id, name, driver_id, driver_version,
-                           pipeline_cache_uuid, device_type)
-        VALUES (4318, 9860, 'Old GPU', 4, 100, '0123456789abcdef0123456789abcdef', 'discrete');
-      INSERT INTO kernels (family, variant_key, source_hash) VALUES ('q4gsw_gemv', 'g[wg=64]', 'h');
-      INSERT INTO problems (op, dtype, m, n, k, group_size) VALUES ('q4gsw', 'f32', 1, 64, 64, 32);
-      INSERT INTO runs (uuid, started_at) VALUES ('r1', '2024-01-01T00:00:00Z');
-      INSERT INTO measurements (run_id, device_id, problem_id, kernel_id, status, median_ns)
-        VALUES (1, 1, 1, 1, 'ok', 123.0);
-    )sql");
+    c.exec(testing::kOldDatabaseRows);
   }
   const db::Store store = db::Store::open(path);  // migrates to v3: no coverage rows
   const Summary s = summarize(store);
