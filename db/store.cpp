@@ -1,4 +1,5 @@
-// Store: the write path (upserts, one transaction per result) and the read path.
+// Store: the write path (upserts; a result its own transaction unless batched) and the read
+// path.
 #include "db/store.h"
 
 #include <sqlite3.h>

@@ -66,8 +66,8 @@ class Store {
   // Sets ended_at (now, ISO-8601 UTC, unless given).
   void end_run(int64_t run_id, const std::string& ended_at = {});
 
-  // Stores one result in its own transaction, so a killed run loses at most the result in
-  // flight. A second result for the same (run, device, problem, kernel) replaces the first
+  // Stores one result in its own transaction, or as a savepoint of the caller's (the tuner
+  // commits a batch of results at once: tuner/result_writer.h). A second result for the same (run, device, problem, kernel) replaces the first
   // under OnConflict::update and is dropped under keep. An ok result needs median_ns.
   // Returns the measurement id (the stored one when kept).
   int64_t add_measurement(const Measurement& m, OnConflict on_conflict = OnConflict::update);
