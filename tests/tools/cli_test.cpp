@@ -1,38 +1,16 @@
 // Runs the built vktune binary: `merge` end to end, and the error paths of `report`,
 // `run-layer`, `inspect` and `tune --families`.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
-#include <array>
-#include <cstdio>
 #include <string>
 
 #include "tests/tools/report_fixture.h"
+#include "tests/tools/run_vktune.h"
 
 namespace vktune::report {
 namespace {
 
 using namespace vktune::testing;
-
-struct Result {
-  int exit_code = -1;
-  std::string output;  // stdout and stderr
-};
-
-Result vktune(const std::string& args) {
-  Result r;
-  const std::string command = std::string("'") + VKTUNE_BINARY + "' " + args + " 2>&1";
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (!pipe) return r;
-  std::array<char, 4096> buf;
-  size_t n = 0;
-  while ((n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0) r.output.append(buf.data(), n);
-  const int status = ::pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
-
-std::string q(const std::string& path) { return "'" + path + "'"; }
 
 TEST(VktuneCli, MergeTwiceIsIdempotent) {
   TempDir dir;
@@ -43,11 +21,11 @@ TEST(VktuneCli, MergeTwiceIsIdempotent) {
     b.upsert_device(synthetic_device(0x1234, "Other GPU"));
   }
   const std::string args =
-      "merge " + q(dir.file("a.db")) + " " + q(dir.file("b.db")) + " -o " + q(dir.file("c.db"));
-  const Result first = vktune(args);
+      "merge " + quoted(dir.file("a.db")) + " " + quoted(dir.file("b.db")) + " -o " + quoted(dir.file("c.db"));
+  const VktuneResult first = vktune(args);
   ASSERT_EQ(first.exit_code, 0) << first.output;
   EXPECT_NE(first.output.find("measurements +25"), std::string::npos) << first.output;
-  const Result second = vktune(args);
+  const VktuneResult second = vktune(args);
   ASSERT_EQ(second.exit_code, 0) << second.output;
   EXPECT_EQ(count(second.output, "devices +0, kernels +0, problems +0, runs +0, measurements +0"),
             2u)
@@ -59,13 +37,13 @@ TEST(VktuneCli, MergeTwiceIsIdempotent) {
 
 TEST(VktuneCli, RunLayerOptionErrors) {
   // Checked before any Vulkan device is touched.
-  const Result neither = vktune("run-layer --preset smoke");
+  const VktuneResult neither = vktune("run-layer --preset smoke");
   EXPECT_NE(neither.exit_code, 0);
   EXPECT_NE(neither.output.find("--db FILE"), std::string::npos) << neither.output;
-  const Result both = vktune("run-layer --fixed --db x.db");
+  const VktuneResult both = vktune("run-layer --fixed --db x.db");
   EXPECT_NE(both.exit_code, 0);
   EXPECT_NE(both.output.find("excludes"), std::string::npos) << both.output;
-  const Result preset = vktune("run-layer --preset llama-70b --fixed");
+  const VktuneResult preset = vktune("run-layer --preset llama-70b --fixed");
   EXPECT_EQ(preset.exit_code, 1);
   EXPECT_NE(preset.output.find("is not a preset"), std::string::npos) << preset.output;
 }
@@ -76,31 +54,31 @@ TEST(VktuneCli, ReportErrors) {
     db::Store a = db::Store::open(dir.file("a.db"));
     build_synthetic(a);
   }
-  const Result bad_format =
-      vktune("report --db " + q(dir.file("a.db")) + " --format pdf -o " + q(dir.file("r.pdf")));
+  const VktuneResult bad_format =
+      vktune("report --db " + quoted(dir.file("a.db")) + " --format pdf -o " + quoted(dir.file("r.pdf")));
   EXPECT_NE(bad_format.exit_code, 0);
   EXPECT_NE(bad_format.output.find("unknown report format \"pdf\""), std::string::npos)
       << bad_format.output;
 
-  const Result missing = vktune("report --db " + q(dir.file("none.db")) + " --format html -o " +
-                                q(dir.file("r.html")));
+  const VktuneResult missing = vktune("report --db " + quoted(dir.file("none.db")) + " --format html -o " +
+                                quoted(dir.file("r.html")));
   EXPECT_NE(missing.exit_code, 0);
   EXPECT_NE(missing.output.find("does not exist"), std::string::npos) << missing.output;
 
-  const Result ok =
-      vktune("report --db " + q(dir.file("a.db")) + " --format md -o " + q(dir.file("r.md")));
+  const VktuneResult ok =
+      vktune("report --db " + quoted(dir.file("a.db")) + " --format md -o " + quoted(dir.file("r.md")));
   EXPECT_EQ(ok.exit_code, 0) << ok.output;
   EXPECT_NE(slurp(dir.file("r.md")).find("# vktune tuning report"), std::string::npos);
 }
 
 TEST(VktuneCli, InspectAndFamiliesErrors) {
-  const Result op = vktune("inspect --op conv --n 64");
+  const VktuneResult op = vktune("inspect --op conv --n 64");
   EXPECT_EQ(op.exit_code, 1);
   EXPECT_NE(op.output.find("unknown op conv"), std::string::npos) << op.output;
 
   // The default device: lavapipe has no pipeline statistics and says so; a GPU driver that has
   // them prints one line per legal variant.
-  const Result stats = vktune("inspect --m 1 --n 64 --k 64 --gs 32 --family q4gsw_naive");
+  const VktuneResult stats = vktune("inspect --m 1 --n 64 --k 64 --gs 32 --family q4gsw_naive");
   if (stats.exit_code == 0) {
     EXPECT_NE(stats.output.find("variants inspected"), std::string::npos) << stats.output;
   } else {
@@ -109,7 +87,7 @@ TEST(VktuneCli, InspectAndFamiliesErrors) {
   }
 
   TempDir dir;
-  const Result family = vktune("tune --families q4gsw_naive,nope --db " + q(dir.file("t.db")));
+  const VktuneResult family = vktune("tune --families q4gsw_naive,nope --db " + quoted(dir.file("t.db")));
   EXPECT_NE(family.exit_code, 0);
   EXPECT_NE(family.output.find("unknown family \"nope\""), std::string::npos) << family.output;
 }

@@ -21,11 +21,11 @@ class ResultWriterTest : public ::testing::Test {
     device_id_ = store_.upsert_device(device);
     problem_id_ = store_.upsert_problem({0, "q4gsw", "f32", 1, 8, 8, 8});
     run_id_ = store_.begin_run({});
-    for (int i = 0; i < 3; ++i) {
+    for (const char* key : {"q4gsw_naive[wg=32]", "q4gsw_naive[wg=64]", "q4gsw_naive[wg=128]"}) {
       db::KernelRecord k;
-      k.family = "f";
-      k.variant_key = "f[v=" + std::to_string(i) + "]";
-      k.source_hash = "0";
+      k.family = "q4gsw_naive";
+      k.variant_key = key;
+      k.source_hash = "hash";
       kernel_ids_.push_back(store_.upsert_kernel(k));
     }
   }

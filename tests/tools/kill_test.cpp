@@ -1,0 +1,90 @@
+// `vktune tune` killed with SIGKILL mid-run, then `--resume`d: what was committed survives, the
+// database passes SQLite's integrity check, and the resumed run measures every legal variant
+// exactly once, in the same run.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <set>
+#include <thread>
+#include <utility>
+
+#include "db/store.h"
+#include "tests/temp_dir.h"
+#include "tests/tools/run_vktune.h"
+
+extern char** environ;
+
+namespace vktune::testing {
+namespace {
+
+// rms_norm only: no shader takes long to build on lavapipe, and eight problems keep the run
+// going long enough to be killed in the middle.
+const std::string kShapes = "--shapes smoke --ops rms_norm --m 1,2,3,4,5,6,7,8 --plain";
+
+size_t stored(const std::string& path) {
+  try {
+    return db::Store::open(path, db::OpenMode::read_only).measurements().size();
+  } catch (const std::exception&) {
+    return 0;  // not created yet
+  }
+}
+
+TEST(VktuneKill, AKilledRunResumesWithoutLossOrDuplicates) {
+  TempDir dir;
+  const std::string db = dir.file("k.db");
+  std::vector<std::string> args = {VKTUNE_BINARY, "tune", "--shapes", "smoke", "--ops",
+                                   "rms_norm", "--m", "1,2,3,4,5,6,7,8", "--plain", "--db", db};
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+  pid_t pid = 0;
+  ASSERT_EQ(posix_spawn(&pid, VKTUNE_BINARY, &actions, nullptr, argv.data(), environ), 0);
+  posix_spawn_file_actions_destroy(&actions);
+
+  // Kill it once it has committed something, mid-run.
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  size_t before = 0;
+  int status = 0;
+  bool exited = false;
+  while (std::chrono::steady_clock::now() < give_up && (before = stored(db)) < 10) {
+    if (waitpid(pid, &status, WNOHANG) == pid) {
+      exited = true;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  if (!exited) {
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+  }
+  ASSERT_TRUE(WIFSIGNALED(status)) << "the run ended before it could be killed";
+  const size_t survived = stored(db);
+  EXPECT_GE(survived, before);  // nothing committed was lost
+
+  const VktuneResult resumed = vktune("tune " + kShapes + " --resume --db " + quoted(db));
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
+  EXPECT_NE(resumed.output.find("resuming run 1"), std::string::npos) << resumed.output;
+
+  // The open runs SQLite's quick_check; then every legal variant once, in one run.
+  db::Store store = db::Store::open(db);
+  EXPECT_EQ(store.runs().size(), 1u);
+  const auto rows = store.measurements();
+  std::set<std::pair<int64_t, int64_t>> distinct;
+  for (const db::Measurement& m : rows) distinct.emplace(m.problem_id, m.kernel_id);
+  EXPECT_EQ(distinct.size(), rows.size());
+  size_t legal = 0;
+  for (const db::Coverage& c : store.coverage()) legal += c.legal;
+  EXPECT_EQ(store.problems().size(), 8u);
+  EXPECT_EQ(rows.size(), legal);
+  EXPECT_GT(legal, 0u);
+}
+
+}  // namespace
+}  // namespace vktune::testing
