@@ -23,6 +23,9 @@ struct Candidate {
   std::string message;
   double max_error = 0;
   std::optional<SampleStats> stats;  // of its latest measurement
+  // Timed at stage one by the run being resumed: `stats` is that timing, and it joins the
+  // later stages without being measured again.
+  bool resumed = false;
   uint64_t bytes_moved = 0;          // of one dispatch (KernelInstance), for GB/s
   double flops = 0;                  // of one dispatch, for GFLOP/s
 

@@ -193,6 +193,10 @@ TuneResult Session::run() {
       tuned_winners_.emplace_back(problems.at(best.problem_id), best.kernel_id);
     }
   }
+  // The problems this run finished before (a resumed run): they have a coverage record.
+  for (const db::Coverage& c : store_.coverage()) {
+    if (c.run_id == run_id_ && c.device_id == device_id_) finished_problems_.insert(c.problem_id);
+  }
   // Every problem's candidates first (one transaction), so the compile stage sees the run.
   std::vector<int64_t> problem_ids;
   std::vector<std::vector<Candidate>> lists;
@@ -262,6 +266,19 @@ uint32_t Session::weight_copies(const kernels::Problem& problem) const {
 
 std::vector<Candidate> Session::candidates(const kernels::Problem& problem, int64_t problem_id,
                                            ProblemOutcome& outcome) {
+  // A resumed run's unfinished problem: its stored first-stage timings stand, and those
+  // variants rejoin the later stages (halving, finalists) beside the ones still to measure.
+  std::map<int64_t, db::Measurement> earlier;
+  if (options_.resume && !finished_problems_.count(problem_id)) {
+    db::MeasurementFilter filter;
+    filter.run_id = run_id_;
+    filter.device_id = device_id_;
+    filter.problem_id = problem_id;
+    filter.status = db::Status::ok;
+    for (db::Measurement& m : store_.measurements(filter)) {
+      if (m.median_ns) earlier.emplace(m.kernel_id, std::move(m));
+    }
+  }
   std::vector<Candidate> list;
   for (const kernels::Family* family : options_.families) {
     if (family->op() != problem.op) continue;
@@ -279,7 +296,13 @@ std::vector<Candidate> Session::candidates(const kernels::Problem& problem, int6
       if ((options_.resume || options_.fill) &&
           store_.has_measurement(device_id_, problem_id, c.kernel_id)) {
         ++outcome.resumed;
-        continue;
+        const auto it = earlier.find(c.kernel_id);
+        if (it == earlier.end()) continue;
+        const db::Measurement& m = it->second;
+        c.stats = SampleStats{m.n, *m.median_ns, m.min_ns.value_or(*m.median_ns),
+                              m.p10_ns.value_or(*m.median_ns), m.p90_ns.value_or(*m.median_ns)};
+        c.max_error = m.max_error.value_or(0);
+        c.resumed = true;
       }
       list.push_back(std::move(c));
     }
@@ -380,31 +403,38 @@ void Session::flush() {
   writer_.flush();
 }
 
+bool Session::prepare_shared(std::span<Candidate* const> candidates) {
+  Shared& s = *shared_;
+  try {
+    if (!s.out) {
+      s.out.emplace(kernels::padded_buffer(
+          *device_, kernels::binding_sizes(s.problem, kernels::Layout::raw).out));
+    }
+    if (!s.workspace) s.workspace.emplace(kernels::padded_buffer(*device_, s.workspace_bytes));
+    for (Candidate* c : candidates) {
+      const kernels::Layout layout = c->family->layout(c->knobs);
+      auto& slot = s.inputs[layout];
+      if (!slot) {
+        slot = kernels::ProblemBuffers::create(*device_, s.problem, s.data, layout,
+                                               weight_copies(s.problem));
+      }
+    }
+    if (!s.gate_stage) s.gate_stage.emplace(*device_, s.gate, s.problem);
+    return true;
+  } catch (const vk::Error& e) {
+    if (!(e.device_lost() || e.result() == VK_TIMEOUT)) throw;
+    device_failed(e.what());
+    return false;
+  }
+}
+
 bool Session::stage_one(std::span<Candidate* const> chunk, const TimingOptions& timing,
                         double gate_sample_ns) {
   Shared& s = *shared_;
   // Instance: the shared buffers first (uploads), then every candidate's instance on all cores.
   {
     StageTimer t(profile_, Stage::instance);
-    try {
-      if (!s.out) s.out.emplace(kernels::padded_buffer(*device_, kernels::binding_sizes(
-                                                                     s.problem, kernels::Layout::raw)
-                                                                     .out));
-      if (!s.workspace) s.workspace.emplace(kernels::padded_buffer(*device_, s.workspace_bytes));
-      for (Candidate* c : chunk) {
-        auto& slot = s.inputs[c->family->layout(c->knobs)];
-        if (!slot) {
-          slot = kernels::ProblemBuffers::create(*device_, s.problem, s.data,
-                                                 c->family->layout(c->knobs),
-                                                 weight_copies(s.problem));
-        }
-      }
-      if (!s.gate_stage) s.gate_stage.emplace(*device_, s.gate, s.problem);
-    } catch (const vk::Error& e) {
-      if (!(e.device_lost() || e.result() == VK_TIMEOUT)) throw;
-      device_failed(e.what());
-      return false;
-    }
+    if (!prepare_shared(chunk)) return false;
     parallel_for(chunk.size(), [&](size_t i) { make_instance(*chunk[i]); });
   }
   if (!lost_reason_.empty()) return false;
@@ -488,6 +518,7 @@ bool Session::retime(const std::vector<Candidate*>& list, const TimingOptions& t
   std::vector<double> estimate;
   {
     StageTimer t(profile_, Stage::instance);
+    if (!prepare_shared(list)) return false;
     for (Candidate* c : list) {
       if (!c->instance && !make_instance(*c)) continue;
       live.push_back(c);
@@ -563,7 +594,10 @@ ProblemOutcome Session::tune_problem(size_t index, int64_t problem_id, std::vect
       size = std::clamp<size_t>(static_cast<size_t>(left / per_variant), 1, kChunk);
     }
     std::vector<Candidate*> chunk;
-    for (; next < list.size() && chunk.size() < size; ++next) chunk.push_back(&list[next]);
+    for (; next < list.size() && chunk.size() < size; ++next) {
+      if (!list[next].resumed) chunk.push_back(&list[next]);
+    }
+    if (chunk.empty()) continue;  // only resumed ones were left: stage one is over
     if (!stage_one(chunk, first, gate_sample_ns)) {
       // The device failed in a batch: every unfinished candidate of the chunk again, alone.
       recover_device(list);

@@ -13,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -100,6 +101,9 @@ class Session {
   // Re-times `list` (instances re-created where a device loss took them); false when the device
   // failed meanwhile (the earlier numbers stand).
   bool retime(const std::vector<Candidate*>& list, const TimingOptions& timing);
+  // Creates the shared buffers the candidates need that do not exist yet (after a device loss,
+  // or for a layout not seen before); false when the device failed.
+  bool prepare_shared(std::span<Candidate* const> candidates);
   // Creates the candidate's instance over the shared buffers; false when it failed (status set).
   bool make_instance(Candidate& c);
   void fail(Candidate& c, db::Status status, const std::string& message);
@@ -126,6 +130,7 @@ class Session {
   std::unique_ptr<Shared> shared_;     // of the problem being tuned
   // The database's winners on this device when the run started, with their problems.
   std::vector<std::pair<db::Problem, int64_t>> tuned_winners_;
+  std::set<int64_t> finished_problems_;  // of a resumed run: those it has a coverage record of
   ShaderCompiler compiler_;
   int64_t run_id_ = 0, device_id_ = 0, problem_id_ = 0;
   size_t stored_ = 0;
