@@ -11,6 +11,17 @@
 
 namespace vktune::cli {
 
+// Ends the command with `code` after printing what() on stderr (main() catches it), for exits
+// that are not plain failures (a tuning run stopped by a signal: 128 + the signal).
+class ExitStatus : public std::runtime_error {
+ public:
+  ExitStatus(int code, const std::string& message) : std::runtime_error(message), code_(code) {}
+  int code() const noexcept { return code_; }
+
+ private:
+  int code_;
+};
+
 // Options every device-using subcommand shares.
 struct DeviceOptions {
   std::string device;  // --device: index or name substring; VKTUNE_DEVICE when empty

@@ -1,4 +1,6 @@
 // `vktune tune`: a tuning run on one device, stored in SQLite, then the winners' table.
+#include <atomic>
+#include <csignal>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -61,6 +63,37 @@ std::vector<const kernels::Family*> parse_families(const std::string& text) {
   return families;
 }
 
+// SIGINT and SIGTERM ask the run to stop between chunks (tuner/options.h: stop), so what it
+// measured is committed and the exact resume command can be printed.
+std::atomic<bool> stop_requested = false;
+volatile std::sig_atomic_t stop_signal = 0;
+
+extern "C" void request_stop(int signal) {
+  stop_signal = signal;
+  stop_requested = true;
+}
+
+// Installs request_stop for SIGINT and SIGTERM while alive; the previous handlers after.
+class StopOnSignals {
+ public:
+  StopOnSignals() {
+    struct sigaction action = {};
+    action.sa_handler = request_stop;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGINT, &action, &old_int_);
+    sigaction(SIGTERM, &action, &old_term_);
+  }
+  ~StopOnSignals() {
+    sigaction(SIGINT, &old_int_, nullptr);
+    sigaction(SIGTERM, &old_term_, nullptr);
+  }
+  StopOnSignals(const StopOnSignals&) = delete;
+  StopOnSignals& operator=(const StopOnSignals&) = delete;
+
+ private:
+  struct sigaction old_int_ = {}, old_term_ = {};
+};
+
 void run_tune(const TuneFlags& flags) {
   const vk::Instance instance = vk::Instance::create();
   const auto devices = instance.devices();
@@ -89,7 +122,16 @@ void run_tune(const TuneFlags& flags) {
   std::printf("vktune tune: %zu problems (%s) on [%zu] %s, %s strategy, %s cache, db %s\n",
               options.problems.size(), shapes.c_str(), index, devices[index].name.c_str(),
               flags.strategy.c_str(), flags.cache.c_str(), flags.db.c_str());
-  const tuner::TuneResult result = run_session(instance, index, store, std::move(options), flags.plain);
+  options.stop = &stop_requested;
+  tuner::TuneResult result;
+  try {
+    const StopOnSignals signals;
+    result = run_session(instance, index, store, std::move(options), flags.plain);
+  } catch (const tuner::TuneInterrupted& e) {
+    throw ExitStatus(128 + stop_signal,
+                     std::string(e.what()) + " in " + flags.db + "; continue it with the same " +
+                         (flags.fill ? "command, --resume in place of --fill" : "command and --resume"));
+  }
   if (flags.profile) {
     size_t variants = 0;
     for (const auto& p : result.problems) variants += p.measured;

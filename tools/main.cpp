@@ -26,6 +26,9 @@ int main(int argc, char** argv) {
     }
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
+  } catch (const vktune::cli::ExitStatus& e) {
+    std::fprintf(stderr, "vktune: %s\n", e.what());
+    return e.code();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "vktune: error: %s\n", e.what());
     return 1;

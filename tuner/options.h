@@ -1,6 +1,7 @@
 // What a tuning run is asked to do (`vktune tune` flags).
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -45,6 +46,9 @@ struct TuneOptions {
   // When set, only the variants it accepts are measured (`vktune bench` re-times a DB's
   // winners beside their baselines this way).
   std::function<bool(const kernels::Problem&, const std::string& key)> variant_filter;
+  // When it reads true (a signal handler sets it), the run stops before its next chunk or
+  // stage, commits what it measured and throws TuneInterrupted; --resume continues it.
+  const std::atomic<bool>* stop = nullptr;
   // Test hook: stop (throw TuneAborted) once this many results were stored.
   std::optional<size_t> abort_after_results;
 };

@@ -403,6 +403,13 @@ void Session::flush() {
   writer_.flush();
 }
 
+void Session::stop_if_asked() {
+  if (options_.stop == nullptr || !options_.stop->load()) return;
+  flush();
+  throw TuneInterrupted("stopped on request with " + std::to_string(stored_) +
+                        " results of run " + std::to_string(run_id_) + " stored");
+}
+
 bool Session::prepare_shared(std::span<Candidate* const> candidates) {
   Shared& s = *shared_;
   try {
@@ -576,6 +583,7 @@ ProblemOutcome Session::tune_problem(size_t index, int64_t problem_id, std::vect
   size_t done = 0;
   const auto stage_one_start = std::chrono::steady_clock::now();
   for (size_t next = 0; next < list.size();) {
+    stop_if_asked();
     // Every problem measures at least its first chunk (the likeliest winners and baselines), so
     // an overrun of the problems before it cannot leave it without a winner.
     if (done > 0 && out_of_time()) {
@@ -637,6 +645,7 @@ ProblemOutcome Session::tune_problem(size_t index, int64_t problem_id, std::vect
   for (int stage = 1; options_.strategy == Strategy::halving && pool.size() > options_.finalists &&
                       !out_of_time();
        ++stage) {
+    stop_if_asked();
     std::vector<Candidate*> survivors = halve(pool, options_.finalists);
     for (Candidate* c : pool) {
       if (std::find(survivors.begin(), survivors.end(), c) == survivors.end()) c->instance.reset();

@@ -44,6 +44,13 @@ class TuneAborted : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Thrown when TuneOptions::stop asked the run to stop; what it measured is committed and the
+// run is left unfinished, for --resume.
+class TuneInterrupted : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 struct ProblemOutcome {
   kernels::Problem problem;
   size_t legal = 0;        // variants legal for the problem on this device
@@ -110,6 +117,8 @@ class Session {
   void fail_on_device(Candidate& c, const vk::Error& e);
   void store(const Candidate& c);
   void flush();
+  // Commits what is queued and throws TuneInterrupted when TuneOptions::stop reads true.
+  void stop_if_asked();
   // Fills the outcome's winner from the database and stores the winner's SPIR-V.
   void record_winner(int64_t problem_id, const std::vector<Candidate>& list,
                      ProblemOutcome& outcome);

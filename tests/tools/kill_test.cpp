@@ -1,6 +1,6 @@
 // `vktune tune` killed with SIGKILL mid-run, then `--resume`d: what was committed survives, the
 // database passes SQLite's integrity check, and the resumed run measures every legal variant
-// exactly once, in the same run.
+// exactly once, in the same run. SIGINT stops it between chunks, with exit status 130.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -33,9 +33,9 @@ size_t stored(const std::string& path) {
   }
 }
 
-TEST(VktuneKill, AKilledRunResumesWithoutLossOrDuplicates) {
-  TempDir dir;
-  const std::string db = dir.file("k.db");
+// Starts `vktune tune` on `db` (output discarded) and sends it `signal` once it has committed
+// at least ten results; returns its wait status.
+int interrupt_tune(const std::string& db, int signal) {
   std::vector<std::string> args = {VKTUNE_BINARY, "tune", "--shapes", "smoke", "--ops",
                                    "rms_norm", "--m", "1,2,3,4,5,6,7,8", "--plain", "--db", db};
   std::vector<char*> argv;
@@ -45,28 +45,26 @@ TEST(VktuneKill, AKilledRunResumesWithoutLossOrDuplicates) {
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
   pid_t pid = 0;
-  ASSERT_EQ(posix_spawn(&pid, VKTUNE_BINARY, &actions, nullptr, argv.data(), environ), 0);
+  const int spawned = posix_spawn(&pid, VKTUNE_BINARY, &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
-
-  // Kill it once it has committed something, mid-run.
+  if (spawned != 0) return -1;
   const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(120);
-  size_t before = 0;
   int status = 0;
-  bool exited = false;
-  while (std::chrono::steady_clock::now() < give_up && (before = stored(db)) < 10) {
-    if (waitpid(pid, &status, WNOHANG) == pid) {
-      exited = true;
-      break;
-    }
+  while (std::chrono::steady_clock::now() < give_up && stored(db) < 10) {
+    if (waitpid(pid, &status, WNOHANG) == pid) return status;  // ended before the signal
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
-  if (!exited) {
-    kill(pid, SIGKILL);
-    waitpid(pid, &status, 0);
-  }
+  kill(pid, signal);
+  waitpid(pid, &status, 0);
+  return status;
+}
+
+TEST(VktuneKill, AKilledRunResumesWithoutLossOrDuplicates) {
+  TempDir dir;
+  const std::string db = dir.file("k.db");
+  const int status = interrupt_tune(db, SIGKILL);
   ASSERT_TRUE(WIFSIGNALED(status)) << "the run ended before it could be killed";
-  const size_t survived = stored(db);
-  EXPECT_GE(survived, before);  // nothing committed was lost
+  EXPECT_GE(stored(db), 10u);  // it was killed once ten were committed: none lost
 
   const VktuneResult resumed = vktune("tune " + kShapes + " --resume --db " + quoted(db));
   ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
@@ -84,6 +82,21 @@ TEST(VktuneKill, AKilledRunResumesWithoutLossOrDuplicates) {
   EXPECT_EQ(store.problems().size(), 8u);
   EXPECT_EQ(rows.size(), legal);
   EXPECT_GT(legal, 0u);
+}
+
+TEST(VktuneKill, SigintStopsBetweenChunksKeepingWhatWasMeasured) {
+  TempDir dir;
+  const std::string db = dir.file("i.db");
+  const int status = interrupt_tune(db, SIGINT);
+  ASSERT_TRUE(WIFEXITED(status)) << "SIGINT should end the run through its own exit";
+  EXPECT_EQ(WEXITSTATUS(status), 128 + SIGINT);
+  const size_t kept = stored(db);
+  EXPECT_GE(kept, 10u);
+  const VktuneResult resumed = vktune("tune " + kShapes + " --resume --db " + quoted(db));
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
+  db::Store store = db::Store::open(db);
+  EXPECT_EQ(store.runs().size(), 1u);
+  EXPECT_GT(store.measurements().size(), kept);
 }
 
 }  // namespace
