@@ -4,12 +4,27 @@
 
 #include <CLI/CLI.hpp>
 
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <system_error>
+
 #include "db/store.h"
 #include "kernels/vk/instance.h"
 #include "tuner/options.h"
 #include "tuner/session.h"
 
 namespace vktune::cli {
+
+// Throws std::invalid_argument when `output` is the database `input` (the same file by inode,
+// whatever the names: a symlink, ./M.db): writing it would replace the database being read.
+inline void refuse_to_overwrite(const std::string& input, const std::string& output) {
+  std::error_code error;
+  if (output != "-" && std::filesystem::equivalent(input, output, error)) {
+    throw std::invalid_argument(output + " is the database " + input +
+                                " being read; write to another file");
+  }
+}
 
 // Ends the command with `code` after printing what() on stderr (main() catches it), for exits
 // that are not plain failures (a tuning run stopped by a signal: 128 + the signal).

@@ -78,6 +78,7 @@ void add_merge_command(CLI::App& app) {
   cmd->add_option("inputs", *inputs, "databases to merge (A.db B.db ...)")->required();
   cmd->add_option("-o,--output", *output, "merged database; created if missing")->required();
   cmd->callback([inputs, output] {
+    for (const std::string& input : *inputs) refuse_to_overwrite(input, *output);
     const auto stats = report::merge_databases(*inputs, *output);
     for (size_t i = 0; i < stats.size(); ++i) {
       std::printf("%s: %s\n", (*inputs)[i].c_str(), report::format_stats(stats[i]).c_str());
@@ -100,6 +101,7 @@ void add_export_command(CLI::App& app) {
   cmd->add_flag("--winners-only", *winners_only,
                 "only the winners and what they refer to (what a runtime loads)");
   cmd->callback([db, output, indent, winners_only] {
+    refuse_to_overwrite(*db, *output);
     report::export_database(*db, *output, *indent, *winners_only);
   });
 }

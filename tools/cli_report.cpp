@@ -20,7 +20,10 @@ void add_report_command(CLI::App& app) {
   cmd->add_option("--heatmap-problem", request->heatmap_problem,
                   "problem of the tiled TM x TN heat map, e.g. \"q4gsw M=64 N=4096 K=4096 gs=32\" "
                   "(default: the largest-M q4gsw problem with tiled results)");
-  cmd->callback([request] { report::write_report(*request); });
+  cmd->callback([request] {
+    refuse_to_overwrite(request->db_path, request->output);
+    report::write_report(*request);
+  });
 }
 
 }  // namespace vktune::cli

@@ -2,6 +2,9 @@
 // `run-layer`, `inspect` and `tune --families`.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 
 #include "tests/tools/report_fixture.h"
@@ -11,6 +14,31 @@ namespace vktune::report {
 namespace {
 
 using namespace vktune::testing;
+
+TEST(VktuneCli, RefusesToWriteOverTheDatabaseItReads) {
+  TempDir dir;
+  const std::string db = dir.file("m.db");
+  {
+    db::Store store = db::Store::open(db);
+    build_synthetic(store);
+  }
+  std::filesystem::create_symlink(db, dir.file("link.db"));
+  const auto bytes = [&] {
+    std::ifstream in(db, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  const std::string before = bytes();
+  for (const std::string& args :
+       {"export --db " + quoted(db) + " -o " + quoted(db),
+        "export --db " + quoted(db) + " -o " + quoted(dir.file("link.db")),
+        "report --db " + quoted(db) + " --format html -o " + quoted(db),
+        "merge " + quoted(db) + " -o " + quoted(dir.file("link.db"))}) {
+    const VktuneResult r = vktune(args);
+    EXPECT_EQ(r.exit_code, 1) << args << "\n" << r.output;
+    EXPECT_NE(r.output.find("being read"), std::string::npos) << r.output;
+  }
+  EXPECT_EQ(bytes(), before);
+}
 
 TEST(VktuneCli, MergeTwiceIsIdempotent) {
   TempDir dir;
