@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "runtime/builtin.h"
+
 namespace vktune::tuner {
 
 std::vector<Candidate*> ranked(const std::vector<Candidate*>& pool) {
@@ -21,6 +23,11 @@ std::vector<Candidate*> halve(const std::vector<Candidate*>& pool, size_t finali
   const size_t keep = std::max(finalists, (timed.size() + 2) / 3);
   if (timed.size() > keep) timed.resize(keep);
   return timed;
+}
+
+std::string fixed_routing_key(const kernels::Problem& p) {
+  return std::string(
+      runtime::builtin_key({kernels::op_name(p.op), "f32", p.m, p.n, p.k, p.group_size}));
 }
 
 void order_candidates(std::vector<Candidate>& list, const std::map<int64_t, double>& warm_rank,

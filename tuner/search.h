@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <map>
+#include <string>
 #include <vector>
 
 #include "tuner/candidate.h"
@@ -16,6 +17,10 @@ std::vector<Candidate*> ranked(const std::vector<Candidate*>& pool);
 
 // Halving: the best third advance, never fewer than `finalists`.
 std::vector<Candidate*> halve(const std::vector<Candidate*>& pool, size_t finalists);
+
+// The variant today's engines would use for `problem` (runtime/builtin.h): a baseline every
+// speedup is quoted against, measured early and re-measured beside the finalists.
+std::string fixed_routing_key(const kernels::Problem& problem);
 
 // Measurement order, for runs whose budget may end a problem early: first the winners of
 // tuned neighbouring problems (`warm_rank`: kernel id -> log-distance of the nearest problem

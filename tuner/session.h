@@ -5,8 +5,9 @@
 //   time    (tuner/batch_timer.h):   the batch's samples in shared submissions, order shuffled;
 //   decide  (tuner/search.h):        halving keeps the best third, finalists re-measured;
 //   store   (tuner/result_writer.h): results committed in batches, at most a second apart.
-// The session holds the device and walks each problem's variants through the stages in chunks,
-// so a killed run resumes where it stopped and a budget stops between chunks.
+// The session holds the device and walks each problem's variants through the stages in chunks
+// (session.cpp: the run; session_problem.cpp: one problem), so a killed run resumes where it
+// stopped and a budget stops between chunks.
 #pragma once
 
 #include <chrono>
@@ -36,7 +37,7 @@ namespace vktune::tuner {
 
 class BatchTimer;
 class ClockProbe;
-class GateStage;
+struct ProblemState;
 
 // Thrown by the abort_after_results test hook.
 class TuneAborted : public std::runtime_error {
@@ -85,7 +86,6 @@ class Session {
   TuneResult run();
 
  private:
-  struct Shared;  // what a problem's variants share on the device (session.cpp)
 
   void open_device();
   // A lost or hung device is noted where it happens and re-created between chunks, once every
@@ -136,7 +136,7 @@ class Session {
   std::unique_ptr<kernels::PipelineCache> pipelines_;
   std::unique_ptr<ClockProbe> probe_;  // GPUs only (tuner/clock_probe.h)
   std::unique_ptr<BatchTimer> timer_;
-  std::unique_ptr<Shared> shared_;     // of the problem being tuned
+  std::unique_ptr<ProblemState> shared_;  // of the problem being tuned
   // The database's winners on this device when the run started, with their problems.
   std::vector<std::pair<db::Problem, int64_t>> tuned_winners_;
   std::set<int64_t> finished_problems_;  // of a resumed run: those it has a coverage record of

@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <set>
+#include <sstream>
 #include <thread>
 #include <utility>
 
@@ -36,8 +37,10 @@ size_t stored(const std::string& path) {
 // Starts `vktune tune` on `db` (output discarded) and sends it `signal` once it has committed
 // at least ten results; returns its wait status.
 int interrupt_tune(const std::string& db, int signal) {
-  std::vector<std::string> args = {VKTUNE_BINARY, "tune", "--shapes", "smoke", "--ops",
-                                   "rms_norm", "--m", "1,2,3,4,5,6,7,8", "--plain", "--db", db};
+  std::vector<std::string> args = {VKTUNE_BINARY, "tune"};
+  std::istringstream words(kShapes);
+  for (std::string word; words >> word;) args.push_back(word);
+  args.insert(args.end(), {"--db", db});
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);

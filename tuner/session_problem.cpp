@@ -1,0 +1,427 @@
+// One problem through the stages: chunks of its variants get instances over the problem's
+// shared buffers, the gate and a first timing; then halving's later stages, the finalists
+// (with the baselines) and the winner. Device failures are noted here and recovered between
+// chunks (session.cpp).
+#include <algorithm>
+#include <limits>
+#include <nlohmann/json.hpp>
+
+#include "kernels/vk/command_buffer.h"
+#include "tuner/batch_timer.h"
+#include "tuner/gate_stage.h"
+#include "tuner/parallel.h"
+#include "tuner/problem_state.h"
+#include "tuner/records.h"
+#include "tuner/search.h"
+#include "tuner/session.h"
+
+namespace vktune::tuner {
+namespace {
+
+// Variants walked through stage one together: enough to keep the GPU busy for a while between
+// the CPU's turns, few enough that a budget stops close to its end.
+constexpr size_t kChunk = 64;
+constexpr size_t kFirstChunkUnderBudget = 8;
+// Interleaved rounds of the finalists' re-measurement.
+constexpr uint32_t kFinalRounds = 7;
+
+std::string describe_winner(const ProblemOutcome& outcome) {
+  if (!outcome.winner_key) return "no correct variant";
+  char text[64];
+  std::snprintf(text, sizeof text, "winner %.2f us  ", outcome.winner_ns / 1000.0);
+  return text + *outcome.winner_key;
+}
+
+// Whether stage one is over for the candidate: it failed, or it has a first timing.
+bool finished(const Candidate& c) { return c.status != db::Status::ok || c.stats.has_value(); }
+
+// Records one dispatch of the candidate's instance (which rotates its weight copies by index).
+RecordDispatch recorder(const Candidate* c) {
+  return [c](vk::CommandBuffer& cb, uint32_t i) { c->instance->record(cb, i); };
+}
+
+}  // namespace
+
+void Session::fail(Candidate& c, db::Status status, const std::string& message) {
+  c.status = status;
+  c.message = message;
+  c.instance.reset();
+}
+
+void Session::fail_on_device(Candidate& c, const vk::Error& e) {
+  if (e.device_lost() || e.result() == VK_TIMEOUT) {
+    fail(c, e.device_lost() ? db::Status::device_lost : db::Status::timeout, e.what());
+    device_failed(e.what());
+  } else {
+    fail(c, db::Status::unsupported, e.what());  // e.g. the driver refused the pipeline
+  }
+}
+
+bool Session::make_instance(Candidate& c) {
+  ProblemState& s = *shared_;
+  try {
+    kernels::KernelInstance::ExternalBuffers external;
+    external.out = &*s.out;
+    external.workspace = &*s.workspace;
+    c.instance = std::make_unique<kernels::KernelInstance>(kernels::KernelInstance::create(
+        *device_, compiler_, *c.family, c.knobs, s.problem, s.inputs.at(c.family->layout(c.knobs)),
+        external, pipelines_.get()));
+    c.bytes_moved = c.instance->bytes_moved();
+    c.flops = c.instance->flops();
+    return true;
+  } catch (const kernels::IllegalVariant& e) {
+    fail(c, db::Status::unsupported, e.what());
+  } catch (const CompileError& e) {
+    fail(c, db::Status::compile_error, e.what());
+  } catch (const vk::Error& e) {
+    fail_on_device(c, e);
+  } catch (const std::exception& e) {
+    fail(c, db::Status::unsupported, e.what());
+  }
+  return false;
+}
+
+void Session::store(const Candidate& c) {
+  db::Measurement m;
+  m.run_id = run_id_;
+  m.device_id = device_id_;
+  m.problem_id = problem_id_;
+  m.kernel_id = c.kernel_id;
+  m.status = c.status;
+  m.message = c.message;
+  if (c.status == db::Status::ok || c.status == db::Status::wrong_result) {
+    m.max_error = c.max_error;
+  }
+  if (c.timed()) {
+    const SampleStats& s = *c.stats;
+    m.n = s.n;
+    m.median_ns = s.median;
+    m.min_ns = s.min;
+    m.p10_ns = s.p10;
+    m.p90_ns = s.p90;
+    m.gbps = static_cast<double>(c.bytes_moved) / s.median;
+    m.gflops = c.flops / s.median;
+  }
+  {
+    StageTimer t(profile_, Stage::store);
+    writer_.add(m);
+  }
+  ++stored_;
+  if (options_.abort_after_results && stored_ >= *options_.abort_after_results) {
+    throw TuneAborted("aborted after " + std::to_string(stored_) + " results (test hook)");
+  }
+}
+
+void Session::flush() {
+  StageTimer t(profile_, Stage::store);
+  writer_.flush();
+}
+
+void Session::stop_if_asked() {
+  if (options_.stop == nullptr || !options_.stop->load()) return;
+  flush();
+  throw TuneInterrupted("stopped on request with " + std::to_string(stored_) +
+                        " results of run " + std::to_string(run_id_) + " stored");
+}
+
+bool Session::prepare_shared(std::span<Candidate* const> candidates) {
+  try {
+    shared_->prepare(*device_, candidates, weight_copies(shared_->problem));
+    return true;
+  } catch (const vk::Error& e) {
+    if (!(e.device_lost() || e.result() == VK_TIMEOUT)) throw;
+    device_failed(e.what());
+    return false;
+  }
+}
+
+bool Session::stage_one(std::span<Candidate* const> chunk, const TimingOptions& timing,
+                        double gate_sample_ns) {
+  ProblemState& s = *shared_;
+  // Instance: the shared buffers first (uploads), then every candidate's instance on all cores.
+  {
+    StageTimer t(profile_, Stage::instance);
+    if (!prepare_shared(chunk)) return false;
+    parallel_for(chunk.size(), [&](size_t i) { make_instance(*chunk[i]); });
+  }
+  if (!lost_reason_.empty()) return false;
+
+  // Gate: batches of what the read-back holds; a failed batch is retried one by one.
+  std::vector<Candidate*> passed;
+  std::vector<double> estimate;
+  for (size_t first = 0; first < chunk.size();) {
+    std::vector<Candidate*> batch;
+    std::vector<const kernels::KernelInstance*> instances;
+    std::vector<double> tolerances;
+    for (; first < chunk.size() && batch.size() < s.gate_stage->capacity(); ++first) {
+      Candidate* c = chunk[first];
+      if (!c->instance) continue;
+      batch.push_back(c);
+      instances.push_back(c->instance.get());
+      tolerances.push_back(c->family->tolerance(s.problem));
+    }
+    std::vector<GateOutcome> outcomes;
+    try {
+      StageTimer t(profile_, Stage::gate);
+      // Each variant gets the timeout of one submission: a driver that compiles a pipeline at
+      // its first dispatch (lavapipe) spends seconds on a batch that runs in microseconds.
+      outcomes = s.gate_stage->run(instances, tolerances,
+                                   options_.timing.timeout * static_cast<int64_t>(batch.size()));
+    } catch (const vk::Error& e) {
+      // Which variant of a batch failed is unknown: the caller tries each again on its own.
+      if (batch.size() > 1) {
+        device_failed(e.what());
+        return false;
+      }
+      fail_on_device(*batch.front(), e);
+      if (!lost_reason_.empty()) return false;
+      continue;
+    }
+    for (size_t i = 0; i < batch.size(); ++i) {
+      Candidate& c = *batch[i];
+      const kernels::CheckResult& check = outcomes[i].check;
+      c.max_error = check.max_error;
+      if (!check.ok) {
+        fail(c, db::Status::wrong_result,
+             "max error " + std::to_string(check.max_error) + " of the bound at output " +
+                 std::to_string(check.worst) + ", " + std::to_string(check.non_finite) +
+                 " non-finite outputs");
+        continue;
+      }
+      if (outcomes[i].dispatch_ns >= gate_sample_ns) {
+        const double sample = outcomes[i].dispatch_ns;
+        c.stats = summarize(std::span<const double>(&sample, 1));
+        continue;
+      }
+      passed.push_back(&c);
+      estimate.push_back(outcomes[i].dispatch_ns);
+    }
+  }
+
+  // Time: the survivors of the gate in shared submissions.
+  std::vector<RecordDispatch> records;
+  for (Candidate* c : passed) {
+    records.push_back(recorder(c));
+  }
+  try {
+    const std::vector<SampleStats> stats = timer_->measure(records, estimate, timing);
+    for (size_t i = 0; i < passed.size(); ++i) passed[i]->stats = stats[i];
+  } catch (const vk::Error& e) {
+    if (passed.size() == 1) {
+      fail_on_device(*passed.front(), e);
+    } else {
+      device_failed(e.what());
+      return false;
+    }
+  }
+  return true;
+}
+
+bool Session::retime(const std::vector<Candidate*>& list, const TimingOptions& timing) {
+  std::vector<Candidate*> live;
+  std::vector<RecordDispatch> records;
+  std::vector<double> estimate;
+  {
+    StageTimer t(profile_, Stage::instance);
+    if (!prepare_shared(list)) return false;
+    for (Candidate* c : list) {
+      if (!c->instance && !make_instance(*c)) continue;
+      live.push_back(c);
+      estimate.push_back(c->stats->median);
+      records.push_back(recorder(c));
+    }
+  }
+  try {
+    const std::vector<SampleStats> stats = timer_->measure(records, estimate, timing);
+    for (size_t i = 0; i < live.size(); ++i) live[i]->stats = stats[i];
+    return true;
+  } catch (const vk::Error& e) {
+    if (!(e.device_lost() || e.result() == VK_TIMEOUT)) throw;
+    device_failed(e.what());  // keep the earlier stages' numbers
+    return false;
+  }
+}
+
+ProblemOutcome Session::tune_problem(size_t index, int64_t problem_id, std::vector<Candidate> list,
+                                     ProblemOutcome outcome) {
+  const kernels::Problem& problem = options_.problems[index];
+  problem_id_ = problem_id;
+  progress_.begin_problem(index, options_.problems.size(), kernels::describe(problem),
+                          list.size());
+  if (list.empty()) {  // every variant measured before (--resume, --fill): nothing to set up
+    // A resumed run keeps the record its earlier session wrote when it finished the problem.
+    store_.put_coverage({run_id_, device_id_, problem_id, static_cast<uint32_t>(outcome.legal), 0,
+                         {}, false},
+                        db::OnConflict::keep);
+    record_winner(problem_id, list, outcome);
+    progress_.end_problem(describe_winner(outcome));
+    return outcome;
+  }
+  uint64_t workspace = 0;
+  for (const Candidate& c : list) {
+    if (problem.op == kernels::Op::q4gsw) {
+      workspace = std::max(workspace, c.family->workspace_bytes(c.knobs, problem));
+    }
+  }
+  shared_ = std::make_unique<ProblemState>(problem, kernels::make_random(problem, options_.seed + index),
+                                     workspace);
+
+  // Stage one, chunk by chunk: gate, then a first timing (the full one when exhaustive).
+  const bool halving = options_.strategy == Strategy::halving;
+  const TimingOptions first = halving ? stage_timing(options_.timing, 0) : options_.timing;
+  // Halving's first stage is one sample: a gate dispatch that alone spans a full sample (slow
+  // variants of large problems, where it halves the GPU time) is that sample. Not on a CPU
+  // device: llvmpipe compiles a pipeline at its first dispatch, inside the gate's timestamps.
+  const bool gate_times = halving && device_->info().type != vk::DeviceType::cpu;
+  const double gate_sample_ns =
+      gate_times ? options_.timing.min_sample_ns : std::numeric_limits<double>::infinity();
+  Candidate* best = nullptr;
+  size_t done = 0;
+  const auto stage_one_start = std::chrono::steady_clock::now();
+  for (size_t next = 0; next < list.size();) {
+    stop_if_asked();
+    // Every problem measures at least its first chunk (the likeliest winners and baselines), so
+    // an overrun of the problems before it cannot leave it without a winner.
+    if (done > 0 && out_of_time()) {
+      outcome.budget_cut = true;
+      break;
+    }
+    // Under a budget, a chunk no longer than the time left at this problem's pace so far (a
+    // small first one to learn it), so the problems after it are not starved by an overrun.
+    size_t size = kChunk;
+    if (has_deadline_ && done == 0) size = kFirstChunkUnderBudget;
+    if (has_deadline_ && done > 0) {
+      const auto now = std::chrono::steady_clock::now();
+      const double per_variant =
+          std::chrono::duration<double>(now - stage_one_start).count() / static_cast<double>(done);
+      const double left = std::chrono::duration<double>(problem_deadline_ - now).count();
+      size = std::clamp<size_t>(static_cast<size_t>(left / per_variant), 1, kChunk);
+    }
+    std::vector<Candidate*> chunk;
+    for (; next < list.size() && chunk.size() < size; ++next) {
+      if (!list[next].resumed) chunk.push_back(&list[next]);
+    }
+    if (chunk.empty()) continue;  // only resumed ones were left: stage one is over
+    if (!stage_one(chunk, first, gate_sample_ns)) {
+      // The device failed in a batch: every unfinished candidate of the chunk again, alone.
+      recover_device(list);
+      for (Candidate* c : chunk) {
+        if (finished(*c)) continue;
+        c->stats.reset();
+        stage_one(std::span<Candidate* const>(&c, 1), first, gate_sample_ns);
+        recover_device(list);
+      }
+    }
+    recover_device(list);  // a single variant's failure leaves the device to re-create
+    for (Candidate* c : chunk) {
+      if (!finished(*c)) continue;  // the device failed even alone: not stored, tried next run
+      store(*c);
+      ++outcome.measured;
+      if (c->status != db::Status::ok) ++outcome.failed;
+      if (c->timed() && (best == nullptr || c->stats->median < best->stats->median)) best = c;
+      ++done;
+    }
+    flush();
+    progress_.variant_done(done, best ? best->key : "",
+                           best ? std::optional<double>(best->stats->median) : std::nullopt);
+  }
+  std::vector<Candidate*> pool;
+  for (Candidate& c : list) {
+    if (c.timed()) pool.push_back(&c);
+  }
+  db::Coverage coverage;
+  coverage.run_id = run_id_;
+  coverage.device_id = device_id_;
+  coverage.problem_id = problem_id;
+  coverage.legal = static_cast<uint32_t>(outcome.legal);
+  coverage.budget_cut = outcome.budget_cut;
+  coverage.stages.push_back(static_cast<uint32_t>(pool.size()));
+
+  // Halving: the best third advance to a longer measurement until the finalists remain.
+  for (int stage = 1; options_.strategy == Strategy::halving && pool.size() > options_.finalists &&
+                      !out_of_time();
+       ++stage) {
+    stop_if_asked();
+    std::vector<Candidate*> survivors = halve(pool, options_.finalists);
+    for (Candidate* c : pool) {
+      if (std::find(survivors.begin(), survivors.end(), c) == survivors.end()) c->instance.reset();
+    }
+    const bool ok = retime(survivors, stage_timing(options_.timing, stage));
+    coverage.stages.push_back(static_cast<uint32_t>(survivors.size()));
+    for (Candidate* c : survivors) store(*c);
+    flush();
+    pool = std::move(survivors);
+    if (!ok) {
+      recover_device(list);
+      break;
+    }
+  }
+
+  std::vector<Candidate*> top = ranked(pool);
+  if (top.size() > options_.finalists) top.resize(options_.finalists);
+  // The baselines every speedup is quoted against are re-measured beside the finalists.
+  const std::string fixed = fixed_routing_key(problem);
+  Candidate* naive = nullptr;
+  for (Candidate& c : list) {
+    if (!c.timed()) continue;
+    if (c.family->name() == "q4gsw_naive" &&
+        (naive == nullptr || c.stats->median < naive->stats->median)) {
+      naive = &c;
+    }
+    if (c.key == fixed && std::find(top.begin(), top.end(), &c) == top.end()) top.push_back(&c);
+  }
+  if (naive != nullptr && std::find(top.begin(), top.end(), naive) == top.end()) {
+    top.push_back(naive);
+  }
+  // Interleaved rounds, even when the budget is spent: the numbers stored come from these.
+  TimingOptions final_rounds = options_.timing;
+  final_rounds.min_samples = final_rounds.max_samples = kFinalRounds;
+  if (!top.empty() && retime(top, final_rounds)) {
+    coverage.stages.push_back(static_cast<uint32_t>(top.size()));
+    for (Candidate* c : top) store(*c);
+  }
+  flush();
+  store_.put_coverage(coverage);
+  recover_device(list);
+
+  record_winner(problem_id, list, outcome);
+  for (Candidate& c : list) c.instance.reset();
+  shared_.reset();
+  progress_.end_problem(describe_winner(outcome));
+  return outcome;
+}
+
+void Session::record_winner(int64_t problem_id, const std::vector<Candidate>& list,
+                            ProblemOutcome& outcome) {
+  // The winner as the database sees it (a resumed run's earlier results count too).
+  if (const std::optional<db::BestRow> best = store_.best(device_id_, problem_id)) {
+    const db::BestRow& row = *best;
+    outcome.winner_ns = row.median_ns;
+    const kernels::Family* family = nullptr;
+    kernels::Knobs knobs;
+    const auto candidate = std::find_if(list.begin(), list.end(), [&](const Candidate& c) {
+      return c.kernel_id == row.kernel_id;
+    });
+    if (candidate != list.end()) {
+      family = candidate->family;
+      knobs = candidate->knobs;
+      outcome.winner_key = candidate->key;
+    } else {  // measured by the run being resumed: read it back
+      for (const db::KernelRecord& k : store_.kernels()) {
+        if (k.id != row.kernel_id) continue;
+        outcome.winner_key = k.variant_key;
+        family = kernels::find_family(k.family);
+        if (family != nullptr) knobs = family->knobs_from_json(nlohmann::json::parse(k.knobs_json));
+      }
+    }
+    // The runtime hands the winner's SPIR-V to engines: store it, for winners only, which
+    // keeps the database small.
+    if (options_.store_spirv && family != nullptr) {
+      const kernels::ShaderSpec spec = family->shader(knobs);
+      const auto spirv = compiler_.compile(spec.file, spec.defines, *outcome.winner_key);
+      store_.upsert_kernel(kernel_record(*family, knobs, spirv.get()), db::OnConflict::keep);
+    }
+  }
+}
+
+}  // namespace vktune::tuner
