@@ -1,23 +1,24 @@
-// Export/import of the JSON document. Parsing is strict: every field is checked with its path.
+// Import of the JSON document (versions 1 and 2) and the runtime's catalogue from it. Parsing is
+// strict: every field is checked with its path. Export: json_export.cpp.
 #include "db/json_io.h"
 
-#include <array>
 #include <cmath>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <span>
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include "db/base64.h"
 #include "db/error.h"
+#include "db/json_columns.h"
 
 namespace vktune::db {
 namespace {
 
 using nlohmann::json;
+using namespace json_columns;
 
 // `v` as an unsigned 32-bit integer, if it is one. Parsed non-negative literals are
 // "unsigned", values built in C++ may be "integer".
@@ -98,50 +99,6 @@ struct Reader {
 
 std::string at(const std::string& section, size_t i) {
   return section + "[" + std::to_string(i) + "]";
-}
-
-// ---- Version 2 rows -------------------------------------------------------------------------
-//
-// Measurements, coverage and winners are written as one JSON array per row, in the order of
-// the column names in the document's "columns" object, and refer to devices, kernels,
-// problems and runs by 0-based index into the document's own arrays. Why this layout:
-// - Size. Version 1 repeated each row's device fingerprint, problem and kernel as nested
-//   objects, and every field name in every row: ~660 bytes a measurement, 94 of the H100
-//   database's 115 MB. As an array of indices and values a measurement takes ~120 bytes,
-//   nearly all of it the times, which keep full (round-trip exact) double precision.
-// - Diffs. export_json_text writes each row on one line of its own, so adding a run adds
-//   lines and changes none; column-wise arrays would be smaller still but rewrite every column
-//   line on any change.
-// - Readability. The header names the columns once; a reader (or a script) looks up a column
-//   by name there and an index in the section it names.
-// The free-text `message` and the variable-length `stages` come last so the fixed-width
-// columns before them line up from row to row.
-enum MeasurementColumn : size_t {
-  m_run, m_device, m_problem, m_kernel, m_status, m_n, m_median_ns, m_min_ns, m_p10_ns,
-  m_p90_ns, m_max_error, m_gbps, m_gflops, m_message, kMeasurementColumnCount
-};
-constexpr std::array<const char*, kMeasurementColumnCount> kMeasurementColumns = {
-    "run",    "device", "problem", "kernel",    "status", "n",      "median_ns",
-    "min_ns", "p10_ns", "p90_ns",  "max_error", "gbps",   "gflops", "message"};
-
-enum CoverageColumn : size_t {
-  c_run, c_device, c_problem, c_legal, c_measured, c_budget_cut, c_stages, kCoverageColumnCount
-};
-constexpr std::array<const char*, kCoverageColumnCount> kCoverageColumns = {
-    "run", "device", "problem", "legal", "measured", "budget_cut", "stages"};
-
-enum WinnerColumn : size_t {
-  w_device, w_problem, w_kernel, w_run, w_median_ns, kWinnerColumnCount
-};
-constexpr std::array<const char*, kWinnerColumnCount> kWinnerColumns = {
-    "device", "problem", "kernel", "run", "median_ns"};
-
-using Columns = std::span<const char* const>;
-
-json column_names(Columns columns) {
-  json out = json::array();
-  for (const char* c : columns) out.push_back(c);
-  return out;
 }
 
 // The header of `section` must name exactly the columns this version writes.
@@ -234,17 +191,6 @@ class Row {
   std::string path_;
   Columns columns_;
 };
-
-json device_ref(const DeviceRecord& d) {
-  return {{"vendor_id", d.vendor_id}, {"device_id", d.device_id}, {"driver_id", d.driver_id},
-          {"driver_version", d.driver_version}, {"pipeline_cache_uuid", d.pipeline_cache_uuid},
-          {"name", d.name}};
-}
-json problem_ref(const Problem& p) {
-  return {{"op", p.op}, {"dtype", p.dtype}, {"m", p.m}, {"n", p.n}, {"k", p.k},
-          {"group_size", p.group_size}};
-}
-json nullable(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
 
 // Natural keys as flat strings; '\x1f' cannot appear in any validated numeric field and
 // separates the text fields unambiguously enough for lookups inside one document.
@@ -425,164 +371,7 @@ json parse_text(std::string_view text, const std::string& label) {
   }
 }
 
-// Index of each row id in `rows` (the order the export writes them in).
-template <typename Record>
-std::unordered_map<int64_t, size_t> index_of(const std::vector<Record>& rows) {
-  std::unordered_map<int64_t, size_t> out;
-  for (size_t i = 0; i < rows.size(); ++i) out.emplace(rows[i].id, i);
-  return out;
-}
-
-// export_json_text's layout (see there): `doc` is an export_json document.
-std::string render(const json& doc, int indent) {
-  const bool pretty = indent >= 0;
-  const std::string pad1(pretty ? indent : 0, ' ');
-  const std::string pad2(pretty ? 2 * indent : 0, ' ');
-  const char* colon = pretty ? ": " : ":";
-  // An entry object expanded at the second level: its own dump, every line shifted by pad2.
-  auto nested = [&](const json& v) {
-    if (!pretty || !v.is_object()) return v.dump();
-    std::string text = v.dump(indent);
-    std::string out;
-    out.reserve(text.size() + text.size() / 8);
-    for (char ch : text) {
-      out += ch;
-      if (ch == '\n') out += pad2;  // strings escape their newlines: every '\n' is layout
-    }
-    return out;
-  };
-  std::string out = "{";
-  bool first = true;
-  for (auto it = doc.begin(); it != doc.end(); ++it) {
-    out += first ? "\n" : ",\n";
-    first = false;
-    out += pad1 + json(it.key()).dump() + colon;
-    const json& v = it.value();
-    if (v.empty() || !v.is_structured()) {
-      out += v.dump();
-      continue;
-    }
-    // Sections (and the column headers): one member or element a line.
-    out += v.is_object() ? "{\n" : "[\n";
-    bool first_item = true;
-    for (auto item = v.begin(); item != v.end(); ++item) {
-      if (!first_item) out += ",\n";
-      first_item = false;
-      out += pad2;
-      if (v.is_object()) out += json(item.key()).dump() + colon;
-      out += nested(item.value());
-    }
-    out += "\n" + pad1 + (v.is_object() ? "}" : "]");
-  }
-  out += "\n}";
-  return out;
-}
-
 }  // namespace
-
-json export_json(const Store& store, ExportScope scope) {
-  const auto devices = store.devices();
-  auto kernels = store.kernels();
-  auto problems = store.problems();
-  auto runs = store.runs();
-  const auto winners = store.best();
-  auto measurements = store.measurements();
-  if (scope == ExportScope::winners) {
-    // Only what the winners refer to; imported, it gives the same `best` rows.
-    std::unordered_set<int64_t> kernel_ids, problem_ids, run_ids, measurement_ids;
-    for (const auto& w : winners) {
-      kernel_ids.insert(w.kernel_id);
-      problem_ids.insert(w.problem_id);
-      run_ids.insert(w.run_id);
-      measurement_ids.insert(w.measurement_id);
-    }
-    std::erase_if(kernels, [&](const KernelRecord& k) { return !kernel_ids.count(k.id); });
-    std::erase_if(problems, [&](const Problem& p) { return !problem_ids.count(p.id); });
-    std::erase_if(runs, [&](const RunRecord& r) { return !run_ids.count(r.id); });
-    std::erase_if(measurements,
-                  [&](const Measurement& m) { return !measurement_ids.count(m.id); });
-  }
-  // Rows refer to entries by their position in the sections written here.
-  const auto device_index = index_of(devices);
-  const auto kernel_index = index_of(kernels);
-  const auto problem_index = index_of(problems);
-  const auto run_index = index_of(runs);
-
-  json doc = {{"format", "vktune-db"}, {"version", kJsonFormatVersion}};
-  json& jd = doc["devices"] = json::array();
-  for (const auto& d : devices) {
-    json o = device_ref(d);
-    o["driver_version_text"] = d.driver_version_text;
-    o["driver_info"] = d.driver_info;
-    o["api_version"] = d.api_version;
-    o["device_type"] = d.device_type;
-    o["subgroup_size"] = d.subgroup_size;
-    o["properties_json"] = d.properties_json;
-    o["copy_bandwidth_gbps"] = nullable(d.copy_bandwidth_gbps);
-    jd.push_back(std::move(o));
-  }
-  json& jk = doc["kernels"] = json::array();
-  for (const auto& k : kernels) {
-    jk.push_back({{"variant_key", k.variant_key}, {"source_hash", k.source_hash},
-                  {"family", k.family}, {"knobs_json", k.knobs_json},
-                  {"constraints_json", k.constraints_json}, {"layout", k.layout},
-                  {"workgroup_size", k.workgroup_size},
-                  {"spirv", k.spirv ? json(base64_encode(*k.spirv)) : json(nullptr)}});
-  }
-  json& jp = doc["problems"] = json::array();
-  for (const auto& p : problems) jp.push_back(problem_ref(p));
-  json& jr = doc["runs"] = json::array();
-  for (const auto& r : runs) {
-    jr.push_back({{"uuid", r.uuid}, {"started_at", r.started_at},
-                  {"ended_at", r.ended_at ? json(*r.ended_at) : json(nullptr)},
-                  {"strategy", r.strategy}, {"tool_version", r.tool_version}, {"host", r.host},
-                  {"cache_mode", r.cache_mode}});
-  }
-  json& columns = doc["columns"] = json::object();
-  columns["measurements"] = column_names(kMeasurementColumns);
-  json& jm = doc["measurements"] = json::array();
-  for (const auto& m : measurements) {
-    json row = json::array();
-    row.get_ref<json::array_t&>().reserve(kMeasurementColumnCount);
-    row.push_back(run_index.at(m.run_id));
-    row.push_back(device_index.at(m.device_id));
-    row.push_back(problem_index.at(m.problem_id));
-    row.push_back(kernel_index.at(m.kernel_id));
-    row.push_back(to_string(m.status));
-    row.push_back(m.n);
-    for (const auto* v : {&m.median_ns, &m.min_ns, &m.p10_ns, &m.p90_ns, &m.max_error, &m.gbps,
-                          &m.gflops}) {
-      row.push_back(nullable(*v));
-    }
-    row.push_back(m.message);
-    jm.push_back(std::move(row));
-  }
-  // The winners' part leaves coverage out: it holds one measurement per problem, so records of
-  // how many variants each run measured would describe results it does not carry, and its
-  // reader, the runtime, only picks winners. A report of an imported winners file then shows
-  // coverage as unknown, not as a count its own measurements contradict.
-  if (scope == ExportScope::all) {
-    columns["coverage"] = column_names(kCoverageColumns);
-    json& jc = doc["coverage"] = json::array();
-    for (const auto& c : store.coverage()) {
-      jc.push_back(json::array({run_index.at(c.run_id), device_index.at(c.device_id),
-                                problem_index.at(c.problem_id), c.legal, c.measured,
-                                c.budget_cut, c.stages}));
-    }
-  }
-  columns["winners"] = column_names(kWinnerColumns);
-  json& jw = doc["winners"] = json::array();
-  for (const auto& w : winners) {
-    jw.push_back(json::array({device_index.at(w.device_id), problem_index.at(w.problem_id),
-                              kernel_index.at(w.kernel_id), run_index.at(w.run_id),
-                              w.median_ns}));
-  }
-  return doc;
-}
-
-std::string export_json_text(const Store& store, int indent, ExportScope scope) {
-  return render(export_json(store, scope), indent);
-}
 
 ImportStats import_json(Store& store, const json& doc, const std::string& label) {
   const Reader r{label};
