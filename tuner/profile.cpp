@@ -8,7 +8,7 @@ namespace vktune::tuner {
 
 const char* stage_name(Stage stage) {
   static constexpr std::array<const char*, kStageCount> names = {
-      "compile", "instance", "gate", "warm-up", "timing", "store", "other"};
+      "compile", "instance", "gate", "warm-up", "timing", "store"};
   return names[static_cast<size_t>(stage)];
 }
 
@@ -24,12 +24,11 @@ std::string Profile::render(std::chrono::steady_clock::duration total, size_t va
     text += line;
   };
   for (size_t i = 0; i < kStageCount; ++i) {
-    const auto stage = static_cast<Stage>(i);
-    double s = seconds(spent_[i]).count();
-    if (stage == Stage::other) s = std::max(0.0, all - accounted);  // what no stage claimed
+    const double s = seconds(spent_[i]).count();
     accounted += s;
-    row(stage_name(stage), s);
+    row(stage_name(static_cast<Stage>(i)), s);
   }
+  row("other", std::max(0.0, all - accounted));  // what no stage claimed
   row("total", all);
   return text;
 }

@@ -16,9 +16,8 @@ enum class Stage {
   warmup,    // bringing the GPU's clock up after it idled
   timing,    // timestamped samples (stage one, later stages, finalists)
   store,     // SQLite commits
-  other,     // the rest: reference computation, uploads, bookkeeping
 };
-inline constexpr size_t kStageCount = 7;
+inline constexpr size_t kStageCount = 6;
 const char* stage_name(Stage stage);
 
 class Profile {
@@ -26,7 +25,8 @@ class Profile {
   void add(Stage stage, std::chrono::steady_clock::duration spent) { spent_[index(stage)] += spent; }
   std::chrono::steady_clock::duration spent(Stage stage) const { return spent_[index(stage)]; }
 
-  // A table: per stage, seconds, share of `total`, milliseconds per variant.
+  // A table: per stage, seconds, share of `total`, milliseconds per variant; then "other", what
+  // no stage claimed (reference computation, uploads, bookkeeping), and the total.
   std::string render(std::chrono::steady_clock::duration total, size_t variants) const;
 
  private:
