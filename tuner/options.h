@@ -17,7 +17,7 @@ namespace vktune::tuner {
 
 enum class Strategy {
   exhaustive,  // every legal variant gets the full measurement
-  halving,     // cheap estimate for all, the best third advances to more samples, repeatedly
+  halving,     // cheap estimate for all, what is near the best advances to more samples, repeatedly
 };
 enum class CacheMode {
   cold,  // rotate among weight copies whose total exceeds the last-level cache (decode's truth)

@@ -20,7 +20,11 @@ std::vector<Candidate*> ranked(const std::vector<Candidate*>& pool) {
 
 std::vector<Candidate*> halve(const std::vector<Candidate*>& pool, size_t finalists) {
   std::vector<Candidate*> timed = ranked(pool);
-  const size_t keep = std::max(finalists, (timed.size() + 2) / 3);
+  if (timed.empty()) return timed;
+  const double bound = timed.front()->stats->median * kAdvanceWithin;
+  size_t keep = 0;
+  while (keep < timed.size() && timed[keep]->stats->median <= bound) ++keep;
+  keep = std::max(finalists, std::min(keep, (timed.size() + 2) / 3));
   if (timed.size() > keep) timed.resize(keep);
   return timed;
 }
@@ -70,7 +74,7 @@ void order_candidates(std::vector<Candidate>& list, const std::map<int64_t, doub
 TimingOptions stage_timing(const TimingOptions& full, int stage) {
   TimingOptions t = full;
   if (stage == 0) {
-    // One sample of a quarter of the full span: enough to tell the best third from the rest
+    // One sample of a quarter of the full span: enough to tell what is near the best from the rest
     // (variants differ by far more than the 1-2% noise of one sample at a steady clock).
     t.min_samples = t.max_samples = 1;
     t.min_sample_ns = full.min_sample_ns / 4;

@@ -15,7 +15,14 @@ namespace vktune::tuner {
 // The timed candidates of `pool` (status ok with stats), fastest median first.
 std::vector<Candidate*> ranked(const std::vector<Candidate*>& pool);
 
-// Halving: the best third advance, never fewer than `finalists`.
+// How far behind the stage's best a variant may be and still advance. One short sample at a
+// steady clock is within a few percent of the variant's time; a variant 1.5x behind the best
+// does not catch up, and in a large space most variants are that far behind, so this (not the
+// best third) is what usually decides how much the next stage measures.
+inline constexpr double kAdvanceWithin = 1.5;
+
+// Halving: the variants within kAdvanceWithin of the best advance, at most the best third and
+// never fewer than `finalists`.
 std::vector<Candidate*> halve(const std::vector<Candidate*>& pool, size_t finalists);
 
 // The variant today's engines would use for `problem` (runtime/builtin.h): a baseline every

@@ -3,7 +3,7 @@
 //   gate    (tuner/gate_stage.h):    a batch of variants checked against the CPU reference in
 //                                    one submission;
 //   time    (tuner/batch_timer.h):   the batch's samples in shared submissions, order shuffled;
-//   decide  (tuner/search.h):        halving keeps the best third, finalists re-measured;
+//   decide  (tuner/search.h):        halving keeps what is near the best, finalists re-measured;
 //   store   (tuner/result_writer.h): results committed in batches, at most a second apart.
 // The session holds the device and walks each problem's variants through the stages in chunks
 // (session.cpp: the run; session_problem.cpp: one problem), so a killed run resumes where it

@@ -337,7 +337,7 @@ ProblemOutcome Session::tune_problem(size_t index, int64_t problem_id, std::vect
   coverage.budget_cut = outcome.budget_cut;
   coverage.stages.push_back(static_cast<uint32_t>(pool.size()));
 
-  // Halving: the best third advance to a longer measurement until the finalists remain.
+  // Halving: what is near the best (search.h) advances to a longer measurement until the finalists remain.
   for (int stage = 1; options_.strategy == Strategy::halving && pool.size() > options_.finalists &&
                       !out_of_time();
        ++stage) {

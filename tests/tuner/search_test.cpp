@@ -39,13 +39,23 @@ TEST(SearchTest, RankedSkipsFailuresAndSortsByMedian) {
 }
 
 TEST(SearchTest, HalvingKeepsTheBestThirdButNeverFewerThanTheFinalists) {
-  auto list = make({9, 8, 7, 6, 5, 4, 3, 2, 1, 10, 11, 12});
+  auto list = make({109, 108, 107, 106, 105, 104, 103, 102, 101, 110, 111, 112});
   const auto third = halve(pointers(list), 3);
   ASSERT_EQ(third.size(), 4u);
   EXPECT_EQ(third[0]->key, "8");
   EXPECT_EQ(third[3]->key, "5");
   auto small = make({3, 2, 1, 4});
   EXPECT_EQ(halve(pointers(small), 3).size(), 3u);
+}
+
+TEST(SearchTest, HalvingDropsWhatIsFarBehindTheBest) {
+  // 12 timed: the best third would be 4, but only 100 and 140 are within 1.5x of the best.
+  auto list = make({100, 140, 151, 160, 300, 400, 500, 600, 700, 800, 900, 1000});
+  const auto kept = halve(pointers(list), 1);
+  ASSERT_EQ(kept.size(), 2u);
+  EXPECT_EQ(kept[1]->key, "1");
+  // ... and never fewer than the finalists.
+  EXPECT_EQ(halve(pointers(list), 3).size(), 3u);
 }
 
 TEST(SearchTest, OrderPutsWarmWinnersThenBaselinesThenFamiliesInTurn) {
