@@ -9,17 +9,6 @@
 
 namespace vktune::kernels {
 
-const char* layout_name(Layout layout) noexcept {
-  switch (layout) {
-    case Layout::raw:
-      return "raw";
-    case Layout::packed:
-      return "packed";
-    default:
-      return "none";
-  }
-}
-
 nlohmann::json to_json(const Constraints& c) {
   return {{"k_multiple", c.k_multiple}, {"gs_multiple", c.gs_multiple},
           {"n_multiple", c.n_multiple}, {"m_min", c.m_min},
@@ -48,26 +37,6 @@ std::string check(const Constraints& c, const Problem& p) {
            std::to_string(c.m_max);
   }
   return {};
-}
-
-BindingSizes binding_sizes(const Problem& p, Layout layout) {
-  BindingSizes s;
-  if (p.op == Op::rms_norm) {
-    s.x = uint64_t{p.m} * p.n * 4;
-    s.out = s.x;
-    s.bias = uint64_t{p.n} * 4;  // the rms weight w
-    return s;
-  }
-  s.x = uint64_t{p.m} * p.k * 4;
-  s.out = uint64_t{p.m} * p.n * 4;
-  s.scales = p.group_size ? uint64_t{p.k / p.group_size} * p.n * 4 : 0;
-  s.bias = p.has_bias ? uint64_t{p.n} * 4 : 0;
-  if (layout == Layout::packed) {
-    s.weight = packed_weight_bytes(p.n, p.k);
-  } else {
-    s.weight = uint64_t{p.n} * (p.k / 2);
-  }
-  return s;
 }
 
 Family::Family(std::string name, Op op, std::vector<KnobSpec> knobs)
@@ -163,12 +132,11 @@ Legality Family::legality(const Knobs& knobs, const Problem& p,
               " (maxComputeSharedMemorySize)");
   }
   const BindingSizes sizes = binding_sizes(p, layout(knobs));
-  const std::pair<const char*, uint64_t> bindings[] = {
-      {"weight", sizes.weight}, {"scales", sizes.scales}, {"x", sizes.x},
-      {"out", sizes.out},       {"bias", sizes.bias},     {"workspace", workspace_bytes(knobs, p)}};
-  for (const auto& [what, bytes] : bindings) {
+  for (const BindingDesc& b : op_desc(p.op).bindings) {
+    const uint64_t bytes =
+        b.role == BufferRole::workspace ? workspace_bytes(knobs, p) : sizes.of(b.role);
     if (bytes > lim.max_storage_buffer_range) {
-      return no(std::string(what) + " of " + describe(p) + " is " + std::to_string(bytes) +
+      return no(std::string(b.name) + " of " + describe(p) + " is " + std::to_string(bytes) +
                 " bytes, more than one storage-buffer binding can address on " + device.name +
                 " (maxStorageBufferRange = " + std::to_string(lim.max_storage_buffer_range) +
                 " bytes); split the tensor");
@@ -183,6 +151,15 @@ std::span<const Family* const> families() {
                                       &gemv_fast_family(), &coopmat_family(),
                                       &coopmat_splitk_family(), &rms_norm_family()};
   return all;
+}
+
+bool is_baseline(const Family& family) {
+  return family.name() == op_desc(family.op()).baseline_family;
+}
+
+bool is_baseline(std::string_view family_name) {
+  const Family* family = find_family(family_name);
+  return family != nullptr && is_baseline(*family);
 }
 
 const Family* find_family(std::string_view name) {

@@ -14,16 +14,12 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "kernels/knobs.h"
+#include "kernels/op.h"
 #include "kernels/problem.h"
-#include "kernels/shader_compiler.h"
+#include "kernels/shader_spec.h"
 #include "kernels/vk/device_info.h"
 
 namespace vktune::kernels {
-
-// Weight layout a variant reads: raw [N, K/2] bytes, packed (kernels/families/q4gsw_layout.h)
-// or none (rms_norm has no quantized weight).
-enum class Layout { raw, packed, none };
-const char* layout_name(Layout layout) noexcept;
 
 struct KnobSpec {
   std::string name;
@@ -47,11 +43,6 @@ struct Constraints {
 nlohmann::json to_json(const Constraints& c);
 // Empty when `problem` satisfies `c`, else e.g. "K=96 is not a multiple of 32 (k_multiple)".
 std::string check(const Constraints& c, const Problem& problem);
-
-struct ShaderSpec {
-  std::string file;  // embedded source, e.g. "q4gsw_gemv.comp"
-  Defines defines;   // one per knob that shapes the code
-};
 
 class Family {
  public:
@@ -113,12 +104,10 @@ class Family {
   std::vector<KnobSpec> knobs_;
 };
 
-// Bytes of each storage-buffer binding of a problem in `layout`, for the range check and for
-// allocation: weight (raw or packed), scales, x, out, bias / rms weight.
-struct BindingSizes {
-  uint64_t x = 0, weight = 0, scales = 0, bias = 0, out = 0;
-};
-BindingSizes binding_sizes(const Problem& problem, Layout layout);
+// Whether the family is its op's baseline (OpDesc::baseline_family), the naive kernel speedups
+// are quoted against. By name: false for a family the catalogue does not know.
+bool is_baseline(const Family& family);
+bool is_baseline(std::string_view family_name);
 
 // Every family, in a fixed order: q4gsw_naive, q4gsw_tiled, q4gsw_gemv, q4gsw_gemv_fast,
 // q4gsw_coopmat, q4gsw_coopmat_splitk, rms_norm. The descriptors are immutable statics: thread-safe.

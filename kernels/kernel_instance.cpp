@@ -1,6 +1,7 @@
 // KernelInstance: legality -> compile -> pipeline -> upload -> record.
 #include "kernels/kernel_instance.h"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <limits>
@@ -12,14 +13,6 @@ namespace {
 
 std::vector<float> poison(size_t count) {
   return std::vector<float>(count, std::numeric_limits<float>::quiet_NaN());
-}
-
-std::vector<std::byte> push_constants(const Problem& p) {
-  std::span<const std::byte> bytes;
-  const Q4gswPush q4{p.m, p.n, p.k, p.group_size, p.has_bias ? 1u : 0u, packed_n(p.n), 0, 0};
-  const RmsNormPush norm{p.m, p.n, p.eps, 0};
-  bytes = p.op == Op::q4gsw ? vk::push_bytes(q4) : vk::push_bytes(norm);
-  return {bytes.begin(), bytes.end()};
 }
 
 }  // namespace
@@ -50,12 +43,12 @@ std::shared_ptr<const vk::ComputePipeline> KernelInstance::pipeline(const vk::De
   const std::string key = family.key(knobs);
   const ShaderSpec spec = family.shader(knobs);
   auto spirv = compiler.compile(spec.file, spec.defines, key);
-  const bool q4 = family.op() == Op::q4gsw;
+  const OpDesc& op = op_desc(family.op());
   vk::PipelineDesc desc;
   desc.name = key;
   desc.spirv = *spirv;
-  desc.buffer_count = q4 ? 6 : 3;  // q4gsw_common.glsl / rms_norm.comp
-  desc.push_constant_bytes = q4 ? sizeof(Q4gswPush) : sizeof(RmsNormPush);
+  desc.buffer_count = static_cast<uint32_t>(op.bindings.size());
+  desc.push_constant_bytes = op.push_constant_bytes;
   // The SPIR-V of one key can change only with the embedded sources, i.e. not in one process.
   if (cache != nullptr) return cache->get_or_create(device, key, desc);
   return std::make_shared<const vk::ComputePipeline>(vk::ComputePipeline::create(device, desc));
@@ -111,7 +104,7 @@ KernelInstance KernelInstance::create(vk::Device& device, ShaderCompiler& compil
   };
   check_external(external.x, sizes.x, "x");
   check_external(external.out, sizes.out, "output");
-  const uint64_t workspace = p.op == Op::q4gsw ? family.workspace_bytes(knobs, p) : 0;
+  const uint64_t workspace = family.workspace_bytes(knobs, p);
   check_external(external.workspace, workspace, "workspace");
 
   KernelInstance inst;
@@ -121,7 +114,7 @@ KernelInstance KernelInstance::create(vk::Device& device, ShaderCompiler& compil
   inst.groups_ = family.groups(knobs, p, device.info());
   inst.push_ = push_constants(p);
   inst.pipeline_ = pipeline(device, compiler, family, knobs, cache);
-  inst.bytes_moved_ = sizes.x + sizes.weight + sizes.scales + sizes.bias + sizes.out;
+  inst.bytes_moved_ = sizes.total();
   if (external.out != nullptr) {
     inst.external_out_ = external.out;
   } else {
@@ -131,8 +124,14 @@ KernelInstance KernelInstance::create(vk::Device& device, ShaderCompiler& compil
 
   const vk::Buffer* x = external.x != nullptr ? external.x : &inputs->x();
   const vk::Buffer* out = &inst.output();
-  if (p.op == Op::q4gsw) {
-    // Bound even when the variant uses none: every q4gsw pipeline has the binding.
+  const OpDesc& op = op_desc(p.op);
+  const auto has = [&](BufferRole role) {
+    return std::any_of(op.bindings.begin(), op.bindings.end(),
+                       [&](const BindingDesc& b) { return b.role == role; });
+  };
+  const vk::Buffer* ws = nullptr;
+  if (has(BufferRole::workspace)) {
+    // Bound even when the variant uses none: every pipeline of the op has the binding.
     inst.workspace_bytes_ = workspace;
     if (external.workspace != nullptr) {
       inst.external_workspace_ = external.workspace;
@@ -140,15 +139,23 @@ KernelInstance KernelInstance::create(vk::Device& device, ShaderCompiler& compil
       inst.workspace_.emplace(padded_buffer(device, workspace));
       if (workspace > 0) device.run([&](vk::CommandBuffer& cb) { cb.fill(*inst.workspace_, 0); });
     }
-    const vk::Buffer* ws = external.workspace != nullptr ? external.workspace : &*inst.workspace_;
-    for (uint32_t c = 0; c < inputs->weight_copies(); ++c) {
-      const vk::Buffer* bindings[] = {x,   &inputs->weight(c), &inputs->scales(c),
-                                      &inputs->vector(), out, ws};
-      inst.sets_.push_back(inst.pipeline_->bind(bindings));
+    ws = external.workspace != nullptr ? external.workspace : &*inst.workspace_;
+  }
+  // One descriptor set per weight copy, which record() rotates among; one when no weight.
+  const uint32_t sets = has(BufferRole::weight) ? inputs->weight_copies() : 1;
+  for (uint32_t c = 0; c < sets; ++c) {
+    std::vector<const vk::Buffer*> bound;
+    for (const BindingDesc& b : op.bindings) {
+      switch (b.role) {
+        case BufferRole::x: bound.push_back(x); break;
+        case BufferRole::weight: bound.push_back(&inputs->weight(c)); break;
+        case BufferRole::scales: bound.push_back(&inputs->scales(c)); break;
+        case BufferRole::vector: bound.push_back(&inputs->vector()); break;
+        case BufferRole::out: bound.push_back(out); break;
+        case BufferRole::workspace: bound.push_back(ws); break;
+      }
     }
-  } else {
-    const vk::Buffer* bindings[] = {x, &inputs->vector(), out};
-    inst.sets_.push_back(inst.pipeline_->bind(bindings));
+    inst.sets_.push_back(inst.pipeline_->bind(bound));
   }
   inst.inputs_ = std::move(inputs);
   return inst;
@@ -178,9 +185,6 @@ std::vector<float> KernelInstance::download_output() const {
   return output().download<float>(uint64_t{problem_.m} * problem_.n);
 }
 
-double KernelInstance::flops() const noexcept {
-  const double mn = double(problem_.m) * problem_.n;
-  return problem_.op == Op::q4gsw ? 2.0 * mn * problem_.k : 3.0 * mn;
-}
+double KernelInstance::flops() const noexcept { return kernels::flops(problem_); }
 
 }  // namespace vktune::kernels

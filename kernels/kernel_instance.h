@@ -44,16 +44,6 @@ class PipelineCache {
   std::map<std::string, std::shared_ptr<const vk::ComputePipeline>> pipelines_;
 };
 
-// Push constants of the q4gsw shaders (q4gsw_common.glsl) and of rms_norm.comp.
-struct Q4gswPush {
-  uint32_t m, n, k, group_size, has_bias, n_pad, pad0, pad1;
-};
-struct RmsNormPush {
-  uint32_t rows, width;
-  float eps;
-  uint32_t pad0;
-};
-
 class KernelInstance {
  public:
   // Buffers of a graph that an instance binds instead of its own (kernels of one graph read

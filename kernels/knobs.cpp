@@ -110,4 +110,17 @@ nlohmann::json to_json(const Knobs& knobs) {
   return j;
 }
 
+std::string to_json_text(const Knobs& knobs) {
+  // Written by hand so the knobs keep their order (nlohmann sorts keys).
+  std::string json = "{";
+  for (size_t i = 0; i < knobs.size(); ++i) {
+    if (i > 0) json += ",";
+    json += nlohmann::json(knobs[i].name).dump() + ":";
+    json += std::holds_alternative<int64_t>(knobs[i].value)
+                ? std::to_string(std::get<int64_t>(knobs[i].value))
+                : nlohmann::json(std::get<std::string>(knobs[i].value)).dump();
+  }
+  return json + "}";
+}
+
 }  // namespace vktune::kernels

@@ -52,5 +52,8 @@ ParsedKey parse_key(std::string_view key);
 // {"layout": "raw", "wg": 128, ...}; nlohmann objects keep keys sorted, so the order comes
 // from the family on the way back (Family::knobs_from_json).
 nlohmann::json to_json(const Knobs& knobs);
+// The same object as JSON text, keys in the knobs' (the family's declared) order: what the
+// database and the runtime hand out as knobs_json.
+std::string to_json_text(const Knobs& knobs);
 
 }  // namespace vktune::kernels

@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "kernels/shader_spec.h"
+
 namespace vktune {
 
 // A shader that failed to compile; what() names the variant and carries shaderc's message
@@ -22,7 +24,6 @@ class CompileError : public std::runtime_error {
 };
 
 using Spirv = std::vector<uint32_t>;
-using Defines = std::vector<std::pair<std::string, std::string>>;
 
 enum class TargetEnv { vulkan_1_1, vulkan_1_2, vulkan_1_3 };
 

@@ -1,44 +1,61 @@
-// Built-in routing, exactly as docs/variants.md "Built-in routing" states it.
+// Query validation and the built-in routing, read from the kernel catalogue
+// (kernels/builtin_variants.h): the runtime types none of a built-in variant's facts.
 #include "runtime/builtin.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "kernels/builtin_variants.h"
+#include "kernels/family.h"
 
 namespace vktune::runtime {
 namespace {
 
+// One built-in variant as the runtime hands it out; the strings are the Selection's storage.
 struct Builtin {
-  std::string_view family, variant_key, knobs_json, constraints_json, layout;
-  uint32_t workgroup_size;
+  std::string family, variant_key, knobs_json, constraints_json, layout;
+  uint32_t workgroup_size = 0;
   Constraints constraints;
 };
 
-// Knobs in the families' declared order (docs/variants.md "Families and knobs").
-constexpr Builtin kGemv{"q4gsw_gemv",
-                        "q4gsw_gemv[layout=raw,wg=64,rows=1,load=u32,reduce=shared]",
-                        R"({"layout":"raw","wg":64,"rows":1,"load":"u32","reduce":"shared"})",
-                        R"({"k_multiple":8,"gs_multiple":8,"n_multiple":1,"m_max":1,"m_min":1})",
-                        "raw",
-                        64,
-                        {8, 8, 1, 1, 1}};
-constexpr Builtin kTiled{"q4gsw_tiled",
-                         "q4gsw_tiled[layout=raw,tm=4,tn=4,wg=64,bk=0]",
-                         R"({"layout":"raw","tm":4,"tn":4,"wg":64,"bk":0})",
-                         R"({"k_multiple":2,"gs_multiple":2,"n_multiple":1,"m_max":0,"m_min":1})",
-                         "raw",
-                         64,
-                         {2, 2, 1, 1, 0}};
-constexpr Builtin kRmsVec4{"rms_norm",
-                           "rms_norm[vec=4,wg=256]",
-                           R"({"vec":4,"wg":256})",
-                           R"({"k_multiple":4,"gs_multiple":1,"n_multiple":4,"m_max":0,"m_min":1})",
-                           "none",
-                           256,
-                           {4, 1, 4, 1, 0}};
-constexpr Builtin kRmsScalar{"rms_norm",
-                             "rms_norm[vec=1,wg=256]",
-                             R"({"vec":1,"wg":256})",
-                             R"({"k_multiple":1,"gs_multiple":1,"n_multiple":1,"m_max":0,"m_min":1})",
-                             "none",
-                             256,
-                             {1, 1, 1, 1, 0}};
+struct OpBuiltins {
+  std::vector<Builtin> variants;  // in order of preference
+  std::string none_fits;          // the message when no variant's constraints hold
+};
+
+OpBuiltins load(kernels::Op op) {
+  OpBuiltins out;
+  out.none_fits = std::string("no built-in ") + kernels::op_name(op) +
+                  " variant serves this shape; each needs:";
+  for (const kernels::BuiltinVariant& v : kernels::builtin_variants(op)) {
+    const kernels::Family& family = *kernels::find_family(v.family);
+    const kernels::Knobs knobs = family.knobs_from_json(nlohmann::json::parse(v.knobs_json));
+    kernels::Constraints c = family.constraints(knobs);
+    if (v.max_m != 0 && (c.m_max == 0 || v.max_m < c.m_max)) c.m_max = v.max_m;
+    Builtin b;
+    b.family = family.name();
+    b.variant_key = family.key(knobs);
+    b.knobs_json = kernels::to_json_text(knobs);
+    b.constraints_json = kernels::to_json(c).dump();
+    b.layout = kernels::layout_name(family.layout(knobs));
+    b.workgroup_size = family.workgroup_size(knobs);
+    b.constraints = {c.k_multiple, c.gs_multiple, c.n_multiple, c.m_min, c.m_max};
+    out.none_fits += " " + b.variant_key + " " + b.constraints_json + ";";
+    out.variants.push_back(std::move(b));
+  }
+  return out;
+}
+
+// Built when the library loads, not on first use: select() must neither allocate nor take the
+// lock of a function-local static (tests/runtime/select_alloc_test.cpp). The catalogue's
+// descriptors are function-local statics themselves, so the order of initialisation is safe.
+const OpBuiltins kQ4gsw = load(kernels::Op::q4gsw);
+const OpBuiltins kRmsNorm = load(kernels::Op::rms_norm);
+
+const OpBuiltins& builtins(kernels::Op op) { return op == kernels::Op::q4gsw ? kQ4gsw : kRmsNorm; }
 
 }  // namespace
 
@@ -69,11 +86,24 @@ void select_builtin(const ProblemQuery& q, Selection& out) noexcept {
     out.error = "no tuned entry and no built-in rule for this dtype (built-ins are f32 only)";
     return;
   }
+  const std::optional<kernels::Op> op = kernels::parse_op(q.op);
+  if (!op) {
+    out.status = Status::invalid_query;
+    out.error = "unknown op; expected \"q4gsw\" or \"rms_norm\"";
+    return;
+  }
+  const OpBuiltins& all = builtins(*op);
   const Builtin* b = nullptr;
-  if (q.op == "q4gsw") {
-    b = (q.m == 1 && q.k % 8 == 0 && q.group_size % 8 == 0) ? &kGemv : &kTiled;
-  } else {
-    b = q.n % 4 == 0 ? &kRmsVec4 : &kRmsScalar;
+  for (const Builtin& candidate : all.variants) {
+    if (candidate.constraints.allows(q)) {
+      b = &candidate;
+      break;
+    }
+  }
+  if (b == nullptr) {
+    out.status = Status::no_match;
+    out.error = all.none_fits;
+    return;
   }
   out.status = Status::ok;
   out.error = {};

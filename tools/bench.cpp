@@ -7,6 +7,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "kernels/family.h"
 #include "tools/report/summary.h"
 #include "tuner/records.h"
 
@@ -47,7 +48,7 @@ BenchPlan plan_bench(const db::Store& tuned, const vk::DeviceInfo& device) {
   filter.status = db::Status::ok;
   for (const db::Measurement& m : tuned.measurements(filter)) {
     const db::KernelRecord& k = kernels.at(m.kernel_id);
-    if (k.family != "q4gsw_naive" || !m.median_ns) continue;
+    if (!kernels::is_baseline(k.family) || !m.median_ns) continue;
     auto [it, inserted] = naive.emplace(m.problem_id, std::pair{*m.median_ns, k.variant_key});
     if (!inserted && *m.median_ns < it->second.first) it->second = {*m.median_ns, k.variant_key};
   }

@@ -41,16 +41,7 @@ db::KernelRecord kernel_record(const kernels::Family& family, const kernels::Kno
   db::KernelRecord r;
   r.family = family.name();
   r.variant_key = family.key(knobs);
-  // Written by hand so the knobs keep the family's declared order (nlohmann sorts keys).
-  std::string json = "{";
-  for (size_t i = 0; i < knobs.size(); ++i) {
-    if (i > 0) json += ",";
-    json += nlohmann::json(knobs[i].name).dump() + ":";
-    json += std::holds_alternative<int64_t>(knobs[i].value)
-                ? std::to_string(std::get<int64_t>(knobs[i].value))
-                : nlohmann::json(std::get<std::string>(knobs[i].value)).dump();
-  }
-  r.knobs_json = json + "}";
+  r.knobs_json = kernels::to_json_text(knobs);
   r.constraints_json = kernels::to_json(family.constraints(knobs)).dump();
   r.layout = kernels::layout_name(family.layout(knobs));
   r.workgroup_size = family.workgroup_size(knobs);

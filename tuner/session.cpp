@@ -274,7 +274,7 @@ void Session::warm_start_order(const kernels::Problem& problem,
   }
   const std::string fixed = fixed_routing_key(problem);
   order_candidates(list, rank, [&fixed](const Candidate& c) {
-    return c.key == fixed || c.family->name() == "q4gsw_naive";
+    return c.key == fixed || kernels::is_baseline(*c.family);
   });
 }
 

@@ -364,7 +364,7 @@ ProblemOutcome Session::tune_problem(size_t index, int64_t problem_id, std::vect
   Candidate* naive = nullptr;
   for (Candidate& c : list) {
     if (!c.timed()) continue;
-    if (c.family->name() == "q4gsw_naive" &&
+    if (kernels::is_baseline(*c.family) &&
         (naive == nullptr || c.stats->median < naive->stats->median)) {
       naive = &c;
     }

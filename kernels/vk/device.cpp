@@ -1,4 +1,5 @@
 // Logical device creation with the optional features the kernels use, and fenced submission.
+#include "kernels/vk/device_query.h"
 #include "kernels/vk/device.h"
 
 #include <algorithm>

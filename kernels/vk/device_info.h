@@ -1,10 +1,10 @@
 // The device fingerprint: everything that changes a kernel's binary or its speed, read from a
-// VkPhysicalDevice into plain data so that selection and the database need no Vulkan calls.
+// VkPhysicalDevice (device_query.h) into plain data so that selection, the kernel catalogue and
+// the database need no Vulkan headers.
 #pragma once
 
-#include <vulkan/vulkan.h>
-
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -12,6 +12,8 @@
 #include <nlohmann/json_fwd.hpp>
 
 namespace vktune::vk {
+
+inline constexpr size_t kUuidSize = 16;  // VK_UUID_SIZE
 
 enum class DeviceType { other, integrated, discrete, virtual_gpu, cpu };
 
@@ -60,7 +62,7 @@ struct DeviceInfo {
   uint32_t driver_id = 0;       // VkDriverId
   std::string driver_name;
   std::string driver_info;
-  std::array<uint8_t, VK_UUID_SIZE> pipeline_cache_uuid{};
+  std::array<uint8_t, kUuidSize> pipeline_cache_uuid{};
   uint32_t subgroup_size = 0;
   DeviceLimits limits;
   DeviceFeatures features;
@@ -71,17 +73,8 @@ struct DeviceInfo {
 // Windows 18.14, everyone else VK_API_VERSION-style), e.g. "580.159.4.0".
 std::string driver_version_text(uint32_t vendor_id, uint32_t driver_version);
 std::string api_version_text(uint32_t api_version);
-std::string uuid_hex(const std::array<uint8_t, VK_UUID_SIZE>& uuid);
-
-// Reads the fingerprint of one physical device. The instance must be Vulkan 1.1 or newer.
-DeviceInfo query_device_info(VkInstance instance, VkPhysicalDevice device, uint32_t index);
+std::string uuid_hex(const std::array<uint8_t, kUuidSize>& uuid);
 
 nlohmann::json to_json(const DeviceInfo& info);
 
-}  // namespace vktune::vk
-
-namespace vktune::vk {
-// Index of the queue family vktune submits to: the first with compute support.
-// Throws Error if the device has none.
-uint32_t compute_queue_family(VkPhysicalDevice device);
 }  // namespace vktune::vk

@@ -1,4 +1,5 @@
 // Instance creation, validation layer and debug messenger.
+#include "kernels/vk/device_query.h"
 #include "kernels/vk/instance.h"
 
 #include <cstdlib>

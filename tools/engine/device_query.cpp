@@ -29,7 +29,7 @@ report::LookupDevice lookup_device(const vk::DeviceInfo& info) {
   d.driver_id = info.driver_id;
   d.driver_version = info.driver_version;
   d.type = runtime_device_type(info.type);
-  static_assert(VK_UUID_SIZE == 16);
+  static_assert(vk::kUuidSize == 16);
   std::copy(info.pipeline_cache_uuid.begin(), info.pipeline_cache_uuid.end(),
             d.pipeline_cache_uuid.begin());
   d.name = info.name;

@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <unordered_map>
 
+#include "kernels/family.h"
 #include "runtime/builtin.h"
 
 namespace vktune::report {
@@ -107,7 +108,7 @@ ProblemSummary summarize_problem(
     if (inserted || ns < fam->second.median_ns) {
       fam->second = {k.family, k.variant_key, ns, pk.fastest->gbps, pk.fastest->gflops};
     }
-    if (k.family == "q4gsw_naive" && (!ps.naive_ns || ns < *ps.naive_ns)) {
+    if (kernels::is_baseline(k.family) && (!ps.naive_ns || ns < *ps.naive_ns)) {
       ps.naive_ns = ns;
       ps.naive_key = k.variant_key;
     }

@@ -1,0 +1,23 @@
+// The fixed routing, as data.
+#include "kernels/builtin_variants.h"
+
+namespace vktune::kernels {
+namespace {
+
+constexpr BuiltinVariant kQ4gsw[] = {
+    {"q4gsw_gemv", R"({"layout":"raw","wg":64,"rows":1,"load":"u32","reduce":"shared"})", 1},
+    {"q4gsw_tiled", R"({"layout":"raw","tm":4,"tn":4,"wg":64,"bk":0})"},
+};
+constexpr BuiltinVariant kRmsNorm[] = {
+    {"rms_norm", R"({"vec":4,"wg":256})"},
+    {"rms_norm", R"({"vec":1,"wg":256})"},
+};
+
+}  // namespace
+
+std::span<const BuiltinVariant> builtin_variants(Op op) {
+  return op == Op::q4gsw ? std::span<const BuiltinVariant>(kQ4gsw)
+                         : std::span<const BuiltinVariant>(kRmsNorm);
+}
+
+}  // namespace vktune::kernels

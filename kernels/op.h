@@ -1,0 +1,67 @@
+// An op as data: its bindings in shader order and the buffer each holds, its push constants,
+// the work it does and the family every speedup is quoted against. The instance that binds
+// buffers, the runtime's dispatch contract, the tuner and the report all read this, so adding
+// an op means an OpDesc here, its families and its shaders.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "kernels/problem.h"
+
+namespace vktune::kernels {
+
+// Weight layout a variant reads: raw [N, K/2] bytes, packed (kernels/families/q4gsw_layout.h)
+// or none (rms_norm has no quantized weight).
+enum class Layout { raw, packed, none };
+const char* layout_name(Layout layout) noexcept;
+
+// What a storage-buffer binding holds. `vector` is q4gsw's bias and rms_norm's weight w.
+enum class BufferRole { x, weight, scales, vector, out, workspace };
+
+struct BindingDesc {
+  BufferRole role;
+  std::string_view name;  // as the shaders and docs/variants.md name it
+  bool written;           // the dispatch writes it (out, and the split-K workspace)
+};
+
+struct OpDesc {
+  Op op;
+  std::span<const BindingDesc> bindings;  // binding i of every shader of the op
+  uint32_t push_constant_bytes;
+  std::string_view baseline_family;  // empty: none (speedups then quote fixed routing only)
+};
+
+const OpDesc& op_desc(Op op);
+
+// Push constants of the q4gsw shaders (q4gsw_common.glsl) and of rms_norm.comp.
+struct Q4gswPush {
+  uint32_t m, n, k, group_size, has_bias, n_pad, pad0, pad1;
+};
+struct RmsNormPush {
+  uint32_t rows, width;
+  float eps;
+  uint32_t pad0;
+};
+
+// The push-constant bytes of `problem`, op_desc(problem.op).push_constant_bytes long.
+std::vector<std::byte> push_constants(const Problem& problem);
+
+// Bytes of each binding's buffer for `problem` in `layout` (the workspace is the family's:
+// Family::workspace_bytes).
+struct BindingSizes {
+  uint64_t x = 0, weight = 0, scales = 0, bias = 0, out = 0;
+  // The size of the buffer in `role` (0 for the workspace).
+  uint64_t of(BufferRole role) const noexcept;
+  // What one dispatch reads and writes at least once: every buffer above.
+  uint64_t total() const noexcept { return x + weight + scales + bias + out; }
+};
+BindingSizes binding_sizes(const Problem& problem, Layout layout);
+
+// Floating-point operations of one dispatch (q4gsw: 2 M N K; rms_norm: 3 M N).
+double flops(const Problem& problem);
+
+}  // namespace vktune::kernels
