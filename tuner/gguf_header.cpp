@@ -48,7 +48,8 @@ class Reader {
     const uint64_t n = scalar<uint64_t>(what);
     if (n > limit) fail(std::string(what) + " " + std::to_string(n) + " exceeds " + std::to_string(limit));
     if (n > (size_ - offset_) / min_item_bytes) {
-      fail(std::string(what) + " " + std::to_string(n) + " cannot fit in the bytes left");
+      fail("truncated or corrupt: " + std::string(what) + " " + std::to_string(n) + " needs more than the " +
+           std::to_string(size_ - offset_) + " bytes left");
     }
     return n;
   }

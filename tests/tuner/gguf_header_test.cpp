@@ -75,9 +75,7 @@ TEST(GgufHeaderTest, EveryTruncationIsAnErrorNamingTheFile) {
     const std::string error = error_of(bytes.substr(0, n));
     EXPECT_EQ(error.rfind("m.gguf: ", 0), 0u) << n << ": " << error;
     // A count that the bytes left cannot hold is refused before its items are read.
-    const bool names_it = error.find("truncated") != std::string::npos ||
-                          error.find("cannot fit in the bytes left") != std::string::npos;
-    EXPECT_TRUE(names_it) << n << ": " << error;
+    EXPECT_NE(error.find("truncated"), std::string::npos) << n << ": " << error;
   }
 }
 
@@ -98,7 +96,7 @@ TEST(GgufHeaderTest, HostileCountsFailBeforeAnyLoop) {
   put<uint32_t>(unfit, 3);
   put<uint64_t>(unfit, 0);
   put<uint64_t>(unfit, 1000);  // metadata entries in a file with no bytes left
-  EXPECT_NE(error_of(unfit).find("metadata count 1000 cannot fit"), std::string::npos);
+  EXPECT_NE(error_of(unfit).find("metadata count 1000 needs more than the 0 bytes left"), std::string::npos);
 
   std::string long_string;
   put<uint64_t>(long_string, uint64_t{1} << 30);
@@ -106,7 +104,7 @@ TEST(GgufHeaderTest, HostileCountsFailBeforeAnyLoop) {
   std::string long_array;
   put<uint32_t>(long_array, kU32);
   put<uint64_t>(long_array, UINT64_MAX / 2);
-  EXPECT_NE(error_of(one_entry(kArray, long_array)).find("cannot fit"), std::string::npos);
+  EXPECT_NE(error_of(one_entry(kArray, long_array)).find("array length"), std::string::npos);
 }
 
 TEST(GgufHeaderTest, MalformedEntriesAndTensorsAreNamed) {
