@@ -134,10 +134,8 @@ std::string GgufHeader::text(const std::string& key) const {
 }
 
 const GgufTensor* GgufHeader::tensor(const std::string& tensor_name) const {
-  for (const GgufTensor& t : tensors) {
-    if (t.name == tensor_name) return &t;
-  }
-  return nullptr;
+  const auto it = tensor_index.find(tensor_name);
+  return it == tensor_index.end() ? nullptr : &tensors[it->second];
 }
 
 GgufHeader read_gguf_header(std::istream& in, uint64_t size, const std::string& name) {
@@ -174,6 +172,9 @@ GgufHeader read_gguf_header(std::istream& in, uint64_t size, const std::string& 
     }
     t.type = r.scalar<uint32_t>("a tensor type");
     r.scalar<uint64_t>("a tensor offset");
+    if (!h.tensor_index.emplace(t.name, h.tensors.size()).second) {
+      r.fail("tensor name \"" + t.name + "\" repeats");
+    }
     h.tensors.push_back(std::move(t));
   }
   return h;

@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <variant>
 #include <vector>
 
@@ -31,18 +32,21 @@ struct GgufHeader {
   uint32_t version = 0;
   std::map<std::string, GgufValue> metadata;
   std::vector<GgufTensor> tensors;
+  std::unordered_map<std::string, size_t> tensor_index;  // name -> position in tensors
 
   // The value of `key` as a non-negative integer (any integer type), or nullopt when absent
   // or of another type.
   std::optional<uint64_t> integer(const std::string& key) const;
   // The string value of `key`, or "" when absent or not a string.
   std::string text(const std::string& key) const;
+  // The tensor called `name`, or nullptr; constant time (a header may list a million).
   const GgufTensor* tensor(const std::string& name) const;
 };
 
 // Reads a header from `in`, which holds `size` bytes from its current position. Strict: the
 // magic "GGUF", version 2 or 3, at most 1M tensors and metadata entries, strings of at most
-// 1 MiB, 1 to 4 non-zero dimensions per tensor, every count bounded by the bytes left. Throws
+// 1 MiB, 1 to 4 non-zero dimensions per tensor, unique keys and tensor names, every count
+// bounded by the bytes left. Throws
 // std::invalid_argument "<name>: <what>, at byte <offset>" on anything else, truncation
 // included.
 GgufHeader read_gguf_header(std::istream& in, uint64_t size, const std::string& name);

@@ -2,6 +2,8 @@
 #include "tuner/gguf_model.h"
 
 #include <array>
+#include <charconv>
+#include <set>
 #include <stdexcept>
 #include <string_view>
 
@@ -22,18 +24,23 @@ Linear linear(const GgufTensor& t, bool bias, const std::string& name) {
           model_dimension(t.dims[0], name + ": " + t.name + " columns"), bias};
 }
 
-bool has_block(const GgufHeader& h, uint64_t block) {
-  const std::string prefix = "blk." + std::to_string(block) + ".";
+// The block numbers i of the tensors named "blk.<i>.*", in order.
+std::set<uint64_t> blocks(const GgufHeader& h) {
+  std::set<uint64_t> numbers;
   for (const GgufTensor& t : h.tensors) {
-    if (t.name.starts_with(prefix)) return true;
+    if (!t.name.starts_with("blk.")) continue;
+    uint64_t i = 0;
+    const char* first = t.name.data() + 4;
+    const auto [end, error] = std::from_chars(first, t.name.data() + t.name.size(), i);
+    if (error == std::errc() && end != first && *end == '.') numbers.insert(i);
   }
-  return false;
+  return numbers;
 }
 
 ModelShapes from_tensors(const GgufHeader& h, const std::string& name) {
   ModelShapes shapes;
-  uint64_t block = 0;
-  for (; has_block(h, block); ++block) {
+  const std::set<uint64_t> numbers = blocks(h);
+  for (uint64_t block : numbers) {
     const std::string prefix = "blk." + std::to_string(block) + ".";
     for (const char* role : kBlockLinears) {
       const GgufTensor* weight = h.tensor(prefix + role + ".weight");
@@ -46,7 +53,7 @@ ModelShapes from_tensors(const GgufHeader& h, const std::string& name) {
       shapes.add_linear(l);
     }
   }
-  if (block == 0) throw std::invalid_argument(name + ": no tensor blk.0.* (no decoder blocks)");
+  if (numbers.empty()) throw std::invalid_argument(name + ": no tensor blk.<i>.* (no decoder blocks)");
   const GgufTensor* head = h.tensor("output.weight");
   if (head == nullptr) head = h.tensor("token_embd.weight");  // tied to the embedding
   if (head == nullptr) {

@@ -76,7 +76,7 @@ ModelConfig parse_model_config(std::string_view json_text, const std::string& na
   nlohmann::json doc;
   try {
     doc = nlohmann::json::parse(json_text);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range for 1e999
     throw std::invalid_argument(name + ": not a JSON config (" + e.what() + ")");
   }
   if (!doc.is_object()) throw std::invalid_argument(name + ": expected a JSON object");

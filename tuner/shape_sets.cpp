@@ -124,7 +124,7 @@ std::vector<kernels::Problem> from_file(const std::string& path, const ShapeOpti
   nlohmann::json doc;
   try {
     doc = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range for 1e999
     throw std::invalid_argument(path + ": " + e.what());
   }
   if (!doc.is_object() || !doc.contains("problems") || !doc["problems"].is_array()) {

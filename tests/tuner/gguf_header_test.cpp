@@ -4,7 +4,6 @@
 
 #include <gtest/gtest.h>
 
-#include <sstream>
 
 #include "tests/tuner/gguf_writer.h"
 
@@ -13,15 +12,10 @@ namespace {
 
 using namespace vktune::testing;
 
-GgufHeader read(const std::string& bytes) {
-  std::istringstream in(bytes);
-  return read_gguf_header(in, bytes.size(), "m.gguf");
-}
-
-// The error read() throws for `bytes`, or "" when it reads them.
+// The error read_gguf_bytes() throws for `bytes`, or "" when it reads them.
 std::string error_of(const std::string& bytes) {
   try {
-    read(bytes);
+    read_gguf_bytes(bytes);
   } catch (const std::invalid_argument& e) {
     return e.what();
   }
@@ -49,7 +43,7 @@ TEST(GgufHeaderTest, ReadsMetadataAndTensorShapes) {
                                 .linear("blk.0.attn_k", 512, 2048)
                                 .tensor("output_norm.weight", {2048})
                                 .bytes(2);
-  const GgufHeader h = read(bytes);
+  const GgufHeader h = read_gguf_bytes(bytes);
   EXPECT_EQ(h.version, 2u);
   EXPECT_EQ(h.text("general.architecture"), "llama");
   EXPECT_EQ(h.integer("llama.embedding_length"), 2048u);
@@ -118,6 +112,8 @@ TEST(GgufHeaderTest, MalformedEntriesAndTensorsAreNamed) {
   }
   EXPECT_NE(error_of(one_entry(kArray, nested)).find("nested deeper"), std::string::npos);
   EXPECT_NE(error_of(GgufWriter().u32("a", 1).u32("a", 2).bytes()).find("metadata key repeats"),
+            std::string::npos);
+  EXPECT_NE(error_of(GgufWriter().tensor("t", {4}).tensor("t", {8}).bytes()).find("tensor name \"t\" repeats"),
             std::string::npos);
   EXPECT_NE(error_of(GgufWriter().tensor("t", {4, 0}).bytes()).find("tensor \"t\" has a zero dimension"),
             std::string::npos);

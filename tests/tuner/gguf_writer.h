@@ -1,14 +1,23 @@
 // Builds GGUF headers in memory for tests (no tensor data: the readers never look past the
-// header), plus the little-endian primitives to write hostile ones by hand.
+// header), plus the little-endian primitives to write hostile ones by hand, and reads them back.
 #pragma once
 
 #include <cstdint>
 #include <cstring>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "tuner/gguf_header.h"
+
 namespace vktune::testing {
+
+// The header in `bytes`, read as the file "m.gguf" (errors start "m.gguf: ").
+inline tuner::GgufHeader read_gguf_bytes(const std::string& bytes) {
+  std::istringstream in(bytes);
+  return tuner::read_gguf_header(in, bytes.size(), "m.gguf");
+}
 
 template <typename T>
 void put(std::string& out, T value) {

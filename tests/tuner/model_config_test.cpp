@@ -84,6 +84,8 @@ TEST(ModelConfigTest, IncompleteOrBadConfigsNameTheFileAndTheField) {
   EXPECT_NE(error_of(R"({"hidden_size": 64, "num_attention_heads": 4})").find("missing \"intermediate_size\""),
             std::string::npos);
   EXPECT_NE(error_of(R"({"hidden_size": 64, )").find("config.json: not a JSON config"), std::string::npos);
+  // A number past double's range is nlohmann's out_of_range, not a parse_error (found by fuzzing).
+  EXPECT_NE(error_of(R"({"hidden_size": 8E888888})").find("config.json: not a JSON config"), std::string::npos);
   EXPECT_NE(error_of("[1, 2]").find("expected a JSON object"), std::string::npos);
   EXPECT_NE(error_of(R"({"hidden_size": -64, )" + base + "}").find("\"hidden_size\" must be a positive integer"),
             std::string::npos);
