@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "kernels/problem.h"
-#include "tuner/model_shapes.h"
 
 namespace vktune::tuner {
 
