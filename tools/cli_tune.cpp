@@ -21,6 +21,7 @@ namespace {
 struct TuneFlags {
   DeviceOptions device;
   std::string shapes;  // preset or file; empty: smoke on a CPU device, llama3.2-1b elsewhere
+  std::string model;   // config.json or GGUF file, in place of shapes
   std::string m, gs, ops = "q4gsw,rms_norm", families;  // families: empty = every one
   std::string strategy = "halving", cache = "cold";
   double budget_s = 0, variant_budget_s = 0.25;
@@ -95,19 +96,22 @@ class StopOnSignals {
 };
 
 void run_tune(const TuneFlags& flags) {
-  const vk::Instance instance = vk::Instance::create();
-  const auto devices = instance.devices();
-  const size_t index = vk::select_device(devices, vk::device_request(flags.device.device));
-
   tuner::ShapeOptions shape_options;
   if (!flags.m.empty()) shape_options.m = tuner::parse_list(flags.m);
   if (!flags.gs.empty()) shape_options.group_sizes = tuner::parse_list(flags.gs);
   shape_options.ops = parse_ops(flags.ops);
-  const std::string shapes = !flags.shapes.empty() ? flags.shapes
+  tuner::TuneOptions options;
+  // A model file is read before the device is opened, so a bad one fails at once.
+  if (!flags.model.empty()) options.problems = tuner::load_model(flags.model, shape_options);
+
+  const vk::Instance instance = vk::Instance::create();
+  const auto devices = instance.devices();
+  const size_t index = vk::select_device(devices, vk::device_request(flags.device.device));
+  const std::string shapes = !flags.model.empty()  ? flags.model
+                             : !flags.shapes.empty() ? flags.shapes
                              : devices[index].type == vk::DeviceType::cpu ? "smoke"
                                                                           : "llama3.2-1b";
-  tuner::TuneOptions options;
-  options.problems = tuner::load_shapes(shapes, shape_options);
+  if (flags.model.empty()) options.problems = tuner::load_shapes(shapes, shape_options);
   options.strategy =
       flags.strategy == "exhaustive" ? tuner::Strategy::exhaustive : tuner::Strategy::halving;
   options.cache = flags.cache == "hot" ? tuner::CacheMode::hot : tuner::CacheMode::cold;
@@ -173,6 +177,10 @@ void add_tune_command(CLI::App& app) {
   cmd->add_option("--shapes", flags->shapes,
                   "preset (llama3.2-1b, llama3-8b, smoke) or JSON shapes file "
                   "(default: smoke on a CPU device, llama3.2-1b on a GPU)");
+  cmd->add_option("--model", flags->model,
+                  "tune the linears and norm of a model: its Hugging Face config.json or GGUF "
+                  "file (only the header is read); docs/shapes.md")
+      ->excludes("--shapes");
   cmd->add_option("--m", flags->m, "M (tokens) list, e.g. 1,16,128 (default: the preset's)");
   cmd->add_option("--gs", flags->gs, "group-size list, e.g. 32,128 (default: the preset's)");
   cmd->add_option("--ops", flags->ops, "ops to tune")->capture_default_str();

@@ -1,5 +1,5 @@
-// Presets: the linear layers and norms of Llama 3.2 1B and Llama 3 8B, and a smoke set small
-// enough for lavapipe.
+// Presets (the configs of Llama 3.2 1B and Llama 3 8B, and a smoke set small enough for
+// lavapipe), shapes files and model files, crossed with the M and group-size lists.
 #include "tuner/shape_sets.h"
 
 #include <algorithm>
@@ -8,43 +8,44 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "tuner/model_config.h"
+#include "tuner/model_file.h"
+
 namespace vktune::tuner {
 namespace {
-
-struct Linear {
-  uint32_t n, k;
-};
 
 struct Preset {
   std::string_view name;
   LayerShape layer;
-  std::vector<Linear> linears;  // q, k/v, o, gate/up, down, lm_head (deduplicated)
-  std::vector<uint32_t> norm_widths;
+  ModelShapes shapes;
   std::vector<uint32_t> default_m;
   std::vector<uint32_t> default_gs;
 };
 
-// A model preset: its decoder layer's linears and norm, plus the lm_head.
-Preset model(std::string_view name, LayerShape layer, uint32_t vocab) {
-  const uint32_t h = layer.hidden;
-  return {name,
-          layer,
-          {{h, h}, {layer.kv_width, h}, {layer.ffn, h}, {h, layer.ffn}, {vocab, h}},
-          {h},
-          {1, 128},
-          {layer.group_size}};
+// The M and group-size lists of a model preset and of `--model` when none are given.
+const std::vector<uint32_t> kModelM = {1, 128}, kModelGs = {32};
+
+// A model preset: the shapes its config implies; its layer for `vktune run-layer`.
+Preset model(std::string_view name, const ModelConfig& config) {
+  const uint32_t group_size = kModelGs.front();
+  const LayerShape layer{config.hidden_size, config.num_key_value_heads * config.head_dim,
+                         config.intermediate_size, group_size};
+  return {name, layer, model_shapes(config), kModelM, kModelGs};
 }
 
-// Hidden size h, kv width, intermediate size and vocabulary of each model.
+// The models' config.json values (Hugging Face meta-llama/Llama-3.2-1B, Meta-Llama-3-8B;
+// tests/tuner/models/ holds the files).
 const std::vector<Preset>& presets() {
   static const std::vector<Preset> all = {
-      // Llama 3.2 1B: h=2048, 8 kv heads x 64, ffn 8192, vocab 128256.
-      model("llama3.2-1b", {2048, 512, 8192, 32}, 128256),
-      // Llama 3 8B: h=4096, 8 kv heads x 128, ffn 14336, vocab 128256.
-      model("llama3-8b", {4096, 1024, 14336, 32}, 128256),
+      model("llama3.2-1b", {.hidden_size = 2048, .intermediate_size = 8192,
+                            .num_attention_heads = 32, .num_key_value_heads = 8, .head_dim = 64,
+                            .vocab_size = 128256, .tie_word_embeddings = true}),
+      model("llama3-8b", {.hidden_size = 4096, .intermediate_size = 14336,
+                          .num_attention_heads = 32, .num_key_value_heads = 8, .head_dim = 128,
+                          .vocab_size = 128256}),
       // Small and ragged (N not a multiple of any tile): finishes in minutes on lavapipe. Its
       // layer (for `vktune run-layer`) is small and regular instead.
-      {"smoke", {256, 64, 512, 32}, {{200, 256}}, {256}, {1, 5}, {32}},
+      {"smoke", {256, 64, 512, 32}, {{{200, 256}}, {256}}, {1, 5}, {32}},
   };
   return all;
 }
@@ -93,18 +94,22 @@ bool wants(const ShapeOptions& options, kernels::Op op) {
   return std::find(options.ops.begin(), options.ops.end(), op) != options.ops.end();
 }
 
-std::vector<kernels::Problem> from_preset(const Preset& preset, const ShapeOptions& options) {
-  const auto& ms = options.m.empty() ? preset.default_m : options.m;
-  const auto& gss = options.group_sizes.empty() ? preset.default_gs : options.group_sizes;
+// Every linear at every M and group size, every norm at every M (the defaults where `options`
+// gives no list).
+std::vector<kernels::Problem> from_shapes(const ModelShapes& shapes, const ShapeOptions& options,
+                                          const std::vector<uint32_t>& default_m,
+                                          const std::vector<uint32_t>& default_gs) {
+  const auto& ms = options.m.empty() ? default_m : options.m;
+  const auto& gss = options.group_sizes.empty() ? default_gs : options.group_sizes;
   ProblemList list;
   for (uint32_t m : ms) {
     if (wants(options, kernels::Op::q4gsw)) {
-      for (const Linear& l : preset.linears) {
-        for (uint32_t gs : gss) list.add_linear(m, l.n, l.k, gs, false);
+      for (const Linear& l : shapes.linears) {
+        for (uint32_t gs : gss) list.add_linear(m, l.n, l.k, gs, l.bias);
       }
     }
     if (wants(options, kernels::Op::rms_norm)) {
-      for (uint32_t width : preset.norm_widths) list.add_norm(m, width);
+      for (uint32_t width : shapes.norm_widths) list.add_norm(m, width);
     }
   }
   return list.take();
@@ -119,7 +124,7 @@ std::vector<kernels::Problem> from_file(const std::string& path, const ShapeOpti
   nlohmann::json doc;
   try {
     doc = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range for 1e999
     throw std::invalid_argument(path + ": " + e.what());
   }
   if (!doc.is_object() || !doc.contains("problems") || !doc["problems"].is_array()) {
@@ -181,9 +186,18 @@ LayerShape preset_layer(std::string_view name) {
 std::vector<kernels::Problem> load_shapes(std::string_view preset_or_file,
                                           const ShapeOptions& options) {
   for (const Preset& p : presets()) {
-    if (p.name == preset_or_file) return from_preset(p, options);
+    if (p.name == preset_or_file) return from_shapes(p.shapes, options, p.default_m, p.default_gs);
   }
   return from_file(std::string(preset_or_file), options);
+}
+
+std::vector<kernels::Problem> load_model(const std::string& path, const ShapeOptions& options) {
+  const ModelShapes shapes = load_model_file(path);
+  try {
+    return from_shapes(shapes, options, kModelM, kModelGs);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(path + ": " + e.what());
+  }
 }
 
 std::vector<uint32_t> parse_list(std::string_view text) {

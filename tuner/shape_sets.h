@@ -42,6 +42,12 @@ LayerShape preset_layer(std::string_view name);
 std::vector<kernels::Problem> load_shapes(std::string_view preset_or_file,
                                           const ShapeOptions& options);
 
+// The problems of the model in `path` (a config.json or GGUF file, tuner/model_file.h): its
+// linears and norm at every M and group size, M {1, 128} and gs {32} unless `options` say.
+// Deduplicated, in a stable order. Throws std::invalid_argument naming the file and what is
+// wrong or missing, or the problem that is invalid (e.g. K % gs != 0).
+std::vector<kernels::Problem> load_model(const std::string& path, const ShapeOptions& options);
+
 // Parses "1,2,4" into numbers; throws std::invalid_argument on anything else.
 std::vector<uint32_t> parse_list(std::string_view text);
 

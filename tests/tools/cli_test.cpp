@@ -120,5 +120,27 @@ TEST(VktuneCli, InspectAndFamiliesErrors) {
   EXPECT_NE(family.output.find("unknown family \"nope\""), std::string::npos) << family.output;
 }
 
+TEST(VktuneCli, TuneModelErrorsNameTheFile) {
+  // The model file is read before any Vulkan device is touched.
+  TempDir dir;
+  const std::string config = dir.file("config.json");
+  std::ofstream(config) << R"({"hidden_size": 64, "intermediate_size": 128, "num_attention_heads": 4})";
+  const VktuneResult missing = vktune("tune --model " + quoted(config) + " --db " + quoted(dir.file("t.db")));
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_NE(missing.output.find(config + ": missing \"vocab_size\""), std::string::npos) << missing.output;
+
+  const std::string gguf = dir.file("m.gguf");
+  std::ofstream(gguf, std::ios::binary) << std::string("GGUF\3\0\0\0", 8);
+  const VktuneResult truncated = vktune("tune --model " + quoted(gguf) + " --db " + quoted(dir.file("t.db")));
+  EXPECT_EQ(truncated.exit_code, 1);
+  EXPECT_NE(truncated.output.find(gguf + ": truncated while reading tensor count"), std::string::npos)
+      << truncated.output;
+
+  const VktuneResult both = vktune("tune --model " + quoted(config) + " --shapes smoke");
+  EXPECT_NE(both.exit_code, 0);
+  EXPECT_NE(both.output.find("excludes"), std::string::npos) << both.output;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("t.db")));
+}
+
 }  // namespace
 }  // namespace vktune::report

@@ -62,6 +62,8 @@ TEST(ShapeSetsTest, BadInputIsAClearError) {
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("K=96"), std::string::npos) << e.what();
   }
+  std::ofstream(path) << R"({"problems": [{"op": "q4gsw", "n": 1e999}]})";
+  EXPECT_THROW(load_shapes(path.string(), {}), std::invalid_argument);
   std::ofstream(path) << R"({"problems": [{"op": "conv", "n": 64}]})";
   EXPECT_THROW(load_shapes(path.string(), {}), std::invalid_argument);
   std::filesystem::remove(path);
