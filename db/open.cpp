@@ -3,9 +3,11 @@
 
 #include <sqlite3.h>
 
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "db/error.h"
 #include "db/schema.h"
@@ -69,7 +71,13 @@ void check_integrity(const Connection& c) {
 
 // Refuses databases this build must not touch; returns their schema version.
 int check_version(const Connection& c, OpenMode mode) {
-  const int version = schema_version(c);
+  // The version and the object count come from one statement, so one snapshot: read apart, a
+  // writer creating the schema in between would make a new vktune file look foreign.
+  Statement read(c, "SELECT (SELECT user_version FROM pragma_user_version) AS version, "
+                    "(SELECT count(*) FROM sqlite_schema) AS objects");
+  if (!read.step()) throw Error(c.label() + ": cannot read the schema version");
+  const int version = static_cast<int>(read.integer("version"));
+  const int64_t objects = read.integer("objects");
   if (version > kSchemaVersion) {
     throw Error(c.label() + ": schema version " + std::to_string(version) +
                 " is newer than this vktune supports (" + std::to_string(kSchemaVersion) +
@@ -77,7 +85,6 @@ int check_version(const Connection& c, OpenMode mode) {
   }
   if (version < 0) throw Error(c.label() + ": invalid schema version " + std::to_string(version));
   if (version == 0) {
-    const int64_t objects = c.query_int("SELECT count(*) FROM sqlite_schema");
     if (objects > 0) {
       throw Error(c.label() + ": an SQLite database but not a vktune one (user_version 0, " +
                   std::to_string(objects) + " schema objects); refusing to modify it");
@@ -91,8 +98,27 @@ int check_version(const Connection& c, OpenMode mode) {
   return version;
 }
 
+constexpr int kBusyTimeoutMs = 5000;
+
+// Switches a database to WAL. The switch needs the file to itself, and SQLite answers "database
+// is locked" at once, without its busy handler, while another connection opening the same new
+// file holds it: so the switch is retried for as long as the busy timeout would wait.
+void use_wal(const Connection& c) {
+  constexpr auto kStep = std::chrono::milliseconds(5);
+  for (int waited = 0;; waited += static_cast<int>(kStep.count())) {
+    Statement mode(c, "PRAGMA journal_mode = WAL");
+    try {
+      mode.step();
+      return;
+    } catch (const Error&) {
+      if ((sqlite3_errcode(c.get()) & 0xff) != SQLITE_BUSY || waited >= kBusyTimeoutMs) throw;
+    }
+    std::this_thread::sleep_for(kStep);
+  }
+}
+
 void configure(const Connection& c) {
-  sqlite3_busy_timeout(c.get(), 5000);
+  sqlite3_busy_timeout(c.get(), kBusyTimeoutMs);
   c.exec("PRAGMA foreign_keys = ON");
 }
 
@@ -134,7 +160,7 @@ Connection open_database(const std::string& path, OpenMode mode, IntegrityCheck 
   }
   check_version(c, mode);
   if (mode == OpenMode::read_write) {
-    c.exec("PRAGMA journal_mode = WAL");
+    use_wal(c);
     migrate(c);
   }
   return c;

@@ -116,6 +116,7 @@ void run_tune(const TuneFlags& flags) {
   options.resume = flags.resume;
   options.fill = flags.fill;
   options.seed = flags.seed;
+  options.claim_path = flags.db;
   if (!flags.families.empty()) options.families = parse_families(flags.families);
 
   db::Store store = db::Store::open(flags.db);

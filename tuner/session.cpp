@@ -124,6 +124,7 @@ TuneResult Session::run() {
   TuneResult result;
   device_id_ = store_.upsert_device(device_record(device_->info()));
   run_id_ = start_run();
+  if (!options_.claim_path.empty()) run_lock_ = RunLock::acquire(options_.claim_path, run_id_);
   const Bandwidth bandwidth = [&] {
     StageTimer t(profile_, Stage::warmup);  // the probe's calibration and the copy loop
     return measure_copy_bandwidth(*device_, compiler_, probe_.get());
