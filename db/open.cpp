@@ -4,6 +4,7 @@
 #include <sqlite3.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -98,6 +99,34 @@ int check_version(const Connection& c, OpenMode mode) {
   return version;
 }
 
+// `path` as an SQLite URI filename (file:...), with the characters URIs reserve escaped.
+std::string file_uri(const std::string& path) {
+  std::string uri = "file:";
+  for (const char ch : path) {
+    if (ch == '%' || ch == '?' || ch == '#') {
+      char escaped[4];
+      std::snprintf(escaped, sizeof escaped, "%%%02X", static_cast<unsigned char>(ch));
+      uri += escaped;
+    } else {
+      uri += ch;
+    }
+  }
+  return uri;
+}
+
+// Opens for reading only, creating nothing beside the file. With a -wal beside it a writer is
+// active (or was killed): its newest pages live there, so SQLite reads it through the shared
+// -shm as usual, both already present. Without one, every committed page is in the file
+// itself, and immutable mode reads it with no lock and no -wal/-shm: exactly what a database
+// installed in a read-only directory or on read-only media needs, where WAL could create
+// neither. Its one cost: a writer that starts on the file while such a read is under way and
+// checkpoints into it may make that read fail as corrupt (the file itself is never harmed;
+// running the command again reads it whole).
+Connection open_read_only(const std::string& path, bool writer_active) {
+  const int flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI;
+  return Connection::open(file_uri(path) + (writer_active ? "" : "?immutable=1"), flags, path);
+}
+
 constexpr int kBusyTimeoutMs = 5000;
 
 // Switches a database to WAL. The switch needs the file to itself, and SQLite answers "database
@@ -139,17 +168,20 @@ Connection open_database(const std::string& path, OpenMode mode, IntegrityCheck 
     if (ec) throw Error(path + ": cannot read size: " + ec.message());
   }
   const bool existing = exists && size > 0;
+  const bool writer_active = fs::exists(path + "-wal", ec);
   if (existing) {
     std::ifstream in(path, std::ios::binary);
     if (!in) throw Error(path + ": cannot open for reading");
     uint8_t head[kHeaderSize] = {};
     in.read(reinterpret_cast<char*>(head), kHeaderSize);
-    check_header(std::span(head, static_cast<size_t>(in.gcount())), size,
-                 fs::exists(path + "-wal", ec), path);
+    check_header(std::span(head, static_cast<size_t>(in.gcount())), size, writer_active, path);
   }
-  const int flags = mode == OpenMode::read_only ? SQLITE_OPEN_READONLY
-                                                : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
-  Connection c = Connection::open(path, flags | SQLITE_OPEN_NOMUTEX, path);
+  Connection c = mode == OpenMode::read_only
+                     ? open_read_only(path, writer_active)
+                     : Connection::open(path,
+                                        SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+                                            SQLITE_OPEN_NOMUTEX,
+                                        path);
   configure(c);
   if (existing) {
     if (check == IntegrityCheck::quick_check) {

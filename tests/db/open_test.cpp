@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include <filesystem>
+
 #include "db/error.h"
 #include "db/store.h"
 #include "tests/db/fixtures.h"
@@ -123,6 +125,36 @@ TEST(Open, ReadOnlyRefusesWrites) {
   Store s = Store::open(path, OpenMode::read_only);
   EXPECT_EQ(s.devices().size(), 2u);
   EXPECT_THROW(s.upsert_problem(testing::fake_problem(9, 9, 9)), Error);
+}
+
+// A reader creates nothing beside the database: a closed WAL database has no -wal or -shm, and
+// a read-only open must not make them (SQLite's WAL reader would create both).
+TEST(Open, ReadOnlyOpenCreatesNoSideFiles) {
+  TempDir dir;
+  const std::string path = dir.file("closed.db");
+  {
+    Store s = Store::open(path);
+    testing::populate(s);
+  }
+  ASSERT_FALSE(std::filesystem::exists(path + "-wal"));
+  {
+    const Store s = Store::open(path, OpenMode::read_only);
+    EXPECT_EQ(s.devices().size(), 2u);
+    EXPECT_FALSE(std::filesystem::exists(path + "-wal"));
+    EXPECT_FALSE(std::filesystem::exists(path + "-shm"));
+  }
+  EXPECT_FALSE(std::filesystem::exists(path + "-wal"));
+  EXPECT_FALSE(std::filesystem::exists(path + "-shm"));
+}
+
+// With a writer open (its -wal present), a reader goes through the WAL and sees its commits.
+TEST(Open, ReadOnlyOpenBesideAWriterSeesItsCommits) {
+  TempDir dir;
+  const std::string path = dir.file("busy.db");
+  Store writer = Store::open(path);
+  testing::populate(writer);
+  ASSERT_TRUE(std::filesystem::exists(path + "-wal"));
+  EXPECT_EQ(Store::open(path, OpenMode::read_only).devices().size(), 2u);
 }
 
 TEST(Open, ImageOpensACopy) {
