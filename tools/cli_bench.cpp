@@ -90,7 +90,7 @@ void add_bench_command(CLI::App& app) {
       ->check(CLI::IsMember({"cold", "hot"}))
       ->capture_default_str();
   cmd->add_option("--variant-budget", flags->variant_budget_s, "seconds of samples per variant")
-      ->check(CLI::PositiveNumber)
+      ->check(number_check(false))
       ->capture_default_str();
   cmd->add_flag("--plain", flags->plain, "plain progress lines even on a terminal");
   cmd->callback([flags] { run_bench(*flags); });

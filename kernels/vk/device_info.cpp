@@ -149,7 +149,10 @@ uint32_t compute_queue_family(VkPhysicalDevice device) {
 }
 
 DeviceInfo query_device_info(VkInstance instance, VkPhysicalDevice device, uint32_t index) {
-  VkPhysicalDeviceDriverProperties driver{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
+  VkPhysicalDeviceMaintenance3Properties maintenance3{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES};
+  VkPhysicalDeviceDriverProperties driver{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES,
+                                          &maintenance3};
   VkPhysicalDeviceSubgroupProperties subgroup{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES, &driver};
   VkPhysicalDeviceProperties2 props{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &subgroup};
@@ -178,6 +181,7 @@ DeviceInfo query_device_info(VkInstance instance, VkPhysicalDevice device, uint3
   }
   l.max_shared_memory_bytes = p.limits.maxComputeSharedMemorySize;
   l.max_storage_buffer_range = p.limits.maxStorageBufferRange;
+  l.max_memory_allocation_size = maintenance3.maxMemoryAllocationSize;
   l.max_push_constants_bytes = p.limits.maxPushConstantsSize;
   l.timestamp_period_ns = p.limits.timestampPeriod;
   {
@@ -246,6 +250,7 @@ nlohmann::json to_json(const DeviceInfo& info) {
         {"max_workgroup_count", l.max_workgroup_count},
         {"max_shared_memory_bytes", l.max_shared_memory_bytes},
         {"max_storage_buffer_range", l.max_storage_buffer_range},
+        {"max_memory_allocation_size", l.max_memory_allocation_size},
         {"max_push_constants_bytes", l.max_push_constants_bytes},
         {"timestamp_period_ns", l.timestamp_period_ns},
         {"timestamp_valid_bits", l.timestamp_valid_bits}}},

@@ -68,6 +68,18 @@ TEST(VktuneCli, FailedCreateLeavesNoOutput) {
   }
 }
 
+// Number options say what they want in words: CLI11's own checks printed DBL_MAX in full.
+TEST(VktuneCli, NumberOptionErrorsAreShort) {
+  for (const std::string& args : {std::string("tune --budget -1"), std::string("tune --variant-budget 0"),
+                                  std::string("bench --db /dev/null --variant-budget x"),
+                                  std::string("run-layer --fixed --m 0")}) {
+    const VktuneResult r = vktune(args);
+    EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.output;
+    EXPECT_NE(r.output.find("is not a number"), std::string::npos) << args << "\n" << r.output;
+    EXPECT_LT(r.output.size(), 300u) << args << "\n" << r.output;
+  }
+}
+
 TEST(VktuneCli, MergeTwiceIsIdempotent) {
   TempDir dir;
   {
