@@ -127,6 +127,15 @@ Connection open_read_only(const std::string& path, bool writer_active) {
   return Connection::open(file_uri(path) + (writer_active ? "" : "?immutable=1"), flags, path);
 }
 
+Connection open_for_write(const std::string& path) {
+  try {
+    return Connection::open(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                            path);
+  } catch (const Error& e) {
+    throw Error(std::string(e.what()) + " (check that its directory exists and is writable)");
+  }
+}
+
 constexpr int kBusyTimeoutMs = 5000;
 
 // Switches a database to WAL. The switch needs the file to itself, and SQLite answers "database
@@ -178,10 +187,7 @@ Connection open_database(const std::string& path, OpenMode mode, IntegrityCheck 
   }
   Connection c = mode == OpenMode::read_only
                      ? open_read_only(path, writer_active)
-                     : Connection::open(path,
-                                        SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
-                                            SQLITE_OPEN_NOMUTEX,
-                                        path);
+                     : open_for_write(path);
   configure(c);
   if (existing) {
     if (check == IntegrityCheck::quick_check) {
