@@ -52,6 +52,12 @@ class ExitStatus : public std::runtime_error {
   int code_;
 };
 
+// --validate on `app` (and, falling through, after any subcommand) (cli_validation.cpp).
+void add_validate_option(CLI::App& app);
+// The Vulkan instance of a command: under the validation layer when --validate or
+// VKTUNE_VALIDATION=1 asked for it, saying so on stderr and printing its messages there.
+vk::Instance create_instance();
+
 // Options every device-using subcommand shares.
 struct DeviceOptions {
   std::string device;  // --device: index or name substring; VKTUNE_DEVICE when empty

@@ -25,7 +25,7 @@ struct BenchFlags {
 };
 
 void run_bench(const BenchFlags& flags) {
-  const vk::Instance instance = vk::Instance::create();
+  const vk::Instance instance = create_instance();
   const auto devices = instance.devices();
   const size_t index = vk::select_device(devices, vk::device_request(flags.device.device));
   const db::Store tuned = db::Store::open(flags.db, db::OpenMode::read_only);

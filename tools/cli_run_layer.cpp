@@ -109,7 +109,7 @@ void run_layer(const RunLayerOptions& o) {
     if (!snapshot) throw std::runtime_error(error);
   }
 
-  const vk::Instance instance = vk::Instance::create();
+  const vk::Instance instance = create_instance();
   const std::vector<vk::DeviceInfo> devices = instance.devices();
   vk::Device device =
       vk::Device::create(instance, vk::select_device(devices, vk::device_request(o.device.device)));

@@ -96,7 +96,7 @@ class StopOnSignals {
 };
 
 void run_tune(const TuneFlags& flags) {
-  const vk::Instance instance = vk::Instance::create();
+  const vk::Instance instance = create_instance();
   const auto devices = instance.devices();
   const size_t index = vk::select_device(devices, vk::device_request(flags.device.device));
 

@@ -8,6 +8,7 @@ int main(int argc, char** argv) {
   CLI::App app{"vktune: offline autotuner and kernel database for Vulkan compute shaders"};
   app.set_version_flag("--version", "vktune " VKTUNE_VERSION);
   app.require_subcommand(0, 1);
+  vktune::cli::add_validate_option(app);
   vktune::cli::add_devices_command(app);
   vktune::cli::add_tune_command(app);
   vktune::cli::add_bench_command(app);
