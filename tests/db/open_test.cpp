@@ -127,34 +127,29 @@ TEST(Open, ReadOnlyRefusesWrites) {
   EXPECT_THROW(s.upsert_problem(testing::fake_problem(9, 9, 9)), Error);
 }
 
-// A reader creates nothing beside the database: a closed WAL database has no -wal or -shm, and
-// a read-only open must not make them (SQLite's WAL reader would create both).
-TEST(Open, ReadOnlyOpenCreatesNoSideFiles) {
-  TempDir dir;
-  const std::string path = dir.file("closed.db");
-  {
-    Store s = Store::open(path);
-    testing::populate(s);
-  }
-  ASSERT_FALSE(std::filesystem::exists(path + "-wal"));
-  {
-    const Store s = Store::open(path, OpenMode::read_only);
-    EXPECT_EQ(s.devices().size(), 2u);
-    EXPECT_FALSE(std::filesystem::exists(path + "-wal"));
-    EXPECT_FALSE(std::filesystem::exists(path + "-shm"));
-  }
-  EXPECT_FALSE(std::filesystem::exists(path + "-wal"));
-  EXPECT_FALSE(std::filesystem::exists(path + "-shm"));
+bool has_side_files(const std::string& path) {
+  return std::filesystem::exists(path + "-wal") || std::filesystem::exists(path + "-shm");
 }
 
-// With a writer open (its -wal present), a reader goes through the WAL and sees its commits.
-TEST(Open, ReadOnlyOpenBesideAWriterSeesItsCommits) {
+// A reader creates nothing beside the database: a closed WAL database has no -wal or -shm, and
+// a read-only open must not make them (SQLite's WAL reader would create both). With a writer
+// open (its -wal present), a reader goes through the WAL and sees its commits.
+TEST(Open, ReadOnlyOpenCreatesNoSideFilesAndSeesAWritersCommits) {
   TempDir dir;
-  const std::string path = dir.file("busy.db");
-  Store writer = Store::open(path);
-  testing::populate(writer);
-  ASSERT_TRUE(std::filesystem::exists(path + "-wal"));
-  EXPECT_EQ(Store::open(path, OpenMode::read_only).devices().size(), 2u);
+  const std::string path = dir.file("shared.db");
+  {
+    Store writer = Store::open(path);
+    testing::populate(writer);
+    ASSERT_TRUE(std::filesystem::exists(path + "-wal"));
+    EXPECT_EQ(Store::open(path, OpenMode::read_only).devices().size(), 2u);
+  }
+  ASSERT_FALSE(has_side_files(path)) << "the last writer's close removes them";
+  {
+    const Store reader = Store::open(path, OpenMode::read_only);
+    EXPECT_EQ(reader.devices().size(), 2u);
+    EXPECT_FALSE(has_side_files(path));
+  }
+  EXPECT_FALSE(has_side_files(path));
 }
 
 TEST(Open, ImageOpensACopy) {
