@@ -21,6 +21,7 @@
 #include <cstddef>
 #include <nlohmann/json.hpp>
 #include <span>
+#include <string_view>
 
 namespace vktune::db::json_columns {
 
@@ -50,6 +51,13 @@ inline nlohmann::json column_names(Columns columns) {
   nlohmann::json out = nlohmann::json::array();
   for (const char* c : columns) out.push_back(c);
   return out;
+}
+
+// The position of column `name` in `columns` (columns.size() when it is not there).
+inline size_t column_index(Columns columns, std::string_view name) {
+  size_t i = 0;
+  while (i < columns.size() && name != columns[i]) ++i;
+  return i;
 }
 
 }  // namespace vktune::db::json_columns

@@ -413,6 +413,7 @@ ImportStats import_json(Store& store, const json& doc, const std::string& label)
       p.m.max_error = r.opt_num(o, path, "max_error");
       p.m.gbps = r.opt_num(o, path, "gbps");
       p.m.gflops = r.opt_num(o, path, "gflops");
+      if (const TimingError e = timing_error(p.m)) r.fail(path + "." + e.column, e.what);
       pending.push_back(std::move(p));
     }
   } else {
@@ -438,6 +439,7 @@ ImportStats import_json(Store& store, const json& doc, const std::string& label)
       p.m.gbps = row.opt_num(m_gbps);
       p.m.gflops = row.opt_num(m_gflops);
       p.m.message = row.str(m_message);
+      if (const TimingError e = timing_error(p.m)) row.fail(column_index(kMeasurementColumns, e.column), e.what);
       pending.push_back(std::move(p));
     }
   }

@@ -3,9 +3,12 @@
 
 #include <sqlite3.h>
 
+#include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "db/error.h"
 #include "db/schema.h"
@@ -69,7 +72,13 @@ void check_integrity(const Connection& c) {
 
 // Refuses databases this build must not touch; returns their schema version.
 int check_version(const Connection& c, OpenMode mode) {
-  const int version = schema_version(c);
+  // The version and the object count come from one statement, so one snapshot: read apart, a
+  // writer creating the schema in between would make a new vktune file look foreign.
+  Statement read(c, "SELECT (SELECT user_version FROM pragma_user_version) AS version, "
+                    "(SELECT count(*) FROM sqlite_schema) AS objects");
+  if (!read.step()) throw Error(c.label() + ": cannot read the schema version");
+  const int version = static_cast<int>(read.integer("version"));
+  const int64_t objects = read.integer("objects");
   if (version > kSchemaVersion) {
     throw Error(c.label() + ": schema version " + std::to_string(version) +
                 " is newer than this vktune supports (" + std::to_string(kSchemaVersion) +
@@ -77,7 +86,6 @@ int check_version(const Connection& c, OpenMode mode) {
   }
   if (version < 0) throw Error(c.label() + ": invalid schema version " + std::to_string(version));
   if (version == 0) {
-    const int64_t objects = c.query_int("SELECT count(*) FROM sqlite_schema");
     if (objects > 0) {
       throw Error(c.label() + ": an SQLite database but not a vktune one (user_version 0, " +
                   std::to_string(objects) + " schema objects); refusing to modify it");
@@ -91,8 +99,64 @@ int check_version(const Connection& c, OpenMode mode) {
   return version;
 }
 
+// `path` as an SQLite URI filename (file:...), with the characters URIs reserve escaped.
+std::string file_uri(const std::string& path) {
+  std::string uri = "file:";
+  for (const char ch : path) {
+    if (ch == '%' || ch == '?' || ch == '#') {
+      char escaped[4];
+      std::snprintf(escaped, sizeof escaped, "%%%02X", static_cast<unsigned char>(ch));
+      uri += escaped;
+    } else {
+      uri += ch;
+    }
+  }
+  return uri;
+}
+
+// Opens for reading only, creating nothing beside the file. With a -wal beside it a writer is
+// active (or was killed): its newest pages live there, so SQLite reads it through the shared
+// -shm as usual, both already present. Without one, every committed page is in the file
+// itself, and immutable mode reads it with no lock and no -wal/-shm: exactly what a database
+// installed in a read-only directory or on read-only media needs, where WAL could create
+// neither. Its one cost: a writer that starts on the file while such a read is under way and
+// checkpoints into it may make that read fail as corrupt (the file itself is never harmed;
+// running the command again reads it whole).
+Connection open_read_only(const std::string& path, bool writer_active) {
+  const int flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI;
+  return Connection::open(file_uri(path) + (writer_active ? "" : "?immutable=1"), flags, path);
+}
+
+Connection open_for_write(const std::string& path) {
+  try {
+    return Connection::open(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                            path);
+  } catch (const Error& e) {
+    throw Error(std::string(e.what()) + " (check that its directory exists and is writable)");
+  }
+}
+
+constexpr int kBusyTimeoutMs = 5000;
+
+// Switches a database to WAL. The switch needs the file to itself, and SQLite answers "database
+// is locked" at once, without its busy handler, while another connection opening the same new
+// file holds it: so the switch is retried for as long as the busy timeout would wait.
+void use_wal(const Connection& c) {
+  constexpr auto kStep = std::chrono::milliseconds(5);
+  for (int waited = 0;; waited += static_cast<int>(kStep.count())) {
+    Statement mode(c, "PRAGMA journal_mode = WAL");
+    try {
+      mode.step();
+      return;
+    } catch (const Error&) {
+      if ((sqlite3_errcode(c.get()) & 0xff) != SQLITE_BUSY || waited >= kBusyTimeoutMs) throw;
+    }
+    std::this_thread::sleep_for(kStep);
+  }
+}
+
 void configure(const Connection& c) {
-  sqlite3_busy_timeout(c.get(), 5000);
+  sqlite3_busy_timeout(c.get(), kBusyTimeoutMs);
   c.exec("PRAGMA foreign_keys = ON");
 }
 
@@ -113,17 +177,17 @@ Connection open_database(const std::string& path, OpenMode mode, IntegrityCheck 
     if (ec) throw Error(path + ": cannot read size: " + ec.message());
   }
   const bool existing = exists && size > 0;
+  const bool writer_active = fs::exists(path + "-wal", ec);
   if (existing) {
     std::ifstream in(path, std::ios::binary);
     if (!in) throw Error(path + ": cannot open for reading");
     uint8_t head[kHeaderSize] = {};
     in.read(reinterpret_cast<char*>(head), kHeaderSize);
-    check_header(std::span(head, static_cast<size_t>(in.gcount())), size,
-                 fs::exists(path + "-wal", ec), path);
+    check_header(std::span(head, static_cast<size_t>(in.gcount())), size, writer_active, path);
   }
-  const int flags = mode == OpenMode::read_only ? SQLITE_OPEN_READONLY
-                                                : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
-  Connection c = Connection::open(path, flags | SQLITE_OPEN_NOMUTEX, path);
+  Connection c = mode == OpenMode::read_only
+                     ? open_read_only(path, writer_active)
+                     : open_for_write(path);
   configure(c);
   if (existing) {
     if (check == IntegrityCheck::quick_check) {
@@ -134,7 +198,7 @@ Connection open_database(const std::string& path, OpenMode mode, IntegrityCheck 
   }
   check_version(c, mode);
   if (mode == OpenMode::read_write) {
-    c.exec("PRAGMA journal_mode = WAL");
+    use_wal(c);
     migrate(c);
   }
   return c;

@@ -12,7 +12,10 @@ namespace vktune::db {
 
 enum class OpenMode {
   read_write,  // creates the file if missing; migrates an older schema forward
-  read_only,   // the file must exist at the current schema version; never writes
+  // The file must exist at the current schema version; never writes, and creates no -wal or
+  // -shm beside it: immutable mode when no writer's -wal is there (so a database in a
+  // read-only directory or on read-only media opens), plain SQLITE_OPEN_READONLY otherwise.
+  read_only,
 };
 
 // How an existing file's integrity is checked on open, after the header checks.

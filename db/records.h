@@ -104,6 +104,17 @@ struct Measurement {
   friend bool operator==(const Measurement&, const Measurement&) = default;
 };
 
+// What is wrong with a measurement's timings: the column at fault ("p10_ns") and why, or no
+// column when they are sound. Each present timing is finite and >= 0, and the present ones
+// are ordered min_ns <= p10_ns <= median_ns <= p90_ns, up to rounding (1e-9 relative; a
+// quantile out of order means the statistics were not computed from one set of samples). The importer refuses such rows.
+struct TimingError {
+  const char* column = nullptr;
+  std::string what;
+  explicit operator bool() const noexcept { return column != nullptr; }
+};
+TimingError timing_error(const Measurement& m);
+
 // How much of one problem's space one run measured on one device (table `coverage`).
 struct Coverage {
   int64_t run_id = 0;

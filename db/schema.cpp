@@ -135,18 +135,23 @@ void migrate(const Connection& connection, int target) {
     throw Error(connection.label() + ": cannot migrate to schema version " +
                 std::to_string(target));
   }
+  // Versions only grow, so a database already at the target needs no write lock.
+  if (schema_version(connection) == target) return;
+  // The version is read again inside the write transaction that applies the steps, so writers
+  // that open one new (or old) file together serialise here: the first migrates, the others
+  // wait on the busy timeout and then find nothing left to do. Read only outside it, two would
+  // both see version 0 and the second would fail on "table devices already exists".
+  Transaction transaction(connection);
   int version = schema_version(connection);
   if (version > target) {
     throw Error(connection.label() + ": schema version " + std::to_string(version) +
                 " is newer than " + std::to_string(target) +
                 ", the newest this vktune understands; use a newer vktune");
   }
-  for (; version < target; ++version) {
-    Transaction transaction(connection);
-    connection.exec(kSteps[static_cast<size_t>(version)]);
-    connection.exec("PRAGMA user_version = " + std::to_string(version + 1));
-    transaction.commit();
-  }
+  if (version == target) return;  // the transaction rolls back: nothing was written
+  for (; version < target; ++version) connection.exec(kSteps[static_cast<size_t>(version)]);
+  connection.exec("PRAGMA user_version = " + std::to_string(target));
+  transaction.commit();
 }
 
 }  // namespace vktune::db

@@ -1,5 +1,5 @@
-// Schema versions and forward migrations. PRAGMA user_version holds the version; each step
-// migrates version v-1 to v inside one transaction.
+// Schema versions and forward migrations. PRAGMA user_version holds the version; every step
+// from the current version to the target runs inside one write transaction.
 #pragma once
 
 #include "db/sqlite.h"
@@ -15,8 +15,10 @@ inline constexpr int kSchemaVersion = 3;
 // PRAGMA user_version of the connection.
 int schema_version(const Connection& connection);
 
-// Migrates forward from the current version to `target` (1..kSchemaVersion), one transaction
-// per step. Throws Error when the database is newer than `target` (never downgrades).
+// Migrates forward from the current version to `target` (1..kSchemaVersion) in one
+// BEGIN IMMEDIATE transaction that also reads the version, so concurrent openers serialise on
+// the busy timeout and exactly one of them creates the schema. Throws Error when the database
+// is newer than `target` (never downgrades); a failed step leaves the database unchanged.
 void migrate(const Connection& connection, int target = kSchemaVersion);
 
 }  // namespace vktune::db

@@ -26,6 +26,21 @@ inline void refuse_to_overwrite(const std::string& input, const std::string& out
   }
 }
 
+// A number option's check: above zero (`allow_zero` false) or at least zero. CLI11's own
+// PositiveNumber and NonNegativeNumber print their range up to DBL_MAX, 309 digits long.
+inline CLI::Validator number_check(bool allow_zero) {
+  const std::string wanted = allow_zero ? "a number >= 0" : "a number > 0";
+  return CLI::Validator(
+      [allow_zero, wanted](std::string& text) -> std::string {
+        double value = 0;
+        if (!CLI::detail::lexical_cast(text, value) || !(allow_zero ? value >= 0 : value > 0)) {
+          return "\"" + text + "\" is not " + wanted;
+        }
+        return {};
+      },
+      allow_zero ? "NONNEGATIVE" : "POSITIVE", allow_zero ? "non-negative" : "positive");
+}
+
 // Ends the command with `code` after printing what() on stderr (main() catches it), for exits
 // that are not plain failures (a tuning run stopped by a signal: 128 + the signal).
 class ExitStatus : public std::runtime_error {
@@ -36,6 +51,12 @@ class ExitStatus : public std::runtime_error {
  private:
   int code_;
 };
+
+// --validate on `app` (and, falling through, after any subcommand) (cli_validation.cpp).
+void add_validate_option(CLI::App& app);
+// The Vulkan instance of a command: under the validation layer when --validate or
+// VKTUNE_VALIDATION=1 asked for it, saying so on stderr and printing its messages there.
+vk::Instance create_instance();
 
 // Options every device-using subcommand shares.
 struct DeviceOptions {

@@ -25,7 +25,7 @@ struct BenchFlags {
 };
 
 void run_bench(const BenchFlags& flags) {
-  const vk::Instance instance = vk::Instance::create();
+  const vk::Instance instance = create_instance();
   const auto devices = instance.devices();
   const size_t index = vk::select_device(devices, vk::device_request(flags.device.device));
   const db::Store tuned = db::Store::open(flags.db, db::OpenMode::read_only);
@@ -90,7 +90,7 @@ void add_bench_command(CLI::App& app) {
       ->check(CLI::IsMember({"cold", "hot"}))
       ->capture_default_str();
   cmd->add_option("--variant-budget", flags->variant_budget_s, "seconds of samples per variant")
-      ->check(CLI::PositiveNumber)
+      ->check(number_check(false))
       ->capture_default_str();
   cmd->add_flag("--plain", flags->plain, "plain progress lines even on a terminal");
   cmd->callback([flags] { run_bench(*flags); });

@@ -51,7 +51,7 @@ void run_lookup(const LookupOptions& o) {
     flags.pipeline_cache_uuid = o.uuid;
     device = report::device_from_flags(flags, catalog);
   } else {
-    const vk::Instance instance = vk::Instance::create();
+    const vk::Instance instance = create_instance();
     const std::vector<vk::DeviceInfo> devices = instance.devices();
     device = engine::lookup_device(
         devices.at(vk::select_device(devices, vk::device_request(o.device.device))));

@@ -60,7 +60,7 @@ void add_devices_command(CLI::App& app) {
   cmd->add_flag("--json", *json, "print JSON instead of a table");
   add_device_option(*cmd, *options);
   cmd->callback([json, options] {
-    const vk::Instance instance = vk::Instance::create();
+    const vk::Instance instance = create_instance();
     const std::vector<vk::DeviceInfo> devices = instance.devices();
     const size_t chosen = vk::select_device(devices, vk::device_request(options->device));
     if (*json) {

@@ -55,7 +55,7 @@ void run_inspect(const InspectFlags& flags) {
   problem.group_size = problem.op == kernels::Op::rms_norm ? 0 : shape.gs;
   kernels::require_valid(problem);
 
-  const vk::Instance instance = vk::Instance::create();
+  const vk::Instance instance = create_instance();
   const auto devices = instance.devices();
   const size_t index = vk::select_device(devices, vk::device_request(flags.device.device));
   vk::Device device = vk::Device::create(instance, index);

@@ -109,7 +109,7 @@ void run_layer(const RunLayerOptions& o) {
     if (!snapshot) throw std::runtime_error(error);
   }
 
-  const vk::Instance instance = vk::Instance::create();
+  const vk::Instance instance = create_instance();
   const std::vector<vk::DeviceInfo> devices = instance.devices();
   vk::Device device =
       vk::Device::create(instance, vk::select_device(devices, vk::device_request(o.device.device)));
@@ -172,7 +172,7 @@ void add_run_layer_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--m", o->m, "tokens (rows of every activation), e.g. 1, 128, 512")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(number_check(false));
   auto* db = cmd->add_option("--db", o->db,
                              "tuned kernel database (.db or exported JSON): run it beside the "
                              "built-in routing");
@@ -180,7 +180,7 @@ void add_run_layer_command(CLI::App& app) {
   db->excludes(fixed);
   cmd->add_option("--iterations", o->iterations, "timed submits of the whole layer (median)")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(number_check(false));
   cmd->add_option("--seed", o->seed, "seed of the random weights and input")->capture_default_str();
   cmd->add_option("--check-rows", o->check_rows,
                   "rows checked against the reference (default: all that fit a ~4 G "

@@ -7,6 +7,7 @@
 
 #include "db/store.h"
 #include "kernels/family.h"
+#include "kernels/problem_limits.h"
 #include "kernels/vk/device_select.h"
 #include "kernels/vk/instance.h"
 #include "tools/cli.h"
@@ -104,7 +105,7 @@ void run_tune(const TuneFlags& flags) {
   // A model file is read before the device is opened, so a bad one fails at once.
   if (!flags.model.empty()) options.problems = tuner::load_model(flags.model, shape_options);
 
-  const vk::Instance instance = vk::Instance::create();
+  const vk::Instance instance = create_instance();
   const auto devices = instance.devices();
   const size_t index = vk::select_device(devices, vk::device_request(flags.device.device));
   const std::string shapes = !flags.model.empty()  ? flags.model
@@ -120,8 +121,11 @@ void run_tune(const TuneFlags& flags) {
   options.resume = flags.resume;
   options.fill = flags.fill;
   options.seed = flags.seed;
+  options.claim_path = flags.db;
   if (!flags.families.empty()) options.families = parse_families(flags.families);
 
+  // Checked before the database is opened, so a shape the device cannot hold creates nothing.
+  kernels::require_fit(options.problems, devices[index]);
   db::Store store = db::Store::open(flags.db);
   std::printf("vktune tune: %zu problems (%s) on [%zu] %s, %s strategy, %s cache, db %s\n",
               options.problems.size(), shapes.c_str(), index, devices[index].name.c_str(),
@@ -190,10 +194,10 @@ void add_tune_command(CLI::App& app) {
       ->check(CLI::IsMember({"exhaustive", "halving"}))
       ->capture_default_str();
   cmd->add_option("--budget", flags->budget_s, "wall-time budget of the whole run, seconds (0: none)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(number_check(true));
   cmd->add_option("--variant-budget", flags->variant_budget_s,
                   "wall-time budget of one variant's samples, seconds")
-      ->check(CLI::PositiveNumber)
+      ->check(number_check(false))
       ->capture_default_str();
   cmd->add_option("--db", flags->db, "SQLite database to write")->capture_default_str();
   cmd->add_option("--cache", flags->cache, "cold (rotate weight copies past the LLC) or hot")

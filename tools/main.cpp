@@ -8,6 +8,7 @@ int main(int argc, char** argv) {
   CLI::App app{"vktune: offline autotuner and kernel database for Vulkan compute shaders"};
   app.set_version_flag("--version", "vktune " VKTUNE_VERSION);
   app.require_subcommand(0, 1);
+  vktune::cli::add_validate_option(app);
   vktune::cli::add_devices_command(app);
   vktune::cli::add_tune_command(app);
   vktune::cli::add_bench_command(app);
@@ -25,7 +26,11 @@ int main(int argc, char** argv) {
       return 2;
     }
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // CLI11 has a code per kind of parse error (105 for a failed check); every one of them is
+    // a usage error, which vktune reports as 2. --help and --version stay 0, and a command's
+    // own CLI::RuntimeError (lookup's 3: no answer) keeps its code.
+    const int code = app.exit(e);
+    return code == 0 || dynamic_cast<const CLI::RuntimeError*>(&e) != nullptr ? code : 2;
   } catch (const vktune::cli::ExitStatus& e) {
     std::fprintf(stderr, "vktune: %s\n", e.what());
     return e.code();

@@ -49,6 +49,9 @@ struct TuneOptions {
   // When it reads true (a signal handler sets it), the run stops before its next chunk or
   // stage, commits what it measured and throws TuneInterrupted; --resume continues it.
   const std::atomic<bool>* stop = nullptr;
+  // The database file whose run this is: the run is claimed (tuner/run_lock.h) before anything
+  // is measured, so a second process resuming it is refused. Empty: no claim (in-memory stores).
+  std::string claim_path;
   // Test hook: stop (throw TuneAborted) once this many results were stored.
   std::optional<size_t> abort_after_results;
 };

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <map>
 
+#include "kernels/problem_limits.h"
 #include "kernels/vk/error.h"
 #include "tuner/bandwidth.h"
 #include "tuner/batch_timer.h"
@@ -122,8 +123,10 @@ int64_t Session::start_run() {
 TuneResult Session::run() {
   run_start_ = std::chrono::steady_clock::now();
   TuneResult result;
+  kernels::require_fit(options_.problems, device_->info());  // before anything is written
   device_id_ = store_.upsert_device(device_record(device_->info()));
   run_id_ = start_run();
+  if (!options_.claim_path.empty()) run_lock_ = RunLock::acquire(options_.claim_path, run_id_);
   const Bandwidth bandwidth = [&] {
     StageTimer t(profile_, Stage::warmup);  // the probe's calibration and the copy loop
     return measure_copy_bandwidth(*device_, compiler_, probe_.get());

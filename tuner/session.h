@@ -32,6 +32,7 @@
 #include "tuner/profile.h"
 #include "tuner/progress.h"
 #include "tuner/result_writer.h"
+#include "tuner/run_lock.h"
 
 namespace vktune::tuner {
 
@@ -141,6 +142,7 @@ class Session {
   std::vector<std::pair<db::Problem, int64_t>> tuned_winners_;
   std::set<int64_t> finished_problems_;  // of a resumed run: those it has a coverage record of
   ShaderCompiler compiler_;
+  std::optional<RunLock> run_lock_;  // the claim on run_id_ (TuneOptions::claim_path)
   int64_t run_id_ = 0, device_id_ = 0, problem_id_ = 0;
   size_t stored_ = 0;
   std::string lost_reason_;  // non-empty: the device must be re-created

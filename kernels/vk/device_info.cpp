@@ -81,6 +81,7 @@ nlohmann::json to_json(const DeviceInfo& info) {
         {"max_workgroup_count", l.max_workgroup_count},
         {"max_shared_memory_bytes", l.max_shared_memory_bytes},
         {"max_storage_buffer_range", l.max_storage_buffer_range},
+        {"max_memory_allocation_size", l.max_memory_allocation_size},
         {"max_push_constants_bytes", l.max_push_constants_bytes},
         {"timestamp_period_ns", l.timestamp_period_ns},
         {"timestamp_valid_bits", l.timestamp_valid_bits}}},

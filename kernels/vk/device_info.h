@@ -32,6 +32,7 @@ struct DeviceLimits {
   std::array<uint32_t, 3> max_workgroup_count{};
   uint32_t max_shared_memory_bytes = 0;  // maxComputeSharedMemorySize
   uint64_t max_storage_buffer_range = 0;  // bytes one storage-buffer binding may address
+  uint64_t max_memory_allocation_size = 0;  // bytes of one allocation (Vulkan 1.1 maintenance3)
   uint32_t max_push_constants_bytes = 0;
   float timestamp_period_ns = 0;         // nanoseconds per timestamp tick
   uint32_t timestamp_valid_bits = 0;     // of the compute queue family; 0 = no timestamps

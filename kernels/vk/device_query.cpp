@@ -106,7 +106,10 @@ uint32_t compute_queue_family(VkPhysicalDevice device) {
 }
 
 DeviceInfo query_device_info(VkInstance instance, VkPhysicalDevice device, uint32_t index) {
-  VkPhysicalDeviceDriverProperties driver{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
+  VkPhysicalDeviceMaintenance3Properties maintenance3{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES};
+  VkPhysicalDeviceDriverProperties driver{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES,
+                                          &maintenance3};
   VkPhysicalDeviceSubgroupProperties subgroup{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES, &driver};
   VkPhysicalDeviceProperties2 props{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &subgroup};
@@ -135,6 +138,7 @@ DeviceInfo query_device_info(VkInstance instance, VkPhysicalDevice device, uint3
   }
   l.max_shared_memory_bytes = p.limits.maxComputeSharedMemorySize;
   l.max_storage_buffer_range = p.limits.maxStorageBufferRange;
+  l.max_memory_allocation_size = maintenance3.maxMemoryAllocationSize;
   l.max_push_constants_bytes = p.limits.maxPushConstantsSize;
   l.timestamp_period_ns = p.limits.timestampPeriod;
   {

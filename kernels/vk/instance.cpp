@@ -52,8 +52,14 @@ bool env_requests_validation() {
 
 }  // namespace
 
+void ValidationLog::echo_to(std::FILE* stream) noexcept {
+  std::lock_guard lock(mutex_);
+  echo_ = stream;
+}
+
 void ValidationLog::add(std::string message) {
   std::lock_guard lock(mutex_);
+  if (echo_ != nullptr) std::fprintf(echo_, "vktune: %s\n", message.c_str());
   messages_.push_back(std::move(message));
 }
 
@@ -116,6 +122,7 @@ Instance Instance::create(const InstanceOptions& options) {
                                  VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT;
     messenger_info.pfnUserCallback = on_message;
     messenger_info.pUserData = result.log_.get();
+    if (options.print_messages) result.log_->echo_to(stderr);
     VkDebugUtilsMessengerEXT messenger = VK_NULL_HANDLE;
     check(create(instance, &messenger_info, nullptr, &messenger),
           "vkCreateDebugUtilsMessengerEXT");

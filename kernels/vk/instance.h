@@ -4,6 +4,7 @@
 
 #include <vulkan/vulkan.h>
 
+#include <cstdio>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -17,6 +18,8 @@ namespace vktune::vk {
 // Thread-safe list of the validation messages (warnings and errors) seen so far.
 class ValidationLog {
  public:
+  // Also writes each message, as it is added, on `stream` (not owned; nullptr: nowhere).
+  void echo_to(std::FILE* stream) noexcept;
   void add(std::string message);
   std::vector<std::string> take();  // returns and clears
   size_t size() const;
@@ -24,6 +27,7 @@ class ValidationLog {
  private:
   mutable std::mutex mutex_;
   std::vector<std::string> messages_;
+  std::FILE* echo_ = nullptr;
 };
 
 struct InstanceOptions {
@@ -31,6 +35,9 @@ struct InstanceOptions {
   bool validation = false;
   // Also taken as true when the environment has VKTUNE_VALIDATION=1.
   bool validation_from_env = true;
+  // Write each validation message on stderr as it arrives, besides recording it (the CLI:
+  // someone debugging a driver reads them there).
+  bool print_messages = false;
 };
 
 class Instance {

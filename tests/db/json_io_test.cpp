@@ -122,8 +122,8 @@ TEST(JsonIo, TimesKeepFullPrecision) {
   Store a = Store::open_memory();
   testing::populate(a);
   Measurement m = testing::ok_measurement(1, 1, 2, 1, 100000.0 / 3.0);
-  m.min_ns = 0.1 + 0.2;
-  m.p10_ns = std::numeric_limits<double>::denorm_min();
+  m.min_ns = std::numeric_limits<double>::denorm_min();
+  m.p10_ns = 0.1 + 0.2;
   m.p90_ns = std::numeric_limits<double>::max();
   m.max_error = 1.702981503924361e-07;
   m.gbps = std::nextafter(1.0, 2.0);
@@ -520,6 +520,34 @@ TEST(JsonIo, HeaderIsChecked) {
   expect_rejected(json::array(), {"expected an object"});
   Store s = Store::open_memory();
   EXPECT_THROW(import_json_text(s, "{\"format\": ", "cut.json"), Error);
+}
+
+// Timings that cannot be are refused by the path of the value: negative or non-finite ones (an
+// export writes a non-finite value as null, so only a hand-made document holds one), and
+// quantiles out of order.
+TEST(JsonIo, ImpossibleTimingsAreRejectedByPath) {
+  for (const json& original : {exported(), exported_v1()}) {
+    const bool v1 = original["version"] == 1;
+    const auto value = [&](json& doc, const std::string& name) -> json& {
+      return v1 ? doc["measurements"][0][name] : cell(doc, "measurements", 0, name);
+    };
+    const auto path = [&](const json& doc, const std::string& name) {
+      return v1 ? "measurements[0]." + name : cell_path(doc, "measurements", 0, name);
+    };
+    json doc = original;
+    value(doc, "median_ns") = -5.0;
+    expect_rejected(doc, {path(doc, "median_ns"), "finite and >= 0"});
+    doc = original;
+    value(doc, "p90_ns") = std::numeric_limits<double>::infinity();
+    expect_rejected(doc, {path(doc, "p90_ns"), "finite and >= 0"});
+    doc = original;
+    value(doc, "p10_ns") = value(doc, "median_ns").get<double>() * 2;
+    expect_rejected(doc, {path(doc, "median_ns"), "below p10_ns", "min_ns <= p10_ns"});
+    doc = original;
+    value(doc, "min_ns") = value(doc, "median_ns").get<double>() + 1;
+    value(doc, "p10_ns") = nullptr;
+    expect_rejected(doc, {path(doc, "median_ns"), "below min_ns"});
+  }
 }
 
 TEST(JsonIo, ValueErrorsInsideRecordsAreRejectedWholesale) {

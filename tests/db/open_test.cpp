@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include <filesystem>
+
 #include "db/error.h"
 #include "db/store.h"
 #include "tests/db/fixtures.h"
@@ -123,6 +125,31 @@ TEST(Open, ReadOnlyRefusesWrites) {
   Store s = Store::open(path, OpenMode::read_only);
   EXPECT_EQ(s.devices().size(), 2u);
   EXPECT_THROW(s.upsert_problem(testing::fake_problem(9, 9, 9)), Error);
+}
+
+bool has_side_files(const std::string& path) {
+  return std::filesystem::exists(path + "-wal") || std::filesystem::exists(path + "-shm");
+}
+
+// A reader creates nothing beside the database: a closed WAL database has no -wal or -shm, and
+// a read-only open must not make them (SQLite's WAL reader would create both). With a writer
+// open (its -wal present), a reader goes through the WAL and sees its commits.
+TEST(Open, ReadOnlyOpenCreatesNoSideFilesAndSeesAWritersCommits) {
+  TempDir dir;
+  const std::string path = dir.file("shared.db");
+  {
+    Store writer = Store::open(path);
+    testing::populate(writer);
+    ASSERT_TRUE(std::filesystem::exists(path + "-wal"));
+    EXPECT_EQ(Store::open(path, OpenMode::read_only).devices().size(), 2u);
+  }
+  ASSERT_FALSE(has_side_files(path)) << "the last writer's close removes them";
+  {
+    const Store reader = Store::open(path, OpenMode::read_only);
+    EXPECT_EQ(reader.devices().size(), 2u);
+    EXPECT_FALSE(has_side_files(path));
+  }
+  EXPECT_FALSE(has_side_files(path));
 }
 
 TEST(Open, ImageOpensACopy) {

@@ -18,6 +18,7 @@ TEST_F(DeviceTest, FingerprintHasTheLimitsThatMatter) {
   EXPECT_GE(info.limits.max_invocations, 128u);
   EXPECT_GE(info.limits.max_shared_memory_bytes, 16384u);
   EXPECT_GT(info.limits.max_storage_buffer_range, 0u);
+  EXPECT_GE(info.limits.max_memory_allocation_size, info.limits.max_storage_buffer_range);
   EXPECT_GT(info.limits.timestamp_period_ns, 0.0f);
   EXPECT_GT(info.limits.timestamp_valid_bits, 0u);
   const nlohmann::json json = vk::to_json(info);

@@ -1,6 +1,8 @@
-// Runs the built vktune binary: `merge` end to end, and the error paths of `report`,
+// Runs the built vktune binary: `merge` end to end, failed creates that leave nothing, and the
+// error paths of `report`,
 // `run-layer`, `inspect` and `tune --families`.
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include <filesystem>
 #include <fstream>
@@ -38,6 +40,44 @@ TEST(VktuneCli, RefusesToWriteOverTheDatabaseItReads) {
     EXPECT_NE(r.output.find("being read"), std::string::npos) << r.output;
   }
   EXPECT_EQ(bytes(), before);
+}
+
+// A merge of another application's SQLite file is refused before anything is created, and an
+// import of a broken document removes the database it had just created: no output is left.
+TEST(VktuneCli, FailedCreateLeavesNoOutput) {
+  TempDir dir;
+  const std::string foreign = dir.file("notes.db");
+  {
+    db::Connection c = db::Connection::open(foreign, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, foreign);
+    c.exec("CREATE TABLE notes (body TEXT)");
+  }
+  const std::string merged = dir.file("merged.db");
+  const VktuneResult merge = vktune("merge " + quoted(foreign) + " -o " + quoted(merged));
+  EXPECT_EQ(merge.exit_code, 1) << merge.output;
+  EXPECT_NE(merge.output.find("not a vktune one"), std::string::npos) << merge.output;
+  EXPECT_FALSE(std::filesystem::exists(merged));
+
+  const std::string broken = dir.file("broken.json");
+  std::ofstream(broken) << "{\"format\": \"vktune-db\", \"version\": 2, \"devices\": [";
+  const std::string imported = dir.file("imported.db");
+  const VktuneResult import = vktune("import " + quoted(broken) + " --db " + quoted(imported));
+  EXPECT_EQ(import.exit_code, 1) << import.output;
+  EXPECT_NE(import.output.find(broken), std::string::npos) << import.output;
+  for (const char* suffix : {"", "-wal", "-shm"}) {
+    EXPECT_FALSE(std::filesystem::exists(imported + suffix)) << imported + suffix;
+  }
+}
+
+// Number options say what they want in words: CLI11's own checks printed DBL_MAX in full.
+TEST(VktuneCli, NumberOptionErrorsAreShort) {
+  for (const std::string& args : {std::string("tune --budget -1"), std::string("tune --variant-budget 0"),
+                                  std::string("bench --db /dev/null --variant-budget x"),
+                                  std::string("run-layer --fixed --m 0")}) {
+    const VktuneResult r = vktune(args);
+    EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.output;
+    EXPECT_NE(r.output.find("is not a number"), std::string::npos) << args << "\n" << r.output;
+    EXPECT_LT(r.output.size(), 300u) << args << "\n" << r.output;
+  }
 }
 
 TEST(VktuneCli, MergeTwiceIsIdempotent) {

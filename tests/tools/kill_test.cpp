@@ -1,6 +1,7 @@
 // `vktune tune` killed with SIGKILL mid-run, then `--resume`d: what was committed survives, the
 // database passes SQLite's integrity check, and the resumed run measures every legal variant
-// exactly once, in the same run. SIGINT stops it between chunks, with exit status 130.
+// exactly once, in the same run. SIGINT stops it between chunks, with exit status 130. A resume
+// of a run that another process is tuning is refused.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -34,11 +35,10 @@ size_t stored(const std::string& path) {
   }
 }
 
-// Starts `vktune tune` on `db` (output discarded) and sends it `signal` once it has committed
-// at least ten results; returns its wait status.
-int interrupt_tune(const std::string& db, int signal) {
+// Starts `vktune tune <kShapes> <extra> --db <db>` (output discarded); returns its pid, or -1.
+pid_t start_tune(const std::string& db, const std::string& extra = "") {
   std::vector<std::string> args = {VKTUNE_BINARY, "tune"};
-  std::istringstream words(kShapes);
+  std::istringstream words(kShapes + " " + extra);
   for (std::string word; words >> word;) args.push_back(word);
   args.insert(args.end(), {"--db", db});
   std::vector<char*> argv;
@@ -50,16 +50,36 @@ int interrupt_tune(const std::string& db, int signal) {
   pid_t pid = 0;
   const int spawned = posix_spawn(&pid, VKTUNE_BINARY, &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
-  if (spawned != 0) return -1;
+  return spawned == 0 ? pid : -1;
+}
+
+// Waits until `db` holds at least `results` results while `pid` runs; false (with its wait
+// status in `status`) when it ended first.
+bool wait_for_results(pid_t pid, const std::string& db, size_t results, int& status) {
   const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(120);
-  int status = 0;
-  while (std::chrono::steady_clock::now() < give_up && stored(db) < 10) {
-    if (waitpid(pid, &status, WNOHANG) == pid) return status;  // ended before the signal
+  while (std::chrono::steady_clock::now() < give_up && stored(db) < results) {
+    if (waitpid(pid, &status, WNOHANG) == pid) return false;
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
+  return true;
+}
+
+// Sends `signal` to a running `pid` and returns its wait status.
+int stop(pid_t pid, int signal) {
+  int status = 0;
   kill(pid, signal);
   waitpid(pid, &status, 0);
   return status;
+}
+
+// Starts `vktune tune` on `db` and sends it `signal` once it has committed at least ten
+// results; returns its wait status.
+int interrupt_tune(const std::string& db, int signal) {
+  const pid_t pid = start_tune(db);
+  if (pid < 0) return -1;
+  int status = 0;
+  if (!wait_for_results(pid, db, 10, status)) return status;  // ended before the signal
+  return stop(pid, signal);
 }
 
 TEST(VktuneKill, AKilledRunResumesWithoutLossOrDuplicates) {
@@ -100,6 +120,39 @@ TEST(VktuneKill, SigintStopsBetweenChunksKeepingWhatWasMeasured) {
   db::Store store = db::Store::open(db);
   EXPECT_EQ(store.runs().size(), 1u);
   EXPECT_GT(store.measurements().size(), kept);
+}
+
+// A resume of a run another process is tuning is refused, naming that process, instead of
+// measuring the same variants twice: both beside the run itself and beside another resume.
+// The variant budget keeps the holder busy for minutes; it is stopped as soon as the refusal
+// was seen.
+TEST(VktuneKill, ResumingARunAnotherProcessTunesIsRefused) {
+  TempDir dir;
+  const std::string db = dir.file("r.db");
+  const std::string slow = "--variant-budget 5";
+  int status = 0;
+  const pid_t first = start_tune(db, slow);
+  ASSERT_GT(first, 0);
+  ASSERT_TRUE(wait_for_results(first, db, 1, status)) << "the run ended before the resume";
+  const VktuneResult beside_run = vktune("tune " + kShapes + " --resume --db " + quoted(db));
+  EXPECT_EQ(beside_run.exit_code, 1) << beside_run.output;
+  EXPECT_NE(beside_run.output.find("run 1 of " + db + " is being tuned by process " +
+                                   std::to_string(first)),
+            std::string::npos)
+      << beside_run.output;
+  stop(first, SIGKILL);
+  const size_t kept = stored(db);
+
+  const pid_t second = start_tune(db, slow + " --resume");
+  ASSERT_GT(second, 0);
+  ASSERT_TRUE(wait_for_results(second, db, kept + 1, status)) << "the resume ended too soon";
+  const VktuneResult beside_resume = vktune("tune " + kShapes + " --resume --db " + quoted(db));
+  EXPECT_EQ(beside_resume.exit_code, 1) << beside_resume.output;
+  EXPECT_NE(beside_resume.output.find("is being tuned by process " + std::to_string(second)),
+            std::string::npos)
+      << beside_resume.output;
+  stop(second, SIGKILL);
+  EXPECT_EQ(db::Store::open(db).runs().size(), 1u) << "a refused resume starts no run";
 }
 
 }  // namespace

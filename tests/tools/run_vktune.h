@@ -15,9 +15,10 @@ struct VktuneResult {
   std::string output;  // stdout and stderr
 };
 
-inline VktuneResult vktune(const std::string& args) {
+// `runner` goes before the binary (e.g. setpriv to run it as another user).
+inline VktuneResult vktune(const std::string& args, const std::string& runner = "") {
   VktuneResult r;
-  const std::string command = std::string("'") + VKTUNE_BINARY + "' " + args + " 2>&1";
+  const std::string command = runner + " '" + VKTUNE_BINARY + "' " + args + " 2>&1";
   FILE* pipe = ::popen(command.c_str(), "r");
   if (!pipe) return r;
   std::array<char, 4096> buf;

@@ -40,6 +40,26 @@ bool same_file(const std::string& a, const std::string& b) {
   return fs::exists(a, ec) && fs::exists(b, ec) && fs::equivalent(a, b, ec);
 }
 
+// Runs `write` on the database at `path`, opened read-write (created when missing). When this
+// call created the file and `write` throws, it removes the file and its side files, so a
+// failed create leaves nothing behind. (Another process that created the same new path at the
+// same instant shares the file; a failure here removes it under that one's feet, which is why
+// merge opens its inputs before calling.)
+template <class Write>
+auto write_database(const std::string& path, Write&& write) {
+  std::error_code ec;
+  const bool existed = fs::exists(path, ec);
+  try {
+    db::Store store = db::Store::open(path, db::OpenMode::read_write);
+    return write(store);
+  } catch (...) {
+    if (!existed) {
+      for (const char* suffix : {"", "-wal", "-shm", "-journal"}) fs::remove(path + suffix, ec);
+    }
+    throw;
+  }
+}
+
 std::array<uint8_t, 16> parse_uuid(std::string_view hex) {
   std::array<uint8_t, 16> out{};
   if (hex.size() != 32)
@@ -83,17 +103,18 @@ std::vector<db::ImportStats> merge_databases(const std::vector<std::string>& inp
       throw ReportError("input \"" + in + "\" is the output file; merge into a new file");
     }
   }
-  std::vector<db::ImportStats> stats;
   try {
-    db::Store target = db::Store::open(output, db::OpenMode::read_write);
-    for (const auto& in : inputs) {
-      const db::Store source = db::Store::open(in, db::OpenMode::read_only);
-      stats.push_back(target.merge_from(source));
-    }
+    // Every input is opened (and so checked) before the output is touched.
+    std::vector<db::Store> sources;
+    for (const auto& in : inputs) sources.push_back(db::Store::open(in, db::OpenMode::read_only));
+    return write_database(output, [&](db::Store& target) {
+      std::vector<db::ImportStats> stats;
+      for (const db::Store& source : sources) stats.push_back(target.merge_from(source));
+      return stats;
+    });
   } catch (const db::Error& e) {
     throw ReportError(e.what());
   }
-  return stats;
 }
 
 void export_database(const std::string& db_path, const std::string& json_path, int indent,
@@ -114,8 +135,9 @@ db::ImportStats import_database(const std::string& json_path, const std::string&
   require_file(json_path, "JSON document");
   const std::string text = read_text(json_path);
   try {
-    db::Store store = db::Store::open(db_path, db::OpenMode::read_write);
-    return db::import_json_text(store, text, json_path);
+    return write_database(db_path, [&](db::Store& store) {
+      return db::import_json_text(store, text, json_path);
+    });
   } catch (const db::Error& e) {
     throw ReportError(e.what());
   }
