@@ -12,10 +12,7 @@
 namespace vktune::db {
 namespace {
 
-using testing::fake_device;
-using testing::fake_kernel;
-using testing::fake_problem;
-using testing::ok_measurement;
+using namespace vktune::testing;
 
 // Kernels per problem in ranked order.
 std::vector<std::pair<int64_t, int64_t>> problem_kernels(const std::vector<BestRow>& rows) {

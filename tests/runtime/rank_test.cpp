@@ -66,9 +66,8 @@ TEST(Rank, NearerNeighboursWeighMore) {
 
 TEST(Rank, NeverPicksAVariantIllegalForTheQuery) {
   Neighbourhood h;
-  h.add(1, 4096, 4096, 0.5, {{9, 1.0f}, {1, 1.4f}});
-  h.add(1, 8192, 4096, 0.5, {{9, 1.0f}, {1, 1.3f}});
-  EXPECT_EQ(h.pick(q4(1, 6144, 4096)).variant->kernel, 9u);
+  for (const uint32_t n : {4096u, 8192u}) h.add(1, n, 4096, 0.5, {{9, 1.0f}, {1, 1.4f}});
+  EXPECT_EQ(h.pick(q4(1, 6144, 4096)).variant->kernel, 9u);  // kernel 9 allows M == 1 only
   EXPECT_EQ(h.pick(q4(2, 6144, 4096)).variant->kernel, 1u);
 }
 

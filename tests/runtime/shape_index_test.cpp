@@ -39,6 +39,15 @@ const Entry* brute_nearest(const std::vector<Entry>& entries, const ProblemQuery
   return best;
 }
 
+// A random point of a grid, so exact ties in distance are common.
+Entry grid_entry(std::mt19937& rng) {
+  Entry e;
+  e.m = 1u << (rng() % 9);
+  e.n = 256u * (1 + rng() % 32);
+  e.k = 256u * (1 + rng() % 32);
+  return e;
+}
+
 TEST(ShapeIndex, EmptyIndexFindsNothing) {
   const ShapeIndex index;
   EXPECT_EQ(index.exact(q4(1, 64, 64)), nullptr);
@@ -64,10 +73,7 @@ TEST(ShapeIndex, NearestMatchesBruteForce) {
     // Grid values, so exact ties in distance are common; a third of the winners cap M.
     std::vector<Entry> entries;
     for (size_t i = 0; i < count; ++i) {
-      Entry e;
-      e.m = 1u << (rng() % 9);
-      e.n = 256u * (1 + rng() % 32);
-      e.k = 256u * (1 + rng() % 32);
+      Entry e = grid_entry(rng);
       e.kernel = static_cast<uint32_t>(i);
       if (rng() % 3 == 0) e.constraints.m_max = 4;
       if (rng() % 5 == 0) e.constraints.n_multiple = 512;
@@ -98,10 +104,7 @@ TEST(ShapeIndex, NearestKMatchesBruteForce) {
   for (const size_t count : {1u, 7u, 100u, 3000u}) {
     std::vector<Entry> entries;
     for (size_t i = 0; i < count; ++i) {
-      Entry e;
-      e.m = 1u << (rng() % 9);
-      e.n = 256u * (1 + rng() % 32);
-      e.k = 256u * (1 + rng() % 32);
+      Entry e = grid_entry(rng);
       e.constraints.m_max = 1;  // illegal for most queries: nearest_k must not care
       entries.push_back(e);
     }
