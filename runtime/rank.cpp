@@ -31,6 +31,7 @@ class CandidateTable {
  public:
   CandidateTable() { slot_.fill(kEmpty); }
   void insert(uint32_t kernel, uint8_t index) noexcept {
+    filter_ |= uint64_t{1} << start(kernel);
     size_t s = start(kernel);
     while (slot_[s] != kEmpty) s = (s + 1) % kSlots;
     slot_[s] = kernel;
@@ -38,6 +39,8 @@ class CandidateTable {
   }
   // The candidate index of `kernel`, or -1.
   int find(uint32_t kernel) const noexcept {
+    // Most kernels of a neighbour's list are no candidate: one bit test turns them away.
+    if ((filter_ >> start(kernel) & 1) == 0) return -1;
     for (size_t s = start(kernel); slot_[s] != kEmpty; s = (s + 1) % kSlots) {
       if (slot_[s] == kernel) return index_[s];
     }
@@ -46,11 +49,12 @@ class CandidateTable {
 
  private:
   static constexpr size_t kSlots = 64;
-  static_assert(kSlots >= 2 * kMaxCandidates);
+  static_assert(kSlots >= 2 * kMaxCandidates && kSlots == 64);
   static constexpr uint32_t kEmpty = std::numeric_limits<uint32_t>::max();
   static size_t start(uint32_t kernel) noexcept { return (kernel * 2654435761u) >> 26; }
   std::array<uint32_t, kSlots> slot_;
   std::array<uint8_t, kSlots> index_{};
+  uint64_t filter_ = 0;  // bit start(kernel) of every candidate (kSlots == 64 bits)
 };
 
 }  // namespace

@@ -135,24 +135,40 @@ bool matches(DeviceMatch level, const Device& d, const DeviceQuery& q) noexcept 
   return false;
 }
 
-// Catalog::ranked as each (device id, problem id)'s list, fastest first, times relative to
-// the list's first (the winner).
-std::map<std::pair<int64_t, int64_t>, std::vector<RankedVariant>> ranked_lists(
-    const db::Catalog& catalog, const std::unordered_map<int64_t, uint32_t>& kernel_index,
-    const std::vector<Kernel>& kernels) {
-  std::map<std::pair<int64_t, int64_t>, std::vector<RankedVariant>> out;
-  for (const db::BestRow& r : catalog.ranked) {
-    const auto k = kernel_index.find(r.kernel_id);
-    if (k == kernel_index.end()) throw BuildError{"a ranked variant refers to a kernel that is not there"};
-    auto& list = out[{r.device_id, r.problem_id}];
-    const double best = list.empty() ? r.median_ns : list.front().median_ns;
-    if (!(r.median_ns >= best) || !(best > 0)) {
-      throw BuildError{"a problem's ranked variants are not in order of their times"};
+// Where each (device id, problem id)'s run of Catalog::ranked rows starts, and its length:
+// the rows come grouped, so one pass finds them without copying any.
+using RankedRuns = std::map<std::pair<int64_t, int64_t>, std::pair<size_t, size_t>>;
+RankedRuns ranked_runs(const db::Catalog& catalog) {
+  RankedRuns out;
+  const auto& rows = catalog.ranked;
+  for (size_t i = 0, j = 0; i < rows.size(); i = j) {
+    while (j < rows.size() && rows[j].device_id == rows[i].device_id &&
+           rows[j].problem_id == rows[i].problem_id) {
+      ++j;
     }
-    list.push_back(RankedVariant{k->second, static_cast<float>(r.median_ns / best), r.median_ns,
-                                 kernels[k->second].constraints});
+    if (!out.emplace(std::pair{rows[i].device_id, rows[i].problem_id}, std::pair{i, j - i}).second) {
+      throw BuildError{"a problem's ranked variants are not listed together"};
+    }
   }
   return out;
+}
+
+// Appends one problem's ranked rows to `out`, times relative to the first (the winner).
+void append_ranked(const db::Catalog& catalog, std::pair<size_t, size_t> run,
+                   const std::unordered_map<int64_t, uint32_t>& kernel_index,
+                   const std::vector<Kernel>& kernels, std::vector<RankedVariant>& out) {
+  const double best = catalog.ranked[run.first].median_ns;
+  for (size_t i = run.first; i < run.first + run.second; ++i) {
+    const db::BestRow& r = catalog.ranked[i];
+    const auto k = kernel_index.find(r.kernel_id);
+    if (k == kernel_index.end()) throw BuildError{"a ranked variant refers to a kernel that is not there"};
+    if (!(r.median_ns >= best) || !(best > 0) ||
+        (i > run.first && r.median_ns < catalog.ranked[i - 1].median_ns)) {
+      throw BuildError{"a problem's ranked variants are not in order of their times"};
+    }
+    out.push_back(RankedVariant{k->second, static_cast<float>(r.median_ns / best), r.median_ns,
+                                kernels[k->second].constraints});
+  }
 }
 
 std::shared_ptr<const Snapshot> fail(std::string* error, std::string message) noexcept {
@@ -195,7 +211,7 @@ std::shared_ptr<const Snapshot> Snapshot::from_catalog(const db::Catalog& catalo
     }
     problems.reserve(catalog.problems.size());
     for (const auto& p : catalog.problems) problems[p.id] = &p;
-    const auto ranked = ranked_lists(catalog, kernel_index, snap->kernels_);
+    const RankedRuns ranked = ranked_runs(catalog);
     // Winners gathered per (device, op, dtype, group size), then indexed in one go.
     struct Bucket {
       uint32_t device;
@@ -224,10 +240,10 @@ std::shared_ptr<const Snapshot> Snapshot::from_catalog(const db::Catalog& catalo
       Bucket& b = buckets[last];
       ShapeIndex::Entry entry{prob.m, prob.n, prob.k, k->second, w.median_ns,
                               snap->kernels_[k->second].constraints};
-      if (const auto list = ranked.find({w.device_id, w.problem_id}); list != ranked.end()) {
+      if (const auto run = ranked.find({w.device_id, w.problem_id}); run != ranked.end()) {
         entry.ranked_first = static_cast<uint32_t>(b.ranked.size());
-        entry.ranked_count = static_cast<uint32_t>(list->second.size());
-        b.ranked.insert(b.ranked.end(), list->second.begin(), list->second.end());
+        entry.ranked_count = static_cast<uint32_t>(run->second.second);
+        append_ranked(catalog, run->second, kernel_index, snap->kernels_, b.ranked);
       }
       b.entries.push_back(entry);
     }
