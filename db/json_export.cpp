@@ -91,15 +91,18 @@ json export_json(const Store& store, ExportScope scope) {
   auto problems = store.problems();
   auto runs = store.runs();
   const auto winners = store.best();
+  const auto ranked = store.catalog(/*with_spirv=*/false).ranked;
   auto measurements = store.measurements();
   if (scope == ExportScope::winners) {
-    // Only what the winners refer to; imported, it gives the same `best` rows.
+    // Only what the winners and the ranked rows refer to; imported, it gives the same `best`
+    // rows. The ranked rows' measurements stay out (their kernels are what a runtime needs,
+    // the rows carry the times): re-imported, the document ranks its winners alone.
     std::unordered_set<int64_t> kernel_ids, problem_ids, run_ids, measurement_ids;
-    for (const auto& w : winners) {
+    for (const auto& w : winners) measurement_ids.insert(w.measurement_id);
+    for (const auto& w : ranked) {
       kernel_ids.insert(w.kernel_id);
       problem_ids.insert(w.problem_id);
       run_ids.insert(w.run_id);
-      measurement_ids.insert(w.measurement_id);
     }
     std::erase_if(kernels, [&](const KernelRecord& k) { return !kernel_ids.count(k.id); });
     std::erase_if(problems, [&](const Problem& p) { return !problem_ids.count(p.id); });
@@ -175,12 +178,16 @@ json export_json(const Store& store, ExportScope scope) {
                                 c.budget_cut, c.stages}));
     }
   }
-  columns["winners"] = column_names(kWinnerColumns);
-  json& jw = doc["winners"] = json::array();
-  for (const auto& w : winners) {
-    jw.push_back(json::array({device_index.at(w.device_id), problem_index.at(w.problem_id),
-                              kernel_index.at(w.kernel_id), run_index.at(w.run_id),
-                              w.median_ns}));
+  // Winners and, for the runtime's ranking of untuned shapes, each problem's fastest
+  // variants (Catalog::ranked): rows of the same columns.
+  for (const auto& [section, rows] : {std::pair{"winners", &winners}, std::pair{"ranked", &ranked}}) {
+    columns[section] = column_names(kWinnerColumns);
+    json& out = doc[section] = json::array();
+    for (const auto& w : *rows) {
+      out.push_back(json::array({device_index.at(w.device_id), problem_index.at(w.problem_id),
+                                 kernel_index.at(w.kernel_id), run_index.at(w.run_id),
+                                 w.median_ns}));
+    }
   }
   return doc;
 }

@@ -314,6 +314,28 @@ size_t resolve(const Reader& r, const std::unordered_map<std::string, size_t>& i
 
 // A row's run, device and problem (measurements and coverage rows) as indices into the
 // document's sections.
+// The rows of a version 2 best-row section ("winners" or "ranked"), ids assigned as
+// catalog_from_json does (index + 1).
+std::vector<BestRow> parse_best_rows(const Reader& r, const json& doc, const char* section,
+                                     size_t devices, size_t problems, size_t kernels, size_t runs) {
+  check_columns(r, doc, section, kWinnerColumns);
+  const json& rows = r.array(doc, section);
+  std::vector<BestRow> out;
+  out.reserve(rows.size());
+  const auto id = [](size_t index) { return static_cast<int64_t>(index + 1); };
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const Row row(r, rows[i], at(section, i), kWinnerColumns);
+    BestRow w;
+    w.device_id = id(row.index(w_device, devices));
+    w.problem_id = id(row.index(w_problem, problems));
+    w.kernel_id = id(row.index(w_kernel, kernels));
+    w.run_id = id(row.index(w_run, runs));
+    w.median_ns = row.num(w_median_ns);
+    out.push_back(w);
+  }
+  return out;
+}
+
 struct RowRefs {
   size_t run = 0, device = 0, problem = 0;
 };
@@ -479,16 +501,12 @@ ImportStats import_json(Store& store, const json& doc, const std::string& label)
         r.num(jw[i], path, "median_ns");
       }
     } else {
-      check_columns(r, doc, "winners", kWinnerColumns);
-      for (size_t i = 0; i < jw.size(); ++i) {
-        const Row row(r, jw[i], at("winners", i), kWinnerColumns);
-        row.index(w_device, devices.size());
-        row.index(w_problem, problems.size());
-        row.index(w_kernel, kernels.size());
-        row.index(w_run, runs.size());
-        row.num(w_median_ns);
-      }
+      parse_best_rows(r, doc, "winners", devices.size(), problems.size(), kernels.size(), runs.size());
     }
+  }
+  // Checked like the winners and not stored: derived from the measurements, as they are.
+  if (version >= 2 && doc.contains("ranked")) {
+    parse_best_rows(r, doc, "ranked", devices.size(), problems.size(), kernels.size(), runs.size());
   }
 
   auto count = [&](const char* table) {
@@ -592,18 +610,14 @@ Catalog catalog_from_json(std::string_view text, const std::string& label) {
       c.winners.push_back(w);
     }
   } else {
-    check_columns(r, doc, "winners", kWinnerColumns);
-    for (size_t i = 0; i < jw.size(); ++i) {
-      const Row row(r, jw[i], at("winners", i), kWinnerColumns);
-      BestRow w;
-      w.device_id = static_cast<int64_t>(row.index(w_device, c.devices.size()) + 1);
-      w.problem_id = static_cast<int64_t>(row.index(w_problem, c.problems.size()) + 1);
-      w.kernel_id = static_cast<int64_t>(row.index(w_kernel, c.kernels.size()) + 1);
-      w.run_id = static_cast<int64_t>(row.index(w_run, run_uuids.size()) + 1);
-      w.median_ns = row.num(w_median_ns);
-      c.winners.push_back(w);
-    }
+    c.winners = parse_best_rows(r, doc, "winners", c.devices.size(), c.problems.size(),
+                                c.kernels.size(), run_uuids.size());
   }
+  // Documents from before the ranked section rank the winners alone.
+  c.ranked = version >= 2 && doc.contains("ranked")
+                 ? parse_best_rows(r, doc, "ranked", c.devices.size(), c.problems.size(),
+                                   c.kernels.size(), run_uuids.size())
+                 : c.winners;
   return c;
 }
 

@@ -2,6 +2,7 @@
 // behaviour. Row ids are 0 until the store assigns them.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -151,13 +152,23 @@ struct MeasurementFilter {
   std::optional<Status> status;
 };
 
-// Everything a lookup needs, read in one go (the runtime's input). winners refer to the ids
-// of the records in the same Catalog.
+// How many of each problem's fastest variants Catalog::ranked keeps: enough that a variant
+// which is slow on a neighbouring problem shows as slow there rather than as merely absent
+// (the runtime's ranking of untuned shapes, runtime/rank.h), few enough that the winners'
+// export stays small.
+inline constexpr size_t kRankedPerProblem = 32;
+
+// Everything a lookup needs, read in one go (the runtime's input). winners and ranked refer to
+// the ids of the records in the same Catalog.
 struct Catalog {
   std::vector<DeviceRecord> devices;
   std::vector<KernelRecord> kernels;
   std::vector<Problem> problems;
   std::vector<BestRow> winners;
+  // Per (device, problem), up to kRankedPerProblem distinct kernels, fastest first, each by its
+  // best ok measurement (the winner first), by the `best` view's rules. Grouped by device and
+  // problem. A catalog read from a document without them holds the winners here.
+  std::vector<BestRow> ranked;
 };
 
 }  // namespace vktune::db

@@ -96,8 +96,10 @@ BestRow read_best(const Statement& s) {
 // measurements are read in one plain scan that also collects the wrong_result triples; the
 // winner of each (device, problem) is the first of its candidates in the view's order.
 // Exact ties (same run and median) go to the lower measurement id. Store_test's
-// CatalogWinnersEqualBestView keeps this in step with the view.
-std::vector<BestRow> fast_best(const Connection& c) {
+// CatalogWinnersEqualBestView keeps this in step with the view. With `per_problem` > 1 the
+// next fastest kernels follow each winner, each by its best measurement, in the same order:
+// Catalog::ranked.
+std::vector<BestRow> fast_ranked(const Connection& c, size_t per_problem) {
   // The view joins runs: a measurement whose run row is missing never wins.
   std::vector<std::pair<int64_t, size_t>> run_rank;  // (run id, rank), sorted by id
   {
@@ -149,11 +151,17 @@ std::vector<BestRow> fast_best(const Connection& c) {
     return a.row.measurement_id < b.row.measurement_id;
   });
   std::vector<BestRow> out;
+  size_t first = 0;  // where the current (device, problem) starts in `out`
   for (const Candidate& x : candidates) {
     if (out.empty() || out.back().device_id != x.row.device_id ||
         out.back().problem_id != x.row.problem_id) {
-      out.push_back(x.row);
+      first = out.size();
+    } else if (out.size() - first == per_problem ||
+               std::any_of(out.begin() + static_cast<ptrdiff_t>(first), out.end(),
+                           [&](const BestRow& r) { return r.kernel_id == x.row.kernel_id; })) {
+      continue;  // full, or a slower result of a kernel already ranked
     }
+    out.push_back(x.row);
   }
   return out;
 }
@@ -492,7 +500,13 @@ Catalog Store::catalog(bool with_spirv) const {
                                    static_cast<uint32_t>(p.integer(n)), static_cast<uint32_t>(p.integer(k)),
                                    static_cast<uint32_t>(p.integer(gs))});
     }
-    c.winners = fast_best(connection_);
+    c.ranked = fast_ranked(connection_, kRankedPerProblem);
+    for (const BestRow& r : c.ranked) {
+      if (c.winners.empty() || c.winners.back().device_id != r.device_id ||
+          c.winners.back().problem_id != r.problem_id) {
+        c.winners.push_back(r);
+      }
+    }
     if (own) connection_.exec("COMMIT");
     return c;
   } catch (...) {

@@ -47,6 +47,13 @@ std::string describe(const Selection& s) {
       out += std::string("  shape: nearest tuned problem ") + buf + ", log-distance " + dist + "\n";
       break;
     }
+    case ShapeMatch::ranked: {
+      char dist[64];
+      std::snprintf(dist, sizeof dist, "%.3f", s.shape_distance);
+      out += std::string("  shape: ranked over the nearest tuned problems; measured on ") + buf +
+             ", log-distance " + dist + "\n";
+      break;
+    }
     case ShapeMatch::builtin: out += "  shape: built-in routing (docs/variants.md)\n"; break;
   }
   return out;

@@ -4,7 +4,11 @@
 namespace vktune::runtime {
 namespace {
 bool divides(uint32_t multiple, uint32_t value) noexcept {
-  return multiple <= 1 || value % multiple == 0;
+  if (multiple <= 1) return true;
+  // Multiples are nearly always powers of two: a mask, not a division, on the ranking path
+  // (which checks a candidate on every neighbouring problem).
+  if ((multiple & (multiple - 1)) == 0) return (value & (multiple - 1)) == 0;
+  return value % multiple == 0;
 }
 }  // namespace
 
@@ -28,6 +32,7 @@ std::string_view to_string(ShapeMatch m) noexcept {
     case ShapeMatch::exact: return "exact";
     case ShapeMatch::nearest: return "nearest";
     case ShapeMatch::builtin: return "builtin";
+    case ShapeMatch::ranked: return "ranked_neighbours";
   }
   return "?";
 }

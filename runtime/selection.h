@@ -64,6 +64,7 @@ enum class ShapeMatch : int {
   exact = 0,    // this very problem was tuned
   nearest = 1,  // the closest tuned problem (log-distance) whose winner is legal here
   builtin = 2,  // built-in routing
+  ranked = 3,   // the best-scoring variant measured on the nearest tuned problems (rank.h)
 };
 
 // The answer of Snapshot::select. Every string_view points at NUL-terminated storage owned by
@@ -81,11 +82,12 @@ struct Selection {
   uint32_t workgroup_size = 0;
   Constraints constraints;
   std::span<const uint8_t> spirv;     // empty when the database holds no SPIR-V
-  std::optional<double> median_ns;    // measured time of the tuned winner (not of the query)
+  std::optional<double> median_ns;    // its measured time on the matched problem (not the query's)
 
   DeviceMatch device_match = DeviceMatch::builtin;
   ShapeMatch shape_match = ShapeMatch::builtin;
-  double shape_distance = 0;          // sqrt(sum (ln a - ln b)^2) over M, N, K; 0 unless nearest
+  double shape_distance = 0;          // sqrt(sum (ln a - ln b)^2) over M, N, K to the matched
+                                      // problem; 0 when exact or builtin
   std::string_view matched_device_name;
   uint32_t matched_driver_version = 0;
   uint32_t matched_m = 0, matched_n = 0, matched_k = 0, matched_group_size = 0;

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <tuple>
+#include <utility>
 
 namespace vktune::runtime {
 namespace {
@@ -20,9 +21,28 @@ bool shape_less(const ShapeIndex::Entry& a, const ShapeIndex::Entry& b) noexcept
 
 }  // namespace
 
+// The `capacity` nearest entries found so far, nearest first; with `legal_for` set, only
+// entries whose winner is legal for it.
 struct ShapeIndex::Best {
-  uint32_t entry = std::numeric_limits<uint32_t>::max();
-  double d2 = std::numeric_limits<double>::infinity();
+  const ProblemQuery* legal_for = nullptr;
+  size_t capacity = 1;
+  size_t size = 0;
+  std::array<std::pair<double, uint32_t>, kMaxNeighbours> found;  // (squared distance, entry)
+
+  // The squared distance an entry must not exceed to be offered.
+  double bound() const noexcept {
+    return size < capacity ? std::numeric_limits<double>::infinity() : found[size - 1].first;
+  }
+  // Keeps (d2, entry) if it is among the nearest; ties go to the smaller entry index, which is
+  // the smaller (M, N, K), so the answer never depends on the tree's shape.
+  void offer(double d2, uint32_t entry, const std::vector<Entry>& entries) noexcept {
+    const std::pair candidate{d2, entry};
+    if (size == capacity && !(candidate < found[size - 1])) return;
+    if (legal_for != nullptr && !entries[entry].constraints.allows(*legal_for)) return;
+    size_t i = size < capacity ? size++ : size - 1;
+    for (; i > 0 && candidate < found[i - 1]; --i) found[i] = found[i - 1];
+    found[i] = candidate;
+  }
 };
 
 ShapeIndex::ShapeIndex(std::vector<Entry> entries) : entries_(std::move(entries)) {
@@ -89,28 +109,39 @@ const ShapeIndex::Entry* ShapeIndex::exact(const ProblemQuery& q) const noexcept
 ShapeIndex::Nearest ShapeIndex::nearest(const ProblemQuery& q,
                                         const std::array<double, 3>& log_q) const noexcept {
   Best best;
+  best.legal_for = &q;
   std::array<double, 3> offset{};
-  search(1, 0, point_.size(), q, log_q, offset, 0.0, best);
-  if (best.entry == std::numeric_limits<uint32_t>::max()) return {};
-  return {&entries_[best.entry], std::sqrt(best.d2)};
+  search(1, 0, point_.size(), log_q, offset, 0.0, best);
+  if (best.size == 0) return {};
+  return {&entries_[best.found[0].second], std::sqrt(best.found[0].first)};
+}
+
+size_t ShapeIndex::nearest_k(const std::array<double, 3>& log_q,
+                             std::span<Nearest> out) const noexcept {
+  Best best;
+  best.capacity = std::min(out.size(), kMaxNeighbours);
+  if (best.capacity == 0) return 0;
+  std::array<double, 3> offset{};
+  search(1, 0, point_.size(), log_q, offset, 0.0, best);
+  for (size_t i = 0; i < best.size; ++i) {
+    out[i] = {&entries_[best.found[i].second], std::sqrt(best.found[i].first)};
+  }
+  return best.size;
 }
 
 // Branch and bound with incremental cell distances (Arya & Mount): `offset` holds the query's
 // per-axis distance to the current cell and `cell_d2` their squared sum, so a far subtree is
 // skipped when its whole cell is farther than the best so far, not merely its splitting plane.
-// A cell as far as the best is still visited, for the tie rule. Entries whose winner
-// is illegal for the query are skipped; legality is only checked for an entry that would
-// improve the best. Recursion depth is log2(size / kLeafSize); no allocation.
-void ShapeIndex::search(size_t node, size_t lo, size_t hi, const ProblemQuery& q,
-                        const std::array<double, 3>& log_q, std::array<double, 3>& offset,
-                        double cell_d2, Best& best) const noexcept {
+// A cell as far as the bound is still visited, for the tie rule. With best.legal_for set,
+// entries whose winner is illegal for it are skipped; legality is only checked for an entry
+// that would be kept. Recursion depth is log2(size / kLeafSize); no allocation.
+void ShapeIndex::search(size_t node, size_t lo, size_t hi, const std::array<double, 3>& log_q,
+                        std::array<double, 3>& offset, double cell_d2, Best& best) const noexcept {
   if (hi - lo <= kLeafSize) {
     for (size_t i = lo; i < hi; ++i) {
       const double dx = log_q[0] - point_[i][0], dy = log_q[1] - point_[i][1],
                    dz = log_q[2] - point_[i][2];
-      const double d2 = dx * dx + dy * dy + dz * dz;
-      if (d2 > best.d2 || (d2 == best.d2 && entry_[i] > best.entry)) continue;
-      if (entries_[entry_[i]].constraints.allows(q)) best = {entry_[i], d2};
+      best.offer(dx * dx + dy * dy + dz * dz, entry_[i], entries_);
     }
     return;
   }
@@ -119,20 +150,20 @@ void ShapeIndex::search(size_t node, size_t lo, size_t hi, const ProblemQuery& q
   const double diff = log_q[axis] - split_[node];
   const bool left_first = diff < 0;
   if (left_first) {
-    search(2 * node, lo, mid, q, log_q, offset, cell_d2, best);
+    search(2 * node, lo, mid, log_q, offset, cell_d2, best);
   } else {
-    search(2 * node + 1, mid, hi, q, log_q, offset, cell_d2, best);
+    search(2 * node + 1, mid, hi, log_q, offset, cell_d2, best);
   }
   const double old = offset[axis];
   const double far_d2 = cell_d2 - old * old + diff * diff;
   // The slack covers the rounding of the incremental sum, so an exactly tied entry in the far
   // cell is never pruned by an ulp.
-  if (far_d2 > best.d2 * (1 + 1e-9)) return;
+  if (far_d2 > best.bound() * (1 + 1e-9)) return;
   offset[axis] = diff;
   if (left_first) {
-    search(2 * node + 1, mid, hi, q, log_q, offset, far_d2, best);
+    search(2 * node + 1, mid, hi, log_q, offset, far_d2, best);
   } else {
-    search(2 * node, lo, mid, q, log_q, offset, far_d2, best);
+    search(2 * node, lo, mid, log_q, offset, far_d2, best);
   }
   offset[axis] = old;
 }

@@ -1,10 +1,12 @@
 // The tuned problems of one (device, op, dtype, group size) with their winners, indexed for
-// the two lookups select() makes: the exact shape, and the nearest shape by log-distance among
-// the winners that are legal for the query.
+// the lookups select() makes: the exact shape, the nearest shapes by log-distance (to rank
+// their variants), and the nearest shape whose winner is legal for the query.
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "runtime/selection.h"
@@ -21,6 +23,8 @@ class ShapeIndex {
     uint32_t kernel = 0;  // the owner's kernel index, carried through untouched
     double median_ns = 0;
     Constraints constraints;  // the winner's, inline: no indirection on the search path
+    // The problem's fastest variants, as a slice of its owner's list (runtime/rank.h).
+    uint32_t ranked_first = 0, ranked_count = 0;
   };
 
   struct Nearest {
@@ -39,6 +43,12 @@ class ShapeIndex {
   // smallest (M, N, K), so the answer never depends on how the index was built.
   Nearest nearest(const ProblemQuery& q, const std::array<double, 3>& log_q) const noexcept;
 
+  // The most neighbours nearest_k finds.
+  static constexpr size_t kMaxNeighbours = 8;
+  // Fills `out` (at most kMaxNeighbours long) with the entries nearest to log_q, legal or not,
+  // nearest first, ties to the smallest (M, N, K); returns how many it found.
+  size_t nearest_k(const std::array<double, 3>& log_q, std::span<Nearest> out) const noexcept;
+
   size_t size() const noexcept { return entries_.size(); }
 
  private:
@@ -48,9 +58,8 @@ class ShapeIndex {
     uint32_t entry;
   };
   void build(size_t node, size_t lo, size_t hi, std::vector<TreePoint>& points);
-  void search(size_t node, size_t lo, size_t hi, const ProblemQuery& q,
-              const std::array<double, 3>& log_q, std::array<double, 3>& offset, double cell_d2,
-              Best& best) const noexcept;
+  void search(size_t node, size_t lo, size_t hi, const std::array<double, 3>& log_q,
+              std::array<double, 3>& offset, double cell_d2, Best& best) const noexcept;
 
   std::vector<Entry> entries_;  // sorted by (M, N, K): exact hits by binary search
   // A k-d tree over (ln M, ln N, ln K) with up to kLeafSize points per leaf, stored as arrays

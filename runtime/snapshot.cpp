@@ -8,6 +8,7 @@
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <tuple>
 #include <unordered_map>
@@ -16,6 +17,7 @@
 #include "db/json_io.h"
 #include "db/store.h"
 #include "runtime/builtin.h"
+#include "runtime/rank.h"
 #include "runtime/shape_index.h"
 
 namespace vktune::runtime {
@@ -31,6 +33,7 @@ struct Snapshot::Group {
   std::string op, dtype;
   uint32_t group_size = 0;
   ShapeIndex shapes;
+  std::vector<RankedVariant> ranked;  // the entries' fastest variants, sliced by each entry
 };
 
 struct Snapshot::Device {
@@ -132,6 +135,42 @@ bool matches(DeviceMatch level, const Device& d, const DeviceQuery& q) noexcept 
   return false;
 }
 
+// Where each (device id, problem id)'s run of Catalog::ranked rows starts, and its length:
+// the rows come grouped, so one pass finds them without copying any.
+using RankedRuns = std::map<std::pair<int64_t, int64_t>, std::pair<size_t, size_t>>;
+RankedRuns ranked_runs(const db::Catalog& catalog) {
+  RankedRuns out;
+  const auto& rows = catalog.ranked;
+  for (size_t i = 0, j = 0; i < rows.size(); i = j) {
+    while (j < rows.size() && rows[j].device_id == rows[i].device_id &&
+           rows[j].problem_id == rows[i].problem_id) {
+      ++j;
+    }
+    if (!out.emplace(std::pair{rows[i].device_id, rows[i].problem_id}, std::pair{i, j - i}).second) {
+      throw BuildError{"a problem's ranked variants are not listed together"};
+    }
+  }
+  return out;
+}
+
+// Appends one problem's ranked rows to `out`, times relative to the first (the winner).
+void append_ranked(const db::Catalog& catalog, std::pair<size_t, size_t> run,
+                   const std::unordered_map<int64_t, uint32_t>& kernel_index,
+                   const std::vector<Kernel>& kernels, std::vector<RankedVariant>& out) {
+  const double best = catalog.ranked[run.first].median_ns;
+  for (size_t i = run.first; i < run.first + run.second; ++i) {
+    const db::BestRow& r = catalog.ranked[i];
+    const auto k = kernel_index.find(r.kernel_id);
+    if (k == kernel_index.end()) throw BuildError{"a ranked variant refers to a kernel that is not there"};
+    if (!(r.median_ns >= best) || !(best > 0) ||
+        (i > run.first && r.median_ns < catalog.ranked[i - 1].median_ns)) {
+      throw BuildError{"a problem's ranked variants are not in order of their times"};
+    }
+    out.push_back(RankedVariant{k->second, static_cast<float>(r.median_ns / best), r.median_ns,
+                                kernels[k->second].constraints});
+  }
+}
+
 std::shared_ptr<const Snapshot> fail(std::string* error, std::string message) noexcept {
   if (error != nullptr) {
     try {
@@ -172,11 +211,13 @@ std::shared_ptr<const Snapshot> Snapshot::from_catalog(const db::Catalog& catalo
     }
     problems.reserve(catalog.problems.size());
     for (const auto& p : catalog.problems) problems[p.id] = &p;
+    const RankedRuns ranked = ranked_runs(catalog);
     // Winners gathered per (device, op, dtype, group size), then indexed in one go.
     struct Bucket {
       uint32_t device;
       const db::Problem* key;  // op, dtype and group size of the bucket
       std::vector<ShapeIndex::Entry> entries;
+      std::vector<RankedVariant> ranked;
     };
     std::vector<Bucket> buckets;
     size_t last = 0;  // winners come grouped by device: the last bucket is usually the one
@@ -196,12 +237,20 @@ std::shared_ptr<const Snapshot> Snapshot::from_catalog(const db::Catalog& catalo
         last = static_cast<size_t>(std::find_if(buckets.begin(), buckets.end(), same) - buckets.begin());
         if (last == buckets.size()) buckets.push_back({d->second, &prob, {}});
       }
-      buckets[last].entries.push_back(ShapeIndex::Entry{prob.m, prob.n, prob.k, k->second, w.median_ns,
-                                                        snap->kernels_[k->second].constraints});
+      Bucket& b = buckets[last];
+      ShapeIndex::Entry entry{prob.m, prob.n, prob.k, k->second, w.median_ns,
+                              snap->kernels_[k->second].constraints};
+      if (const auto run = ranked.find({w.device_id, w.problem_id}); run != ranked.end()) {
+        entry.ranked_first = static_cast<uint32_t>(b.ranked.size());
+        entry.ranked_count = static_cast<uint32_t>(run->second.second);
+        append_ranked(catalog, run->second, kernel_index, snap->kernels_, b.ranked);
+      }
+      b.entries.push_back(entry);
     }
     for (auto& b : buckets) {
-      snap->devices_[b.device].groups.push_back(
-          Group{b.key->op, b.key->dtype, b.key->group_size, ShapeIndex(std::move(b.entries))});
+      snap->devices_[b.device].groups.push_back(Group{b.key->op, b.key->dtype, b.key->group_size,
+                                                      ShapeIndex(std::move(b.entries)),
+                                                      std::move(b.ranked)});
     }
     // Newest driver first, so "other driver" prefers the most recent tuning of the device.
     std::stable_sort(snap->devices_.begin(), snap->devices_.end(), [](const Device& a, const Device& b) {
@@ -298,6 +347,18 @@ Selection Snapshot::select(const DeviceQuery& device, const ProblemQuery& proble
         if (!have_log_q) {
           log_q = {std::log(double(problem.m)), std::log(double(problem.n)), std::log(double(problem.k))};
           have_log_q = true;
+        }
+        std::array<ShapeIndex::Nearest, kRankNeighbours> neighbours;
+        const size_t found = g.shapes.nearest_k(log_q, neighbours);
+        const RankedPick pick = rank_neighbours({neighbours.data(), found}, g.ranked, problem);
+        if (pick.variant != nullptr) {
+          fill(kernels_[pick.variant->kernel], *pick.measured_on, d, out);
+          out.median_ns = pick.variant->median_ns;
+          out.device_match = level;
+          out.shape_match = ShapeMatch::ranked;
+          out.shape_distance = pick.distance;
+          out.matched_group_size = g.group_size;
+          return out;
         }
         const ShapeIndex::Nearest near = g.shapes.nearest(problem, log_q);
         if (near.entry != nullptr) {

@@ -94,5 +94,7 @@ void add_merge_command(CLI::App& app);
 void add_export_command(CLI::App& app);
 void add_import_command(CLI::App& app);
 void add_lookup_command(CLI::App& app);
+// `vktune evaluate` (cli_evaluate.cpp).
+void add_evaluate_command(CLI::App& app);
 
 }  // namespace vktune::cli

@@ -75,15 +75,18 @@ void write_synthetic_db(const std::string& path, const SyntheticShape& shape) {
     rec.device_type = "discrete";
     const int64_t device = store.upsert_device(rec);
     for (uint32_t p = 0; p < shape.problems; ++p) {
-      db::Measurement m;
-      m.run_id = run;
-      m.device_id = device;
-      m.problem_id = problems[p];
-      m.kernel_id = kernels[(p * 7 + d) % kernels.size()];
-      m.status = db::Status::ok;
-      m.n = 5;
-      m.median_ns = 1000.0 + p;
-      store.add_measurement(m);
+      for (uint32_t j = 0; j < shape.measured_per_problem; ++j) {
+        db::Measurement m;
+        m.run_id = run;
+        m.device_id = device;
+        m.problem_id = problems[p];
+        m.kernel_id = kernels[(p * 7 + d + j) % kernels.size()];
+        m.status = db::Status::ok;
+        m.n = 5;
+        // The first is the winner; the others' order varies from problem to problem.
+        m.median_ns = (1000.0 + p) * (1 + 0.1 * (j == 0 ? 0 : 1 + (p + 3 * j) % shape.measured_per_problem));
+        store.add_measurement(m);
+      }
     }
   }
   batch.commit();

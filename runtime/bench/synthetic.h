@@ -1,5 +1,5 @@
-// A synthetic database for benchmarks and scale tests: N problems x D devices, one winner
-// each, written through db::Store exactly as the tuner would.
+// A synthetic database for benchmarks and scale tests: N problems x D devices, one or more
+// measured variants each, written through db::Store exactly as the tuner would.
 #pragma once
 
 #include <cstdint>
@@ -13,6 +13,9 @@ struct SyntheticShape {
   uint32_t problems = 10000;
   uint32_t devices = 5;
   uint32_t kernels = 64;
+  // Variants measured per (device, problem), at distinct times: more than one gives each
+  // problem a ranked list, so untuned lookups take the ranking path.
+  uint32_t measured_per_problem = 1;
 };
 
 // Writes the database to `path` (replacing nothing: the file must not exist). Problems are

@@ -160,6 +160,7 @@ inline nlohmann::json v1_document(const nlohmann::json& v2) {
   json v1 = v2;
   v1["version"] = 1;
   v1.erase("columns");
+  v1.erase("ranked");  // version 2 added it
   auto ref = [&](const std::string& column, const json& index) -> json {
     const auto i = index.get<size_t>();
     if (column == "run") return v2["runs"][i]["uuid"];

@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <string>
+#include <tuple>
 
 #include "db/store.h"
 #include "runtime/snapshot.h"
@@ -77,6 +78,37 @@ struct FakeDb {
     store.add_measurement(ok_measurement(run, ia_old, p1, tiled, 1500));
     store.add_measurement(ok_measurement(run, ic, p64, tiled, 20000));
     store.add_measurement(ok_measurement(run, ic, prms, rms_id, 700));
+  }
+
+  std::shared_ptr<const runtime::Snapshot> snapshot() const {
+    std::string error;
+    auto s = runtime::Snapshot::from_catalog(store.catalog(), &error);
+    EXPECT_TRUE(s) << error;
+    return s;
+  }
+};
+
+// One device with two neighbouring problems that each measured three variants and disagree on
+// the best: M=4 (tiled-a 100, tiled-b 120, tiled-c 400) and M=16 (tiled-b 100, tiled-c 150,
+// tiled-a 300). For M=8 the single nearest winner is tiled-a (the tie goes to the smaller
+// M); ranked over both it is tiled-b.
+struct RankedDb {
+  db::Store store = db::Store::open_memory();
+  db::DeviceRecord a = FakeDb::device(0x10de, 0x2684, 100, "discrete", "A");
+
+  RankedDb() {
+    const auto ta = store.upsert_kernel(fake_kernel("q4gsw_tiled[layout=raw,tm=4,tn=4,wg=64,bk=0]"));
+    const auto tb = store.upsert_kernel(fake_kernel("q4gsw_tiled[layout=raw,tm=8,tn=4,wg=64,bk=0]"));
+    const auto tc = store.upsert_kernel(fake_kernel("q4gsw_tiled[layout=raw,tm=2,tn=4,wg=64,bk=0]"));
+    const auto device = store.upsert_device(a);
+    const auto p4 = store.upsert_problem(fake_problem(4, 4096, 4096));
+    const auto p16 = store.upsert_problem(fake_problem(16, 4096, 4096));
+    const auto run = store.begin_run({});
+    for (const auto& [problem, kernel, ns] :
+         {std::tuple{p4, ta, 100.0}, {p4, tb, 120.0}, {p4, tc, 400.0}, {p16, tb, 100.0},
+          {p16, tc, 150.0}, {p16, ta, 300.0}}) {
+      store.add_measurement(ok_measurement(run, device, problem, kernel, ns));
+    }
   }
 
   std::shared_ptr<const runtime::Snapshot> snapshot() const {

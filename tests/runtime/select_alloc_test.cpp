@@ -43,5 +43,15 @@ TEST(SelectAlloc, NoPathAllocates) {
   EXPECT_GT(sink, 0u);
 }
 
+TEST(SelectAlloc, RankingDoesNotAllocate) {
+  testing::RankedDb db;
+  const auto snap = db.snapshot();
+  const DeviceQuery a = testing::query_for(db.a);
+  const long before = g_allocations.load();
+  const Selection s = snap->select(a, testing::q4(8, 4096, 4096));
+  EXPECT_EQ(g_allocations.load() - before, 0);
+  EXPECT_EQ(s.shape_match, ShapeMatch::ranked);
+}
+
 }  // namespace
 }  // namespace vktune::runtime

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <random>
 #include <tuple>
@@ -37,6 +39,15 @@ const Entry* brute_nearest(const std::vector<Entry>& entries, const ProblemQuery
   return best;
 }
 
+// A random point of a grid, so exact ties in distance are common.
+Entry grid_entry(std::mt19937& rng) {
+  Entry e;
+  e.m = 1u << (rng() % 9);
+  e.n = 256u * (1 + rng() % 32);
+  e.k = 256u * (1 + rng() % 32);
+  return e;
+}
+
 TEST(ShapeIndex, EmptyIndexFindsNothing) {
   const ShapeIndex index;
   EXPECT_EQ(index.exact(q4(1, 64, 64)), nullptr);
@@ -62,10 +73,7 @@ TEST(ShapeIndex, NearestMatchesBruteForce) {
     // Grid values, so exact ties in distance are common; a third of the winners cap M.
     std::vector<Entry> entries;
     for (size_t i = 0; i < count; ++i) {
-      Entry e;
-      e.m = 1u << (rng() % 9);
-      e.n = 256u * (1 + rng() % 32);
-      e.k = 256u * (1 + rng() % 32);
+      Entry e = grid_entry(rng);
       e.kernel = static_cast<uint32_t>(i);
       if (rng() % 3 == 0) e.constraints.m_max = 4;
       if (rng() % 5 == 0) e.constraints.n_multiple = 512;
@@ -85,6 +93,40 @@ TEST(ShapeIndex, NearestMatchesBruteForce) {
       EXPECT_EQ(std::tie(got.entry->m, got.entry->n, got.entry->k), std::tie(want->m, want->n, want->k))
           << count << " entries, query " << q.m << "x" << q.n << "x" << q.k;
       EXPECT_DOUBLE_EQ(got.distance, std::sqrt(d2));
+    }
+  }
+}
+
+// The definition of nearest_k: the k entries of least distance, legal or not, ties to the
+// smallest (M, N, K).
+TEST(ShapeIndex, NearestKMatchesBruteForce) {
+  std::mt19937 rng(99);
+  for (const size_t count : {1u, 7u, 100u, 3000u}) {
+    std::vector<Entry> entries;
+    for (size_t i = 0; i < count; ++i) {
+      Entry e = grid_entry(rng);
+      e.constraints.m_max = 1;  // illegal for most queries: nearest_k must not care
+      entries.push_back(e);
+    }
+    const ShapeIndex index(entries);
+    for (int trial = 0; trial < 500; ++trial) {
+      const ProblemQuery q = q4(1 + rng() % 300, 64 * (1 + rng() % 150), 64 * (1 + rng() % 150));
+      const auto lq = logs(q);
+      std::vector<std::pair<double, std::tuple<uint32_t, uint32_t, uint32_t>>> want;
+      for (const Entry& e : entries) {
+        const double dx = lq[0] - std::log(double(e.m)), dy = lq[1] - std::log(double(e.n)),
+                     dz = lq[2] - std::log(double(e.k));
+        want.emplace_back(dx * dx + dy * dy + dz * dz, std::tie(e.m, e.n, e.k));
+      }
+      std::sort(want.begin(), want.end());
+      std::array<ShapeIndex::Nearest, 6> got;
+      const size_t found = index.nearest_k(lq, got);
+      ASSERT_EQ(found, std::min<size_t>(6, count));
+      for (size_t i = 0; i < found; ++i) {
+        EXPECT_EQ(std::tie(got[i].entry->m, got[i].entry->n, got[i].entry->k), want[i].second)
+            << count << " entries, neighbour " << i;
+        EXPECT_DOUBLE_EQ(got[i].distance, std::sqrt(want[i].first));
+      }
     }
   }
 }

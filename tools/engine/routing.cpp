@@ -131,9 +131,10 @@ Route Router::route(const kernels::Problem& problem) const {
     r.matched = shape_text(s);
     r.matched_device = std::string(s.matched_device_name);
   }
-  r.source = s.shape_match == runtime::ShapeMatch::exact     ? Source::exact
-             : s.shape_match == runtime::ShapeMatch::nearest ? Source::nearest
-                                                             : Source::builtin;
+  // Ranked or copied, an untuned shape's answer came from the nearest tuned problems.
+  r.source = s.shape_match == runtime::ShapeMatch::exact   ? Source::exact
+             : s.shape_match == runtime::ShapeMatch::builtin ? Source::builtin
+                                                             : Source::nearest;
   if (r.family != nullptr) return r;
   if (r.source == Source::builtin) {
     throw std::runtime_error(kernels::describe(problem) + ": the built-in variant " + r.key +

@@ -35,6 +35,15 @@ std::string read_text(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
+// An exported document starts with '{' after any white space; a .db file with its magic.
+bool is_json_document(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char first = 0;
+  while (in.get(first) && std::isspace(static_cast<unsigned char>(first))) {
+  }
+  return first == '{';
+}
+
 bool same_file(const std::string& a, const std::string& b) {
   std::error_code ec;
   return fs::exists(a, ec) && fs::exists(b, ec) && fs::equivalent(a, b, ec);
@@ -166,6 +175,18 @@ uint32_t parse_u32(std::string_view text, std::string_view what) {
   return v;
 }
 
+db::Store read_store(const std::string& path) {
+  require_file(path, "database");
+  try {
+    if (!is_json_document(path)) return db::Store::open(path, db::OpenMode::read_only);
+    db::Store store = db::Store::open_memory();
+    db::import_json_text(store, read_text(path), path);
+    return store;
+  } catch (const db::Error& e) {
+    throw ReportError(e.what());
+  }
+}
+
 runtime::DeviceType parse_device_type(std::string_view name) {
   if (name == "discrete") return runtime::DeviceType::discrete;
   if (name == "integrated") return runtime::DeviceType::integrated;
@@ -202,6 +223,19 @@ runtime::DeviceQuery LookupDevice::query() const noexcept {
   q.pipeline_cache_uuid = pipeline_cache_uuid;
   q.name = name;
   return q;
+}
+
+LookupDevice stored_device(const db::DeviceRecord& record) {
+  LookupDevice d;
+  d.vendor_id = record.vendor_id;
+  d.device_id = record.device_id;
+  d.driver_id = record.driver_id;
+  d.driver_version = record.driver_version;
+  d.type = parse_device_type(record.device_type);
+  d.pipeline_cache_uuid = parse_uuid(record.pipeline_cache_uuid);
+  d.name = record.name;
+  d.origin = "database device \"" + record.name + "\"";
+  return d;
 }
 
 LookupDevice device_from_flags(const DeviceFlags& flags, const db::Catalog& catalog) {
@@ -247,11 +281,7 @@ LookupDevice device_from_flags(const DeviceFlags& flags, const db::Catalog& cata
 db::Catalog read_catalog(const std::string& path) {
   require_file(path, "database");
   try {
-    std::ifstream in(path, std::ios::binary);
-    char first = 0;
-    while (in.get(first) && std::isspace(static_cast<unsigned char>(first))) {
-    }
-    if (first == '{') return db::catalog_from_json(read_text(path), path);
+    if (is_json_document(path)) return db::catalog_from_json(read_text(path), path);
     const db::Store store = db::Store::open(path, db::OpenMode::read_only);
     return store.catalog(/*with_spirv=*/true);
   } catch (const db::Error& e) {

@@ -62,8 +62,15 @@ struct DeviceFlags {
 };
 LookupDevice device_from_flags(const DeviceFlags& flags, const db::Catalog& catalog);
 
+// A stored device as a query with its exact fingerprint.
+LookupDevice stored_device(const db::DeviceRecord& record);
+
 // Reads the catalog of a .db file or an exported JSON document (told apart by content).
 db::Catalog read_catalog(const std::string& path);
+
+// The whole of a .db file (opened read-only) or of an exported JSON document (imported into
+// a private in-memory database), told apart by content: for commands that read measurements.
+db::Store read_store(const std::string& path);
 
 // "discrete" -> DeviceType::discrete etc.; throws ReportError on an unknown name.
 runtime::DeviceType parse_device_type(std::string_view name);

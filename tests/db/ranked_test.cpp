@@ -1,0 +1,109 @@
+// Catalog::ranked: each problem's fastest distinct kernels, read from a database and carried
+// by both exports.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "db/error.h"
+#include "db/json_io.h"
+#include "db/store.h"
+#include "tests/db/fixtures.h"
+
+namespace vktune::db {
+namespace {
+
+using namespace vktune::testing;
+
+// Kernels per problem in ranked order.
+std::vector<std::pair<int64_t, int64_t>> problem_kernels(const std::vector<BestRow>& rows) {
+  std::vector<std::pair<int64_t, int64_t>> out;
+  for (const BestRow& r : rows) out.emplace_back(r.problem_id, r.kernel_id);
+  return out;
+}
+
+// Problem 1 measures more kernels than a ranked list keeps; problem 2 measures kernel 1 twice
+// (its faster result ranks it) and kernel 3 with a wrong result in another run.
+struct RankedStore {
+  Store store = Store::open_memory();
+  std::vector<int64_t> kernels;
+  int64_t p1 = 0, p2 = 0;
+
+  RankedStore() {
+    const auto device = store.upsert_device(fake_device());
+    for (size_t i = 0; i < kRankedPerProblem + 3; ++i) {
+      kernels.push_back(store.upsert_kernel(fake_kernel("q4gsw_tiled[v=" + std::to_string(i) + "]")));
+    }
+    p1 = store.upsert_problem(fake_problem(1, 4096, 4096));
+    p2 = store.upsert_problem(fake_problem(8, 4096, 4096));
+    const auto run = store.begin_run({});
+    const auto run2 = store.begin_run({});
+    // Slowest first, so the order comes from the times, not the insertion.
+    for (size_t i = kernels.size(); i-- > 0;) {
+      store.add_measurement(ok_measurement(run, device, p1, kernels[i], 100.0 + double(i)));
+    }
+    store.add_measurement(ok_measurement(run, device, p2, kernels[0], 300));
+    store.add_measurement(ok_measurement(run2, device, p2, kernels[0], 200));
+    store.add_measurement(ok_measurement(run, device, p2, kernels[1], 250));
+    store.add_measurement(ok_measurement(run, device, p2, kernels[2], 10));
+    Measurement wrong = ok_measurement(run2, device, p2, kernels[2], 0);
+    wrong.status = Status::wrong_result;
+    wrong.median_ns.reset();
+    store.add_measurement(wrong);
+  }
+};
+
+TEST(Ranked, CatalogKeepsTheFastestDistinctKernelsOfEachProblem) {
+  RankedStore s;
+  const Catalog c = s.store.catalog(false);
+  std::vector<std::pair<int64_t, int64_t>> want;
+  for (size_t i = 0; i < kRankedPerProblem; ++i) want.emplace_back(s.p1, s.kernels[i]);
+  want.emplace_back(s.p2, s.kernels[0]);
+  want.emplace_back(s.p2, s.kernels[1]);
+  EXPECT_EQ(problem_kernels(c.ranked), want);
+  EXPECT_EQ(c.ranked[kRankedPerProblem].median_ns, 200.0);
+  EXPECT_EQ(c.winners, s.store.best());
+}
+
+TEST(Ranked, BothExportsCarryTheRankedRows) {
+  RankedStore s;
+  const std::vector<BestRow> want = s.store.catalog(false).ranked;
+  for (const ExportScope scope : {ExportScope::all, ExportScope::winners}) {
+    const Catalog c = catalog_from_json(export_json_text(s.store, 1, scope), "doc");
+    ASSERT_EQ(c.ranked.size(), want.size());
+    for (size_t i = 0; i < want.size(); ++i) {
+      EXPECT_EQ(c.problems[c.ranked[i].problem_id - 1].m,
+                s.store.problems()[want[i].problem_id - 1].m);
+      EXPECT_EQ(c.kernels[c.ranked[i].kernel_id - 1].variant_key,
+                s.store.kernels()[want[i].kernel_id - 1].variant_key);
+      EXPECT_EQ(c.ranked[i].median_ns, want[i].median_ns);
+    }
+  }
+  // Winners only: the winners' measurements alone, so a re-import ranks the winners.
+  const auto doc = nlohmann::json::parse(export_json_text(s.store, -1, ExportScope::winners));
+  EXPECT_EQ(doc["measurements"].size(), 2u);
+  EXPECT_EQ(doc["kernels"].size(), kRankedPerProblem);
+  Store back = Store::open_memory();
+  import_json(back, doc, "doc");
+  EXPECT_EQ(back.catalog(false).ranked.size(), 2u);
+}
+
+TEST(Ranked, ADocumentWithoutRankedRowsRanksItsWinners) {
+  RankedStore s;
+  auto doc = export_json(s.store);
+  doc.erase("ranked");
+  doc["columns"].erase("ranked");
+  const Catalog c = catalog_from_json(doc.dump(), "doc");
+  EXPECT_EQ(c.ranked, c.winners);
+}
+
+TEST(Ranked, ABadRankedRowIsAnError) {
+  RankedStore s;
+  auto doc = export_json(s.store);
+  doc["ranked"][0][2] = 9999;
+  EXPECT_THROW(catalog_from_json(doc.dump(), "doc"), Error);
+  Store back = Store::open_memory();
+  EXPECT_THROW(import_json(back, doc, "doc"), Error);
+}
+
+}  // namespace
+}  // namespace vktune::db

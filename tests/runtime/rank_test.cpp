@@ -1,0 +1,96 @@
+// rank_neighbours on hand-made neighbourhoods whose best answer is known.
+#include "runtime/rank.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace vktune::runtime {
+namespace {
+
+using Entry = ShapeIndex::Entry;
+
+ProblemQuery q4(uint32_t m, uint32_t n, uint32_t k) { return ProblemQuery{"q4gsw", "f32", m, n, k, 32}; }
+
+// Neighbours and their ranked lists, built one list at a time.
+struct Neighbourhood {
+  std::vector<Entry> entries;
+  std::vector<double> distances;
+  std::vector<RankedVariant> variants;
+  std::vector<ShapeIndex::Nearest> nearest;
+
+  // One neighbour at `distance` of shape (m, n, k) with (kernel, ratio) fastest first.
+  void add(uint32_t m, uint32_t n, uint32_t k, double distance,
+           std::vector<std::pair<uint32_t, float>> list, Constraints c = {}) {
+    Entry e{m, n, k, list.front().first, 100, c};
+    e.ranked_first = static_cast<uint32_t>(variants.size());
+    e.ranked_count = static_cast<uint32_t>(list.size());
+    for (const auto& [kernel, ratio] : list) variants.push_back({kernel, ratio, 100.0 * ratio, constraint(kernel)});
+    entries.push_back(e);
+    distances.push_back(distance);
+  }
+  // Kernel 9 allows only M == 1; kernel 8 only N % 4096 == 0; the others anything.
+  static Constraints constraint(uint32_t kernel) {
+    Constraints c;
+    if (kernel == 9) c.m_max = 1;
+    if (kernel == 8) c.n_multiple = 4096;
+    return c;
+  }
+  RankedPick pick(const ProblemQuery& q) {
+    nearest.clear();
+    for (size_t i = 0; i < entries.size(); ++i) nearest.push_back({&entries[i], distances[i]});
+    return rank_neighbours(nearest, variants, q);
+  }
+};
+
+TEST(Rank, PrefersAVariantGoodOnEveryNeighbourToOneNeighboursWinner) {
+  Neighbourhood h;
+  h.add(4, 4096, 4096, 0.5, {{1, 1.0f}, {2, 1.2f}});
+  h.add(16, 4096, 4096, 0.5, {{2, 1.0f}, {3, 1.1f}, {1, 3.0f}});
+  const RankedPick p = h.pick(q4(8, 4096, 4096));
+  ASSERT_NE(p.variant, nullptr);
+  EXPECT_EQ(p.variant->kernel, 2u);  // (1.44 + 1) / 2 against (1 + 9) / 2 for kernel 1
+  EXPECT_EQ(p.measured_on, &h.entries[0]);
+  EXPECT_DOUBLE_EQ(p.distance, 0.5);
+  EXPECT_FLOAT_EQ(p.variant->median_ns, 120.0);
+}
+
+TEST(Rank, NearerNeighboursWeighMore) {
+  Neighbourhood h;
+  h.add(4, 4096, 4096, 0.1, {{1, 1.0f}, {2, 1.5f}});
+  h.add(64, 4096, 4096, 2.0, {{2, 1.0f}, {1, 1.5f}});
+  EXPECT_EQ(h.pick(q4(5, 4096, 4096)).variant->kernel, 1u);
+  h.distances = {2.0, 0.1};
+  EXPECT_EQ(h.pick(q4(5, 4096, 4096)).variant->kernel, 2u);
+}
+
+TEST(Rank, NeverPicksAVariantIllegalForTheQuery) {
+  Neighbourhood h;
+  for (const uint32_t n : {4096u, 8192u}) h.add(1, n, 4096, 0.5, {{9, 1.0f}, {1, 1.4f}});
+  EXPECT_EQ(h.pick(q4(1, 6144, 4096)).variant->kernel, 9u);  // kernel 9 allows M == 1 only
+  EXPECT_EQ(h.pick(q4(2, 6144, 4096)).variant->kernel, 1u);
+}
+
+TEST(Rank, AbsentWhereLegalCountsAsSlowAbsentWhereIllegalDoesNotCount) {
+  Neighbourhood h;
+  // Kernel 8 wins on the N = 4096 neighbour and is missing from the N = 6144 one's list.
+  h.add(8, 4096, 4096, 0.5, {{8, 1.0f}, {2, 1.1f}});
+  h.add(8, 6144, 4096, 0.5, {{2, 1.0f}, {3, 1.05f}});
+  // There it is illegal (6144 % 4096 != 0): it is judged on the first neighbour alone and wins.
+  EXPECT_EQ(h.pick(q4(8, 8192, 4096)).variant->kernel, 8u);
+  // A neighbour where it was legal but not in the list counts it at twice the best: it loses.
+  h.entries[1].n = 8192;
+  EXPECT_EQ(h.pick(q4(8, 8192, 4096)).variant->kernel, 2u);
+}
+
+TEST(Rank, WinnersAloneAreTooLittleToRank) {
+  Neighbourhood h;
+  h.add(4, 4096, 4096, 0.5, {{1, 1.0f}});
+  h.add(16, 4096, 4096, 0.7, {{2, 1.0f}, {1, 1.2f}});
+  EXPECT_EQ(h.pick(q4(8, 4096, 4096)).variant, nullptr);
+  h.add(32, 4096, 4096, 0.9, {{2, 1.0f}, {1, 1.3f}});
+  EXPECT_NE(h.pick(q4(8, 4096, 4096)).variant, nullptr);
+}
+
+}  // namespace
+}  // namespace vktune::runtime

@@ -1,0 +1,150 @@
+// Leave-one-problem-out evaluation on small databases whose answers are known by hand.
+#include "tools/report/evaluate.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/db/fixtures.h"
+#include "tools/report/report.h"
+
+namespace vktune::report {
+namespace {
+
+using namespace vktune::testing;
+
+constexpr const char* kGemvKey = "q4gsw_gemv[layout=raw,wg=128,rows=4,load=u32x4,reduce=subgroup]";
+constexpr const char* kTiledKey = "q4gsw_tiled[layout=raw,tm=4,tn=4,wg=64,bk=0]";
+constexpr const char* kOtherKey = "q4gsw_tiled[layout=packed,tm=8,tn=4,wg=128,bk=32]";
+
+// Two neighbouring gs=32 problems that disagree on the best variant, so each one hidden is
+// answered by the other's order; and a gs=128 problem alone in its group, answered by the
+// built-in routing with a variant it never measured.
+struct EvalDb {
+  db::Store store = db::Store::open_memory();
+  int64_t device = 0, gemv = 0, tiled = 0, other = 0, run = 0;
+
+  EvalDb() {
+    device = store.upsert_device(fake_device());
+    gemv = store.upsert_kernel(fake_kernel(kGemvKey));
+    tiled = store.upsert_kernel(fake_kernel(kTiledKey));
+    other = store.upsert_kernel(fake_kernel(kOtherKey));
+    run = store.begin_run({});
+  }
+  void add(int64_t problem, int64_t kernel, double ns) {
+    store.add_measurement(ok_measurement(run, device, problem, kernel, ns));
+  }
+};
+
+TEST(Evaluate, ReadsEachPickInTheHiddenProblemsOwnMeasurements) {
+  EvalDb db;
+  const auto p1 = db.store.upsert_problem(fake_problem(1, 1024, 1024));
+  const auto p2 = db.store.upsert_problem(fake_problem(1, 2048, 1024));
+  const auto lone = db.store.upsert_problem(fake_problem(1, 1024, 1024, 128));
+  db.add(p1, db.gemv, 100);
+  db.add(p1, db.tiled, 300);
+  db.add(p2, db.tiled, 100);
+  db.add(p2, db.gemv, 120);
+  db.add(lone, db.other, 50);
+
+  const Evaluation e = evaluate_leave_one_out(db.store);
+  ASSERT_EQ(e.cases.size(), 3u);
+  EXPECT_EQ(e.misses, 1u);
+  // Worst first: the miss, then p1 (answered by p2's winner, tiled: 300 / 100), then p2
+  // (answered by p1's winner, gemv: 120 / 100).
+  EXPECT_EQ(e.cases[0].problem.group_size, 128u);
+  EXPECT_FALSE(e.cases[0].regret.has_value());
+  EXPECT_EQ(e.cases[0].miss, "never measured there");
+  EXPECT_EQ(e.cases[0].shape_match, runtime::ShapeMatch::builtin);
+  EXPECT_EQ(e.cases[0].best, kOtherKey);
+
+  EXPECT_EQ(e.cases[1].problem.n, 1024u);
+  EXPECT_EQ(e.cases[1].picked, kTiledKey);
+  EXPECT_EQ(e.cases[1].best, kGemvKey);
+  EXPECT_DOUBLE_EQ(*e.cases[1].regret, 2.0);
+  EXPECT_EQ(e.cases[2].problem.n, 2048u);
+  EXPECT_EQ(e.cases[2].picked, kGemvKey);
+  EXPECT_DOUBLE_EQ(*e.cases[2].regret, 0.2);
+
+  EXPECT_DOUBLE_EQ(e.median, 1.1);
+  EXPECT_DOUBLE_EQ(e.p90, 2.0);
+  EXPECT_DOUBLE_EQ(e.max, 2.0);
+
+  const auto j = nlohmann::json::parse(render_evaluation_json(e, 2));
+  EXPECT_EQ(j["misses"], 1);
+  EXPECT_EQ(j["worst"].size(), 2u);
+  EXPECT_EQ(j["worst"][1]["picked"], kTiledKey);
+  EXPECT_TRUE(j["worst"][0]["regret"].is_null());
+  const std::string text = render_evaluation_text(e, 3);
+  EXPECT_NE(text.find("MISS, never measured there"), std::string::npos) << text;
+  EXPECT_NE(text.find("median 110.0%"), std::string::npos) << text;
+}
+
+TEST(Evaluate, APickWithAWrongResultThereIsAMiss) {
+  EvalDb db;
+  const auto p1 = db.store.upsert_problem(fake_problem(1, 1024, 1024));
+  const auto p2 = db.store.upsert_problem(fake_problem(1, 2048, 1024));
+  db.add(p1, db.gemv, 100);
+  db.add(p2, db.tiled, 100);
+  db.add(p2, db.gemv, 150);
+  db::Measurement wrong = ok_measurement(db.run, db.device, p1, db.tiled, 90);
+  wrong.status = db::Status::wrong_result;
+  wrong.median_ns.reset();
+  db.store.add_measurement(wrong);
+
+  const Evaluation e = evaluate_leave_one_out(db.store);
+  ASSERT_EQ(e.cases.size(), 2u);
+  EXPECT_EQ(e.misses, 1u);
+  EXPECT_EQ(e.cases[0].problem.n, 1024u);
+  EXPECT_EQ(e.cases[0].picked, kTiledKey);
+  EXPECT_EQ(e.cases[0].miss, "wrong result there");
+}
+
+// M=8 hidden between M=4 and M=16, which disagree: ranked over both, the runtime picks the
+// variant that is best at M=8 too; copying the nearest winner (M=4's) costs 2x.
+TEST(Evaluate, RankedRuntimeAgainstWinnersOnly) {
+  EvalDb db;
+  const auto p4 = db.store.upsert_problem(fake_problem(4, 4096, 4096));
+  const auto p8 = db.store.upsert_problem(fake_problem(8, 4096, 4096));
+  const auto p16 = db.store.upsert_problem(fake_problem(16, 4096, 4096));
+  db.add(p4, db.gemv, 100);
+  db.add(p4, db.tiled, 120);
+  db.add(p4, db.other, 400);
+  db.add(p8, db.gemv, 200);
+  db.add(p8, db.tiled, 100);
+  db.add(p8, db.other, 150);
+  db.add(p16, db.tiled, 100);
+  db.add(p16, db.other, 150);
+  db.add(p16, db.gemv, 300);
+  const auto case_of = [](const Evaluation& e, uint32_t m) {
+    for (const EvaluationCase& c : e.cases) {
+      if (c.problem.m == m) return c;
+    }
+    ADD_FAILURE() << "no case for M=" << m;
+    return EvaluationCase{};
+  };
+  const EvaluationCase ranked = case_of(evaluate_leave_one_out(db.store), 8);
+  EXPECT_EQ(ranked.shape_match, runtime::ShapeMatch::ranked);
+  EXPECT_EQ(ranked.picked, kTiledKey);
+  EXPECT_DOUBLE_EQ(*ranked.regret, 0.0);
+  const EvaluationCase copied =
+      case_of(evaluate_leave_one_out(db.store, RuntimeInput::winners), 8);
+  EXPECT_EQ(copied.shape_match, runtime::ShapeMatch::nearest);
+  EXPECT_EQ(copied.picked, kGemvKey);
+  EXPECT_DOUBLE_EQ(*copied.regret, 1.0);
+}
+
+TEST(Evaluate, OneProblemSaysWhyItCannot) {
+  EvalDb db;
+  const auto p1 = db.store.upsert_problem(fake_problem(1, 1024, 1024));
+  db.add(p1, db.gemv, 100);
+  try {
+    evaluate_leave_one_out(db.store);
+    FAIL() << "expected ReportError";
+  } catch (const ReportError& e) {
+    EXPECT_NE(std::string(e.what()).find("needs at least two"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace vktune::report

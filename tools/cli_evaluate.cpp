@@ -1,0 +1,40 @@
+// `vktune evaluate`: how good the runtime's answers for untuned shapes are, measured by hiding
+// each tuned problem in turn (tools/report/evaluate.h).
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "tools/cli.h"
+#include "tools/report/db_tools.h"
+#include "tools/report/evaluate.h"
+
+namespace vktune::cli {
+
+void add_evaluate_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand(
+      "evaluate", "leave-one-problem-out regret of the runtime's picks for untuned shapes");
+  struct Options {
+    std::string db;
+    size_t worst = 10;
+    bool json = false;
+    bool winners_only = false;
+  };
+  auto o = std::make_shared<Options>();
+  cmd->add_option("--db", o->db, "kernel database (.db) or exported JSON (not winners-only)")
+      ->required();
+  cmd->add_option("--worst", o->worst, "worst cases to list")->capture_default_str();
+  cmd->add_flag("--json", o->json, "print JSON");
+  cmd->add_flag("--winners-only", o->winners_only,
+                "build the runtime from the winners alone, as a document without ranked rows "
+                "makes it (it copies the nearest winner)");
+  cmd->callback([o] {
+    const db::Store store = report::read_store(o->db);
+    const report::Evaluation e = report::evaluate_leave_one_out(
+        store, o->winners_only ? report::RuntimeInput::winners : report::RuntimeInput::ranked);
+    const std::string text = o->json ? report::render_evaluation_json(e, o->worst)
+                                     : report::render_evaluation_text(e, o->worst);
+    std::fputs(text.c_str(), stdout);
+  });
+}
+
+}  // namespace vktune::cli

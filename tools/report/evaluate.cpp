@@ -1,0 +1,219 @@
+// Leave-one-problem-out over a database, through the runtime's own Snapshot::select.
+#include "tools/report/evaluate.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <unordered_map>
+#include <utility>
+
+#include "runtime/snapshot.h"
+#include "tools/report/db_tools.h"
+
+namespace vktune::report {
+namespace {
+
+// What one device measured on one problem, by variant key.
+struct ProblemTimes {
+  std::unordered_map<std::string, double> ok;  // best ok median, ns
+  std::set<std::string> wrong;                 // variants with a wrong_result there
+};
+
+using DeviceProblem = std::pair<int64_t, int64_t>;
+
+std::map<DeviceProblem, ProblemTimes> measured_times(const db::Store& store,
+                                                     const db::Catalog& catalog) {
+  std::unordered_map<int64_t, const std::string*> key_of;
+  for (const auto& k : catalog.kernels) key_of.emplace(k.id, &k.variant_key);
+  std::map<DeviceProblem, ProblemTimes> out;
+  for (const db::Measurement& m : store.measurements()) {
+    const auto key = key_of.find(m.kernel_id);
+    if (key == key_of.end()) continue;
+    ProblemTimes& t = out[{m.device_id, m.problem_id}];
+    if (m.status == db::Status::wrong_result) {
+      t.wrong.insert(*key->second);
+    } else if (m.status == db::Status::ok && m.median_ns) {
+      const auto [it, added] = t.ok.emplace(*key->second, *m.median_ns);
+      if (!added) it->second = std::min(it->second, *m.median_ns);
+    }
+  }
+  // A variant that was wrong there once is never a legal answer there (as in the `best` view).
+  for (auto& [where, t] : out) {
+    for (const std::string& key : t.wrong) t.ok.erase(key);
+  }
+  std::erase_if(out, [](const auto& entry) { return entry.second.ok.empty(); });
+  return out;
+}
+
+// The catalog as the runtime would see it had `problem_id` never been tuned.
+db::Catalog without_problem(const db::Catalog& catalog, int64_t problem_id) {
+  db::Catalog rest;
+  rest.devices = catalog.devices;
+  rest.kernels = catalog.kernels;
+  rest.problems = catalog.problems;
+  std::erase_if(rest.problems, [&](const db::Problem& p) { return p.id == problem_id; });
+  for (const db::BestRow& w : catalog.winners) {
+    if (w.problem_id != problem_id) rest.winners.push_back(w);
+  }
+  for (const db::BestRow& r : catalog.ranked) {
+    if (r.problem_id != problem_id) rest.ranked.push_back(r);
+  }
+  return rest;
+}
+
+EvaluationCase evaluate_one(const runtime::Snapshot& snapshot, const db::DeviceRecord& device,
+                            const db::Problem& problem, const ProblemTimes& times) {
+  EvaluationCase c;
+  c.device = device.name;
+  c.problem = problem;
+  const auto best = std::min_element(times.ok.begin(), times.ok.end(), [](const auto& a, const auto& b) {
+    return a.second < b.second || (a.second == b.second && a.first < b.first);
+  });
+  c.best = best->first;
+  c.best_ns = best->second;
+  const LookupDevice query = stored_device(device);
+  const runtime::ProblemQuery q{problem.op, problem.dtype, problem.m, problem.n, problem.k,
+                                problem.group_size};
+  const runtime::Selection s = snapshot.select(query.query(), q);
+  c.shape_match = s.shape_match;
+  c.shape_distance = s.shape_distance;
+  if (!s.ok()) {
+    c.miss = "no answer: " + std::string(s.error);
+    return c;
+  }
+  c.picked = s.variant_key;
+  if (!s.constraints.allows(q)) {
+    c.miss = "illegal there";
+  } else if (times.wrong.count(c.picked) != 0) {
+    c.miss = "wrong result there";
+  } else if (const auto t = times.ok.find(c.picked); t == times.ok.end()) {
+    c.miss = "never measured there";
+  } else {
+    c.picked_ns = t->second;
+    c.regret = t->second / c.best_ns - 1;
+  }
+  return c;
+}
+
+// Nearest-rank percentile of sorted values: the smallest value with at least `p` of them at
+// or below it.
+double percentile(const std::vector<double>& sorted, double p) {
+  const auto rank = static_cast<size_t>(std::ceil(p * static_cast<double>(sorted.size())));
+  return sorted[std::max<size_t>(rank, 1) - 1];
+}
+
+std::string shape_text(const db::Problem& p) {
+  char buf[128];
+  std::snprintf(buf, sizeof buf, "%s M=%u N=%u K=%u gs=%u", p.op.c_str(), p.m, p.n, p.k,
+                p.group_size);
+  return buf;
+}
+
+std::string percent(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f%%", 100 * v);
+  return buf;
+}
+
+}  // namespace
+
+Evaluation evaluate_leave_one_out(const db::Store& store, RuntimeInput input) {
+  db::Catalog catalog = store.catalog(/*with_spirv=*/false);
+  if (input == RuntimeInput::winners) catalog.ranked = catalog.winners;
+  const auto times = measured_times(store, catalog);
+  std::set<int64_t> problem_ids;
+  for (const auto& [where, t] : times) problem_ids.insert(where.second);
+  if (problem_ids.size() < 2) {
+    throw ReportError(store.label() + " has measurements of " + std::to_string(problem_ids.size()) +
+                      " problem(s); leave-one-problem-out needs at least two (one to hide, one "
+                      "to answer from)");
+  }
+  std::unordered_map<int64_t, const db::DeviceRecord*> devices;
+  for (const auto& d : catalog.devices) devices.emplace(d.id, &d);
+  std::unordered_map<int64_t, const db::Problem*> problems;
+  for (const auto& p : catalog.problems) problems.emplace(p.id, &p);
+
+  Evaluation e;
+  for (const int64_t hidden : problem_ids) {
+    std::string error;
+    const auto snapshot = runtime::Snapshot::from_catalog(without_problem(catalog, hidden), &error);
+    if (!snapshot) throw ReportError("cannot build a lookup snapshot: " + error);
+    for (auto it = times.lower_bound({0, 0}); it != times.end(); ++it) {
+      if (it->first.second != hidden) continue;
+      e.cases.push_back(
+          evaluate_one(*snapshot, *devices.at(it->first.first), *problems.at(hidden), it->second));
+    }
+  }
+  std::vector<double> regrets;
+  for (const auto& c : e.cases) {
+    if (c.regret) regrets.push_back(*c.regret);
+  }
+  e.misses = e.cases.size() - regrets.size();
+  std::sort(regrets.begin(), regrets.end());
+  if (!regrets.empty()) {
+    const size_t n = regrets.size();
+    e.median = n % 2 == 1 ? regrets[n / 2] : (regrets[n / 2 - 1] + regrets[n / 2]) / 2;
+    e.p90 = percentile(regrets, 0.9);
+    e.max = regrets.back();
+  }
+  std::stable_sort(e.cases.begin(), e.cases.end(), [](const EvaluationCase& a, const EvaluationCase& b) {
+    if (a.regret.has_value() != b.regret.has_value()) return !a.regret.has_value();
+    return a.regret.value_or(0) > b.regret.value_or(0);
+  });
+  return e;
+}
+
+std::string render_evaluation_text(const Evaluation& e, size_t worst) {
+  std::string out = "leave-one-problem-out: " + std::to_string(e.cases.size()) + " cases, " +
+                    std::to_string(e.misses) + " miss(es)\n";
+  out += "regret  median " + percent(e.median) + "  p90 " + percent(e.p90) + "  max " +
+         percent(e.max) + "\n";
+  if (worst == 0 || e.cases.empty()) return out;
+  out += "\nworst cases:\n";
+  for (size_t i = 0; i < std::min(worst, e.cases.size()); ++i) {
+    const EvaluationCase& c = e.cases[i];
+    out += "  " + shape_text(c.problem) + " (" + c.device + ", " +
+           std::string(runtime::to_string(c.shape_match));
+    if (c.shape_match != runtime::ShapeMatch::exact && c.shape_distance > 0) {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, " %.2f", c.shape_distance);
+      out += buf;
+    }
+    out += "): " + (c.regret ? "regret " + percent(*c.regret) : "MISS, " + c.miss) + "\n";
+    out += "    picked " + (c.picked.empty() ? std::string("nothing") : c.picked) + "\n";
+    out += "    best   " + c.best + "\n";
+  }
+  return out;
+}
+
+std::string render_evaluation_json(const Evaluation& e, size_t worst) {
+  nlohmann::ordered_json j;
+  j["cases"] = e.cases.size();
+  j["misses"] = e.misses;
+  j["regret"] = {{"median", e.median}, {"p90", e.p90}, {"max", e.max}};
+  nlohmann::ordered_json& list = j["worst"] = nlohmann::ordered_json::array();
+  for (size_t i = 0; i < std::min(worst, e.cases.size()); ++i) {
+    const EvaluationCase& c = e.cases[i];
+    const auto optional = [](const std::optional<double>& v) {
+      return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr);
+    };
+    list.push_back({{"device", c.device},
+                    {"problem", {{"op", c.problem.op}, {"dtype", c.problem.dtype},
+                                 {"m", c.problem.m}, {"n", c.problem.n}, {"k", c.problem.k},
+                                 {"group_size", c.problem.group_size}}},
+                    {"shape_match", runtime::to_string(c.shape_match)},
+                    {"shape_distance", c.shape_distance},
+                    {"picked", c.picked},
+                    {"picked_ns", optional(c.picked_ns)},
+                    {"best", c.best},
+                    {"best_ns", c.best_ns},
+                    {"regret", optional(c.regret)},
+                    {"miss", c.miss}});
+  }
+  return j.dump(1) + "\n";
+}
+
+}  // namespace vktune::report

@@ -1,0 +1,56 @@
+// Leave-one-problem-out evaluation of the runtime's answers for untuned shapes (`vktune
+// evaluate`): each problem is hidden in turn, the runtime built from the rest is asked for it,
+// and its pick is read in the hidden problem's own measurements.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "db/records.h"
+#include "db/store.h"
+#include "runtime/selection.h"
+
+namespace vktune::report {
+
+// One hidden (device, problem) and what the runtime picked for it.
+struct EvaluationCase {
+  std::string device;
+  db::Problem problem;
+  std::string picked;  // the pick's variant key
+  std::string best;    // the hidden problem's fastest variant key
+  double best_ns = 0;
+  std::optional<double> picked_ns;  // the pick's time there; unset for a miss
+  std::optional<double> regret;     // picked_ns / best_ns - 1; unset for a miss
+  std::string miss;                 // why the pick has no time there; empty when it has one
+  runtime::ShapeMatch shape_match = runtime::ShapeMatch::builtin;
+  double shape_distance = 0;
+};
+
+struct Evaluation {
+  std::vector<EvaluationCase> cases;  // worst first: misses, then by regret, descending
+  size_t misses = 0;
+  // Over the cases with a regret (none when every case is a miss).
+  double median = 0, p90 = 0, max = 0;
+};
+
+// What the runtime is built from: the catalog as a database or a full export gives it (each
+// problem's fastest variants ranked), or as a document of winners without ranked rows gives
+// it (the nearest winner copied): the before and after of ranking.
+enum class RuntimeInput { ranked, winners };
+
+// Hides each problem (from every device) in turn, builds runtime::Snapshot::from_catalog of
+// the rest and selects for every device that measured the problem, with that device's exact
+// fingerprint. A variant's time on a problem is its best ok median there over runs and kernel
+// builds of the same variant key; a variant with a wrong_result there is not legal there.
+// Throws ReportError when fewer than two problems have ok measurements (nothing to hide one
+// from) or when a snapshot cannot be built.
+Evaluation evaluate_leave_one_out(const db::Store& store,
+                                  RuntimeInput input = RuntimeInput::ranked);
+
+// The summary and the `worst` worst cases as a text table, or as one JSON document.
+std::string render_evaluation_text(const Evaluation& e, size_t worst);
+std::string render_evaluation_json(const Evaluation& e, size_t worst);
+
+}  // namespace vktune::report
