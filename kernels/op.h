@@ -61,6 +61,12 @@ struct BindingSizes {
 };
 BindingSizes binding_sizes(const Problem& problem, Layout layout);
 
+// Bytes to allocate and bind for a buffer of `bytes`: rounded up to 16 and at least 16, since
+// the shaders load whole 16-byte words at a tensor's end (and Vulkan binds no empty buffer).
+constexpr uint64_t binding_alloc_bytes(uint64_t bytes) {
+  return bytes < 16 ? 16 : (bytes + 15) / 16 * 16;
+}
+
 // Floating-point operations of one dispatch (q4gsw: 2 M N K; rms_norm: 3 M N).
 double flops(const Problem& problem);
 

@@ -27,7 +27,7 @@ void check_sizes(const Problem& p, const ProblemData& data, bool with_x) {
 }  // namespace
 
 vk::Buffer padded_buffer(vk::Device& device, uint64_t bytes) {
-  return vk::Buffer::create(device, std::max<uint64_t>(16, ceil_div(bytes, 16) * 16));
+  return vk::Buffer::create(device, binding_alloc_bytes(bytes));
 }
 
 std::shared_ptr<const ProblemBuffers> ProblemBuffers::create(vk::Device& device,

@@ -2,8 +2,8 @@
 #include <cstring>
 #include <string>
 
+#include "runtime/c_api_util.h"
 #include "runtime/snapshot.h"
-#include "runtime/vktune_runtime.h"
 
 struct vktune_snapshot {
   std::shared_ptr<const vktune::runtime::Snapshot> snapshot;
@@ -15,12 +15,7 @@ using vktune::runtime::Selection;
 
 const char* c_str(std::string_view s) noexcept { return s.empty() ? "" : s.data(); }
 
-void copy_error(const std::string& message, char* err, size_t errlen) noexcept {
-  if (err == nullptr || errlen == 0) return;
-  const size_t n = std::min(message.size(), errlen - 1);
-  std::memcpy(err, message.data(), n);
-  err[n] = '\0';
-}
+using vktune::runtime::c_api::copy_error;
 
 }  // namespace
 
@@ -60,13 +55,7 @@ extern "C" int vktune_select(const vktune_snapshot* snapshot, const vktune_devic
     dq.device_type = static_cast<vktune::runtime::DeviceType>(device->device_type);
     std::memcpy(dq.pipeline_cache_uuid.data(), device->pipeline_cache_uuid, 16);
     dq.name = device->name != nullptr ? device->name : "";
-    vktune::runtime::ProblemQuery pq;
-    pq.op = problem->op;
-    pq.dtype = problem->dtype != nullptr ? problem->dtype : "f32";
-    pq.m = problem->m;
-    pq.n = problem->n;
-    pq.k = problem->k;
-    pq.group_size = problem->group_size;
+    const vktune::runtime::ProblemQuery pq = vktune::runtime::c_api::to_query(*problem);
     s = (snapshot != nullptr && snapshot->snapshot ? *snapshot->snapshot : kEmpty).select(dq, pq);
   }
   *out = vktune_selection{};

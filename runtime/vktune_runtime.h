@@ -78,6 +78,46 @@ vktune_snapshot* vktune_snapshot_load(const char* path, char* err, size_t errlen
 int vktune_select(const vktune_snapshot* snapshot, const vktune_device_query* device,
                   const vktune_problem_query* problem, vktune_selection* out);
 
+/* The dispatch contract (runtime/dispatch.h): what an engine needs to run a selection with its
+   own Vulkan code. Binding names point to static storage. */
+#define VKTUNE_MAX_BINDINGS 8
+#define VKTUNE_MAX_PUSH_BYTES 128
+
+typedef struct vktune_binding {
+  uint32_t binding;
+  const char* name;     /* "x", "weight", "scales", "bias", "w", "out", "workspace" */
+  uint64_t bytes;       /* bytes of the tensor to upload; 0: unused, still bind a buffer */
+  uint64_t alloc_bytes; /* bytes to allocate and bind (rounded up to 16, at least 16) */
+  int written;          /* the dispatch writes it */
+  int zero_once;        /* zero before the first dispatch (split-K workspace counters) */
+} vktune_binding;
+
+typedef struct vktune_dispatch {
+  int status; /* VKTUNE_OK or VKTUNE_INVALID_QUERY */
+  char error[256];
+  uint8_t push_constants[VKTUNE_MAX_PUSH_BYTES];
+  uint32_t push_constant_size;
+  vktune_binding bindings[VKTUNE_MAX_BINDINGS];
+  uint32_t binding_count;
+  uint32_t groups[3];
+  uint32_t workgroup_size;
+  char layout[16]; /* the weight layout to prepack to: "raw", "packed" or "none" */
+} vktune_dispatch;
+
+/* Plans `selection` (an ok answer of vktune_select) on `problem` for a device with
+   `max_workgroup_count` (maxComputeWorkGroupCount). Fills *out and returns out->status; a
+   selection the problem does not fit, or NULL arguments, give VKTUNE_INVALID_QUERY. */
+int vktune_plan_dispatch(const vktune_selection* selection, const vktune_problem_query* problem,
+                         const uint32_t max_workgroup_count[3], vktune_dispatch* out);
+
+/* Bytes of an N x K weight in `layout` ("raw" or "packed"); 0 for any other layout. */
+uint64_t vktune_prepacked_size(const char* layout, uint32_t n, uint32_t k);
+
+/* Raw int4 weights [N, K/2] into `layout`, written to out (out_size >= vktune_prepacked_size).
+   Returns VKTUNE_OK, or VKTUNE_INVALID_QUERY with a message in err. */
+int vktune_prepack(const char* layout, const uint8_t* raw, size_t raw_size, uint32_t n,
+                   uint32_t k, uint8_t* out, size_t out_size, char* err, size_t errlen);
+
 /* Frees a snapshot from vktune_snapshot_load; NULL is a no-op. Selections die with it. */
 void vktune_snapshot_free(vktune_snapshot* snapshot);
 

@@ -27,3 +27,34 @@ int vktune_c_smoke(const char* path, const vktune_device_query* tuned) {
   if (strstr(err, "/nonexistent/x.db") == NULL) return __LINE__;
   return 0;
 }
+
+/* The dispatch contract from C: plan a built-in answer, refuse a misfit, prepack. Returns 0 on
+   success, else a line number. */
+int vktune_c_dispatch_smoke(void) {
+  vktune_device_query unknown;
+  memset(&unknown, 0, sizeof unknown);
+  vktune_problem_query p = {"q4gsw", "f32", 2, 64, 256, 32};
+  vktune_selection s;
+  if (vktune_select(NULL, &unknown, &p, &s) != VKTUNE_OK) return __LINE__;
+  const uint32_t grid[3] = {65535, 65535, 65535};
+  vktune_dispatch d;
+  if (vktune_plan_dispatch(&s, &p, grid, &d) != VKTUNE_OK) return __LINE__;
+  if (d.binding_count != 6 || strcmp(d.bindings[1].name, "weight") != 0) return __LINE__;
+  if (d.bindings[1].bytes != 64 * 128 || d.bindings[0].bytes != 2 * 256 * 4) return __LINE__;
+  if (d.push_constant_size == 0 || d.groups[0] == 0 || strcmp(d.layout, "raw") != 0) return __LINE__;
+  vktune_problem_query misfit = {"q4gsw", "f32", 2, 64, 4100, 4};
+  if (vktune_plan_dispatch(&s, &misfit, grid, &d) != VKTUNE_INVALID_QUERY) return __LINE__;
+  if (strstr(d.error, "K=4100") == NULL) return __LINE__;
+  if (vktune_plan_dispatch(NULL, &p, grid, &d) != VKTUNE_INVALID_QUERY) return __LINE__;
+
+  static uint8_t raw[64 * 128], packed[64 * 256];
+  char err[128];
+  if (vktune_prepacked_size("packed", 64, 256) > sizeof packed) return __LINE__;
+  if (vktune_prepack("packed", raw, sizeof raw, 64, 256, packed, sizeof packed, err, sizeof err) !=
+      VKTUNE_OK) return __LINE__;
+  if (vktune_prepack("packed", raw, sizeof raw, 64, 256, packed, 16, err, sizeof err) !=
+      VKTUNE_INVALID_QUERY || strstr(err, "needs") == NULL) return __LINE__;
+  if (vktune_prepack("tiles", raw, sizeof raw, 64, 256, packed, sizeof packed, err, sizeof err) !=
+      VKTUNE_INVALID_QUERY) return __LINE__;
+  return 0;
+}

@@ -9,6 +9,7 @@
 #include "tests/runtime/fake_catalog.h"
 
 extern "C" int vktune_c_smoke(const char* path, const vktune_device_query* tuned);
+extern "C" int vktune_c_dispatch_smoke(void);
 
 namespace vktune::runtime {
 namespace {
@@ -32,6 +33,10 @@ TEST(CApi, CallerCompiledAsC) {
   testing::write_file(path, db::export_json_text(db.store));
   const vktune_device_query a = c_query(testing::query_for(db.a));
   EXPECT_EQ(vktune_c_smoke(path.c_str(), &a), 0) << "failed at c_api_smoke.c line";
+}
+
+TEST(CApi, DispatchContractFromC) {
+  EXPECT_EQ(vktune_c_dispatch_smoke(), 0) << "failed at c_api_smoke.c line";
 }
 
 TEST(CApi, NullArgumentsAreErrorsNotCrashes) {

@@ -1,0 +1,62 @@
+// The dispatch contract: what an engine needs to run a Selection on one problem with its own
+// Vulkan code, as plain data — the push-constant bytes, the bindings with their sizes (the
+// split-K workspace included), the workgroup counts (clamped to the device's limits; the
+// shaders grid-stride past them) — and the CPU prepack into the layout a Selection names. All
+// of it is read from the kernel catalogue, the same description the tuner dispatched.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "runtime/selection.h"
+
+namespace vktune::runtime {
+
+struct BindingPlan {
+  uint32_t binding = 0;
+  std::string_view name;  // "x", "weight", "scales", "bias", "w", "out", "workspace"
+  // Bytes of the tensor (what to upload). 0: the variant does not read it (q4gsw without bias).
+  uint64_t bytes = 0;
+  // Bytes to allocate and bind: `bytes` rounded up to 16, at least 16 (the shaders load whole
+  // 16-byte words at a tensor's end).
+  uint64_t alloc_bytes = 16;
+  bool written = false;
+  // Zero it once before the first dispatch (the split-K workspace's counters); the kernel
+  // leaves it zero again when each dispatch ends, so one buffer serves every dispatch.
+  bool zero_once = false;
+};
+
+struct DispatchPlan {
+  Status status = Status::invalid_query;
+  std::string error;  // empty when status == ok
+  std::vector<std::byte> push_constants;
+  std::vector<BindingPlan> bindings;  // in binding order, one per storage buffer
+  std::array<uint32_t, 3> groups{};
+  uint32_t workgroup_size = 0;
+  std::string layout;  // the weight layout to prepack to ("raw", "packed", "none")
+
+  bool ok() const noexcept { return status == Status::ok; }
+};
+
+// The plan for `selection` (an ok answer of select or select_builtin) on `problem`, for a
+// device with `max_workgroup_count` (VkPhysicalDeviceLimits::maxComputeWorkGroupCount).
+// Refuses, with status invalid_query and the reason, a selection that is not ok, names a
+// family or knobs this catalogue does not know, or whose constraints the problem breaks.
+DispatchPlan plan_dispatch(const Selection& selection, const ProblemQuery& problem,
+                           const std::array<uint32_t, 3>& max_workgroup_count) noexcept;
+
+// Bytes of the weights of an N x K problem in `layout` (0 for "none" or an unknown layout).
+uint64_t prepacked_bytes(std::string_view layout, uint32_t n, uint32_t k) noexcept;
+
+// Raw int4 weights [N, K/2] (byte j of row n: q(n, 2j+1) << 4 | q(n, 2j)) in `layout`, into
+// `out` (resized to prepacked_bytes). Returns an empty string, or why it cannot (unknown
+// layout, K odd, raw of the wrong size).
+std::string prepack(std::string_view layout, std::span<const uint8_t> raw, uint32_t n,
+                    uint32_t k, std::vector<uint8_t>& out) noexcept;
+
+}  // namespace vktune::runtime

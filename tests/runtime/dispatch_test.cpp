@@ -1,0 +1,134 @@
+// The dispatch contract from the catalogue: bindings and sizes, push constants, clamped groups,
+// refusals, and the CPU prepack.
+#include "runtime/dispatch.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <numeric>
+
+#include "kernels/families/q4gsw_layout.h"
+#include "runtime/builtin.h"
+
+namespace vktune::runtime {
+namespace {
+
+constexpr std::array<uint32_t, 3> kLargeGrid{65535, 65535, 65535};
+
+ProblemQuery q4(uint32_t m, uint32_t n, uint32_t k, uint32_t gs) {
+  return {"q4gsw", "f32", m, n, k, gs};
+}
+
+Selection builtin_for(const ProblemQuery& q) {
+  Selection s;
+  select_builtin(q, s);
+  return s;
+}
+
+Selection splitk_selection() {
+  Selection s;
+  s.status = Status::ok;
+  s.family = "q4gsw_coopmat_splitk";
+  s.variant_key = "q4gsw_coopmat_splitk[bm=64,bn=128,bk=64,sg=8,buf=2,splitk=2]";
+  s.knobs_json = R"({"bm":64,"bn":128,"bk":64,"sg":8,"buf":2,"splitk":2})";
+  return s;
+}
+
+TEST(Dispatch, BindingsCarryEveryBuffersSizeInShaderOrder) {
+  const ProblemQuery q = q4(2, 64, 256, 32);
+  const DispatchPlan plan = plan_dispatch(builtin_for(q), q, kLargeGrid);
+  ASSERT_TRUE(plan.ok()) << plan.error;
+  ASSERT_EQ(plan.bindings.size(), 6u);
+  const uint64_t expected[] = {2 * 256 * 4, 64 * 128, 8 * 64 * 4, 0, 2 * 64 * 4, 0};
+  const char* names[] = {"x", "weight", "scales", "bias", "out", "workspace"};
+  for (uint32_t i = 0; i < 6; ++i) {
+    EXPECT_EQ(plan.bindings[i].binding, i);
+    EXPECT_EQ(plan.bindings[i].name, names[i]);
+    EXPECT_EQ(plan.bindings[i].bytes, expected[i]) << names[i];
+    EXPECT_EQ(plan.bindings[i].written, i >= 4) << names[i];
+  }
+  EXPECT_EQ(plan.layout, "raw");
+  EXPECT_EQ(plan.workgroup_size, 64u);
+  uint32_t push[4];
+  ASSERT_GE(plan.push_constants.size(), sizeof push);
+  std::memcpy(push, plan.push_constants.data(), sizeof push);
+  EXPECT_EQ(push[0], 2u);
+  EXPECT_EQ(push[1], 64u);
+  EXPECT_EQ(push[2], 256u);
+  EXPECT_EQ(push[3], 32u);
+  EXPECT_GE(plan.groups[0], 1u);
+}
+
+TEST(Dispatch, RmsNormHasThreeBindings) {
+  const ProblemQuery q{"rms_norm", "f32", 3, 100, 100, 0};
+  const DispatchPlan plan = plan_dispatch(builtin_for(q), q, kLargeGrid);
+  ASSERT_TRUE(plan.ok()) << plan.error;
+  ASSERT_EQ(plan.bindings.size(), 3u);
+  EXPECT_EQ(plan.bindings[1].name, "w");
+  EXPECT_EQ(plan.bindings[1].bytes, 400u);
+  EXPECT_EQ(plan.layout, "none");
+}
+
+TEST(Dispatch, GroupsAreClampedToTheDevice) {
+  const ProblemQuery q = q4(64, 4096, 256, 32);
+  const DispatchPlan wide = plan_dispatch(builtin_for(q), q, kLargeGrid);
+  const DispatchPlan narrow = plan_dispatch(builtin_for(q), q, {3, 1, 1});
+  ASSERT_TRUE(wide.ok() && narrow.ok());
+  EXPECT_GT(wide.groups[0], 3u);
+  EXPECT_EQ(narrow.groups[0], 3u);  // the shaders grid-stride over the rest
+}
+
+TEST(Dispatch, SplitKNeedsAWorkspaceZeroedOnce) {
+  const ProblemQuery q = q4(256, 2048, 2048, 32);
+  const DispatchPlan plan = plan_dispatch(splitk_selection(), q, kLargeGrid);
+  ASSERT_TRUE(plan.ok()) << plan.error;
+  EXPECT_EQ(plan.bindings[5].name, "workspace");
+  EXPECT_GT(plan.bindings[5].bytes, 0u);
+  EXPECT_TRUE(plan.bindings[5].zero_once);
+  EXPECT_EQ(plan.layout, "raw");
+}
+
+TEST(Dispatch, RefusesWhatTheVariantCannotRun) {
+  const Selection tiled = builtin_for(q4(4, 64, 4096, 32));
+  ASSERT_TRUE(tiled.ok());
+  // A shape outside the variant's constraints: the tiled kernel needs K % 8 == 0.
+  DispatchPlan plan = plan_dispatch(tiled, q4(4, 64, 4100, 4), kLargeGrid);
+  EXPECT_EQ(plan.status, Status::invalid_query);
+  EXPECT_NE(plan.error.find("K=4100"), std::string::npos) << plan.error;
+  // Another op's problem.
+  plan = plan_dispatch(tiled, {"rms_norm", "f32", 4, 64, 64, 0}, kLargeGrid);
+  EXPECT_NE(plan.error.find("q4gsw variant"), std::string::npos) << plan.error;
+  // A family or knobs this catalogue does not know, a selection that is no answer.
+  Selection unknown = tiled;
+  unknown.family = "q4gsw_from_the_future";
+  EXPECT_FALSE(plan_dispatch(unknown, q4(4, 64, 4096, 32), kLargeGrid).ok());
+  Selection bad_knobs = tiled;
+  bad_knobs.knobs_json = R"({"tm":3})";
+  EXPECT_FALSE(plan_dispatch(bad_knobs, q4(4, 64, 4096, 32), kLargeGrid).ok());
+  bad_knobs.knobs_json = "{not json";
+  EXPECT_FALSE(plan_dispatch(bad_knobs, q4(4, 64, 4096, 32), kLargeGrid).ok());
+  Selection failed;
+  failed.error = "no tuned entry";
+  plan = plan_dispatch(failed, q4(4, 64, 4096, 32), kLargeGrid);
+  EXPECT_NE(plan.error.find("not ok"), std::string::npos) << plan.error;
+  EXPECT_FALSE(plan_dispatch(tiled, q4(4, 64, 4095, 5), kLargeGrid).ok());  // invalid problem
+}
+
+TEST(Dispatch, PrepackMatchesTheCataloguesLayouts) {
+  const uint32_t n = 10, k = 96;
+  std::vector<uint8_t> raw(n * k / 2);
+  std::iota(raw.begin(), raw.end(), uint8_t{7});
+  std::vector<uint8_t> out;
+  EXPECT_EQ(prepack("raw", raw, n, k, out), "");
+  EXPECT_EQ(out, raw);
+  EXPECT_EQ(prepack("packed", raw, n, k, out), "");
+  EXPECT_EQ(out.size(), prepacked_bytes("packed", n, k));
+  EXPECT_EQ(kernels::unpack(out, n, k), raw);
+  EXPECT_NE(prepack("none", raw, n, k, out), "");
+  EXPECT_NE(prepack("packed", raw, n, k + 1, out), "");                    // odd K
+  EXPECT_NE(prepack("packed", std::span(raw).first(5), n, k, out), "");    // wrong size
+  EXPECT_EQ(prepacked_bytes("tiles", n, k), 0u);
+}
+
+}  // namespace
+}  // namespace vktune::runtime

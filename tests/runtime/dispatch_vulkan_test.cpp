@@ -1,0 +1,110 @@
+// The dispatch contract proven on a device: buffers allocated, filled and bound only as the plan
+// says, weights prepacked by the runtime, the variant's SPIR-V, one dispatch of the plan's
+// groups with its push constants; the output matches the fp64 reference. Ragged shapes, both
+// weight layouts, rms_norm.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include <nlohmann/json.hpp>
+
+#include "kernels/families/reference.h"
+#include "kernels/family.h"
+#include "kernels/shader_compiler.h"
+#include "kernels/vk/buffer.h"
+#include "kernels/vk/command_buffer.h"
+#include "kernels/vk/pipeline.h"
+#include "runtime/builtin.h"
+#include "runtime/dispatch.h"
+#include "tests/kernels/vulkan_fixture.h"
+
+namespace vktune::runtime {
+namespace {
+
+class DispatchOnDevice : public vktune::test::VulkanFixture {
+ protected:
+  // Runs `s` on `q` through the plan alone and checks the output against the reference.
+  void run(const Selection& s, const ProblemQuery& q) {
+    const DispatchPlan plan =
+        plan_dispatch(s, q, device().info().limits.max_workgroup_count);
+    ASSERT_TRUE(plan.ok()) << plan.error;
+    // Built-in answers carry no SPIR-V yet: compile the catalogue's shader for the variant.
+    const kernels::Family& family = *kernels::find_family(s.family);
+    const kernels::Knobs knobs = family.knobs_from_json(nlohmann::json::parse(s.knobs_json));
+    const kernels::ShaderSpec spec = family.shader(knobs);
+    const auto spirv = compiler_.compile(spec.file, spec.defines, s.variant_key);
+    const vk::ComputePipeline pipeline = vk::ComputePipeline::create(
+        device(), {std::string(s.variant_key), *spirv, static_cast<uint32_t>(plan.bindings.size()),
+                   static_cast<uint32_t>(plan.push_constants.size())});
+
+    kernels::Problem p;
+    p.op = family.op();
+    p.m = q.m;
+    p.n = q.n;
+    p.k = q.k;
+    p.group_size = q.group_size;
+    const kernels::ProblemData data = kernels::make_random(p, 17);
+    std::vector<vk::Buffer> buffers;
+    std::vector<const vk::Buffer*> bound;
+    for (const BindingPlan& b : plan.bindings) {
+      buffers.push_back(vk::Buffer::create(device(), b.alloc_bytes));
+      vk::Buffer& buffer = buffers.back();
+      if (b.name == "x") buffer.upload(std::span<const float>(data.x));
+      if (b.name == "scales") buffer.upload(std::span<const float>(data.scales));
+      if (b.name == "w") buffer.upload(std::span<const float>(data.norm_weight));
+      if (b.name == "weight") {
+        std::vector<uint8_t> weight;
+        ASSERT_EQ(prepack(plan.layout, data.weight, p.n, p.k, weight), "");
+        ASSERT_EQ(weight.size(), b.bytes);
+        buffer.upload(std::span<const uint8_t>(weight));
+      }
+      if (b.name == "out") {
+        buffer.upload(std::span<const float>(
+            std::vector<float>(p.m * p.n, std::numeric_limits<float>::quiet_NaN())));
+      }
+      if (b.zero_once) buffer.upload(std::span<const uint8_t>(std::vector<uint8_t>(b.alloc_bytes)));
+    }
+    for (const vk::Buffer& buffer : buffers) bound.push_back(&buffer);
+    const vk::DescriptorSet set = pipeline.bind(bound);
+    device().run([&](vk::CommandBuffer& cb) {
+      cb.dispatch(pipeline, set, plan.push_constants, plan.groups);
+    });
+    size_t out = 0;
+    while (plan.bindings[out].name != "out") ++out;
+    const kernels::CheckResult c = kernels::check(buffers[out].download<float>(p.m * p.n),
+                                                  kernels::reference(p, data), family.tolerance(p));
+    EXPECT_TRUE(c.ok) << s.variant_key << " on " << kernels::describe(p) << ": max error "
+                      << c.max_error << ", " << c.non_finite << " non-finite";
+  }
+
+  static Selection builtin(const ProblemQuery& q) {
+    Selection s;
+    select_builtin(q, s);
+    return s;
+  }
+
+  ShaderCompiler compiler_;
+};
+
+TEST_F(DispatchOnDevice, BuiltinsOnRaggedShapes) {
+  for (const ProblemQuery q : {ProblemQuery{"q4gsw", "f32", 1, 37, 264, 8},
+                               ProblemQuery{"q4gsw", "f32", 5, 67, 136, 8},
+                               ProblemQuery{"rms_norm", "f32", 3, 37, 37, 0},
+                               ProblemQuery{"rms_norm", "f32", 2, 64, 64, 0}}) {
+    SCOPED_TRACE(std::string(q.op) + " M=" + std::to_string(q.m) + " N=" + std::to_string(q.n));
+    run(builtin(q), q);
+  }
+}
+
+TEST_F(DispatchOnDevice, PackedLayoutPrepackedByTheRuntime) {
+  Selection s;
+  s.status = Status::ok;
+  s.family = "q4gsw_tiled";
+  s.variant_key = "q4gsw_tiled[layout=packed,tm=2,tn=4,wg=64,bk=0]";
+  s.knobs_json = R"({"layout":"packed","tm":2,"tn":4,"wg":64,"bk":0})";
+  run(s, {"q4gsw", "f32", 3, 45, 256, 32});
+}
+
+}  // namespace
+}  // namespace vktune::runtime
