@@ -6,3 +6,5 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 VKTUNE_EXTRA_PACKAGES="chromium ${VKTUNE_EXTRA_PACKAGES:-}" "$root/tools/setup.sh"
 cd "$root/build"
 ctest --output-on-failure -j "${VKTUNE_JOBS:-2}" --timeout 900 "$@"
+# The runtime as an installed package, used by examples/consumer against the prefix alone.
+"$root/tools/check-install.sh"
