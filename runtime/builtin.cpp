@@ -10,6 +10,7 @@
 
 #include "kernels/builtin_variants.h"
 #include "kernels/family.h"
+#include "runtime/builtin_spirv.h"
 
 namespace vktune::runtime {
 namespace {
@@ -19,6 +20,7 @@ struct Builtin {
   std::string family, variant_key, knobs_json, constraints_json, layout;
   uint32_t workgroup_size = 0;
   Constraints constraints;
+  std::span<const uint8_t> spirv;  // runtime/builtin_spirv.inc
 };
 
 struct OpBuiltins {
@@ -43,6 +45,8 @@ OpBuiltins load(kernels::Op op) {
     b.layout = kernels::layout_name(family.layout(knobs));
     b.workgroup_size = family.workgroup_size(knobs);
     b.constraints = {c.k_multiple, c.gs_multiple, c.n_multiple, c.m_min, c.m_max};
+    const std::span<const uint32_t> words = builtin_spirv(b.variant_key);
+    b.spirv = {reinterpret_cast<const uint8_t*>(words.data()), words.size_bytes()};
     out.none_fits += " " + b.variant_key + " " + b.constraints_json + ";";
     out.variants.push_back(std::move(b));
   }
@@ -114,7 +118,7 @@ void select_builtin(const ProblemQuery& q, Selection& out) noexcept {
   out.layout = b->layout;
   out.workgroup_size = b->workgroup_size;
   out.constraints = b->constraints;
-  out.spirv = {};
+  out.spirv = b->spirv;
   out.median_ns.reset();
 }
 
