@@ -103,6 +103,7 @@ ProblemSummary summarize_problem(
     if (it == kernels.end()) continue;
     const db::KernelRecord& k = *it->second;
     const double ns = *pk.fastest->median_ns;
+    ps.ok_ns[k.variant_key] = ns;
 
     auto [fam, inserted] = families.try_emplace(k.family);
     if (inserted || ns < fam->second.median_ns) {
@@ -139,6 +140,14 @@ ProblemSummary summarize_problem(
       if (m->id == best->measurement_id) {
         ps.gbps = m->gbps;
         ps.gflops = m->gflops;
+        ps.p10_ns = m->p10_ns;
+        ps.p90_ns = m->p90_ns;
+      }
+    }
+    for (const auto& [key, ns] : ps.ok_ns) {
+      if (key != ps.winner_key && (!ps.runner_up_ns || ns < *ps.runner_up_ns)) {
+        ps.runner_up_key = key;
+        ps.runner_up_ns = ns;
       }
     }
     if (ps.gbps && device.copy_bandwidth_gbps && *device.copy_bandwidth_gbps > 0) {
@@ -198,6 +207,16 @@ StatusCounts& StatusCounts::operator+=(const StatusCounts& other) noexcept {
 std::optional<bool> ProblemSummary::cut() const noexcept {
   if (!coverage) return std::nullopt;
   return measured() < coverage->legal || coverage->budget_cut;
+}
+
+std::optional<double> ProblemSummary::spread_pct() const noexcept {
+  if (!p10_ns || !p90_ns || median_ns <= 0) return std::nullopt;
+  return (*p90_ns - *p10_ns) / median_ns * 100.0;
+}
+
+std::optional<double> ProblemSummary::margin_pct() const noexcept {
+  if (!runner_up_ns || median_ns <= 0) return std::nullopt;
+  return (*runner_up_ns / median_ns - 1.0) * 100.0;
 }
 
 size_t m_class(uint32_t m) noexcept {
