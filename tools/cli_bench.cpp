@@ -9,6 +9,7 @@
 #include "kernels/vk/device_select.h"
 #include "tools/bench.h"
 #include "tools/cli.h"
+#include "tools/report/db_tools.h"
 #include "tools/report/summary.h"
 #include "tools/report/tables.h"
 #include "tuner/shape_sets.h"
@@ -28,7 +29,7 @@ void run_bench(const BenchFlags& flags) {
   const vk::Instance instance = create_instance();
   const auto devices = instance.devices();
   const size_t index = vk::select_device(devices, vk::device_request(flags.device.device));
-  const db::Store tuned = db::Store::open(flags.db, db::OpenMode::read_only);
+  const db::Store tuned = report::open_for_reading(flags.db);
   BenchPlan plan = plan_bench(tuned, devices[index]);
   if (!flags.shapes.empty()) {
     tuner::ShapeOptions shape_options;
@@ -76,7 +77,7 @@ void add_bench_command(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "bench", "re-time a database's winners beside naive and fixed routing, in one run");
   add_device_option(*cmd, flags->device);
-  cmd->add_option("--db", flags->db, "tuned database whose winners are benchmarked")
+  cmd->add_option("--db", flags->db, "tuned database (.db or exported .json) whose winners are benchmarked")
       ->required()
       ->check(CLI::ExistingFile);
   cmd->add_option("--shapes", flags->shapes,

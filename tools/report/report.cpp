@@ -10,6 +10,7 @@
 
 #include "db/error.h"
 #include "db/json_io.h"
+#include "tools/report/db_tools.h"
 #include "tools/report/tables.h"
 
 namespace vktune::report {
@@ -85,10 +86,6 @@ void write_report(const ReportRequest& request) {
   if (request.output.empty())
     throw ReportError("no output file given; use -o FILE (or -o - for stdout)");
   if (request.db_path.empty()) throw ReportError("no database given; use --db FILE");
-  std::error_code ec;
-  if (!std::filesystem::exists(request.db_path, ec)) {
-    throw ReportError("database \"" + request.db_path + "\" does not exist");
-  }
   if (*format == Format::json && !request.device.empty()) {
     throw ReportError(
         "--device does not apply to --format json: the export holds the whole "
@@ -106,9 +103,13 @@ void write_report(const ReportRequest& request) {
       throw ReportError(std::string("--heatmap-problem: ") + e.what());
     }
   }
+  if (request.peak_tflops) {
+    if (*format != Format::html) throw ReportError("--peak-tflops applies to --format html only");
+    html.peak_gflops = *request.peak_tflops * 1000.0;
+  }
   std::string text;
   try {
-    const db::Store store = db::Store::open(request.db_path, db::OpenMode::read_only);
+    const db::Store store = open_for_reading(request.db_path);
     text = render_report(store, *format, summary, html);
   } catch (const db::Error& e) {
     throw ReportError(e.what());

@@ -30,6 +30,7 @@ struct ReportRequest {
   std::string output;           // "-": standard output
   std::string device;           // SummaryOptions::device; not allowed with json
   std::string heatmap_problem;  // parse_problem_label syntax; html only; empty: automatic
+  std::optional<double> peak_tflops;  // HtmlOptions::peak_gflops / 1000; html only
 };
 
 // Renders `store` in `format`. json is db::export_json_text (the whole database).
