@@ -22,7 +22,7 @@ struct BenchFlags {
   std::string db, save = ":memory:", markdown, cache = "cold";
   std::string shapes, m, gs;  // optional: only these of the database's problems
   double variant_budget_s = 0.5;
-  bool plain = false;
+  bool plain = false, json = false;
 };
 
 void run_bench(const BenchFlags& flags) {
@@ -57,16 +57,21 @@ void run_bench(const BenchFlags& flags) {
   };
 
   db::Store store = flags.save == ":memory:" ? db::Store::open_memory() : db::Store::open(flags.save);
-  std::printf("vktune bench: %zu problems of %s on [%zu] %s, %s cache\n", plan.problems.size(),
+  std::fprintf(stderr, "vktune bench: %zu problems of %s on [%zu] %s, %s cache\n", plan.problems.size(),
               flags.db.c_str(), index, devices[index].name.c_str(), flags.cache.c_str());
   const tuner::TuneResult result = run_session(instance, index, store, std::move(options), flags.plain);
-  std::printf("\nstored winners re-timed, against their neighbours' winners:\n%s",
-              render_checks(check_bench(plan, store)).c_str());
+  const std::vector<BenchCheck> checks = check_bench(plan, store);
+  if (flags.json) {
+    std::fputs(checks_json(checks).c_str(), stdout);
+  } else {
+    std::printf("stored winners re-timed, against their neighbours' winners:\n%s",
+                render_checks(checks).c_str());
+  }
   if (!flags.markdown.empty()) {
     report::SummaryOptions summary_options;
     summary_options.device = std::to_string(result.device_id);
     std::ofstream(flags.markdown) << report::render_markdown(report::summarize(store, summary_options));
-    std::printf("\nmarkdown: %s\n", flags.markdown.c_str());
+    std::fprintf(stderr, "markdown: %s\n", flags.markdown.c_str());
   }
 }
 
@@ -94,6 +99,7 @@ void add_bench_command(CLI::App& app) {
       ->check(number_check(false))
       ->capture_default_str();
   cmd->add_flag("--plain", flags->plain, "plain progress lines even on a terminal");
+  cmd->add_flag("--json", flags->json, "print the checks as JSON (checks_json), not as a table");
   cmd->callback([flags] { run_bench(*flags); });
 }
 

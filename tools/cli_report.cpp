@@ -11,8 +11,8 @@ void add_report_command(CLI::App& app) {
   auto request = std::make_shared<report::ReportRequest>();
   cmd->add_option("--db", request->db_path, "kernel database (.db, or a JSON document of `vktune export`)")->required();
   cmd->add_option("--format", request->format,
-                  "html (self-contained, inline SVG charts), md, csv, json (the export "
-                  "format) or txt")
+                  "html (one self-contained page), md, csv, json (the export format), txt or "
+                  "summary-json (winners and the numbers that qualify them, for scripts)")
       ->capture_default_str();
   cmd->add_option("-o,--output", request->output, "output file; - for standard output")->required();
   cmd->add_option("--device", request->device,

@@ -9,6 +9,7 @@
 #include "db/json_io.h"
 #include "tests/tools/report_fixture.h"
 #include "tools/report/html.h"
+#include "tools/report/summary_json.h"
 #include "tools/report/report.h"
 #include "tools/report/svg.h"
 #include "tools/report/tables.h"
@@ -202,6 +203,35 @@ TEST_F(ReportFormatsTest, CsvMatchesDatabase) {
   EXPECT_EQ(p2[col("measured")], "3");
   EXPECT_EQ(p2[col("budget_cut")], "");
   EXPECT_EQ(p2[col("stages")], "");
+}
+
+TEST_F(ReportFormatsTest, SummaryJsonForScripts) {
+  const auto doc = nlohmann::json::parse(render_summary_json(summarize(store_)));
+  EXPECT_EQ(doc["format"], "vktune-summary");
+  ASSERT_EQ(doc["devices"].size(), 2u);
+  const auto& d1 = doc["devices"][0];
+  EXPECT_EQ(d1["name"], kDevice1Name);
+  EXPECT_EQ(d1["copy_bandwidth_gbps"], 1000.0);
+  EXPECT_DOUBLE_EQ(d1["geomean_x_fixed"]["1"].get<double>(), 2.0);
+  EXPECT_TRUE(doc["devices"][1]["copy_bandwidth_gbps"].is_null());
+  ASSERT_EQ(d1["problems"].size(), 6u);
+  const auto& p1 = d1["problems"][0];
+  EXPECT_EQ(p1["m"], 1);
+  EXPECT_EQ(p1["winner"], kGemvTuned);
+  EXPECT_EQ(p1["median_ns"], 20000.0);
+  EXPECT_EQ(p1["runner_up"], kGemvFixed);
+  EXPECT_EQ(p1["x_fixed"], 2.0);
+  EXPECT_EQ(p1["legal"], 5);
+  EXPECT_EQ(p1["cut"], false);
+  EXPECT_TRUE(p1["flags"].empty());
+  // M=64: cut, and flagged; M=128: no fixed or naive time, coverage unknown.
+  EXPECT_EQ(d1["problems"][2]["cut"], true);
+  EXPECT_EQ(d1["problems"][2]["flags"][0], "slower (100.00 us) than M=128 (50.00 us)");
+  EXPECT_TRUE(d1["problems"][3]["x_fixed"].is_null());
+  EXPECT_TRUE(d1["problems"][3]["cut"].is_null());
+  EXPECT_TRUE(d1["problems"][3]["runner_up"].is_null());
+  // Compact: a summary, not the export (which holds every measurement).
+  EXPECT_EQ(count(render_summary_json(summarize(store_)), "\n"), 1u);
 }
 
 TEST(CsvQuoting, Rfc4180) {

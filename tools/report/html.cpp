@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <filesystem>
 #include <stdexcept>
 
 #include "tools/report/anomalies.h"
@@ -325,8 +324,7 @@ std::string render_html(const Summary& summary, const HtmlOptions& options) {
     }
   }
   const std::string when = options.generated_at.empty() ? db::utc_now() : options.generated_at;
-  // The file name only: where the database sat when the report was made is nobody's business.
-  const std::string source = std::filesystem::path(summary.source).filename().string();
+  const std::string& source = summary.source;
   std::string out =
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"

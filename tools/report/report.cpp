@@ -11,6 +11,7 @@
 #include "db/error.h"
 #include "db/json_io.h"
 #include "tools/report/db_tools.h"
+#include "tools/report/summary_json.h"
 #include "tools/report/tables.h"
 
 namespace vktune::report {
@@ -21,6 +22,7 @@ std::optional<Format> parse_format(std::string_view name) noexcept {
   if (name == "csv") return Format::csv;
   if (name == "json") return Format::json;
   if (name == "txt" || name == "text") return Format::txt;
+  if (name == "summary-json") return Format::summary_json;
   return std::nullopt;
 }
 
@@ -37,6 +39,8 @@ std::string render_report(const db::Store& store, Format format, const SummaryOp
       return render_csv(s);
     case Format::txt:
       return render_table(s);
+    case Format::summary_json:
+      return render_summary_json(s);
     case Format::json:
       break;
   }
@@ -81,7 +85,7 @@ void write_report(const ReportRequest& request) {
   const std::optional<Format> format = parse_format(request.format);
   if (!format) {
     throw ReportError("unknown report format \"" + request.format +
-                      "\"; use html, md, csv, json or txt");
+                      "\"; use html, md, csv, json, txt or summary-json");
   }
   if (request.output.empty())
     throw ReportError("no output file given; use -o FILE (or -o - for stdout)");

@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -235,7 +236,8 @@ std::optional<double> geometric_mean(const std::vector<double>& values) {
 
 Summary summarize(const db::Store& store, const SummaryOptions& options) {
   Summary summary;
-  summary.source = store.label();
+  // The file name only: where the database sat when the report was made is nobody's business.
+  summary.source = std::filesystem::path(store.label()).filename().string();
   const std::vector<db::DeviceRecord> devices = select_devices(store.devices(), options.device);
   const std::vector<db::KernelRecord> kernel_rows = store.kernels();
   const std::vector<db::Problem> problem_rows = store.problems();

@@ -109,7 +109,7 @@ struct DeviceSummary {
 };
 
 struct Summary {
-  std::string source;                  // the store's label (file name)
+  std::string source;                  // the store's label, its file name without directories
   std::vector<DeviceSummary> devices;  // in the store's device order
   std::vector<db::RunRecord> runs;     // runs with at least one measurement on these devices
 };
