@@ -9,6 +9,8 @@
 
 namespace vktune::report {
 
+class Svg;
+
 // A colour per winning family of `device`, the most frequent winner first in the palette;
 // families past the palette share its last (grey) colour.
 using FamilyColours = std::map<std::string, std::string>;
@@ -19,7 +21,6 @@ FamilyColours family_colours(const DeviceSummary& device);
 std::string render_family_map(const DeviceSummary& device, const FamilyColours& colours);
 
 // Legend rows (a swatch and the family name) down from (x, y), for both views.
-class Svg;
 void family_legend(Svg& svg, double x, double y, const FamilyColours& colours);
 
 }  // namespace vktune::report

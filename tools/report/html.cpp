@@ -67,7 +67,7 @@ svg .fam-cell { stroke: none; }
 ul.attention { font-size: 13px; margin: 4px 0; padding-left: 20px; columns: 2; }
 .flag { display: inline-block; background: #ffe3e3; color: #862e2e; border-radius: 3px;
         padding: 0 4px; margin: 1px 0; font-size: 12px; }
-table.sortable td code { font-size: 11px; display: inline-block; min-width: 240px; }
+table.sortable td code { font-size: 11px; display: inline-block; min-width: 200px; }
 div.scroll { overflow-x: auto; }
 table.sortable th { cursor: pointer; user-select: none; position: sticky; top: 0; }
 table.sortable th[aria-sort=ascending]::after { content: " \25B2"; }

@@ -35,7 +35,8 @@ Roofs roofs_of(const DeviceSummary& device, std::optional<double> peak_gflops) {
     return r;
   }
   r.compute_measured = true;
-  for (const auto& p : device.problems) r.compute_gflops = std::max(r.compute_gflops, p.gflops.value_or(0));
+  for (const auto& p : device.problems)
+    r.compute_gflops = std::max(r.compute_gflops, p.gflops.value_or(0));
   return r;
 }
 
