@@ -204,9 +204,8 @@ Connection open_database(const std::string& path, OpenMode mode, IntegrityCheck 
   return c;
 }
 
-Connection open_memory() {
-  Connection c = Connection::open(":memory:", SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
-                                  ":memory:");
+Connection open_memory(const std::string& label) {
+  Connection c = Connection::open(":memory:", SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, label);
   configure(c);
   migrate(c);
   return c;

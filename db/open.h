@@ -39,8 +39,9 @@ enum class IntegrityCheck {
 Connection open_database(const std::string& path, OpenMode mode,
                          IntegrityCheck check = IntegrityCheck::quick_check);
 
-// A fresh, private in-memory database at the current schema.
-Connection open_memory();
+// A fresh, private in-memory database at the current schema; `label` names it in errors (the
+// file a JSON document was loaded from, say).
+Connection open_memory(const std::string& label = ":memory:");
 
 // Opens a private in-memory copy of a database file image (e.g. bytes read from disk or a
 // fuzzer input) with the same checks as open_database; `label` names it in errors.

@@ -185,7 +185,7 @@ std::string utc_now() {
 Store Store::open(const std::string& path, OpenMode mode, IntegrityCheck check) {
   return Store(open_database(path, mode, check));
 }
-Store Store::open_memory() { return Store(db::open_memory()); }
+Store Store::open_memory(const std::string& label) { return Store(db::open_memory(label)); }
 Store Store::open_image(std::span<const uint8_t> bytes, const std::string& label) {
   return Store(db::open_image(bytes, label));
 }

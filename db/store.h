@@ -39,7 +39,7 @@ class Store {
   // See open_database for the checks done on an existing file.
   static Store open(const std::string& path, OpenMode mode = OpenMode::read_write,
                     IntegrityCheck check = IntegrityCheck::quick_check);
-  static Store open_memory();
+  static Store open_memory(const std::string& label = ":memory:");
   // A private in-memory copy of a database file image.
   static Store open_image(std::span<const uint8_t> bytes, const std::string& label);
 

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 
 #include "kernels/family.h"
@@ -120,6 +121,24 @@ std::vector<BenchCheck> check_bench(const BenchPlan& plan, const db::Store& meas
     checks.push_back(std::move(c));
   }
   return checks;
+}
+
+std::string checks_json(const std::vector<BenchCheck>& checks) {
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  auto or_null = [](const std::optional<double>& v) {
+    return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr);
+  };
+  for (const BenchCheck& c : checks) {
+    list.push_back({{"problem", kernels::describe(c.problem)},
+                    {"winner", c.winner},
+                    {"stored_ns", c.stored_ns},
+                    {"retimed_ns", or_null(c.retimed_ns)},
+                    {"best_neighbour", c.best_neighbour.empty() ? nlohmann::ordered_json(nullptr)
+                                                                : nlohmann::ordered_json(c.best_neighbour)},
+                    {"neighbour_ns", or_null(c.neighbour_ns)}});
+  }
+  const nlohmann::ordered_json doc = {{"format", "vktune-bench"}, {"checks", std::move(list)}};
+  return doc.dump() + "\n";
 }
 
 std::string render_checks(const std::vector<BenchCheck>& checks, double retime_tolerance,

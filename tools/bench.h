@@ -48,6 +48,10 @@ std::vector<BenchCheck> check_bench(const BenchPlan& plan, const db::Store& meas
 std::string render_checks(const std::vector<BenchCheck>& checks, double retime_tolerance = 0.03,
                           double neighbour_margin = 0.10);
 
+// The checks for scripts: {"format": "vktune-bench", "checks": [{"problem", "winner",
+// "stored_ns", "retimed_ns", "best_neighbour", "neighbour_ns"}]}, absent values null; one line.
+std::string checks_json(const std::vector<BenchCheck>& checks);
+
 // Drops the problems of `plan` that are not in `wanted`. Throws std::invalid_argument when
 // none is left.
 void keep_only(BenchPlan& plan, const std::vector<kernels::Problem>& wanted);

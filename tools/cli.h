@@ -78,7 +78,8 @@ void add_shape_options(CLI::App& command, ShapeOptions& options, bool m_required
 void add_devices_command(CLI::App& app);
 // `vktune tune` (cli_tune.cpp).
 void add_tune_command(CLI::App& app);
-// Runs a tuning session with progress on stdout, then prints the device's table.
+// Runs a tuning session with progress and its closing line on stderr; results are the
+// caller's to print on stdout.
 tuner::TuneResult run_session(const vk::Instance& instance, size_t device_index, db::Store& store,
                               tuner::TuneOptions options, bool plain);
 // `vktune bench` (cli_bench.cpp).

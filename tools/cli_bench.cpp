@@ -9,6 +9,7 @@
 #include "kernels/vk/device_select.h"
 #include "tools/bench.h"
 #include "tools/cli.h"
+#include "tools/report/db_tools.h"
 #include "tools/report/summary.h"
 #include "tools/report/tables.h"
 #include "tuner/shape_sets.h"
@@ -21,14 +22,14 @@ struct BenchFlags {
   std::string db, save = ":memory:", markdown, cache = "cold";
   std::string shapes, m, gs;  // optional: only these of the database's problems
   double variant_budget_s = 0.5;
-  bool plain = false;
+  bool plain = false, json = false;
 };
 
 void run_bench(const BenchFlags& flags) {
   const vk::Instance instance = create_instance();
   const auto devices = instance.devices();
   const size_t index = vk::select_device(devices, vk::device_request(flags.device.device));
-  const db::Store tuned = db::Store::open(flags.db, db::OpenMode::read_only);
+  const db::Store tuned = report::open_for_reading(flags.db);
   BenchPlan plan = plan_bench(tuned, devices[index]);
   if (!flags.shapes.empty()) {
     tuner::ShapeOptions shape_options;
@@ -56,16 +57,21 @@ void run_bench(const BenchFlags& flags) {
   };
 
   db::Store store = flags.save == ":memory:" ? db::Store::open_memory() : db::Store::open(flags.save);
-  std::printf("vktune bench: %zu problems of %s on [%zu] %s, %s cache\n", plan.problems.size(),
+  std::fprintf(stderr, "vktune bench: %zu problems of %s on [%zu] %s, %s cache\n", plan.problems.size(),
               flags.db.c_str(), index, devices[index].name.c_str(), flags.cache.c_str());
   const tuner::TuneResult result = run_session(instance, index, store, std::move(options), flags.plain);
-  std::printf("\nstored winners re-timed, against their neighbours' winners:\n%s",
-              render_checks(check_bench(plan, store)).c_str());
+  const std::vector<BenchCheck> checks = check_bench(plan, store);
+  if (flags.json) {
+    std::fputs(checks_json(checks).c_str(), stdout);
+  } else {
+    std::printf("stored winners re-timed, against their neighbours' winners:\n%s",
+                render_checks(checks).c_str());
+  }
   if (!flags.markdown.empty()) {
     report::SummaryOptions summary_options;
     summary_options.device = std::to_string(result.device_id);
     std::ofstream(flags.markdown) << report::render_markdown(report::summarize(store, summary_options));
-    std::printf("\nmarkdown: %s\n", flags.markdown.c_str());
+    std::fprintf(stderr, "markdown: %s\n", flags.markdown.c_str());
   }
 }
 
@@ -76,7 +82,7 @@ void add_bench_command(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "bench", "re-time a database's winners beside naive and fixed routing, in one run");
   add_device_option(*cmd, flags->device);
-  cmd->add_option("--db", flags->db, "tuned database whose winners are benchmarked")
+  cmd->add_option("--db", flags->db, "tuned database (.db or exported .json) whose winners are benchmarked")
       ->required()
       ->check(CLI::ExistingFile);
   cmd->add_option("--shapes", flags->shapes,
@@ -93,6 +99,7 @@ void add_bench_command(CLI::App& app) {
       ->check(number_check(false))
       ->capture_default_str();
   cmd->add_flag("--plain", flags->plain, "plain progress lines even on a terminal");
+  cmd->add_flag("--json", flags->json, "print the checks as JSON (checks_json), not as a table");
   cmd->callback([flags] { run_bench(*flags); });
 }
 

@@ -12,6 +12,7 @@
 #include "kernels/vk/instance.h"
 #include "tools/cli.h"
 #include "tools/report/summary.h"
+#include "tools/report/summary_json.h"
 #include "tuner/progress.h"
 #include "tuner/session.h"
 #include "tuner/shape_sets.h"
@@ -27,7 +28,7 @@ struct TuneFlags {
   std::string strategy = "halving", cache = "cold";
   double budget_s = 0, variant_budget_s = 0.25;
   std::string db = "vktune.db";
-  bool resume = false, fill = false, plain = false, profile = false;
+  bool resume = false, fill = false, plain = false, profile = false, json = false;
   uint64_t seed = 1;
 };
 
@@ -127,7 +128,7 @@ void run_tune(const TuneFlags& flags) {
   // Checked before the database is opened, so a shape the device cannot hold creates nothing.
   kernels::require_fit(options.problems, devices[index]);
   db::Store store = db::Store::open(flags.db);
-  std::printf("vktune tune: %zu problems (%s) on [%zu] %s, %s strategy, %s cache, db %s\n",
+  std::fprintf(stderr, "vktune tune: %zu problems (%s) on [%zu] %s, %s strategy, %s cache, db %s\n",
               options.problems.size(), shapes.c_str(), index, devices[index].name.c_str(),
               flags.strategy.c_str(), flags.cache.c_str(), flags.db.c_str());
   options.stop = &stop_requested;
@@ -140,10 +141,16 @@ void run_tune(const TuneFlags& flags) {
                      std::string(e.what()) + " in " + flags.db + "; continue it with the same " +
                          (flags.fill ? "command, --resume in place of --fill" : "command and --resume"));
   }
+  report::SummaryOptions summary_options;
+  summary_options.device = std::to_string(result.device_id);
+  const report::Summary summary = report::summarize(store, summary_options);
+  std::fputs((flags.json ? report::render_summary_json(summary) : report::render_table(summary)).c_str(),
+             stdout);
   if (flags.profile) {
     size_t variants = 0;
     for (const auto& p : result.problems) variants += p.measured;
-    std::printf("\nwhere the time went (%zu variants measured):\n%s", variants,
+    // On stderr with the progress: it is about the run, not its results.
+    std::fprintf(stderr, "\nwhere the time went (%zu variants measured):\n%s", variants,
                 result.profile
                     .render(std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                 std::chrono::duration<double>(result.seconds)),
@@ -156,7 +163,7 @@ void run_tune(const TuneFlags& flags) {
 
 tuner::TuneResult run_session(const vk::Instance& instance, size_t device_index, db::Store& store,
                               tuner::TuneOptions options, bool plain) {
-  tuner::Progress progress(stdout, plain);
+  tuner::Progress progress(stderr, plain);
   tuner::Session session(instance, device_index, store, std::move(options), progress);
   const tuner::TuneResult result = session.run();
   size_t legal = 0, resumed = 0, failed = 0;
@@ -165,12 +172,10 @@ tuner::TuneResult run_session(const vk::Instance& instance, size_t device_index,
     resumed += p.resumed;
     failed += p.failed;
   }
-  std::printf("\nrun %lld: %zu results stored in %s (%zu legal variants, %zu resumed, %zu not ok)\n\n",
-              static_cast<long long>(result.run_id), result.stored,
-              tuner::format_seconds(result.seconds).c_str(), legal, resumed, failed);
-  report::SummaryOptions summary_options;
-  summary_options.device = std::to_string(result.device_id);
-  std::fputs(report::render_table(report::summarize(store, summary_options)).c_str(), stdout);
+  std::fprintf(stderr,
+               "\nrun %lld: %zu results stored in %s (%zu legal variants, %zu resumed, %zu not ok)\n\n",
+               static_cast<long long>(result.run_id), result.stored,
+               tuner::format_seconds(result.seconds).c_str(), legal, resumed, failed);
   return result;
 }
 
@@ -211,6 +216,8 @@ void add_tune_command(CLI::App& app) {
       ->excludes(resume);
   cmd->add_option("--seed", flags->seed, "seed of the random problem data")->capture_default_str();
   cmd->add_flag("--plain", flags->plain, "plain progress lines even on a terminal");
+  cmd->add_flag("--json", flags->json,
+                "print the results as report --format summary-json does, not as a table");
   cmd->add_flag("--profile", flags->profile,
                 "print where the run's wall time went, stage by stage (compile, gate, timing...)");
   cmd->callback([flags] { run_tune(*flags); });

@@ -137,6 +137,29 @@ TEST(VktuneCli, ReportErrors) {
       vktune("report --db " + quoted(dir.file("a.db")) + " --format md -o " + quoted(dir.file("r.md")));
   EXPECT_EQ(ok.exit_code, 0) << ok.output;
   EXPECT_NE(slurp(dir.file("r.md")).find("# vktune tuning report"), std::string::npos);
+
+  // An exported document reports as the database it came from.
+  ASSERT_EQ(vktune("export --db " + quoted(dir.file("a.db")) + " -o " + quoted(dir.file("a.json")))
+                .exit_code,
+            0);
+  const VktuneResult from_db = vktune("report --db " + quoted(dir.file("a.db")) + " --format csv -o -");
+  const VktuneResult from_json =
+      vktune("report --db " + quoted(dir.file("a.json")) + " --format csv -o -");
+  EXPECT_EQ(from_json.exit_code, 0) << from_json.output;
+  EXPECT_EQ(from_json.output, from_db.output);
+
+  // Usage errors exit 2 (README, "Exit status"); --peak-tflops is an html option.
+  EXPECT_EQ(vktune("report --format md -o -").exit_code, 2);
+  EXPECT_EQ(vktune("report --db " + quoted(dir.file("a.db")) + " --peak-tflops -1 -o -").exit_code, 2);
+  const VktuneResult peak = vktune("report --db " + quoted(dir.file("a.db")) +
+                                   " --format md --peak-tflops 60 -o -");
+  EXPECT_EQ(peak.exit_code, 1);
+  EXPECT_NE(peak.output.find("--peak-tflops applies to --format html only"), std::string::npos)
+      << peak.output;
+  const VktuneResult html = vktune("report --db " + quoted(dir.file("a.db")) +
+                                   " --peak-tflops 60 -o " + quoted(dir.file("r.html")));
+  EXPECT_EQ(html.exit_code, 0) << html.output;
+  EXPECT_NE(slurp(dir.file("r.html")).find("60.00 TFLOP/s given"), std::string::npos);
 }
 
 TEST(VktuneCli, InspectAndFamiliesErrors) {

@@ -7,6 +7,7 @@
 
 #include "tests/tools/report_fixture.h"
 #include "tools/report/report.h"
+#include "tools/report/tables.h"
 
 namespace vktune::report {
 namespace {
@@ -76,6 +77,30 @@ TEST(DbTools, ExportImportRoundTrip) {
   EXPECT_THROW(export_database(dir.file("missing.db"), dir.file("x.json")), ReportError);
   EXPECT_THROW(import_database(dir.file("missing.json"), dir.file("x.db")), ReportError);
   EXPECT_EQ(format_stats(s).rfind("devices +2, kernels +12", 0), 0u);
+}
+
+// Commands that read a database take an exported document as they take the .db it came from.
+TEST(DbTools, OpenForReadingTakesExportedJson) {
+  TempDir dir;
+  {
+    db::Store a = db::Store::open(dir.file("a.db"));
+    build_synthetic(a);
+  }
+  export_database(dir.file("a.db"), dir.file("a.json"));
+  const db::Store from_db = open_for_reading(dir.file("a.db"));
+  const db::Store from_json = open_for_reading(dir.file("a.json"));
+  EXPECT_EQ(from_json.label(), dir.file("a.json"));
+  EXPECT_EQ(render_csv(summarize(from_json)), render_csv(summarize(from_db)));
+  EXPECT_EQ(from_json.measurements({}).size(), 25u);
+
+  std::ofstream(dir.file("broken.json")) << "{\"format\": \"vktune-db\", \"devices\": 3}";
+  try {
+    open_for_reading(dir.file("broken.json"));
+    FAIL() << "a broken document was read";
+  } catch (const ReportError& e) {
+    EXPECT_NE(std::string(e.what()).find("broken.json"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(open_for_reading(dir.file("none.json")), ReportError);
 }
 
 TEST(DbTools, ParseU32) {

@@ -9,6 +9,7 @@
 #include "db/json_io.h"
 #include "tests/tools/report_fixture.h"
 #include "tools/report/html.h"
+#include "tools/report/summary_json.h"
 #include "tools/report/report.h"
 #include "tools/report/svg.h"
 #include "tools/report/tables.h"
@@ -37,11 +38,14 @@ TEST_F(ReportFormatsTest, HtmlChartsAndEscaping) {
   EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
   EXPECT_EQ(html.find("http://"), std::string::npos);
   EXPECT_EQ(html.find("https://"), std::string::npos);
-  EXPECT_EQ(html.find("<script"), std::string::npos);
+  // One inline script (the table's sort and filter), nothing loaded from elsewhere.
+  EXPECT_EQ(count(html, "<script"), 1u);
+  EXPECT_EQ(html.find("src="), std::string::npos);
   EXPECT_EQ(html.find("<link"), std::string::npos);
   EXPECT_EQ(html.find("@import"), std::string::npos);
 
-  // Device 1: 4 charts; device 2: times and bandwidth (no tiled results, so no heat map).
+  // Device 1: roofline, family map, heat map, family chart; device 2: roofline and family map
+  // (no tiled results, so no heat map).
   EXPECT_EQ(count(html, "<svg"), 6u);
   EXPECT_EQ(count(html, "<svg"), count(html, "</svg>"));
 
@@ -49,17 +53,25 @@ TEST_F(ReportFormatsTest, HtmlChartsAndEscaping) {
   const size_t d2 = html.find("id=\"device-1\"");
   ASSERT_NE(d1, std::string::npos);
   ASSERT_NE(d2, std::string::npos);
-  const std::string times = figure(html, "chart-times", d1);
-  EXPECT_EQ(count(times, "class=\"bar-winner\""), 6u);  // every problem has a winner
-  EXPECT_EQ(count(times, "class=\"bar-fixed\""), 5u);   // all but M=128
-  EXPECT_EQ(count(times, "class=\"bar-naive\""), 4u);   // q4gsw M=1,4,64,256
-  EXPECT_EQ(count(times, "class=\"swatch "), 3u);       // legend
-
-  const std::string bw = figure(html, "chart-bandwidth", d1);
-  EXPECT_EQ(count(bw, "class=\"bar-gbps\""), 6u);
-  EXPECT_EQ(count(bw, "class=\"limit\""), 2u);  // legend sample and the 1000 GB/s line
-  EXPECT_NE(bw.find("measured copy bandwidth 1000 GB/s"), std::string::npos);
-  EXPECT_NE(bw.find("500 GB/s (50%)"), std::string::npos);
+  // Every winner has both rates: a point each, under the 1000 GB/s copy roof and a compute roof
+  // at the best rate reached (P5: 600 GB/s, 150 GFLOP/s), each drawn once plus its legend line.
+  const std::string roof = figure(html, "chart-roofline", d1);
+  EXPECT_EQ(count(roof, "class=\"roof-point\""), 6u);
+  EXPECT_EQ(count(roof, "class=\"limit\""), 2u);
+  EXPECT_EQ(count(roof, "class=\"roof\""), 2u);
+  EXPECT_NE(roof.find("copy 1000 GB/s"), std::string::npos);
+  EXPECT_NE(roof.find("0.15 TFLOP/s best reached"), std::string::npos);
+  EXPECT_NE(roof.find("q4gsw M=1 N=4096 K=4096 gs=32: " + std::string(kGemvTuned) +
+                      ", 500 GB/s, 125 GFLOP/s"),
+            std::string::npos);
+  EXPECT_EQ(count(figure(html, "chart-roofline", d2), "class=\"roof-point\""), 1u);
+  // The family map: a cell per problem, families in the legend (tiled wins 4, gemv and
+  // rms_norm one each).
+  const std::string fams = figure(html, "chart-families", d1);
+  EXPECT_EQ(count(fams, "class=\"fam-cell\""), 6u);
+  EXPECT_EQ(count(fams, "class=\"swatch\""), 3u);
+  EXPECT_NE(fams.find("fill=\"#4e79a7\"><title>q4gsw M=4 "), std::string::npos)
+      << "the most frequent winner, q4gsw_tiled, takes the first colour";
 
   // Default heat map: the largest-M q4gsw problem with tiled results (M=256): 4x4 and 8x8
   // measured, the other 14 of the 4x4 grid empty.
@@ -84,16 +96,40 @@ TEST_F(ReportFormatsTest, HtmlChartsAndEscaping) {
 TEST_F(ReportFormatsTest, HtmlMarksCutProblems) {
   const std::string html = render_html(summarize(store_));
   // Only q4gsw M=64 is cut; its row is shaded and its coverage cell flagged.
-  EXPECT_EQ(count(html, "<tr class=\"cut\">"), 1u);
-  const size_t row = html.find("<tr class=\"cut\">");
+  EXPECT_EQ(count(html, "<tr class=\"cut\""), 1u);
+  const size_t row = html.find("<tr class=\"cut\"");
   ASSERT_NE(row, std::string::npos);
   const std::string cut_row = html.substr(row, html.find("</tr>", row) - row);
   EXPECT_NE(cut_row.find("q4gsw M=64 "), std::string::npos) << cut_row;
-  EXPECT_NE(cut_row.find("<td class=\"num bad\" title=\"6&gt;2\">7/12 cut</td>"), std::string::npos)
+  EXPECT_NE(cut_row.find("<td class=\"num bad\" data-v=\"7\" title=\"6&gt;2\">7/12 cut</td>"),
+            std::string::npos)
       << cut_row;
+  EXPECT_NE(cut_row.find("<span class=\"flag\">cut</span>"), std::string::npos) << cut_row;
   // Complete and unknown problems: plain cells.
-  EXPECT_NE(html.find("<td class=\"num\" title=\"5&gt;2\">5/5</td>"), std::string::npos);
-  EXPECT_NE(html.find("<td class=\"num\" title=\"\">3/?</td>"), std::string::npos);
+  EXPECT_NE(html.find("<td class=\"num\" data-v=\"5\" title=\"5&gt;2\">5/5</td>"),
+            std::string::npos);
+  EXPECT_NE(html.find("<td class=\"num\" data-v=\"3\">3/?</td>"), std::string::npos);
+}
+
+TEST_F(ReportFormatsTest, HtmlSummaryListsWhatNeedsAttention) {
+  const std::string html = render_html(summarize(store_));
+  // Device 1: M=4 (two neighbours' winners untried) and M=64 (cut, slower than M=128).
+  const size_t list = html.find("<ul class=\"attention\">");
+  ASSERT_NE(list, std::string::npos);
+  const std::string items = html.substr(list, html.find("</ul>", list) - list);
+  EXPECT_EQ(count(items, "<li>"), 2u) << items;
+  EXPECT_NE(items.find("<a href=\"#p-0-1\">q4gsw M=4 N=4096 K=4096 gs=32</a>"), std::string::npos)
+      << items;
+  EXPECT_NE(items.find("search cut; slower (100.00 us) than M=128 (50.00 us)"), std::string::npos)
+      << items;
+  EXPECT_NE(html.find("<tr class=\"cut\" id=\"p-0-2\" data-flagged>"), std::string::npos);
+  // Device 2 has one problem and nothing to flag.
+  EXPECT_NE(html.find("No problem needs attention."), std::string::npos);
+  // Spread and runner-up margin of P1's winner, the runner-up named on hover.
+  EXPECT_NE(html.find("<td class=\"num\" data-v=\"15\">15.0</td><td class=\"num\" "
+                      "data-v=\"100\" title=\"runner-up " +
+                      std::string(kGemvFixed) + ": 40.00 us\">100.0</td>"),
+            std::string::npos);
 }
 
 TEST_F(ReportFormatsTest, HtmlHeatmapProblemOption) {
@@ -167,6 +203,35 @@ TEST_F(ReportFormatsTest, CsvMatchesDatabase) {
   EXPECT_EQ(p2[col("measured")], "3");
   EXPECT_EQ(p2[col("budget_cut")], "");
   EXPECT_EQ(p2[col("stages")], "");
+}
+
+TEST_F(ReportFormatsTest, SummaryJsonForScripts) {
+  const auto doc = nlohmann::json::parse(render_summary_json(summarize(store_)));
+  EXPECT_EQ(doc["format"], "vktune-summary");
+  ASSERT_EQ(doc["devices"].size(), 2u);
+  const auto& d1 = doc["devices"][0];
+  EXPECT_EQ(d1["name"], kDevice1Name);
+  EXPECT_EQ(d1["copy_bandwidth_gbps"], 1000.0);
+  EXPECT_DOUBLE_EQ(d1["geomean_x_fixed"]["1"].get<double>(), 2.0);
+  EXPECT_TRUE(doc["devices"][1]["copy_bandwidth_gbps"].is_null());
+  ASSERT_EQ(d1["problems"].size(), 6u);
+  const auto& p1 = d1["problems"][0];
+  EXPECT_EQ(p1["m"], 1);
+  EXPECT_EQ(p1["winner"], kGemvTuned);
+  EXPECT_EQ(p1["median_ns"], 20000.0);
+  EXPECT_EQ(p1["runner_up"], kGemvFixed);
+  EXPECT_EQ(p1["x_fixed"], 2.0);
+  EXPECT_EQ(p1["legal"], 5);
+  EXPECT_EQ(p1["cut"], false);
+  EXPECT_TRUE(p1["flags"].empty());
+  // M=64: cut, and flagged; M=128: no fixed or naive time, coverage unknown.
+  EXPECT_EQ(d1["problems"][2]["cut"], true);
+  EXPECT_EQ(d1["problems"][2]["flags"][0], "slower (100.00 us) than M=128 (50.00 us)");
+  EXPECT_TRUE(d1["problems"][3]["x_fixed"].is_null());
+  EXPECT_TRUE(d1["problems"][3]["cut"].is_null());
+  EXPECT_TRUE(d1["problems"][3]["runner_up"].is_null());
+  // Compact: a summary, not the export (which holds every measurement).
+  EXPECT_EQ(count(render_summary_json(summarize(store_)), "\n"), 1u);
 }
 
 TEST(CsvQuoting, Rfc4180) {
@@ -277,6 +342,10 @@ TEST(WriteReport, ClearErrors) {
     ASSERT_NO_THROW(write_report(r)) << format;
     EXPECT_GT(slurp(r.output).size(), 100u) << format;
   }
+  // The page names the database by its file name, never the directory it sat in.
+  const std::string html = slurp(dir.file("out.html"));
+  EXPECT_NE(html.find("Database <code>a.db</code>"), std::string::npos);
+  EXPECT_EQ(html.find(dir.file("")), std::string::npos);
 }
 
 }  // namespace

@@ -12,13 +12,15 @@ namespace vktune::testing {
 
 struct VktuneResult {
   int exit_code = -1;
-  std::string output;  // stdout and stderr
+  std::string output;  // stdout, and stderr unless redirected elsewhere
 };
 
-// `runner` goes before the binary (e.g. setpriv to run it as another user).
-inline VktuneResult vktune(const std::string& args, const std::string& runner = "") {
+// `runner` goes before the binary (e.g. setpriv to run it as another user); `stderr_to` is the
+// shell redirection of its stderr (by default into output, with stdout).
+inline VktuneResult vktune(const std::string& args, const std::string& runner = "",
+                           const std::string& stderr_to = "2>&1") {
   VktuneResult r;
-  const std::string command = runner + " '" + VKTUNE_BINARY + "' " + args + " 2>&1";
+  const std::string command = runner + " '" + VKTUNE_BINARY + "' " + args + " " + stderr_to;
   FILE* pipe = ::popen(command.c_str(), "r");
   if (!pipe) return r;
   std::array<char, 4096> buf;

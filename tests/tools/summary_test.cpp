@@ -92,6 +92,29 @@ TEST_F(SummaryTest, WinnersAndSpeedups) {
   EXPECT_FALSE(d2.problems[0].pct_bandwidth.has_value());
 }
 
+TEST_F(SummaryTest, RunnerUpAndSpread) {
+  const Summary s = summarize(store_);
+  const DeviceSummary& d1 = s.devices[0];
+  // P1: the fixed gemv is next, twice the winner's time; the fixture's quantiles are
+  // 0.95 and 1.1 of the median.
+  const ProblemSummary& p1 = find(d1, "q4gsw", 1);
+  EXPECT_EQ(p1.runner_up_key, kGemvFixed);
+  EXPECT_DOUBLE_EQ(p1.runner_up_ns.value_or(0), 40000);
+  EXPECT_DOUBLE_EQ(p1.margin_pct().value_or(0), 100.0);
+  EXPECT_NEAR(p1.spread_pct().value_or(0), 15.0, 1e-9);
+  EXPECT_DOUBLE_EQ(p1.p10_ns.value_or(0), 20000 * 0.95);
+  // P3: the 1x1 tile is faster but wrong in run 2, so the runner-up is the wide 8x8.
+  const ProblemSummary& p3 = find(d1, "q4gsw", 64);
+  EXPECT_EQ(p3.runner_up_key, kTiled88Wide);
+  EXPECT_DOUBLE_EQ(p3.margin_pct().value_or(0), 50.0);
+  EXPECT_EQ(p3.ok_ns.count(kTiled11), 0u);
+  EXPECT_EQ(p3.ok_ns.size(), 5u);
+  // P5: one variant, no runner-up.
+  const ProblemSummary& p5 = find(d1, "q4gsw", 128);
+  EXPECT_TRUE(p5.runner_up_key.empty());
+  EXPECT_FALSE(p5.margin_pct());
+}
+
 TEST_F(SummaryTest, GeomeanPerMClass) {
   const Summary s = summarize(store_);
   const auto& g = s.devices[0].geomean_fixed;

@@ -176,59 +176,6 @@ std::string render_bar_chart(const BarChart& chart) {
   return svg.str();
 }
 
-BarChart times_chart(const DeviceSummary& device) {
-  BarChart c;
-  c.aria_label =
-      "Median time per problem: tuned winner, fixed routing and naive (" + device.device.name + ")";
-  c.axis_title = "median GPU time per dispatch, microseconds (log scale, shorter is better)";
-  c.log_scale = true;
-  c.legend = {
-      {"bar-winner", "tuned winner"}, {"bar-fixed", "fixed routing"}, {"bar-naive", "naive"}};
-  for (const ProblemSummary& p : device.problems) {
-    BarGroup g;
-    g.label = problem_label(p.problem);
-    if (!p.winner_key.empty()) {
-      g.bars.push_back({p.median_ns / 1000.0, "bar-winner", us_text(p.median_ns),
-                        "winner " + p.winner_key + ": " + us_text(p.median_ns)});
-    }
-    if (p.fixed_ns) {
-      g.bars.push_back({*p.fixed_ns / 1000.0, "bar-fixed",
-                        us_text(*p.fixed_ns) + "  (" + format_speedup(p.speedup_fixed) + ")",
-                        "fixed routing " + p.fixed_key + ": " + us_text(*p.fixed_ns)});
-    }
-    if (p.naive_ns) {
-      g.bars.push_back({*p.naive_ns / 1000.0, "bar-naive",
-                        us_text(*p.naive_ns) + "  (" + format_speedup(p.speedup_naive) + ")",
-                        "naive " + p.naive_key.value_or("") + ": " + us_text(*p.naive_ns)});
-    }
-    c.groups.push_back(std::move(g));
-  }
-  return c;
-}
-
-BarChart bandwidth_chart(const DeviceSummary& device) {
-  BarChart c;
-  c.aria_label = "Achieved bandwidth of the tuned winner per problem (" + device.device.name + ")";
-  c.axis_title = "achieved bandwidth of the winner, GB/s (bytes moved / median time)";
-  c.legend = {{"bar-gbps", "winner GB/s (GFLOP/s in the label)"}};
-  if (device.device.copy_bandwidth_gbps && *device.device.copy_bandwidth_gbps > 0) {
-    c.limit = device.device.copy_bandwidth_gbps;
-    c.limit_label = "measured copy bandwidth " + sig3(*c.limit) + " GB/s";
-  }
-  for (const ProblemSummary& p : device.problems) {
-    BarGroup g;
-    g.label = problem_label(p.problem);
-    if (p.gbps) {
-      std::string text = sig3(*p.gbps) + " GB/s";
-      if (p.pct_bandwidth) text += " (" + format_number(p.pct_bandwidth, 0) + "%)";
-      if (p.gflops) text += ", " + sig3(*p.gflops) + " GFLOP/s";
-      g.bars.push_back({*p.gbps, "bar-gbps", text, p.winner_key + ": " + text});
-    }
-    c.groups.push_back(std::move(g));
-  }
-  return c;
-}
-
 BarChart family_chart(const ProblemSummary& problem) {
   BarChart c;
   c.aria_label = "Fastest variant per family for " + problem_label(problem.problem);

@@ -42,11 +42,6 @@ struct BarChart {
 // (class "swatch bar-..."). Returns "" when no group has a bar.
 std::string render_bar_chart(const BarChart& chart);
 
-// Per problem: winner, fixed routing and naive median time (us, log axis).
-BarChart times_chart(const DeviceSummary& device);
-// Per problem: the winner's GB/s, GFLOP/s in its label, with the device's copy bandwidth as
-// the limit line.
-BarChart bandwidth_chart(const DeviceSummary& device);
 // For one problem: the fastest variant of each family (us, log axis).
 BarChart family_chart(const ProblemSummary& problem);
 

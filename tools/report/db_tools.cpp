@@ -278,6 +278,18 @@ LookupDevice device_from_flags(const DeviceFlags& flags, const db::Catalog& cata
   return d;
 }
 
+db::Store open_for_reading(const std::string& path) {
+  require_file(path, "database");
+  try {
+    if (!is_json_document(path)) return db::Store::open(path, db::OpenMode::read_only);
+    db::Store store = db::Store::open_memory(path);
+    db::import_json_text(store, read_text(path), path);
+    return store;
+  } catch (const db::Error& e) {
+    throw ReportError(e.what());
+  }
+}
+
 db::Catalog read_catalog(const std::string& path) {
   require_file(path, "database");
   try {

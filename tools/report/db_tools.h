@@ -65,6 +65,10 @@ LookupDevice device_from_flags(const DeviceFlags& flags, const db::Catalog& cata
 // A stored device as a query with its exact fingerprint.
 LookupDevice stored_device(const db::DeviceRecord& record);
 
+// A .db file opened read-only, or an exported JSON document imported into a private in-memory
+// store labelled with its path (told apart by content), for commands that read a database.
+db::Store open_for_reading(const std::string& path);
+
 // Reads the catalog of a .db file or an exported JSON document (told apart by content).
 db::Catalog read_catalog(const std::string& path);
 

@@ -1,25 +1,30 @@
-// render_html: page skeleton, tables and the charts of charts.cpp. Every piece of text from
-// the database passes through escape_xml (h()).
+// render_html: page skeleton and the per-device summary; the views live in their own files
+// (roofline, family_map, html_table, charts). Every piece of text from the database passes
+// through escape_xml (h()).
+// The charts are hand-written SVG, not an inlined library (Debian's libjs-vega, chart.js, d3):
+// a scatter, a grid and a table take a few hundred lines here, while inlining a library would
+// add hundreds of kB (chart.js ~200 kB minified, vega more) to every page that now weighs
+// ~270 kB, and the views need no interaction beyond hover titles and the table's sort.
 #include "tools/report/html.h"
 
 #include <algorithm>
 #include <cstdio>
-#include <map>
-#include <set>
 #include <stdexcept>
 
+#include "tools/report/anomalies.h"
 #include "tools/report/charts.h"
-#include "tools/report/svg.h"
+#include "tools/report/family_map.h"
+#include "tools/report/html_cells.h"
+#include "tools/report/html_table.h"
+#include "tools/report/roofline.h"
 
 namespace vktune::report {
 namespace {
 
-std::string h(std::string_view s) { return escape_xml(s); }
-
 constexpr const char* kStyle = R"css(
 :root { color-scheme: light; }
 body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif;
-       margin: 24px auto; max-width: 1180px; padding: 0 16px; color: #1d2125; background: #fff;
+       margin: 24px auto; max-width: 1400px; padding: 0 16px; color: #1d2125; background: #fff;
        line-height: 1.4; }
 h1 { font-size: 26px; margin: 0 0 4px; }
 h2 { font-size: 20px; margin: 36px 0 8px; padding-bottom: 4px; border-bottom: 2px solid #dee2e6; }
@@ -58,6 +63,22 @@ svg .heat-cell { stroke: #fff; stroke-width: 1; }
 svg .heat-empty { fill: #f1f3f5; stroke: #fff; }
 svg .heat-text { font-size: 11px; fill: #212529; }
 svg .heat-text.best { font-weight: 700; }
+svg .roof { stroke: #1c7ed6; stroke-width: 2; stroke-dasharray: 6 3; }
+svg .roof-point { stroke: #212529; stroke-width: 0.5; fill-opacity: 0.85; }
+svg .fam-cell { stroke: none; }
+.cards { display: flex; flex-wrap: wrap; gap: 8px 28px; align-items: flex-start; }
+.cards table { margin: 0; }
+ul.attention { font-size: 13px; margin: 4px 0; padding-left: 20px; columns: 2; }
+.flag { display: inline-block; background: #ffe3e3; color: #862e2e; border-radius: 3px;
+        padding: 0 4px; margin: 1px 0; font-size: 12px; }
+table.sortable td code { font-size: 11px; display: inline-block; min-width: 200px; }
+div.scroll { overflow-x: auto; }
+table.sortable th { cursor: pointer; user-select: none; position: sticky; top: 0; }
+table.sortable th[aria-sort=ascending]::after { content: " \25B2"; }
+table.sortable th[aria-sort=descending]::after { content: " \25BC"; }
+p.filter { font-size: 13px; margin: 8px 0 0; }
+details { margin: 12px 0; }
+summary { cursor: pointer; font-weight: 600; }
 )css";
 
 std::string hex4(uint32_t v) {
@@ -74,21 +95,6 @@ std::string api_text(uint32_t v) {
 bool same_problem(const db::Problem& a, const db::Problem& b) {
   return a.op == b.op && a.dtype == b.dtype && a.m == b.m && a.n == b.n && a.k == b.k &&
          a.group_size == b.group_size;
-}
-
-std::string speedup_cell(std::optional<double> s) {
-  if (!s) return "<td class=\"num\">-</td>";
-  const char* cls = *s >= 1.05 ? " good" : (*s < 0.995 ? " bad" : "");
-  return std::string("<td class=\"num") + cls + "\">" + h(format_speedup(s)) + "</td>";
-}
-
-std::string us_cell(std::optional<double> ns) {
-  return "<td class=\"num\">" +
-         h(format_number(ns ? std::optional(*ns / 1000.0) : std::nullopt, 2)) + "</td>";
-}
-
-std::string num_cell(std::optional<double> v, int decimals) {
-  return "<td class=\"num\">" + h(format_number(v, decimals)) + "</td>";
 }
 
 std::string status_table(const StatusCounts& c) {
@@ -120,31 +126,6 @@ std::string fingerprint_table(const db::DeviceRecord& d) {
   out += row("measured copy bandwidth",
              h(d.copy_bandwidth_gbps ? format_number(d.copy_bandwidth_gbps, 1) + " GB/s"
                                      : std::string("not measured")));
-  return out + "</table>\n";
-}
-
-std::string problem_table(const DeviceSummary& ds) {
-  std::string out =
-      "<table><tr><th>problem</th><th>winner</th><th class=\"num\">time us</th>"
-      "<th class=\"num\">GB/s</th><th class=\"num\">%BW</th><th class=\"num\">GFLOP/s</th>"
-      "<th class=\"num\">naive us</th><th class=\"num\">x naive</th>"
-      "<th class=\"num\">fixed us</th><th class=\"num\">x fixed</th>"
-      "<th class=\"num\">ok / tried</th><th class=\"num\">coverage</th></tr>\n";
-  for (const ProblemSummary& p : ds.problems) {
-    const bool won = !p.winner_key.empty();
-    // An unfinished search's winner is provisional: the whole row is shaded.
-    const bool cut = p.cut().value_or(false);
-    out += std::string(cut ? "<tr class=\"cut\">" : "<tr>") + "<td class=\"problem\">" +
-           h(problem_label(p.problem)) + "</td><td>" +
-           (won ? "<code>" + h(p.winner_key) + "</code>" : std::string("(no ok variant)")) +
-           "</td>" + us_cell(won ? std::optional(p.median_ns) : std::nullopt) +
-           num_cell(p.gbps, 1) + num_cell(p.pct_bandwidth, 1) + num_cell(p.gflops, 1) +
-           us_cell(p.naive_ns) + speedup_cell(p.speedup_naive) + us_cell(p.fixed_ns) +
-           speedup_cell(p.speedup_fixed) + "<td class=\"num\">" +
-           std::to_string(p.status_counts[db::Status::ok]) + " / " +
-           std::to_string(p.status_counts.total()) + "</td><td class=\"num" + (cut ? " bad" : "") +
-           "\" title=\"" + h(format_stages(p)) + "\">" + h(format_coverage(p)) + "</td></tr>\n";
-  }
   return out + "</table>\n";
 }
 
@@ -220,30 +201,97 @@ std::string figure(const std::string& caption, const std::string& svg, const std
          "</figure>\n";
 }
 
-std::string device_section(const DeviceSummary& ds, size_t index,
-                           const std::optional<db::Problem>& requested) {
+// Coverage of the device's problems: how many searches finished, how many were cut, how many
+// nobody can tell (no coverage record).
+std::string coverage_table(const DeviceSummary& ds) {
+  int64_t complete = 0, cut = 0, unknown = 0, measured = 0, legal = 0;
+  for (const ProblemSummary& p : ds.problems) {
+    const std::optional<bool> c = p.cut();
+    (!c ? unknown : (*c ? cut : complete)) += 1;
+    if (p.coverage) measured += p.measured(), legal += p.coverage->legal;
+  }
+  auto row = [](std::string_view k, int64_t v, const char* cls = "") {
+    return "<tr><th>" + h(k) + "</th><td class=\"num" + (v ? cls : "") + "\">" +
+           std::to_string(v) + "</td></tr>";
+  };
+  return "<table class=\"kv\">" + row("problems", static_cast<int64_t>(ds.problems.size())) +
+         row("search complete", complete) + row("search cut", cut, " bad") +
+         row("coverage unknown", unknown) +
+         "<tr><th>variants measured (any run) / legal (latest run)</th><td class=\"num\">" + std::to_string(measured) +
+         " / " + std::to_string(legal) + "</td></tr></table>\n";
+}
+
+std::string limits_table(const DeviceSummary& ds, const Roofs& roofs) {
+  const db::DeviceRecord& d = ds.device;
+  std::string out = "<table class=\"kv\"><tr><th>driver</th><td>" + h(d.driver_version_text) +
+                    " (Vulkan " + h(api_text(d.api_version)) + ", subgroup " +
+                    std::to_string(d.subgroup_size) + ")</td></tr>";
+  out += "<tr><th>copy bandwidth</th><td>" +
+         h(roofs.bandwidth_gbps ? format_number(roofs.bandwidth_gbps, 1) + " GB/s (measured)"
+                                : std::string("not measured")) +
+         "</td></tr><tr><th>compute roof</th><td>" +
+         h(format_number(roofs.compute_gflops / 1000.0, 2) + " TFLOP/s " +
+           (roofs.compute_measured ? "(best any winner reached; give --peak-tflops for the "
+                                     "datasheet's)"
+                                   : "(given)")) +
+         "</td></tr></table>\n";
+  return out;
+}
+
+// Cut searches and anomalies, linked to their rows; the first kShown, then a count.
+std::string attention_list(const DeviceSummary& ds, size_t index,
+                           const std::vector<Anomaly>& anomalies) {
+  constexpr size_t kShown = 24;
+  std::vector<std::pair<size_t, std::string>> items;
+  auto a = anomalies.begin();
+  for (size_t i = 0; i < ds.problems.size(); ++i) {
+    std::string why = ds.problems[i].cut().value_or(false) ? "search cut" : "";
+    for (; a != anomalies.end() && a->problem == i; ++a) why += (why.empty() ? "" : "; ") + a->text;
+    if (!why.empty()) items.emplace_back(i, why);
+  }
+  if (items.empty()) return "<p class=\"note\">No problem needs attention.</p>\n";
+  std::string out = "<p class=\"note\">" + std::to_string(items.size()) +
+                    " problem(s) need attention (tick \"flagged only\" above the table for all):</p>"
+                    "<ul class=\"attention\">";
+  for (size_t k = 0; k < std::min(items.size(), kShown); ++k) {
+    const auto& [i, why] = items[k];
+    out += "<li><a href=\"#p-" + std::to_string(index) + "-" + std::to_string(i) + "\">" +
+           h(problem_label(ds.problems[i].problem)) + "</a>: " + h(why) + "</li>";
+  }
+  if (items.size() > kShown) out += "<li>and " + std::to_string(items.size() - kShown) + " more</li>";
+  return out + "</ul>\n";
+}
+
+std::string device_section(const DeviceSummary& ds, size_t index, const HtmlOptions& options) {
+  const std::vector<Anomaly> anomalies = find_anomalies(ds);
+  const FamilyColours colours = family_colours(ds);
+  const Roofs roofs = roofs_of(ds, options.peak_gflops);
   std::string out = "<section class=\"device\" id=\"device-" + std::to_string(index) + "\">\n";
-  out += "<h2>" + h(ds.device.name) + "</h2>\n";
-  out += "<h3>Device fingerprint</h3>\n" + fingerprint_table(ds.device);
-  out += "<h3>Winners</h3>\n" + problem_table(ds);
-  out += "<h3>Speedup over fixed routing</h3>\n" + geomean_table(ds);
-  out += "<h3>Variants by status</h3>\n" + status_table(ds.status_counts);
-  out += "<h3>Charts</h3>\n";
-  out += figure("Median time: tuned winner vs fixed routing vs naive",
-                render_bar_chart(times_chart(ds)), "chart-times");
-  out += figure("Achieved bandwidth of the winner vs measured copy bandwidth",
-                render_bar_chart(bandwidth_chart(ds)), "chart-bandwidth");
-  if (const ProblemSummary* hp = heatmap_problem(ds, requested)) {
+  out += "<h2>" + h(ds.device.name) + "</h2>\n<div class=\"cards\">" + limits_table(ds, roofs) +
+         coverage_table(ds) + geomean_table(ds) + "</div>\n" +
+         attention_list(ds, index, anomalies);
+  out += figure("Roofline: each problem's winner", render_roofline(ds, roofs, colours),
+                "chart-roofline");
+  out += figure("Winning family by M (rows: shape; hover a cell for the variant)",
+                render_family_map(ds, colours), "chart-families");
+  out += "<h3>Problems</h3>\n" + render_problem_table(ds, index, anomalies);
+  if (const ProblemSummary* hp = heatmap_problem(ds, options.heatmap_problem)) {
+    out += "<details><summary>q4gsw_tiled knobs and families: " + h(problem_label(hp->problem)) +
+           "</summary>\n";
     out +=
         figure("q4gsw_tiled TM x TN, best time over the other knobs: " + problem_label(hp->problem),
                render_heatmap(*hp), "chart-heatmap");
     out += figure("Fastest variant per family: " + problem_label(hp->problem),
                   render_bar_chart(family_chart(*hp)), "chart-family");
+    out += "</details>\n";
   } else {
     out += "<p class=\"note\">No q4gsw_tiled results" +
-           (requested ? " for " + h(problem_label(*requested)) : std::string()) +
+           (options.heatmap_problem ? " for " + h(problem_label(*options.heatmap_problem))
+                                    : std::string()) +
            " on this device: no heat map.</p>\n";
   }
+  out += "<details><summary>Device fingerprint and variants by status</summary>\n" +
+         fingerprint_table(ds.device) + status_table(ds.status_counts) + "</details>\n";
   return out + "</section>\n";
 }
 
@@ -280,13 +328,14 @@ std::string render_html(const Summary& summary, const HtmlOptions& options) {
     }
   }
   const std::string when = options.generated_at.empty() ? db::utc_now() : options.generated_at;
+  const std::string& source = summary.source;
   std::string out =
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
       "<title>vktune report: " +
-      h(summary.source) + "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n";
+      h(source) + "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n";
   out += "<h1>vktune tuning report</h1>\n";
-  out += "<p class=\"meta\">Database <code>" + h(summary.source) + "</code>, " +
+  out += "<p class=\"meta\">Database <code>" + h(source) + "</code>, " +
          std::to_string(summary.devices.size()) + " device(s), " +
          std::to_string(summary.runs.size()) + " run(s). Generated " + h(when) + " by vktune " +
          h(VKTUNE_VERSION) + ".</p>\n";
@@ -298,16 +347,19 @@ std::string render_html(const Summary& summary, const HtmlOptions& options) {
       "by any run out of those legal on the device (hover: variants timed per stage). \"cut\" "
       "marks an unfinished search, whose winner may not be the best: a legal variant has no "
       "result or a wall-time budget ended the latest run (vktune tune --fill finishes it); "
-      "\"?\": no run recorded coverage (a database from before schema v3).</p>\n";
-  out += "<h2>Runs</h2>\n" + runs_table(summary);
+      "\"?\": no run recorded coverage (a database from before schema v3). \"spread\" is "
+      "the winner's p90 - p10 over its median; \"margin\" how much slower the runner-up is "
+      "(hover: which). Flags: a time slower than a larger M of the same shape, or a neighbouring "
+      "M's winner that a cut search never tried here.</p>\n";
   if (summary.devices.size() > 1) {
     out += "<h2>Device by device</h2>\n" + device_matrix(summary);
   }
   if (summary.devices.empty()) out += "<p class=\"note\">The database holds no devices.</p>\n";
   for (size_t i = 0; i < summary.devices.size(); ++i) {
-    out += device_section(summary.devices[i], i, options.heatmap_problem);
+    out += device_section(summary.devices[i], i, options);
   }
-  out += "</body>\n</html>\n";
+  out += "<h2>Runs</h2>\n" + runs_table(summary);
+  out += "<script>" + std::string(kTableScript) + "</script>\n</body>\n</html>\n";
   return out;
 }
 

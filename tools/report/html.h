@@ -1,4 +1,5 @@
-// The HTML report: one self-contained page (inline CSS and SVG; no scripts, fonts or URLs).
+// The HTML report: one self-contained page (inline CSS, SVG and one small script that sorts
+// and filters the table; no fonts, no URLs, so it works from file:// offline).
 #pragma once
 
 #include <optional>
@@ -13,6 +14,9 @@ struct HtmlOptions {
   // The problem whose q4gsw_tiled heat map and per-family chart are drawn. Default: per
   // device, the q4gsw problem with the largest M (then N, K) that has tiled results.
   std::optional<db::Problem> heatmap_problem;
+  // The compute roof of the roofline, from the device's datasheet; absent: the highest rate
+  // any winner reached.
+  std::optional<double> peak_gflops;
   std::string generated_at;  // shown in the header; empty: db::utc_now()
 };
 

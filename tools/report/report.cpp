@@ -10,6 +10,8 @@
 
 #include "db/error.h"
 #include "db/json_io.h"
+#include "tools/report/db_tools.h"
+#include "tools/report/summary_json.h"
 #include "tools/report/tables.h"
 
 namespace vktune::report {
@@ -20,6 +22,7 @@ std::optional<Format> parse_format(std::string_view name) noexcept {
   if (name == "csv") return Format::csv;
   if (name == "json") return Format::json;
   if (name == "txt" || name == "text") return Format::txt;
+  if (name == "summary-json") return Format::summary_json;
   return std::nullopt;
 }
 
@@ -36,6 +39,8 @@ std::string render_report(const db::Store& store, Format format, const SummaryOp
       return render_csv(s);
     case Format::txt:
       return render_table(s);
+    case Format::summary_json:
+      return render_summary_json(s);
     case Format::json:
       break;
   }
@@ -80,15 +85,11 @@ void write_report(const ReportRequest& request) {
   const std::optional<Format> format = parse_format(request.format);
   if (!format) {
     throw ReportError("unknown report format \"" + request.format +
-                      "\"; use html, md, csv, json or txt");
+                      "\"; use html, md, csv, json, txt or summary-json");
   }
   if (request.output.empty())
     throw ReportError("no output file given; use -o FILE (or -o - for stdout)");
   if (request.db_path.empty()) throw ReportError("no database given; use --db FILE");
-  std::error_code ec;
-  if (!std::filesystem::exists(request.db_path, ec)) {
-    throw ReportError("database \"" + request.db_path + "\" does not exist");
-  }
   if (*format == Format::json && !request.device.empty()) {
     throw ReportError(
         "--device does not apply to --format json: the export holds the whole "
@@ -106,9 +107,13 @@ void write_report(const ReportRequest& request) {
       throw ReportError(std::string("--heatmap-problem: ") + e.what());
     }
   }
+  if (request.peak_tflops) {
+    if (*format != Format::html) throw ReportError("--peak-tflops applies to --format html only");
+    html.peak_gflops = *request.peak_tflops * 1000.0;
+  }
   std::string text;
   try {
-    const db::Store store = db::Store::open(request.db_path, db::OpenMode::read_only);
+    const db::Store store = open_for_reading(request.db_path);
     text = render_report(store, *format, summary, html);
   } catch (const db::Error& e) {
     throw ReportError(e.what());

@@ -12,9 +12,9 @@
 
 namespace vktune::report {
 
-enum class Format { html, md, csv, json, txt };
+enum class Format { html, md, csv, json, txt, summary_json };
 
-// "html", "md" (or "markdown"), "csv", "json", "txt"; nullopt for anything else.
+// "html", "md" (or "markdown"), "csv", "json", "txt", "summary-json"; nullopt for anything else.
 std::optional<Format> parse_format(std::string_view name) noexcept;
 
 // Any failure of the report command a user can fix: missing database, unknown format, bad
@@ -30,9 +30,11 @@ struct ReportRequest {
   std::string output;           // "-": standard output
   std::string device;           // SummaryOptions::device; not allowed with json
   std::string heatmap_problem;  // parse_problem_label syntax; html only; empty: automatic
+  std::optional<double> peak_tflops;  // HtmlOptions::peak_gflops / 1000; html only
 };
 
-// Renders `store` in `format`. json is db::export_json_text (the whole database).
+// Renders `store` in `format`. json is db::export_json_text (the whole database); summary-json
+// is render_summary_json.
 std::string render_report(const db::Store& store, Format format, const SummaryOptions& summary,
                           const HtmlOptions& html);
 

@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -103,6 +104,7 @@ ProblemSummary summarize_problem(
     if (it == kernels.end()) continue;
     const db::KernelRecord& k = *it->second;
     const double ns = *pk.fastest->median_ns;
+    ps.ok_ns[k.variant_key] = ns;
 
     auto [fam, inserted] = families.try_emplace(k.family);
     if (inserted || ns < fam->second.median_ns) {
@@ -139,6 +141,14 @@ ProblemSummary summarize_problem(
       if (m->id == best->measurement_id) {
         ps.gbps = m->gbps;
         ps.gflops = m->gflops;
+        ps.p10_ns = m->p10_ns;
+        ps.p90_ns = m->p90_ns;
+      }
+    }
+    for (const auto& [key, ns] : ps.ok_ns) {
+      if (key != ps.winner_key && (!ps.runner_up_ns || ns < *ps.runner_up_ns)) {
+        ps.runner_up_key = key;
+        ps.runner_up_ns = ns;
       }
     }
     if (ps.gbps && device.copy_bandwidth_gbps && *device.copy_bandwidth_gbps > 0) {
@@ -200,6 +210,16 @@ std::optional<bool> ProblemSummary::cut() const noexcept {
   return measured() < coverage->legal || coverage->budget_cut;
 }
 
+std::optional<double> ProblemSummary::spread_pct() const noexcept {
+  if (!p10_ns || !p90_ns || median_ns <= 0) return std::nullopt;
+  return (*p90_ns - *p10_ns) / median_ns * 100.0;
+}
+
+std::optional<double> ProblemSummary::margin_pct() const noexcept {
+  if (!runner_up_ns || median_ns <= 0) return std::nullopt;
+  return (*runner_up_ns / median_ns - 1.0) * 100.0;
+}
+
 size_t m_class(uint32_t m) noexcept {
   if (m <= 1) return 0;
   if (m <= 8) return 1;
@@ -216,7 +236,8 @@ std::optional<double> geometric_mean(const std::vector<double>& values) {
 
 Summary summarize(const db::Store& store, const SummaryOptions& options) {
   Summary summary;
-  summary.source = store.label();
+  // The file name only: where the database sat when the report was made is nobody's business.
+  summary.source = std::filesystem::path(store.label()).filename().string();
   const std::vector<db::DeviceRecord> devices = select_devices(store.devices(), options.device);
   const std::vector<db::KernelRecord> kernel_rows = store.kernels();
   const std::vector<db::Problem> problem_rows = store.problems();

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -53,6 +54,12 @@ struct ProblemSummary {
   std::optional<double> gbps;  // as stored in measurements.gbps (bytes moved / time)
   std::optional<double> gflops;
   std::optional<double> pct_bandwidth;  // gbps / device copy bandwidth * 100
+  // The winner's sample spread: its measurement's 10th and 90th percentile.
+  std::optional<double> p10_ns;
+  std::optional<double> p90_ns;
+  // The fastest ok variant other than the winner (never one found wrong in any run).
+  std::string runner_up_key;
+  std::optional<double> runner_up_ns;
 
   // Baseline: the fastest ok q4gsw_naive variant (absent for rms_norm or when not measured).
   std::optional<std::string> naive_key;
@@ -67,6 +74,8 @@ struct ProblemSummary {
   StatusCounts status_counts;
   std::vector<FamilyBest> family_best;  // fastest first
   std::vector<TileCell> tiles;          // q4gsw_tiled only; sorted by (tm, tn)
+  // Every variant with an ok result (none found wrong): its fastest median, by variant key.
+  std::map<std::string, double> ok_ns;
 
   // The latest run's coverage record of this device and problem (runs ranked as the `best`
   // view ranks them). Absent when no run wrote one (databases from before schema v3): then
@@ -78,6 +87,10 @@ struct ProblemSummary {
   // The search is unfinished: fewer variants measured than legal, or the latest run's budget
   // cut it short. nullopt when unknown (no coverage record).
   std::optional<bool> cut() const noexcept;
+  // (p90 - p10) / median of the winner, in percent; nullopt without both quantiles.
+  std::optional<double> spread_pct() const noexcept;
+  // How much slower the runner-up is than the winner, in percent; nullopt without one.
+  std::optional<double> margin_pct() const noexcept;
 };
 
 // Geometric mean of speedup_fixed over the problems of one M class that have a fixed time.
@@ -96,7 +109,7 @@ struct DeviceSummary {
 };
 
 struct Summary {
-  std::string source;                  // the store's label (file name)
+  std::string source;                  // the store's label, its file name without directories
   std::vector<DeviceSummary> devices;  // in the store's device order
   std::vector<db::RunRecord> runs;     // runs with at least one measurement on these devices
 };

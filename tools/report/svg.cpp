@@ -52,17 +52,29 @@ std::string svg_num(double v) {
 Svg::Svg(double width, double height, std::string_view aria_label)
     : width_(width), height_(height), label_(aria_label) {}
 
-Svg& Svg::rect(double x, double y, double w, double h, std::string_view cls, std::string_view title,
-               std::string_view fill) {
-  body_ += "<rect x=\"" + svg_num(x) + "\" y=\"" + svg_num(y) + "\" width=\"" +
-           svg_num(std::max(w, 0.0)) + "\" height=\"" + svg_num(std::max(h, 0.0)) + "\" class=\"" +
-           escape_xml(cls) + "\"";
+void Svg::close_shape(std::string_view tag, std::string_view cls, std::string_view title,
+                      std::string_view fill) {
+  body_ += " class=\"" + escape_xml(cls) + "\"";
   if (!fill.empty()) body_ += " fill=\"" + escape_xml(fill) + "\"";
   if (title.empty()) {
     body_ += "/>\n";
   } else {
-    body_ += "><title>" + escape_xml(title) + "</title></rect>\n";
+    body_ += "><title>" + escape_xml(title) + "</title></" + std::string(tag) + ">\n";
   }
+}
+
+Svg& Svg::rect(double x, double y, double w, double h, std::string_view cls, std::string_view title,
+               std::string_view fill) {
+  body_ += "<rect x=\"" + svg_num(x) + "\" y=\"" + svg_num(y) + "\" width=\"" +
+           svg_num(std::max(w, 0.0)) + "\" height=\"" + svg_num(std::max(h, 0.0)) + "\"";
+  close_shape("rect", cls, title, fill);
+  return *this;
+}
+
+Svg& Svg::circle(double cx, double cy, double r, std::string_view cls, std::string_view title,
+                 std::string_view fill) {
+  body_ += "<circle cx=\"" + svg_num(cx) + "\" cy=\"" + svg_num(cy) + "\" r=\"" + svg_num(r) + "\"";
+  close_shape("circle", cls, title, fill);
   return *this;
 }
 

@@ -23,6 +23,8 @@ class Svg {
   // child, which browsers show as a tooltip.
   Svg& rect(double x, double y, double w, double h, std::string_view cls,
             std::string_view title = {}, std::string_view fill = {});
+  Svg& circle(double cx, double cy, double r, std::string_view cls, std::string_view title = {},
+              std::string_view fill = {});
   Svg& line(double x1, double y1, double x2, double y2, std::string_view cls);
   // anchor: "start", "middle" or "end".
   Svg& text(double x, double y, std::string_view content, std::string_view cls,
@@ -34,6 +36,10 @@ class Svg {
   std::string str() const;
 
  private:
+  // Class, optional fill and the closing of a shape whose geometry body_ already holds.
+  void close_shape(std::string_view tag, std::string_view cls, std::string_view title,
+                   std::string_view fill);
+
   double width_, height_;
   std::string label_;
   std::string body_;

@@ -1,0 +1,50 @@
+// `vktune tune` on the device: results on stdout, progress and diagnostics on stderr, so a
+// script can read stdout alone (as a table, or with --json as the summary document).
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <iterator>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "tests/temp_dir.h"
+#include "tests/tools/run_vktune.h"
+
+namespace vktune::testing {
+namespace {
+
+const std::string kShapes = "--shapes smoke --ops rms_norm --m 1,2 --plain --variant-budget 0.01";
+
+std::string slurp_file(const std::string& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+TEST(VktuneTuneOutput, ResultsOnStdoutProgressOnStderr) {
+  TempDir dir;
+  const std::string err = dir.file("stderr.txt");
+  const VktuneResult table =
+      vktune("tune " + kShapes + " --db " + quoted(dir.file("a.db")), "", "2>" + quoted(err));
+  ASSERT_EQ(table.exit_code, 0) << slurp_file(err);
+  const std::string progress = slurp_file(err);
+  EXPECT_NE(progress.find("vktune tune: 2 problems"), std::string::npos) << progress;
+  EXPECT_NE(progress.find("results stored in"), std::string::npos) << progress;
+  EXPECT_EQ(table.output.find("vktune tune:"), std::string::npos) << table.output;
+  EXPECT_EQ(table.output.find("[1/2]"), std::string::npos) << table.output;
+  EXPECT_NE(table.output.find("rms_norm M=2 N="), std::string::npos) << table.output;
+  EXPECT_NE(table.output.find("geomean speedup over fixed routing"), std::string::npos);
+
+  const VktuneResult json = vktune("tune " + kShapes + " --json --db " + quoted(dir.file("b.db")),
+                                   "", "2>" + quoted(err));
+  ASSERT_EQ(json.exit_code, 0) << slurp_file(err);
+  const auto doc = nlohmann::json::parse(json.output);  // stdout holds nothing else
+  EXPECT_EQ(doc["format"], "vktune-summary");
+  EXPECT_EQ(doc["source"], "b.db");
+  ASSERT_EQ(doc["devices"].size(), 1u);
+  ASSERT_EQ(doc["devices"][0]["problems"].size(), 2u);
+  EXPECT_EQ(doc["devices"][0]["problems"][1]["m"], 2);
+  EXPECT_TRUE(doc["devices"][0]["problems"][1]["winner"].is_string());
+}
+
+}  // namespace
+}  // namespace vktune::testing
