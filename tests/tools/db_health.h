@@ -6,7 +6,6 @@
 #include <sqlite3.h>
 
 #include <array>
-#include <cstdlib>
 #include <cstdint>
 #include <filesystem>
 #include <set>
@@ -64,12 +63,6 @@ inline size_t lost_rows(const DbHealth& before, const DbHealth& after) {
   size_t lost = 0;
   for (const auto& row : before.rows) lost += after.rows.count(row) == 0;
   return lost;
-}
-
-// A count for a long run from the environment (`name`), else `fallback` (what CI runs).
-inline int count_from_env(const char* name, int fallback) {
-  const char* text = std::getenv(name);
-  return text && std::atoi(text) > 0 ? std::atoi(text) : fallback;
 }
 
 }  // namespace vktune::testing

@@ -4,8 +4,11 @@
 // duplicate, and the command run again (tune: --resume) completes with exactly the rows an
 // uninterrupted one leaves; an export leaves the old file or the whole new one, nothing else.
 //
-// CI runs VKTUNE_RELIABILITY_KILLS=20 (the default); a long run raises it. The seed is printed
-// and VKTUNE_RELIABILITY_SEED replays it.
+// CI runs VKTUNE_RELIABILITY_KILLS=20 (the default); a long run raises it, with the writer
+// pairs of concurrent_writers_test.cpp:
+//   VKTUNE_RELIABILITY_KILLS=200 VKTUNE_RELIABILITY_PAIRS=100 VKTUNE_VALIDATION=1
+//   build/tests/tools/vktune_reliability_tests --gtest_filter='KillAtRandom.*:*WriterPairs*'
+// The seed is printed and VKTUNE_RELIABILITY_SEED replays it.
 #include <gtest/gtest.h>
 
 #include <algorithm>

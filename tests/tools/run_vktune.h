@@ -10,6 +10,7 @@
 
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,12 @@ inline VktuneResult vktune(const std::string& args, const std::string& runner = 
 }
 
 inline std::string quoted(const std::string& path) { return "'" + path + "'"; }
+
+// A count for a long run from the environment (`name`), else `fallback` (what CI runs).
+inline int count_from_env(const char* name, int fallback) {
+  const char* text = std::getenv(name);
+  return text && std::atoi(text) > 0 ? std::atoi(text) : fallback;
+}
 
 // Starts `vktune <args...>` in the background with its output discarded; returns its pid, or -1.
 inline pid_t start_vktune(std::vector<std::string> args) {
