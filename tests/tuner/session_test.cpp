@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <utility>
 #include <set>
 #include <string>
 #include <vector>
@@ -17,47 +18,51 @@
 namespace vktune::tuner {
 namespace {
 
-// The naive shader fed the packed layout it cannot read: compiles, runs, and is wrong.
-class WrongLayoutFamily final : public kernels::Family {
+// The naive shader under a test's name, with the weight layout and grid the test gives it: a
+// deliberately broken variant the session must catch.
+class BrokenNaiveFamily final : public kernels::Family {
  public:
-  WrongLayoutFamily()
-      : Family("test_wrong_layout", kernels::Op::q4gsw, {{"wg", kernels::ints({64})}}) {}
+  using Grid = std::array<uint32_t, 3> (*)(const kernels::Problem&, const vk::DeviceInfo&);
+  BrokenNaiveFamily(std::string name, kernels::Layout layout, Grid grid)
+      : Family(std::move(name), kernels::Op::q4gsw, {{"wg", kernels::ints({64})}}),
+        layout_(layout),
+        grid_(grid) {}
   kernels::Constraints constraints(const kernels::Knobs&) const override {
     return {32, 8, 1, 1, 0};
   }
-  kernels::Layout layout(const kernels::Knobs&) const override { return kernels::Layout::packed; }
+  kernels::Layout layout(const kernels::Knobs&) const override { return layout_; }
   uint32_t workgroup_size(const kernels::Knobs&) const override { return 64; }
   uint32_t shared_bytes(const kernels::Knobs&) const override { return 0; }
   kernels::ShaderSpec shader(const kernels::Knobs&) const override {
     return {"q4gsw_naive.comp", {{"WG", "64"}}};
   }
   std::array<uint32_t, 3> groups(const kernels::Knobs&, const kernels::Problem& p,
-                                 const vk::DeviceInfo&) const override {
-    return {p.m, 1, 1};
+                                 const vk::DeviceInfo& info) const override {
+    return grid_(p, info);
   }
+
+ private:
+  kernels::Layout layout_;
+  Grid grid_;
 };
 
-// The naive shader dispatched with one workgroup more than the device allows: its grid-stride
-// loop still computes the right answer on lavapipe, but the dispatch breaks a rule of the API,
-// which the validation layer reports as it is recorded.
-class OversizedGridFamily final : public kernels::Family {
- public:
-  OversizedGridFamily()
-      : Family("test_oversized_grid", kernels::Op::q4gsw, {{"wg", kernels::ints({64})}}) {}
-  kernels::Constraints constraints(const kernels::Knobs&) const override {
-    return {32, 8, 1, 1, 0};
-  }
-  kernels::Layout layout(const kernels::Knobs&) const override { return kernels::Layout::raw; }
-  uint32_t workgroup_size(const kernels::Knobs&) const override { return 64; }
-  uint32_t shared_bytes(const kernels::Knobs&) const override { return 0; }
-  kernels::ShaderSpec shader(const kernels::Knobs&) const override {
-    return {"q4gsw_naive.comp", {{"WG", "64"}}};
-  }
-  std::array<uint32_t, 3> groups(const kernels::Knobs&, const kernels::Problem&,
-                                 const vk::DeviceInfo& info) const override {
-    return {info.limits.max_workgroup_count[0] + 1, 1, 1};
-  }
-};
+// Fed the packed layout it cannot read: compiles, runs, and is wrong.
+BrokenNaiveFamily wrong_layout_family() {
+  return {"test_wrong_layout", kernels::Layout::packed,
+          [](const kernels::Problem& p, const vk::DeviceInfo&) -> std::array<uint32_t, 3> {
+            return {p.m, 1, 1};
+          }};
+}
+
+// Dispatched with one workgroup more than the device allows: its grid-stride loop still
+// computes the right answer on lavapipe, but the dispatch breaks a rule of the API, which the
+// validation layer reports as it is recorded.
+BrokenNaiveFamily oversized_grid_family() {
+  return {"test_oversized_grid", kernels::Layout::raw,
+          [](const kernels::Problem&, const vk::DeviceInfo& info) -> std::array<uint32_t, 3> {
+            return {info.limits.max_workgroup_count[0] + 1, 1, 1};
+          }};
+}
 
 class SessionTest : public test::VulkanFixture {
  protected:
@@ -90,7 +95,7 @@ class SessionTest : public test::VulkanFixture {
   }
 
   const kernels::Problem problem_{kernels::Op::q4gsw, 1, 40, 64, 32, true};
-  const WrongLayoutFamily wrong_;
+  const BrokenNaiveFamily wrong_ = wrong_layout_family();
 };
 
 TEST_F(SessionTest, StoresEveryLegalVariantAndSelectsTheFastestCorrectOne) {
@@ -134,7 +139,7 @@ TEST_F(SessionTest, StoresEveryLegalVariantAndSelectsTheFastestCorrectOne) {
 // that message, and the run goes on to measure and rank the rest.
 TEST_F(SessionTest, AVariantTheValidationLayerFlagsFails) {
   if (!instance().validation()) GTEST_SKIP() << "needs VKTUNE_VALIDATION=1 (ctest sets it)";
-  const OversizedGridFamily oversized;
+  const BrokenNaiveFamily oversized = oversized_grid_family();
   TuneOptions options = Options();
   options.families = {&kernels::naive_family(), &oversized};
   db::Store store = db::Store::open_memory();
