@@ -136,7 +136,11 @@ Connection open_for_write(const std::string& path) {
   }
 }
 
-constexpr int kBusyTimeoutMs = 5000;
+// How long a writer waits for another's transaction. Long: an import or merge of a large
+// database holds the write lock for as long as it takes, and a tune behind it should wait, not
+// fail (DESIGN.md: concurrent writers serialise, never fail). A lock never outlives its process,
+// so only a transaction really running holds a writer this long.
+constexpr int kBusyTimeoutMs = 10 * 60 * 1000;
 
 // Switches a database to WAL. The switch needs the file to itself, and SQLite answers "database
 // is locked" at once, without its busy handler, while another connection opening the same new

@@ -34,7 +34,7 @@ enum class IntegrityCheck {
 // Opens (or creates) the database at `path`. On an existing file: checks the SQLite header,
 // runs PRAGMA quick_check (unless `check` says on_read), and refuses schema versions newer
 // than kSchemaVersion and SQLite files that are not vktune databases. Sets WAL (read_write),
-// a 5 s busy timeout and foreign keys. Throws Error naming the path and the problem; never
+// a 10 min busy timeout (a writer waits out a long import) and foreign keys. Throws Error naming the path and the problem; never
 // modifies a refused file. IntegrityCheck::on_read with read_write throws Error.
 Connection open_database(const std::string& path, OpenMode mode,
                          IntegrityCheck check = IntegrityCheck::quick_check);

@@ -2,7 +2,6 @@
 // side by side in one run on this device.
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <memory>
 #include <set>
 
@@ -10,6 +9,7 @@
 #include "tools/bench.h"
 #include "tools/cli.h"
 #include "tools/report/db_tools.h"
+#include "tools/report/report.h"
 #include "tools/report/summary.h"
 #include "tools/report/tables.h"
 #include "tuner/shape_sets.h"
@@ -70,7 +70,8 @@ void run_bench(const BenchFlags& flags) {
   if (!flags.markdown.empty()) {
     report::SummaryOptions summary_options;
     summary_options.device = std::to_string(result.device_id);
-    std::ofstream(flags.markdown) << report::render_markdown(report::summarize(store, summary_options));
+    report::write_output(flags.markdown,
+                         report::render_markdown(report::summarize(store, summary_options)));
     std::fprintf(stderr, "markdown: %s\n", flags.markdown.c_str());
   }
 }

@@ -38,12 +38,14 @@ GateStage::GateStage(vk::Device& device, const Gate& gate, const kernels::Proble
 
 std::vector<GateOutcome> GateStage::run(std::span<const kernels::KernelInstance* const> batch,
                                         std::span<const double> tolerances,
-                                        std::chrono::nanoseconds timeout) {
+                                        std::chrono::nanoseconds timeout,
+                                        const vk::ValidationLog* validation) {
   if (batch.size() > capacity_ || tolerances.size() != batch.size()) {
     throw std::invalid_argument("GateStage: a batch of " + std::to_string(batch.size()) +
                                 " with " + std::to_string(tolerances.size()) +
                                 " tolerances; capacity " + std::to_string(capacity_));
   }
+  std::vector<GateOutcome> outcomes(batch.size());
   device_.run(
       [&](vk::CommandBuffer& cb) {
         cb.reset_timestamps(pool_);
@@ -52,7 +54,12 @@ std::vector<GateOutcome> GateStage::run(std::span<const kernels::KernelInstance*
           inst.record_poison(cb);
           cb.barrier();
           cb.timestamp(pool_, static_cast<uint32_t>(2 * i));
+          const size_t seen = validation ? validation->size() : 0;
           inst.record(cb, 0);
+          if (validation) {
+            const std::vector<std::string> drawn = validation->since(seen);
+            if (!drawn.empty()) outcomes[i].validation = drawn.front();
+          }
           cb.barrier();
           cb.timestamp(pool_, static_cast<uint32_t>(2 * i + 1));
           uint64_t offset = i * slot_bytes_;
@@ -66,7 +73,6 @@ std::vector<GateOutcome> GateStage::run(std::span<const kernels::KernelInstance*
       },
       timeout);
   const std::vector<uint64_t> ns = pool_.read_ns(static_cast<uint32_t>(2 * batch.size()));
-  std::vector<GateOutcome> outcomes(batch.size());
   const auto* rows = static_cast<const std::byte*>(readback_.mapped());
   const size_t floats = slot_bytes_ / sizeof(float);
   parallel_for(batch.size(), [&](size_t i) {

@@ -7,11 +7,13 @@
 #include <chrono>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "kernels/families/reference.h"
 #include "kernels/kernel_instance.h"
 #include "kernels/vk/buffer.h"
+#include "kernels/vk/instance.h"
 #include "kernels/vk/timestamp_pool.h"
 #include "tuner/gate.h"
 
@@ -20,6 +22,7 @@ namespace vktune::tuner {
 struct GateOutcome {
   kernels::CheckResult check;
   double dispatch_ns = 0;  // GPU time of the checked dispatch
+  std::string validation;  // the first validation message its dispatch drew; empty: none
 };
 
 class GateStage {
@@ -32,10 +35,13 @@ class GateStage {
 
   // Checks each instance of `batch` (at most capacity()) with its relative `tolerances[i]`.
   // Instances may share an output buffer: each is read back before the next is poisoned.
+  // With `validation` (the layer on), a message the layer gives while a variant's dispatch is
+  // recorded is that variant's: the layer checks a command as it is recorded.
   // Throws vk::Error when the submission fails (nothing is known of the batch then).
   std::vector<GateOutcome> run(std::span<const kernels::KernelInstance* const> batch,
                                std::span<const double> tolerances,
-                               std::chrono::nanoseconds timeout);
+                               std::chrono::nanoseconds timeout,
+                               const vk::ValidationLog* validation = nullptr);
 
  private:
   struct Rows {

@@ -166,7 +166,8 @@ bool Session::stage_one(std::span<Candidate* const> chunk, const TimingOptions& 
       // Each variant gets the timeout of one submission: a driver that compiles a pipeline at
       // its first dispatch (lavapipe) spends seconds on a batch that runs in microseconds.
       outcomes = s.gate_stage->run(instances, tolerances,
-                                   options_.timing.timeout * static_cast<int64_t>(batch.size()));
+                                   options_.timing.timeout * static_cast<int64_t>(batch.size()),
+                                   instance_.validation() ? &instance_.validation_log() : nullptr);
     } catch (const vk::Error& e) {
       // Which variant of a batch failed is unknown: the caller tries each again on its own.
       if (batch.size() > 1) {
@@ -181,6 +182,13 @@ bool Session::stage_one(std::span<Candidate* const> chunk, const TimingOptions& 
       Candidate& c = *batch[i];
       const kernels::CheckResult& check = outcomes[i].check;
       c.max_error = check.max_error;
+      // Under --validate a variant whose dispatch breaks a rule of the API fails, whatever it
+      // computed: its result holds on this driver by chance, if at all. (No status of its own:
+      // wrong_result is the one that can never be selected.)
+      if (!outcomes[i].validation.empty()) {
+        fail(c, db::Status::wrong_result, "Vulkan validation: " + outcomes[i].validation);
+        continue;
+      }
       if (!check.ok) {
         fail(c, db::Status::wrong_result,
              "max error " + std::to_string(check.max_error) + " of the bound at output " +

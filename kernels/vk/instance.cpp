@@ -73,6 +73,12 @@ size_t ValidationLog::size() const {
   return messages_.size();
 }
 
+std::vector<std::string> ValidationLog::since(size_t count) const {
+  std::lock_guard lock(mutex_);
+  if (count >= messages_.size()) return {};
+  return {messages_.begin() + static_cast<std::ptrdiff_t>(count), messages_.end()};
+}
+
 Instance Instance::create(const InstanceOptions& options) {
   const bool validation =
       options.validation || (options.validation_from_env && env_requests_validation());

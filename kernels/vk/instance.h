@@ -23,6 +23,8 @@ class ValidationLog {
   void add(std::string message);
   std::vector<std::string> take();  // returns and clears
   size_t size() const;
+  // The messages past the first `count`: what arrived since size() read `count`.
+  std::vector<std::string> since(size_t count) const;
 
  private:
   mutable std::mutex mutex_;

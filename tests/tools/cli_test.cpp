@@ -1,12 +1,9 @@
-// Runs the built vktune binary: `merge` end to end, failed creates that leave nothing, and the
-// error paths of `report`,
-// `run-layer`, `inspect` and `tune --families`.
+// Runs the built vktune binary: `merge` end to end and the error paths of `report`, `run-layer`,
+// `inspect` and `tune --families`. (Refusals that keep a database whole: refusals_test.cpp.)
 #include <gtest/gtest.h>
-#include <sqlite3.h>
 
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <string>
 
 #include "tests/tools/report_fixture.h"
@@ -16,57 +13,6 @@ namespace vktune::report {
 namespace {
 
 using namespace vktune::testing;
-
-TEST(VktuneCli, RefusesToWriteOverTheDatabaseItReads) {
-  TempDir dir;
-  const std::string db = dir.file("m.db");
-  {
-    db::Store store = db::Store::open(db);
-    build_synthetic(store);
-  }
-  std::filesystem::create_symlink(db, dir.file("link.db"));
-  const auto bytes = [&] {
-    std::ifstream in(db, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-  };
-  const std::string before = bytes();
-  for (const std::string& args :
-       {"export --db " + quoted(db) + " -o " + quoted(db),
-        "export --db " + quoted(db) + " -o " + quoted(dir.file("link.db")),
-        "report --db " + quoted(db) + " --format html -o " + quoted(db),
-        "merge " + quoted(db) + " -o " + quoted(dir.file("link.db"))}) {
-    const VktuneResult r = vktune(args);
-    EXPECT_EQ(r.exit_code, 1) << args << "\n" << r.output;
-    EXPECT_NE(r.output.find("being read"), std::string::npos) << r.output;
-  }
-  EXPECT_EQ(bytes(), before);
-}
-
-// A merge of another application's SQLite file is refused before anything is created, and an
-// import of a broken document removes the database it had just created: no output is left.
-TEST(VktuneCli, FailedCreateLeavesNoOutput) {
-  TempDir dir;
-  const std::string foreign = dir.file("notes.db");
-  {
-    db::Connection c = db::Connection::open(foreign, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, foreign);
-    c.exec("CREATE TABLE notes (body TEXT)");
-  }
-  const std::string merged = dir.file("merged.db");
-  const VktuneResult merge = vktune("merge " + quoted(foreign) + " -o " + quoted(merged));
-  EXPECT_EQ(merge.exit_code, 1) << merge.output;
-  EXPECT_NE(merge.output.find("not a vktune one"), std::string::npos) << merge.output;
-  EXPECT_FALSE(std::filesystem::exists(merged));
-
-  const std::string broken = dir.file("broken.json");
-  std::ofstream(broken) << "{\"format\": \"vktune-db\", \"version\": 2, \"devices\": [";
-  const std::string imported = dir.file("imported.db");
-  const VktuneResult import = vktune("import " + quoted(broken) + " --db " + quoted(imported));
-  EXPECT_EQ(import.exit_code, 1) << import.output;
-  EXPECT_NE(import.output.find(broken), std::string::npos) << import.output;
-  for (const char* suffix : {"", "-wal", "-shm"}) {
-    EXPECT_FALSE(std::filesystem::exists(imported + suffix)) << imported + suffix;
-  }
-}
 
 // Number options say what they want in words: CLI11's own checks printed DBL_MAX in full.
 TEST(VktuneCli, NumberOptionErrorsAreShort) {

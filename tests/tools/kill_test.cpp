@@ -2,11 +2,8 @@
 // database passes SQLite's integrity check, and the resumed run measures every legal variant
 // exactly once, in the same run. SIGINT stops it between chunks, with exit status 130. A resume
 // of a run that another process is tuning is refused.
-#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
 
 #include <chrono>
 #include <set>
@@ -17,8 +14,6 @@
 #include "db/store.h"
 #include "tests/temp_dir.h"
 #include "tests/tools/run_vktune.h"
-
-extern char** environ;
 
 namespace vktune::testing {
 namespace {
@@ -35,22 +30,13 @@ size_t stored(const std::string& path) {
   }
 }
 
-// Starts `vktune tune <kShapes> <extra> --db <db>` (output discarded); returns its pid, or -1.
+// Starts `vktune tune <kShapes> <extra> --db <db>`; returns its pid, or -1.
 pid_t start_tune(const std::string& db, const std::string& extra = "") {
-  std::vector<std::string> args = {VKTUNE_BINARY, "tune"};
+  std::vector<std::string> args = {"tune"};
   std::istringstream words(kShapes + " " + extra);
   for (std::string word; words >> word;) args.push_back(word);
   args.insert(args.end(), {"--db", db});
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-  pid_t pid = 0;
-  const int spawned = posix_spawn(&pid, VKTUNE_BINARY, &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  return spawned == 0 ? pid : -1;
+  return start_vktune(std::move(args));
 }
 
 // Waits until `db` holds at least `results` results while `pid` runs; false (with its wait
@@ -62,14 +48,6 @@ bool wait_for_results(pid_t pid, const std::string& db, size_t results, int& sta
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   return true;
-}
-
-// Sends `signal` to a running `pid` and returns its wait status.
-int stop(pid_t pid, int signal) {
-  int status = 0;
-  kill(pid, signal);
-  waitpid(pid, &status, 0);
-  return status;
 }
 
 // Starts `vktune tune` on `db` and sends it `signal` once it has committed at least ten

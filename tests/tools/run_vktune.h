@@ -1,12 +1,20 @@
-// Runs the built vktune binary (VKTUNE_BINARY) with a shell-quoted argument string and collects
-// what it printed and how it exited.
+// Runs the built vktune binary (VKTUNE_BINARY): to the end with a shell-quoted argument string,
+// collecting what it printed and how it exited; or in the background, to be signalled.
 #pragma once
 
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
+#include <vector>
+
+extern char** environ;
 
 namespace vktune::testing {
 
@@ -32,5 +40,42 @@ inline VktuneResult vktune(const std::string& args, const std::string& runner = 
 }
 
 inline std::string quoted(const std::string& path) { return "'" + path + "'"; }
+
+// A count for a long run from the environment (`name`), else `fallback` (what CI runs).
+inline int count_from_env(const char* name, int fallback) {
+  const char* text = std::getenv(name);
+  return text && std::atoi(text) > 0 ? std::atoi(text) : fallback;
+}
+
+// Starts `vktune <args...>` in the background with its output discarded; returns its pid, or -1.
+inline pid_t start_vktune(std::vector<std::string> args) {
+  args.insert(args.begin(), VKTUNE_BINARY);
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+  pid_t pid = 0;
+  const int spawned = posix_spawn(&pid, VKTUNE_BINARY, &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  return spawned == 0 ? pid : -1;
+}
+
+// Sends `signal` to a started `pid` and returns its wait status.
+inline int stop(pid_t pid, int signal) {
+  int status = 0;
+  ::kill(pid, signal);
+  ::waitpid(pid, &status, 0);
+  return status;
+}
+
+// Waits for a started `pid` to end by itself; returns its exit code, or -1 when it was killed.
+inline int finish(pid_t pid) {
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
 
 }  // namespace vktune::testing

@@ -1,11 +1,16 @@
 // A tuning run on the test device over a tiny problem: every legal variant stored, the
 // fastest correct one selected, a deliberately wrong variant stored as wrong_result and never
-// selected, and a run aborted midway resumed without loss or duplicates.
+// selected, one the validation layer flags failed likewise, and a run aborted midway resumed
+// without loss or duplicates.
 #include "tuner/session.h"
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <utility>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "kernels/families/families.h"
 #include "tests/kernels/vulkan_fixture.h"
@@ -13,25 +18,51 @@
 namespace vktune::tuner {
 namespace {
 
-// The naive shader fed the packed layout it cannot read: compiles, runs, and is wrong.
-class WrongLayoutFamily final : public kernels::Family {
+// The naive shader under a test's name, with the weight layout and grid the test gives it: a
+// deliberately broken variant the session must catch.
+class BrokenNaiveFamily final : public kernels::Family {
  public:
-  WrongLayoutFamily()
-      : Family("test_wrong_layout", kernels::Op::q4gsw, {{"wg", kernels::ints({64})}}) {}
+  using Grid = std::array<uint32_t, 3> (*)(const kernels::Problem&, const vk::DeviceInfo&);
+  BrokenNaiveFamily(std::string name, kernels::Layout layout, Grid grid)
+      : Family(std::move(name), kernels::Op::q4gsw, {{"wg", kernels::ints({64})}}),
+        layout_(layout),
+        grid_(grid) {}
   kernels::Constraints constraints(const kernels::Knobs&) const override {
     return {32, 8, 1, 1, 0};
   }
-  kernels::Layout layout(const kernels::Knobs&) const override { return kernels::Layout::packed; }
+  kernels::Layout layout(const kernels::Knobs&) const override { return layout_; }
   uint32_t workgroup_size(const kernels::Knobs&) const override { return 64; }
   uint32_t shared_bytes(const kernels::Knobs&) const override { return 0; }
   kernels::ShaderSpec shader(const kernels::Knobs&) const override {
     return {"q4gsw_naive.comp", {{"WG", "64"}}};
   }
   std::array<uint32_t, 3> groups(const kernels::Knobs&, const kernels::Problem& p,
-                                 const vk::DeviceInfo&) const override {
-    return {p.m, 1, 1};
+                                 const vk::DeviceInfo& info) const override {
+    return grid_(p, info);
   }
+
+ private:
+  kernels::Layout layout_;
+  Grid grid_;
 };
+
+// Fed the packed layout it cannot read: compiles, runs, and is wrong.
+BrokenNaiveFamily wrong_layout_family() {
+  return {"test_wrong_layout", kernels::Layout::packed,
+          [](const kernels::Problem& p, const vk::DeviceInfo&) -> std::array<uint32_t, 3> {
+            return {p.m, 1, 1};
+          }};
+}
+
+// Dispatched with one workgroup more than the device allows: its grid-stride loop still
+// computes the right answer on lavapipe, but the dispatch breaks a rule of the API, which the
+// validation layer reports as it is recorded.
+BrokenNaiveFamily oversized_grid_family() {
+  return {"test_oversized_grid", kernels::Layout::raw,
+          [](const kernels::Problem&, const vk::DeviceInfo& info) -> std::array<uint32_t, 3> {
+            return {info.limits.max_workgroup_count[0] + 1, 1, 1};
+          }};
+}
 
 class SessionTest : public test::VulkanFixture {
  protected:
@@ -64,7 +95,7 @@ class SessionTest : public test::VulkanFixture {
   }
 
   const kernels::Problem problem_{kernels::Op::q4gsw, 1, 40, 64, 32, true};
-  const WrongLayoutFamily wrong_;
+  const BrokenNaiveFamily wrong_ = wrong_layout_family();
 };
 
 TEST_F(SessionTest, StoresEveryLegalVariantAndSelectsTheFastestCorrectOne) {
@@ -102,6 +133,37 @@ TEST_F(SessionTest, StoresEveryLegalVariantAndSelectsTheFastestCorrectOne) {
   EXPECT_EQ(best[0].kernel_id, fastest->kernel_id);
   EXPECT_EQ(result.problems[0].winner_key, keys[fastest->kernel_id]);
   EXPECT_NE(*result.problems[0].winner_key, "test_wrong_layout[wg=64]");
+}
+
+// Under the validation layer (--validate), a variant whose dispatch draws a message fails with
+// that message, and the run goes on to measure and rank the rest.
+TEST_F(SessionTest, AVariantTheValidationLayerFlagsFails) {
+  if (!instance().validation()) GTEST_SKIP() << "needs VKTUNE_VALIDATION=1 (ctest sets it)";
+  const BrokenNaiveFamily oversized = oversized_grid_family();
+  TuneOptions options = Options();
+  options.families = {&kernels::naive_family(), &oversized};
+  db::Store store = db::Store::open_memory();
+  const TuneResult result = Run(store, options);
+  const std::vector<std::string> messages = instance().validation_log().take();
+  ASSERT_FALSE(messages.empty());
+  EXPECT_NE(messages.front().find("groupCountX"), std::string::npos) << messages.front();
+
+  std::map<int64_t, std::string> keys;
+  for (const auto& k : store.kernels()) keys[k.id] = k.variant_key;
+  size_t flagged = 0, ok = 0;
+  for (const auto& m : store.measurements()) {
+    if (keys[m.kernel_id] == "test_oversized_grid[wg=64]") {
+      ++flagged;
+      EXPECT_EQ(m.status, db::Status::wrong_result);
+      EXPECT_NE(m.message.find("Vulkan validation: "), std::string::npos) << m.message;
+    } else {
+      ok += m.status == db::Status::ok;
+    }
+  }
+  EXPECT_EQ(flagged, 1u);
+  EXPECT_GT(ok, 0u);
+  ASSERT_TRUE(result.problems[0].winner_key.has_value());
+  EXPECT_NE(*result.problems[0].winner_key, "test_oversized_grid[wg=64]");
 }
 
 TEST_F(SessionTest, AnAbortedRunResumesWithoutLossOrDuplicates) {

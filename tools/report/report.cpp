@@ -1,15 +1,13 @@
 // write_report: argument checks, then render_report, then an atomic write.
 #include "tools/report/report.h"
 
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 
 #include "db/error.h"
 #include "db/json_io.h"
+#include "tools/report/atomic_write.h"
 #include "tools/report/db_tools.h"
 #include "tools/report/summary_json.h"
 #include "tools/report/tables.h"
@@ -54,31 +52,7 @@ void write_output(const std::string& path, std::string_view bytes) {
     if (!std::cout) throw ReportError("cannot write to standard output");
     return;
   }
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (fs::is_directory(path, ec)) {
-    throw ReportError("cannot write \"" + path + "\": it is a directory; give a file name");
-  }
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) {
-      throw ReportError("cannot write \"" + path + "\": " + std::strerror(errno) +
-                        " (check that the directory exists and is writable)");
-    }
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    out.close();
-    if (!out) {
-      const std::string why = std::strerror(errno);
-      fs::remove(tmp, ec);
-      throw ReportError("cannot write \"" + path + "\": " + why);
-    }
-  }
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    throw ReportError("cannot write \"" + path + "\": " + ec.message());
-  }
+  write_file_atomically(path, bytes);
 }
 
 void write_report(const ReportRequest& request) {

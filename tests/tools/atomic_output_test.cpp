@@ -1,0 +1,84 @@
+// Exports and reports replace their output whole or not at all. The file-size limit (ulimit -f)
+// stops `vktune export` in the middle of writing: by SIGXFSZ (a kill mid-write) or, with the
+// signal ignored, by a failed write. Either way the old output keeps its bytes and nothing is
+// left beside it. The temporary file is never a name the user could have given as input.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "tests/tools/report_fixture.h"
+#include "tests/tools/run_vktune.h"
+
+namespace vktune::report {
+namespace {
+
+using namespace vktune::testing;
+namespace fs = std::filesystem;
+
+std::string bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+std::vector<std::string> listing(const std::string& dir) {
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(dir)) names.push_back(entry.path().filename());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+class VktuneAtomicOutput : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    db::Store store = db::Store::open(db_);
+    build_synthetic(store);
+  }
+  TempDir dir_;
+  const std::string db_ = dir_.file("in.db");
+  const std::string out_ = dir_.file("out.json");
+};
+
+TEST_F(VktuneAtomicOutput, AnExportStoppedMidWriteLeavesTheOldFileAndNothingElse) {
+  std::ofstream(out_) << "old export\n";
+  // 1 block of the limit is 512 or 1024 bytes; the export is several times that.
+  for (const std::string& runner : {std::string("ulimit -f 1;"), std::string("trap '' XFSZ; ulimit -f 1;")}) {
+    const VktuneResult r = vktune("export --db " + quoted(db_) + " -o " + quoted(out_), runner);
+    EXPECT_NE(r.exit_code, 0) << runner << "\n" << r.output;
+    EXPECT_EQ(bytes(out_), "old export\n") << runner;
+    EXPECT_EQ(listing(dir_.file("")), (std::vector<std::string>{"in.db", "out.json"})) << runner;
+  }
+  const VktuneResult r = vktune("export --db " + quoted(db_) + " -o " + quoted(out_));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_GT(bytes(out_).size(), 1024u) << "the export must be larger than the limit above";
+}
+
+TEST_F(VktuneAtomicOutput, TheTemporaryFileIsNoNameBesideTheOutput) {
+  for (const std::string& suffix : {".tmp", "~", ".new"}) {
+    const std::string input = out_ + suffix;
+    fs::copy_file(db_, input, fs::copy_options::overwrite_existing);
+    const std::string before = bytes(input);
+    const VktuneResult r = vktune("export --db " + quoted(input) + " -o " + quoted(out_));
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_EQ(bytes(input), before) << suffix;
+  }
+}
+
+TEST_F(VktuneAtomicOutput, AReportThroughASymlinkReplacesTheFileItNames) {
+  const std::string page = dir_.file("page.md");
+  std::ofstream(page) << "old page\n";
+  fs::create_symlink(page, dir_.file("link.md"));
+  const VktuneResult r =
+      vktune("report --db " + quoted(db_) + " --format md -o " + quoted(dir_.file("link.md")));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(fs::is_symlink(dir_.file("link.md")));
+  EXPECT_NE(bytes(page), "old page\n");
+  EXPECT_EQ(bytes(page), bytes(dir_.file("link.md")));
+}
+
+}  // namespace
+}  // namespace vktune::report

@@ -1,0 +1,199 @@
+// The kill-at-random harness: `vktune tune`, `import`, `merge` and `export`, each started on a
+// fresh target and sent SIGKILL after a random delay. After every kill the target passes
+// PRAGMA integrity_check, keeps every measurement it held just before the kill, holds no
+// duplicate, and the command run again (tune: --resume) completes with exactly the rows an
+// uninterrupted one leaves; an export leaves the old file or the whole new one, nothing else.
+//
+// CI runs VKTUNE_RELIABILITY_KILLS=20 (the default); a long run raises it, with the writer
+// pairs of concurrent_writers_test.cpp:
+//   VKTUNE_RELIABILITY_KILLS=200 VKTUNE_RELIABILITY_PAIRS=100 VKTUNE_VALIDATION=1
+//   build/tests/tools/vktune_reliability_tests --gtest_filter='KillAtRandom.*:*WriterPairs*'
+// The seed is printed and VKTUNE_RELIABILITY_SEED replays it.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iterator>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tests/tools/db_health.h"
+#include "tests/tools/report_fixture.h"
+#include "tests/tools/run_vktune.h"
+
+namespace vktune::report {
+namespace {
+
+using namespace vktune::testing;
+namespace fs = std::filesystem;
+
+// As in kill_test.cpp: quick shaders on lavapipe, a run of about two seconds.
+const std::vector<std::string> kTune = {"tune",    "--shapes", "smoke", "--ops", "rms_norm",
+                                        "--m",     "1,2,3,4,5,6,7,8",   "--plain"};
+
+std::string bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+std::vector<std::string> with(std::vector<std::string> args, std::initializer_list<std::string> more) {
+  args.insert(args.end(), more);
+  return args;
+}
+
+// One kind of command the harness kills.
+struct Target {
+  std::string name;
+  int max_delay_ms = 0;  // a little past how long the command takes here when left alone
+  // Sets up the `index`-th target and returns the command's arguments.
+  std::function<std::vector<std::string>(const std::string& target)> prepare;
+  // The command that finishes the job after the kill (tune: --resume).
+  std::function<std::vector<std::string>(const std::string& target)> finish;
+  bool is_database = true;
+  // Read the rows it must keep just before the kill, while it runs (tune commits as it goes);
+  // otherwise before it starts, so that the reading does not delay a kill meant to land within
+  // a command of a few tens of milliseconds.
+  bool observe_running = false;
+};
+
+struct Tally {
+  int kills = 0, lost_rows = 0, integrity_failures = 0, duplicates = 0, torn_outputs = 0,
+      unfinished = 0;
+};
+
+class KillAtRandom : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const VktuneResult tuned = vktune("tune --shapes smoke --ops rms_norm --m 1,2,3,4,5,6,7,8 "
+                                      "--plain --db " + quoted(src_db_));
+    ASSERT_EQ(tuned.exit_code, 0) << tuned.output;
+    const VktuneResult exported = vktune("export --db " + quoted(src_db_) + " -o " + quoted(src_json_));
+    ASSERT_EQ(exported.exit_code, 0) << exported.output;
+    db::Store seed = db::Store::open(seed_db_);
+    build_synthetic(seed);
+  }
+
+  // Checks a killed database target and finishes its job; adds what went wrong to `tally`.
+  void check_database(const Target& t, const std::string& path, const DbHealth& before,
+                      size_t expected, Tally& tally) {
+    const DbHealth after = db_health(path);
+    if (after.exists && after.integrity != "ok") {
+      ++tally.integrity_failures;
+      ADD_FAILURE() << t.name << ": " << path << ": " << after.integrity;
+    }
+    tally.lost_rows += static_cast<int>(lost_rows(before, after));
+    tally.duplicates += static_cast<int>(after.duplicates);
+    const int code = finish(start_vktune(t.finish(path)));
+    const DbHealth done = db_health(path);
+    if (code != 0 || done.count != expected || done.duplicates != 0 || done.integrity != "ok") {
+      ++tally.unfinished;
+      ADD_FAILURE() << t.name << ": finishing " << path << " exited " << code << " with "
+                    << done.count << " of " << expected << " rows, " << done.duplicates
+                    << " duplicates, integrity " << done.integrity;
+    }
+  }
+
+  TempDir dir_;
+  const std::string src_db_ = dir_.file("src.db");
+  const std::string src_json_ = dir_.file("src.json");
+  const std::string seed_db_ = dir_.file("seed.db");
+};
+
+TEST_F(KillAtRandom, NoKillLosesACommittedRowOrLeavesHalfAFile) {
+  const size_t tuned = db_health(src_db_).count;
+  const size_t seeded = db_health(seed_db_).count;
+  ASSERT_GT(tuned, 0u);
+  ASSERT_GT(seeded, 0u);
+  const std::string full_export = bytes(src_json_);
+  const std::string old_export = "an older export\n";
+  const auto seeded_copy = [&](const std::string& target) {
+    fs::copy_file(seed_db_, target);  // a database with committed rows before the command
+  };
+  const std::vector<Target> targets = {
+      {"tune", 1800, [](const std::string& t) { return with(kTune, {"--db", t}); },
+       [](const std::string& t) {
+         return with(kTune, db_health(t).runs ? std::initializer_list<std::string>{"--resume", "--db", t}
+                                              : std::initializer_list<std::string>{"--db", t});
+       },
+       true, true},
+      {"import", 50,
+       [&](const std::string& t) {
+         seeded_copy(t);
+         return std::vector<std::string>{"import", src_json_, "--db", t};
+       },
+       [&](const std::string& t) { return std::vector<std::string>{"import", src_json_, "--db", t}; }},
+      {"merge", 50,
+       [&](const std::string& t) {
+         seeded_copy(t);
+         return std::vector<std::string>{"merge", src_db_, "-o", t};
+       },
+       [&](const std::string& t) { return std::vector<std::string>{"merge", src_db_, "-o", t}; }},
+      {"export", 10,
+       [&](const std::string& t) {
+         std::ofstream(t) << old_export;
+         return std::vector<std::string>{"export", "--db", src_db_, "-o", t};
+       },
+       [&](const std::string& t) { return std::vector<std::string>{"export", "--db", src_db_, "-o", t}; },
+       false}};
+  const size_t expected[] = {tuned, seeded + tuned, seeded + tuned};
+
+  const int wanted = count_from_env("VKTUNE_RELIABILITY_KILLS", 20);
+  const unsigned seed = static_cast<unsigned>(
+      count_from_env("VKTUNE_RELIABILITY_SEED", static_cast<int>(std::random_device{}() >> 1)));
+  std::mt19937 random(seed);
+  Tally tally;
+  std::vector<int> kills_of(targets.size());
+  // A command may finish before its delay is up; those tries are not kills, so allow spares.
+  // Each try goes to the command with the fewest kills so far, so all four share the kills.
+  for (int attempt = 0; tally.kills < wanted && attempt < 4 * wanted; ++attempt) {
+    const size_t kind = static_cast<size_t>(
+        std::min_element(kills_of.begin(), kills_of.end()) - kills_of.begin());
+    const Target& t = targets[kind];
+    const std::string work = dir_.file("work");
+    fs::remove_all(work);
+    fs::create_directory(work);
+    const std::string path = work + "/" + t.name + (t.is_database ? ".db" : ".json");
+    const std::vector<std::string> args = t.prepare(path);
+    DbHealth before = t.is_database ? db_health(path) : DbHealth{};
+    const pid_t pid = start_vktune(args);
+    ASSERT_GT(pid, 0);
+    std::this_thread::sleep_for(
+        std::chrono::milliseconds(std::uniform_int_distribution<int>(0, t.max_delay_ms)(random)));
+    if (t.observe_running) before = db_health(path);
+    const int status = stop(pid, SIGKILL);
+    if (!WIFSIGNALED(status)) continue;  // it had finished: no kill to count
+    ++tally.kills;
+    ++kills_of[kind];
+    if (t.is_database) {
+      check_database(t, path, before, expected[kind], tally);
+      continue;
+    }
+    const std::string left = bytes(path);
+    const size_t files = static_cast<size_t>(std::distance(fs::directory_iterator(work), {}));
+    if ((left != old_export && left != full_export) || files != 1) {
+      ++tally.torn_outputs;
+      ADD_FAILURE() << "export killed: " << left.size() << " bytes, " << files << " files";
+    }
+  }
+  std::printf("kill-at-random (seed %u): %d kills (tune %d, import %d, merge %d, export %d), "
+              "%d lost committed rows, %d integrity failures, %d duplicates, %d torn outputs, "
+              "%d unfinished\n",
+              seed, tally.kills, kills_of[0], kills_of[1], kills_of[2], kills_of[3],
+              tally.lost_rows, tally.integrity_failures, tally.duplicates, tally.torn_outputs,
+              tally.unfinished);
+  EXPECT_GE(tally.kills, wanted) << "too many commands finished before their kill";
+  EXPECT_EQ(tally.lost_rows, 0);
+  EXPECT_EQ(tally.integrity_failures, 0);
+  EXPECT_EQ(tally.duplicates, 0);
+  EXPECT_EQ(tally.torn_outputs, 0);
+  EXPECT_EQ(tally.unfinished, 0);
+}
+
+}  // namespace
+}  // namespace vktune::report

@@ -1,0 +1,111 @@
+#include "tools/report/atomic_write.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <vector>
+
+#include "tools/report/report.h"
+
+namespace vktune::report {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Owns the temporary file until it is renamed into place: closes it, and removes it when it has
+// a name, on every failure path.
+class TempFile {
+ public:
+  TempFile(const fs::path& dir, const std::string& base) : dir_(dir), base_(base) {
+    fd_ = ::open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+    if (fd_ >= 0) return;
+    if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL) return;
+    // No O_TMPFILE here: a hidden name that a kill may leave behind, but never the output.
+    name_ = (dir / ("." + base + ".XXXXXX")).string();
+    std::vector<char> pattern(name_.begin(), name_.end());
+    pattern.push_back('\0');
+    fd_ = ::mkstemp(pattern.data());
+    if (fd_ < 0) {
+      name_.clear();
+      return;
+    }
+    name_ = pattern.data();
+    // mkstemp creates 0600; give the output the mode a plain create would.
+    const mode_t mask = ::umask(0);
+    ::umask(mask);
+    ::fchmod(fd_, 0666 & ~mask);
+  }
+  ~TempFile() {
+    if (fd_ >= 0) ::close(fd_);
+    if (!name_.empty()) ::unlink(name_.c_str());
+  }
+  TempFile(const TempFile&) = delete;
+  TempFile& operator=(const TempFile&) = delete;
+
+  bool ok() const { return fd_ >= 0; }
+
+  bool write_all(std::string_view bytes) {
+    while (!bytes.empty()) {
+      const ssize_t n = ::write(fd_, bytes.data(), bytes.size());
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return false;
+      bytes.remove_prefix(static_cast<size_t>(n));
+    }
+    return ::fsync(fd_) == 0;
+  }
+
+  // Gives the file its final name; false (errno set) on failure.
+  bool rename_to(const fs::path& target) {
+    if (name_.empty()) {
+      // An O_TMPFILE file needs a name before rename(2) can put it over the target; link it
+      // under one only this process uses, replacing a stale one a killed run left.
+      name_ = (dir_ / ("." + base_ + "." + std::to_string(::getpid()) + ".tmp")).string();
+      const std::string self = "/proc/self/fd/" + std::to_string(fd_);
+      ::unlink(name_.c_str());
+      if (::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, name_.c_str(), AT_SYMLINK_FOLLOW) != 0) {
+        name_.clear();
+        return false;
+      }
+    }
+    if (::rename(name_.c_str(), target.c_str()) != 0) return false;
+    name_.clear();
+    return true;
+  }
+
+ private:
+  fs::path dir_;
+  std::string base_;
+  std::string name_;  // empty while the file has no name
+  int fd_ = -1;
+};
+
+[[noreturn]] void fail(const std::string& path, const std::string& why) {
+  throw ReportError("cannot write \"" + path + "\": " + why);
+}
+
+}  // namespace
+
+void write_file_atomically(const std::string& path, std::string_view bytes) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) fail(path, "it is a directory; give a file name");
+  const fs::path target = fs::is_symlink(path, ec) ? fs::weakly_canonical(path, ec) : fs::path(path);
+  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  TempFile tmp(dir, target.filename().string());
+  if (!tmp.ok()) {
+    fail(path, std::string(std::strerror(errno)) + " (check that the directory exists and is writable)");
+  }
+  if (!tmp.write_all(bytes) || !tmp.rename_to(target)) fail(path, std::strerror(errno));
+  // The rename is durable only once the directory is synced too.
+  const int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir_fd >= 0) {
+    ::fsync(dir_fd);
+    ::close(dir_fd);
+  }
+}
+
+}  // namespace vktune::report

@@ -1,0 +1,16 @@
+// Replacing a file so that no reader, and no kill at any moment, ever sees half of it.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace vktune::report {
+
+// Writes `bytes` to `path`: into an unnamed temporary file in the same directory (O_TMPFILE;
+// a hidden named one where the file system lacks it), synced, then renamed over `path`. A kill
+// or a failed write leaves the old file as it was and, with O_TMPFILE, nothing beside it.
+// A symlink at `path` is followed, so the file it names is replaced, not the link. Throws
+// ReportError naming `path`.
+void write_file_atomically(const std::string& path, std::string_view bytes);
+
+}  // namespace vktune::report
