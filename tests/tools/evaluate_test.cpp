@@ -100,6 +100,29 @@ TEST(Evaluate, APickWithAWrongResultThereIsAMiss) {
   EXPECT_EQ(e.cases[0].miss, "wrong result there");
 }
 
+// p1's best was timed in one run and the pick in a slower one, next to a variant barely faster
+// than it: across runs the pick costs 3x, within its own run 1.07x.
+TEST(Evaluate, RegretWithinOneRunComparesTimesOfTheSameRun) {
+  EvalDb db;
+  const auto p1 = db.store.upsert_problem(fake_problem(1, 1024, 1024));
+  const auto p2 = db.store.upsert_problem(fake_problem(1, 2048, 1024));
+  db.add(p1, db.gemv, 100);
+  db.add(p2, db.tiled, 100);
+  db.add(p2, db.gemv, 120);
+  const int64_t slower = db.store.begin_run({});
+  db.store.add_measurement(ok_measurement(slower, db.device, p1, db.tiled, 300));
+  db.store.add_measurement(ok_measurement(slower, db.device, p1, db.other, 280));
+
+  const Evaluation e = evaluate_leave_one_out(db.store);
+  ASSERT_EQ(e.cases.size(), 2u);
+  EXPECT_EQ(e.cases[0].problem.n, 1024u);
+  EXPECT_EQ(e.cases[0].picked, kTiledKey);
+  EXPECT_DOUBLE_EQ(*e.cases[0].regret, 2.0);
+  EXPECT_DOUBLE_EQ(*e.cases[0].regret_within_run, 300.0 / 280.0 - 1);
+  EXPECT_DOUBLE_EQ(*e.cases[1].regret_within_run, 0.2);
+  EXPECT_DOUBLE_EQ(e.within_run_max, 0.2);
+}
+
 // M=8 hidden between M=4 and M=16, which disagree: ranked over both, the runtime picks the
 // variant that is best at M=8 too; copying the nearest winner (M=4's) costs 2x.
 TEST(Evaluate, RankedRuntimeAgainstWinnersOnly) {
