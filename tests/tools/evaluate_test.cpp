@@ -34,6 +34,16 @@ struct EvalDb {
   void add(int64_t problem, int64_t kernel, double ns) {
     store.add_measurement(ok_measurement(run, device, problem, kernel, ns));
   }
+  // p1 (N=1024: gemv 100) and p2 (N=2048: tiled 100, gemv p2_gemv_ns): hidden, p1 is answered
+  // by p2's winner, tiled. Returns p1.
+  int64_t two_problems(double p2_gemv_ns) {
+    const auto p1 = store.upsert_problem(fake_problem(1, 1024, 1024));
+    const auto p2 = store.upsert_problem(fake_problem(1, 2048, 1024));
+    add(p1, gemv, 100);
+    add(p2, tiled, 100);
+    add(p2, gemv, p2_gemv_ns);
+    return p1;
+  }
 };
 
 TEST(Evaluate, ReadsEachPickInTheHiddenProblemsOwnMeasurements) {
@@ -82,11 +92,7 @@ TEST(Evaluate, ReadsEachPickInTheHiddenProblemsOwnMeasurements) {
 
 TEST(Evaluate, APickWithAWrongResultThereIsAMiss) {
   EvalDb db;
-  const auto p1 = db.store.upsert_problem(fake_problem(1, 1024, 1024));
-  const auto p2 = db.store.upsert_problem(fake_problem(1, 2048, 1024));
-  db.add(p1, db.gemv, 100);
-  db.add(p2, db.tiled, 100);
-  db.add(p2, db.gemv, 150);
+  const int64_t p1 = db.two_problems(150);
   db::Measurement wrong = ok_measurement(db.run, db.device, p1, db.tiled, 90);
   wrong.status = db::Status::wrong_result;
   wrong.median_ns.reset();
@@ -104,11 +110,7 @@ TEST(Evaluate, APickWithAWrongResultThereIsAMiss) {
 // than it: across runs the pick costs 3x, within its own run 1.07x.
 TEST(Evaluate, RegretWithinOneRunComparesTimesOfTheSameRun) {
   EvalDb db;
-  const auto p1 = db.store.upsert_problem(fake_problem(1, 1024, 1024));
-  const auto p2 = db.store.upsert_problem(fake_problem(1, 2048, 1024));
-  db.add(p1, db.gemv, 100);
-  db.add(p2, db.tiled, 100);
-  db.add(p2, db.gemv, 120);
+  const int64_t p1 = db.two_problems(120);
   const int64_t slower = db.store.begin_run({});
   db.store.add_measurement(ok_measurement(slower, db.device, p1, db.tiled, 300));
   db.store.add_measurement(ok_measurement(slower, db.device, p1, db.other, 280));
