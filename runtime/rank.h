@@ -26,7 +26,7 @@ struct RankedPick {
   double distance = 0;                              // log-distance to measured_on
 };
 
-// Neighbours asked (ShapeIndex::nearest_pooled) and, of each, the fastest variants that may be
+// Neighbours asked (ShapeIndex::nearest_k) and, of each, the fastest variants that may be
 // picked. Every neighbour's whole list still counts in the scores. Chosen by leave-one-problem-
 // out over the H100 database (`vktune evaluate`; docs/evaluate.md says what else was tried).
 inline constexpr size_t kRankNeighbours = 6;

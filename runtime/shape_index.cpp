@@ -27,7 +27,7 @@ struct ShapeIndex::Best {
   const ProblemQuery* legal_for = nullptr;
   size_t capacity = 1;
   size_t size = 0;
-  std::array<std::pair<double, uint32_t>, kPoolSize> found;  // (squared distance, entry)
+  std::array<std::pair<double, uint32_t>, kMaxNeighbours> found;  // (squared distance, entry)
 
   // The squared distance an entry must not exceed to be offered.
   double bound() const noexcept {
@@ -54,33 +54,12 @@ ShapeIndex::ShapeIndex(std::vector<Entry> entries) : entries_(std::move(entries)
     points[i] = {{std::log(double(e.m)), std::log(double(e.n)), std::log(double(e.k))},
                  static_cast<uint32_t>(i)};
   }
-  std::vector<std::array<double, 3>> log;  // entries_ order
-  log.reserve(points.size());
-  for (const TreePoint& p : points) log.push_back(p.c);
   build(1, 0, points.size(), points);
   point_.reserve(points.size());
   entry_.reserve(points.size());
   for (const TreePoint& p : points) {
     point_.push_back(p.c);
     entry_.push_back(p.entry);
-  }
-  build_pools(log);
-}
-
-// In tree order, so consecutive searches start from neighbouring points and find the same
-// nodes in cache.
-void ShapeIndex::build_pools(const std::vector<std::array<double, 3>>& log) {
-  pool_width_ = std::min(kPoolSize, entries_.size());
-  pool_.resize(entries_.size() * pool_width_);
-  for (size_t t = 0; t < point_.size(); ++t) {
-    Best best;
-    best.capacity = pool_width_;
-    std::array<double, 3> offset{};
-    search(1, 0, point_.size(), point_[t], offset, 0.0, best);
-    for (size_t i = 0; i < best.size; ++i) {
-      const uint32_t e = best.found[i].second;
-      pool_[entry_[t] * pool_width_ + i] = {e, log[e]};
-    }
   }
 }
 
@@ -144,27 +123,6 @@ size_t ShapeIndex::nearest_k(const std::array<double, 3>& log_q,
   if (best.capacity == 0) return 0;
   std::array<double, 3> offset{};
   search(1, 0, point_.size(), log_q, offset, 0.0, best);
-  for (size_t i = 0; i < best.size; ++i) {
-    out[i] = {&entries_[best.found[i].second], std::sqrt(best.found[i].first)};
-  }
-  return best.size;
-}
-
-size_t ShapeIndex::nearest_pooled(const std::array<double, 3>& log_q,
-                                  std::span<Nearest> out) const noexcept {
-  Best nearest;
-  std::array<double, 3> offset{};
-  search(1, 0, point_.size(), log_q, offset, 0.0, nearest);
-  if (nearest.size == 0) return 0;
-  Best best;
-  best.capacity = std::min({out.size(), kMaxNeighbours, pool_width_});
-  if (best.capacity == 0) return 0;
-  const PoolMember* pool = &pool_[nearest.found[0].second * pool_width_];
-  for (size_t i = 0; i < pool_width_; ++i) {
-    const std::array<double, 3>& p = pool[i].c;
-    const double dx = log_q[0] - p[0], dy = log_q[1] - p[1], dz = log_q[2] - p[2];
-    best.offer(dx * dx + dy * dy + dz * dz, pool[i].entry, entries_);
-  }
   for (size_t i = 0; i < best.size; ++i) {
     out[i] = {&entries_[best.found[i].second], std::sqrt(best.found[i].first)};
   }

@@ -1,8 +1,6 @@
 // The tuned problems of one (device, op, dtype, group size) with their winners, indexed for
 // the lookups select() makes: the exact shape, the nearest shapes by log-distance (to rank
-// their variants), and the nearest shape whose winner is legal for the query. Each entry's
-// nearest entries are found once, at construction, so an untuned lookup searches the tree for
-// one entry, not for several.
+// their variants), and the nearest shape whose winner is legal for the query.
 #pragma once
 
 #include <array>
@@ -51,16 +49,6 @@ class ShapeIndex {
   // nearest first, ties to the smallest (M, N, K); returns how many it found.
   size_t nearest_k(const std::array<double, 3>& log_q, std::span<Nearest> out) const noexcept;
 
-  // How many of each entry's nearest entries (itself first) construction keeps: its pool.
-  static constexpr size_t kPoolSize = 24;
-  static_assert(kPoolSize >= kMaxNeighbours);
-  // nearest_k answered from a pool: the entries nearest to log_q among the pool of the entry
-  // nearest to log_q, same order and tie rule. Equal to nearest_k whenever each of the true
-  // nearest lies in that pool (always when log_q is an entry's point and out is no longer than
-  // the pool); otherwise a farther entry stands in for it. One single-nearest search plus
-  // kPoolSize distances, against a k-nearest search that keeps a wide bound all the way down.
-  size_t nearest_pooled(const std::array<double, 3>& log_q, std::span<Nearest> out) const noexcept;
-
   size_t size() const noexcept { return entries_.size(); }
 
  private:
@@ -70,7 +58,6 @@ class ShapeIndex {
     uint32_t entry;
   };
   void build(size_t node, size_t lo, size_t hi, std::vector<TreePoint>& points);
-  void build_pools(const std::vector<std::array<double, 3>>& log);
   void search(size_t node, size_t lo, size_t hi, const std::array<double, 3>& log_q,
               std::array<double, 3>& offset, double cell_d2, Best& best) const noexcept;
 
@@ -82,13 +69,6 @@ class ShapeIndex {
   std::vector<uint32_t> entry_;               // tree order -> index into entries_
   std::vector<double> split_;
   std::vector<uint8_t> axis_;
-  // A pool member with its coordinates inline: a pooled lookup reads one contiguous run.
-  struct PoolMember {
-    uint32_t entry;
-    std::array<double, 3> c;
-  };
-  size_t pool_width_ = 0;          // min(kPoolSize, size())
-  std::vector<PoolMember> pool_;   // entry i's pool at [i * pool_width_, +pool_width_)
 };
 
 }  // namespace vktune::runtime

@@ -352,7 +352,7 @@ Selection Snapshot::select(const DeviceQuery& device, const ProblemQuery& proble
           have_log_q = true;
         }
         std::array<ShapeIndex::Nearest, kRankNeighbours> neighbours;
-        const size_t found = g.shapes.nearest_pooled(log_q, neighbours);
+        const size_t found = g.shapes.nearest_k(log_q, neighbours);
         const RankedPick pick = rank_neighbours({neighbours.data(), found}, g.ranked, constraints_, problem);
         if (pick.variant != nullptr) {
           fill(kernels_[pick.variant->kernel], *pick.measured_on, d, out);

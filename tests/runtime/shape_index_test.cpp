@@ -131,31 +131,5 @@ TEST(ShapeIndex, NearestKMatchesBruteForce) {
   }
 }
 
-// nearest_pooled is nearest_k (checked above against brute force) wherever the query sits on
-// an entry; elsewhere it still starts with the true nearest entry and keeps nearest_k's order.
-TEST(ShapeIndex, NearestPooledAgreesWithNearestK) {
-  std::mt19937 rng(7);
-  for (const size_t count : {1u, 7u, 100u, 3000u}) {
-    std::vector<Entry> entries;
-    for (size_t i = 0; i < count; ++i) entries.push_back(grid_entry(rng));
-    const ShapeIndex index(entries);
-    for (const Entry& e : entries) {
-      const auto lq = logs(q4(e.m, e.n, e.k));
-      std::array<ShapeIndex::Nearest, 6> want, got;
-      const size_t found = index.nearest_k(lq, want);
-      ASSERT_EQ(index.nearest_pooled(lq, got), found);
-      for (size_t i = 0; i < found; ++i) EXPECT_EQ(got[i].entry, want[i].entry) << count << " entries";
-    }
-    for (int trial = 0; trial < 500; ++trial) {
-      const auto lq = logs(q4(1 + rng() % 300, 64 * (1 + rng() % 150), 64 * (1 + rng() % 150)));
-      std::array<ShapeIndex::Nearest, 6> want, got;
-      const size_t found = index.nearest_k(lq, want);
-      ASSERT_EQ(index.nearest_pooled(lq, got), found);
-      EXPECT_EQ(got[0].entry, want[0].entry);
-      for (size_t i = 1; i < found; ++i) EXPECT_LE(got[i - 1].distance, got[i].distance);
-    }
-  }
-}
-
 }  // namespace
 }  // namespace vktune::runtime
