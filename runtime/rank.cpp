@@ -14,6 +14,7 @@ constexpr size_t kMaxCandidates = kRankNeighbours * kRankCandidatesPerNeighbour;
 constexpr double kAbsentRatio = 2.0;
 // Keeps a neighbour at distance 0 (another driver's exact problem) from taking all the weight.
 constexpr double kDistanceFloor = 0.1;
+constexpr size_t kCacheLine = 64;
 
 // Trivially constructible: only the `count` candidates in use are ever written or read, so
 // the array of them costs nothing to set up.
@@ -60,10 +61,21 @@ class CandidateTable {
 }  // namespace
 
 RankedPick rank_neighbours(std::span<const ShapeIndex::Nearest> neighbours,
-                           std::span<const RankedVariant> variants, const ProblemQuery& q) noexcept {
+                           std::span<const RankedVariant> variants,
+                           std::span<const Constraints> constraints, const ProblemQuery& q) noexcept {
   const size_t n = std::min(neighbours.size(), kRankNeighbours);
   size_t ranking = 0;
-  for (size_t j = 0; j < n; ++j) ranking += neighbours[j].entry->ranked_count >= 2 ? 1 : 0;
+  for (size_t j = 0; j < n; ++j) {
+    const ShapeIndex::Entry& e = *neighbours[j].entry;
+    ranking += e.ranked_count >= 2 ? 1 : 0;
+    // In a large snapshot each neighbour's list is likely a cache miss (most of a lookup's time
+    // was spent waiting on them one after another): ask for every list now, so the misses
+    // overlap.
+    const auto* list = reinterpret_cast<const char*>(variants.data() + e.ranked_first);
+    for (size_t b = 0; b < e.ranked_count * sizeof(RankedVariant); b += kCacheLine) {
+      __builtin_prefetch(list + b);
+    }
+  }
   if (ranking < 2) return {};
 
   std::array<Candidate, kMaxCandidates> candidates;
@@ -77,7 +89,7 @@ RankedPick rank_neighbours(std::span<const ShapeIndex::Nearest> neighbours,
     const size_t head = std::min<size_t>(e.ranked_count, kRankCandidatesPerNeighbour);
     for (size_t i = 0; i < head; ++i) {
       const RankedVariant& v = variants[e.ranked_first + i];
-      if (!v.constraints.allows(q) || table.find(v.kernel) >= 0) continue;
+      if (!constraints[v.kernel].allows(q) || table.find(v.kernel) >= 0) continue;
       table.insert(v.kernel, static_cast<uint8_t>(count));
       candidates[count++] = Candidate{&v, nullptr, 0, 0, 0, 0};
     }
@@ -107,7 +119,7 @@ RankedPick rank_neighbours(std::span<const ShapeIndex::Nearest> neighbours,
       if ((x.seen >> j & 1u) != 0) continue;
       const ShapeIndex::Entry& e = *neighbours[j].entry;
       const ProblemQuery there{q.op, q.dtype, e.m, e.n, e.k, q.group_size};
-      if (e.ranked_count == 0 || !x.variant->constraints.allows(there)) continue;
+      if (e.ranked_count == 0 || !constraints[x.variant->kernel].allows(there)) continue;
       const double r = std::max<double>(kAbsentRatio, variants[e.ranked_first + e.ranked_count - 1].ratio);
       x.sum += weight[j] * r * r;
       x.weight += weight[j];

@@ -12,12 +12,12 @@
 
 namespace vktune::runtime {
 
-// One of a tuned problem's fastest variants (db::Catalog::ranked), as the snapshot keeps it.
+// One of a tuned problem's fastest variants (db::Catalog::ranked), as the snapshot keeps it:
+// 8 bytes, so a neighbour's list of 8 fills one cache line (a lookup reads six such lists, and
+// scattered over a large snapshot every line read is a likely miss).
 struct RankedVariant {
-  uint32_t kernel = 0;      // the owner's kernel index
-  float ratio = 1;          // its median over the problem's best median (1 for the winner)
-  double median_ns = 0;     // its measured time on that problem
-  Constraints constraints;  // the variant's, inline: no indirection while scoring
+  uint32_t kernel = 0;  // the owner's kernel index
+  float ratio = 1;      // its median over the problem's best median (1 for the winner)
 };
 
 struct RankedPick {
@@ -39,10 +39,11 @@ inline constexpr size_t kRankCandidatesPerNeighbour = 3;
 // A variant missing from a neighbour's list, though legal there, counts as slower than the
 // list's last entry and at least twice the best; where it is illegal, that neighbour does not
 // count for it. `neighbours` are nearest first; each entry's ranked_first/ranked_count slice
-// `variants`. Returns no variant when fewer than two neighbours rank two or more variants
-// (a database of winners only): the caller then copies the nearest legal winner.
-// noexcept, allocation-free.
+// `variants`; `constraints[kernel]` is a kernel's legality. Returns no variant when fewer than
+// two neighbours rank two or more variants (a database of winners only): the caller then copies
+// the nearest legal winner. noexcept, allocation-free.
 RankedPick rank_neighbours(std::span<const ShapeIndex::Nearest> neighbours,
-                           std::span<const RankedVariant> variants, const ProblemQuery& q) noexcept;
+                           std::span<const RankedVariant> variants,
+                           std::span<const Constraints> constraints, const ProblemQuery& q) noexcept;
 
 }  // namespace vktune::runtime

@@ -1,21 +1,7 @@
-// Constraint checks and enum names for Selection.
+// Enum names for Selection.
 #include "runtime/selection.h"
 
 namespace vktune::runtime {
-namespace {
-bool divides(uint32_t multiple, uint32_t value) noexcept {
-  if (multiple <= 1) return true;
-  // Multiples are nearly always powers of two: a mask, not a division, on the ranking path
-  // (which checks a candidate on every neighbouring problem).
-  if ((multiple & (multiple - 1)) == 0) return (value & (multiple - 1)) == 0;
-  return value % multiple == 0;
-}
-}  // namespace
-
-bool Constraints::allows(const ProblemQuery& q) const noexcept {
-  return divides(k_multiple, q.k) && divides(gs_multiple, q.group_size) &&
-         divides(n_multiple, q.n) && q.m >= m_min && (m_max == 0 || q.m <= m_max);
-}
 
 std::string_view to_string(DeviceMatch m) noexcept {
   switch (m) {

@@ -44,7 +44,19 @@ struct Constraints {
   uint32_t m_min = 0;
   uint32_t m_max = 0;
 
-  bool allows(const ProblemQuery& q) const noexcept;
+  // Inline: the ranking path asks it for every candidate on every neighbouring problem.
+  bool allows(const ProblemQuery& q) const noexcept {
+    return divides(k_multiple, q.k) && divides(gs_multiple, q.group_size) &&
+           divides(n_multiple, q.n) && q.m >= m_min && (m_max == 0 || q.m <= m_max);
+  }
+
+ private:
+  static bool divides(uint32_t multiple, uint32_t value) noexcept {
+    if (multiple <= 1) return true;
+    // Multiples are nearly always powers of two: a mask, not a division.
+    if ((multiple & (multiple - 1)) == 0) return (value & (multiple - 1)) == 0;
+    return value % multiple == 0;
+  }
 };
 
 enum class Status : int {

@@ -34,6 +34,7 @@ struct Snapshot::Group {
   uint32_t group_size = 0;
   ShapeIndex shapes;
   std::vector<RankedVariant> ranked;  // the entries' fastest variants, sliced by each entry
+  std::vector<double> ranked_ns;      // ranked[i]'s measured time: read for the pick alone
 };
 
 struct Snapshot::Device {
@@ -156,7 +157,7 @@ RankedRuns ranked_runs(const db::Catalog& catalog) {
 // Appends one problem's ranked rows to `out`, times relative to the first (the winner).
 void append_ranked(const db::Catalog& catalog, std::pair<size_t, size_t> run,
                    const std::unordered_map<int64_t, uint32_t>& kernel_index,
-                   const std::vector<Kernel>& kernels, std::vector<RankedVariant>& out) {
+                   std::vector<RankedVariant>& out, std::vector<double>& out_ns) {
   const double best = catalog.ranked[run.first].median_ns;
   for (size_t i = run.first; i < run.first + run.second; ++i) {
     const db::BestRow& r = catalog.ranked[i];
@@ -166,8 +167,8 @@ void append_ranked(const db::Catalog& catalog, std::pair<size_t, size_t> run,
         (i > run.first && r.median_ns < catalog.ranked[i - 1].median_ns)) {
       throw BuildError{"a problem's ranked variants are not in order of their times"};
     }
-    out.push_back(RankedVariant{k->second, static_cast<float>(r.median_ns / best), r.median_ns,
-                                kernels[k->second].constraints});
+    out.push_back(RankedVariant{k->second, static_cast<float>(r.median_ns / best)});
+    out_ns.push_back(r.median_ns);
   }
 }
 
@@ -196,6 +197,7 @@ std::shared_ptr<const Snapshot> Snapshot::from_catalog(const db::Catalog& catalo
                                       k.layout, k.workgroup_size,
                                       parse_constraints(k.constraints_json, k.variant_key),
                                       k.spirv.value_or(std::vector<uint8_t>{})});
+      snap->constraints_.push_back(snap->kernels_.back().constraints);
     }
     for (const auto& d : catalog.devices) {
       device_index[d.id] = static_cast<uint32_t>(snap->devices_.size());
@@ -218,6 +220,7 @@ std::shared_ptr<const Snapshot> Snapshot::from_catalog(const db::Catalog& catalo
       const db::Problem* key;  // op, dtype and group size of the bucket
       std::vector<ShapeIndex::Entry> entries;
       std::vector<RankedVariant> ranked;
+      std::vector<double> ranked_ns;
     };
     std::vector<Bucket> buckets;
     size_t last = 0;  // winners come grouped by device: the last bucket is usually the one
@@ -243,14 +246,14 @@ std::shared_ptr<const Snapshot> Snapshot::from_catalog(const db::Catalog& catalo
       if (const auto run = ranked.find({w.device_id, w.problem_id}); run != ranked.end()) {
         entry.ranked_first = static_cast<uint32_t>(b.ranked.size());
         entry.ranked_count = static_cast<uint32_t>(run->second.second);
-        append_ranked(catalog, run->second, kernel_index, snap->kernels_, b.ranked);
+        append_ranked(catalog, run->second, kernel_index, b.ranked, b.ranked_ns);
       }
       b.entries.push_back(entry);
     }
     for (auto& b : buckets) {
       snap->devices_[b.device].groups.push_back(Group{b.key->op, b.key->dtype, b.key->group_size,
                                                       ShapeIndex(std::move(b.entries)),
-                                                      std::move(b.ranked)});
+                                                      std::move(b.ranked), std::move(b.ranked_ns)});
     }
     // Newest driver first, so "other driver" prefers the most recent tuning of the device.
     std::stable_sort(snap->devices_.begin(), snap->devices_.end(), [](const Device& a, const Device& b) {
@@ -350,10 +353,10 @@ Selection Snapshot::select(const DeviceQuery& device, const ProblemQuery& proble
         }
         std::array<ShapeIndex::Nearest, kRankNeighbours> neighbours;
         const size_t found = g.shapes.nearest_k(log_q, neighbours);
-        const RankedPick pick = rank_neighbours({neighbours.data(), found}, g.ranked, problem);
+        const RankedPick pick = rank_neighbours({neighbours.data(), found}, g.ranked, constraints_, problem);
         if (pick.variant != nullptr) {
           fill(kernels_[pick.variant->kernel], *pick.measured_on, d, out);
-          out.median_ns = pick.variant->median_ns;
+          out.median_ns = g.ranked_ns[static_cast<size_t>(pick.variant - g.ranked.data())];
           out.device_match = level;
           out.shape_match = ShapeMatch::ranked;
           out.shape_distance = pick.distance;

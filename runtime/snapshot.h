@@ -47,6 +47,7 @@ class Snapshot {
 
  private:
   std::vector<Kernel> kernels_;
+  std::vector<Constraints> constraints_;  // kernels_[i].constraints, packed for the ranking
   std::vector<Device> devices_;  // sorted: vendor, device id, newest driver first
 };
 

@@ -34,6 +34,16 @@ struct EvalDb {
   void add(int64_t problem, int64_t kernel, double ns) {
     store.add_measurement(ok_measurement(run, device, problem, kernel, ns));
   }
+  // p1 (N=1024: gemv 100) and p2 (N=2048: tiled 100, gemv p2_gemv_ns): hidden, p1 is answered
+  // by p2's winner, tiled. Returns p1.
+  int64_t two_problems(double p2_gemv_ns) {
+    const auto p1 = store.upsert_problem(fake_problem(1, 1024, 1024));
+    const auto p2 = store.upsert_problem(fake_problem(1, 2048, 1024));
+    add(p1, gemv, 100);
+    add(p2, tiled, 100);
+    add(p2, gemv, p2_gemv_ns);
+    return p1;
+  }
 };
 
 TEST(Evaluate, ReadsEachPickInTheHiddenProblemsOwnMeasurements) {
@@ -82,11 +92,7 @@ TEST(Evaluate, ReadsEachPickInTheHiddenProblemsOwnMeasurements) {
 
 TEST(Evaluate, APickWithAWrongResultThereIsAMiss) {
   EvalDb db;
-  const auto p1 = db.store.upsert_problem(fake_problem(1, 1024, 1024));
-  const auto p2 = db.store.upsert_problem(fake_problem(1, 2048, 1024));
-  db.add(p1, db.gemv, 100);
-  db.add(p2, db.tiled, 100);
-  db.add(p2, db.gemv, 150);
+  const int64_t p1 = db.two_problems(150);
   db::Measurement wrong = ok_measurement(db.run, db.device, p1, db.tiled, 90);
   wrong.status = db::Status::wrong_result;
   wrong.median_ns.reset();
@@ -98,6 +104,25 @@ TEST(Evaluate, APickWithAWrongResultThereIsAMiss) {
   EXPECT_EQ(e.cases[0].problem.n, 1024u);
   EXPECT_EQ(e.cases[0].picked, kTiledKey);
   EXPECT_EQ(e.cases[0].miss, "wrong result there");
+}
+
+// p1's best was timed in one run and the pick in a slower one, next to a variant barely faster
+// than it: across runs the pick costs 3x, within its own run 1.07x.
+TEST(Evaluate, RegretWithinOneRunComparesTimesOfTheSameRun) {
+  EvalDb db;
+  const int64_t p1 = db.two_problems(120);
+  const int64_t slower = db.store.begin_run({});
+  db.store.add_measurement(ok_measurement(slower, db.device, p1, db.tiled, 300));
+  db.store.add_measurement(ok_measurement(slower, db.device, p1, db.other, 280));
+
+  const Evaluation e = evaluate_leave_one_out(db.store);
+  ASSERT_EQ(e.cases.size(), 2u);
+  EXPECT_EQ(e.cases[0].problem.n, 1024u);
+  EXPECT_EQ(e.cases[0].picked, kTiledKey);
+  EXPECT_DOUBLE_EQ(*e.cases[0].regret, 2.0);
+  EXPECT_DOUBLE_EQ(*e.cases[0].regret_within_run, 300.0 / 280.0 - 1);
+  EXPECT_DOUBLE_EQ(*e.cases[1].regret_within_run, 0.2);
+  EXPECT_DOUBLE_EQ(e.within_run_max, 0.2);
 }
 
 // M=8 hidden between M=4 and M=16, which disagree: ranked over both, the runtime picks the

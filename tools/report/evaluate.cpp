@@ -17,10 +17,17 @@ namespace vktune::report {
 namespace {
 
 // What one device measured on one problem, by variant key.
+using Times = std::unordered_map<std::string, double>;  // by variant key: best ok median, ns
 struct ProblemTimes {
-  std::unordered_map<std::string, double> ok;  // best ok median, ns
-  std::set<std::string> wrong;                 // variants with a wrong_result there
+  Times ok;                         // over every run
+  std::map<int64_t, Times> by_run;  // run id -> that run's times
+  std::set<std::string> wrong;      // variants with a wrong_result there
 };
+
+void keep_fastest(Times& times, const std::string& key, double ns) {
+  const auto [it, added] = times.emplace(key, ns);
+  if (!added) it->second = std::min(it->second, ns);
+}
 
 using DeviceProblem = std::pair<int64_t, int64_t>;
 
@@ -36,13 +43,16 @@ std::map<DeviceProblem, ProblemTimes> measured_times(const db::Store& store,
     if (m.status == db::Status::wrong_result) {
       t.wrong.insert(*key->second);
     } else if (m.status == db::Status::ok && m.median_ns) {
-      const auto [it, added] = t.ok.emplace(*key->second, *m.median_ns);
-      if (!added) it->second = std::min(it->second, *m.median_ns);
+      keep_fastest(t.ok, *key->second, *m.median_ns);
+      keep_fastest(t.by_run[m.run_id], *key->second, *m.median_ns);
     }
   }
   // A variant that was wrong there once is never a legal answer there (as in the `best` view).
   for (auto& [where, t] : out) {
-    for (const std::string& key : t.wrong) t.ok.erase(key);
+    for (const std::string& key : t.wrong) {
+      t.ok.erase(key);
+      for (auto& [run, times] : t.by_run) times.erase(key);
+    }
   }
   std::erase_if(out, [](const auto& entry) { return entry.second.ok.empty(); });
   return out;
@@ -62,6 +72,17 @@ db::Catalog without_problem(const db::Catalog& catalog, int64_t problem_id) {
     if (r.problem_id != problem_id) rest.ranked.push_back(r);
   }
   return rest;
+}
+
+// EvaluationCase::regret_within_run of `picked`, which has an ok time there.
+double within_run(const ProblemTimes& times, const std::string& picked) {
+  const Times* widest = nullptr;
+  for (const auto& [run, t] : times.by_run) {
+    if (t.count(picked) != 0 && (widest == nullptr || t.size() > widest->size())) widest = &t;
+  }
+  double fastest = widest->at(picked);
+  for (const auto& [key, ns] : *widest) fastest = std::min(fastest, ns);
+  return widest->at(picked) / fastest - 1;
 }
 
 EvaluationCase evaluate_one(const runtime::Snapshot& snapshot, const db::DeviceRecord& device,
@@ -94,6 +115,7 @@ EvaluationCase evaluate_one(const runtime::Snapshot& snapshot, const db::DeviceR
   } else {
     c.picked_ns = t->second;
     c.regret = t->second / c.best_ns - 1;
+    c.regret_within_run = within_run(times, c.picked);
   }
   return c;
 }
@@ -103,6 +125,16 @@ EvaluationCase evaluate_one(const runtime::Snapshot& snapshot, const db::DeviceR
 double percentile(const std::vector<double>& sorted, double p) {
   const auto rank = static_cast<size_t>(std::ceil(p * static_cast<double>(sorted.size())));
   return sorted[std::max<size_t>(rank, 1) - 1];
+}
+
+// Median, p90 and max of `values` (left at 0 when there are none).
+void summarise(std::vector<double>& values, double& median, double& p90, double& max) {
+  if (values.empty()) return;
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  median = n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+  p90 = percentile(values, 0.9);
+  max = values.back();
 }
 
 std::string shape_text(const db::Problem& p) {
@@ -147,18 +179,14 @@ Evaluation evaluate_leave_one_out(const db::Store& store, RuntimeInput input) {
           evaluate_one(*snapshot, *devices.at(it->first.first), *problems.at(hidden), it->second));
     }
   }
-  std::vector<double> regrets;
+  std::vector<double> regrets, within;
   for (const auto& c : e.cases) {
     if (c.regret) regrets.push_back(*c.regret);
+    if (c.regret_within_run) within.push_back(*c.regret_within_run);
   }
   e.misses = e.cases.size() - regrets.size();
-  std::sort(regrets.begin(), regrets.end());
-  if (!regrets.empty()) {
-    const size_t n = regrets.size();
-    e.median = n % 2 == 1 ? regrets[n / 2] : (regrets[n / 2 - 1] + regrets[n / 2]) / 2;
-    e.p90 = percentile(regrets, 0.9);
-    e.max = regrets.back();
-  }
+  summarise(regrets, e.median, e.p90, e.max);
+  summarise(within, e.within_run_median, e.within_run_p90, e.within_run_max);
   std::stable_sort(e.cases.begin(), e.cases.end(), [](const EvaluationCase& a, const EvaluationCase& b) {
     if (a.regret.has_value() != b.regret.has_value()) return !a.regret.has_value();
     return a.regret.value_or(0) > b.regret.value_or(0);
@@ -171,6 +199,8 @@ std::string render_evaluation_text(const Evaluation& e, size_t worst) {
                     std::to_string(e.misses) + " miss(es)\n";
   out += "regret  median " + percent(e.median) + "  p90 " + percent(e.p90) + "  max " +
          percent(e.max) + "\n";
+  out += "within one run  median " + percent(e.within_run_median) + "  p90 " +
+         percent(e.within_run_p90) + "  max " + percent(e.within_run_max) + "\n";
   if (worst == 0 || e.cases.empty()) return out;
   out += "\nworst cases:\n";
   for (size_t i = 0; i < std::min(worst, e.cases.size()); ++i) {
@@ -182,7 +212,11 @@ std::string render_evaluation_text(const Evaluation& e, size_t worst) {
       std::snprintf(buf, sizeof buf, " %.2f", c.shape_distance);
       out += buf;
     }
-    out += "): " + (c.regret ? "regret " + percent(*c.regret) : "MISS, " + c.miss) + "\n";
+    out += "): " +
+           (c.regret ? "regret " + percent(*c.regret) + " (within one run " +
+                           percent(c.regret_within_run.value_or(0)) + ")"
+                     : "MISS, " + c.miss) +
+           "\n";
     out += "    picked " + (c.picked.empty() ? std::string("nothing") : c.picked) + "\n";
     out += "    best   " + c.best + "\n";
   }
@@ -194,6 +228,8 @@ std::string render_evaluation_json(const Evaluation& e, size_t worst) {
   j["cases"] = e.cases.size();
   j["misses"] = e.misses;
   j["regret"] = {{"median", e.median}, {"p90", e.p90}, {"max", e.max}};
+  j["regret_within_run"] = {
+      {"median", e.within_run_median}, {"p90", e.within_run_p90}, {"max", e.within_run_max}};
   nlohmann::ordered_json& list = j["worst"] = nlohmann::ordered_json::array();
   for (size_t i = 0; i < std::min(worst, e.cases.size()); ++i) {
     const EvaluationCase& c = e.cases[i];
@@ -211,6 +247,7 @@ std::string render_evaluation_json(const Evaluation& e, size_t worst) {
                     {"best", c.best},
                     {"best_ns", c.best_ns},
                     {"regret", optional(c.regret)},
+                    {"regret_within_run", optional(c.regret_within_run)},
                     {"miss", c.miss}});
   }
   return j.dump(1) + "\n";
