@@ -58,7 +58,7 @@ TEST_F(VktuneAtomicOutput, AnExportStoppedMidWriteLeavesTheOldFileAndNothingElse
 }
 
 TEST_F(VktuneAtomicOutput, TheTemporaryFileIsNoNameBesideTheOutput) {
-  for (const std::string& suffix : {".tmp", "~", ".new"}) {
+  for (const char* suffix : {".tmp", "~", ".new"}) {
     const std::string input = out_ + suffix;
     fs::copy_file(db_, input, fs::copy_options::overwrite_existing);
     const std::string before = bytes(input);
