@@ -13,11 +13,23 @@ constexpr BuiltinVariant kRmsNorm[] = {
     {"rms_norm", R"({"vec":1,"wg":256})"},
 };
 
+// The fused online-softmax kernel wherever it fits (head dim up to 256), the three-pass
+// baseline past that.
+constexpr BuiltinVariant kSdpa[] = {
+    {"sdpa_fused", R"({"vec":4,"keys":1,"wg":64})"},
+    {"sdpa_fused", R"({"vec":1,"keys":1,"wg":64})"},
+    {"sdpa_naive", R"({"wg":64})"},
+};
+
 }  // namespace
 
 std::span<const BuiltinVariant> builtin_variants(Op op) {
-  return op == Op::q4gsw ? std::span<const BuiltinVariant>(kQ4gsw)
-                         : std::span<const BuiltinVariant>(kRmsNorm);
+  switch (op) {
+    case Op::q4gsw: return kQ4gsw;
+    case Op::rms_norm: return kRmsNorm;
+    case Op::sdpa: return kSdpa;
+  }
+  return {};
 }
 
 }  // namespace vktune::kernels

@@ -10,9 +10,12 @@
 namespace vktune::kernels {
 
 nlohmann::json to_json(const Constraints& c) {
-  return {{"k_multiple", c.k_multiple}, {"gs_multiple", c.gs_multiple},
-          {"n_multiple", c.n_multiple}, {"m_min", c.m_min},
-          {"m_max", c.m_max}};
+  nlohmann::json j = {{"k_multiple", c.k_multiple}, {"gs_multiple", c.gs_multiple},
+                      {"n_multiple", c.n_multiple}, {"m_min", c.m_min},
+                      {"m_max", c.m_max}};
+  // Only where bounded, so that the constraints stored before k_max existed read the same.
+  if (c.k_max != 0) j["k_max"] = c.k_max;
+  return j;
 }
 
 std::string check(const Constraints& c, const Problem& p) {
@@ -23,7 +26,8 @@ std::string check(const Constraints& c, const Problem& p) {
     }
     return std::string();
   };
-  if (auto e = multiple("K", p.k, c.k_multiple, "k_multiple"); !e.empty()) return e;
+  const char* k_name = p.op == Op::sdpa ? "head dim D" : "K";
+  if (auto e = multiple(k_name, p.k, c.k_multiple, "k_multiple"); !e.empty()) return e;
   if (auto e = multiple("group_size", p.group_size, c.gs_multiple, "gs_multiple"); !e.empty()) {
     return e;
   }
@@ -35,6 +39,11 @@ std::string check(const Constraints& c, const Problem& p) {
   if (c.m_max != 0 && p.m > c.m_max) {
     return "M=" + std::to_string(p.m) + " is above this variant's m_max=" +
            std::to_string(c.m_max);
+  }
+  if (c.k_max != 0 && p.k > c.k_max) {
+    return std::string(k_name) + "=" + std::to_string(p.k) +
+           " is above this variant's k_max=" + std::to_string(c.k_max) +
+           " (what it holds per workgroup)";
   }
   return {};
 }
@@ -149,7 +158,9 @@ Legality Family::legality(const Knobs& knobs, const Problem& p,
 std::span<const Family* const> families() {
   static const Family* const all[] = {&naive_family(), &tiled_family(), &gemv_family(),
                                       &gemv_fast_family(), &coopmat_family(),
-                                      &coopmat_splitk_family(), &rms_norm_family()};
+                                      &coopmat_splitk_family(), &rms_norm_family(),
+                                      &sdpa_naive_family(), &sdpa_fused_family(),
+                                      &sdpa_split_family()};
   return all;
 }
 

@@ -38,6 +38,7 @@ struct Legality {
 struct Constraints {
   uint32_t k_multiple = 1, gs_multiple = 1, n_multiple = 1;
   uint32_t m_min = 1, m_max = 0;  // m_max 0: no upper bound
+  uint32_t k_max = 0;             // 0: no upper bound (sdpa's online kernels: the head dim)
   friend bool operator==(const Constraints&, const Constraints&) = default;
 };
 nlohmann::json to_json(const Constraints& c);
@@ -110,7 +111,8 @@ bool is_baseline(const Family& family);
 bool is_baseline(std::string_view family_name);
 
 // Every family, in a fixed order: q4gsw_naive, q4gsw_tiled, q4gsw_gemv, q4gsw_gemv_fast,
-// q4gsw_coopmat, q4gsw_coopmat_splitk, rms_norm. The descriptors are immutable statics: thread-safe.
+// q4gsw_coopmat, q4gsw_coopmat_splitk, rms_norm, sdpa_naive, sdpa_fused, sdpa_split. The
+// descriptors are immutable statics: thread-safe.
 std::span<const Family* const> families();
 // The family named `name`, or nullptr.
 const Family* find_family(std::string_view name);

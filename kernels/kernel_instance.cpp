@@ -141,8 +141,8 @@ KernelInstance KernelInstance::create(vk::Device& device, ShaderCompiler& compil
     }
     ws = external.workspace != nullptr ? external.workspace : &*inst.workspace_;
   }
-  // One descriptor set per weight copy, which record() rotates among; one when no weight.
-  const uint32_t sets = has(BufferRole::weight) ? inputs->weight_copies() : 1;
+  // One descriptor set per weight (or KV cache) copy, which record() rotates among.
+  const uint32_t sets = inputs->weight_copies();
   for (uint32_t c = 0; c < sets; ++c) {
     std::vector<const vk::Buffer*> bound;
     for (const BindingDesc& b : op.bindings) {
@@ -153,6 +153,8 @@ KernelInstance KernelInstance::create(vk::Device& device, ShaderCompiler& compil
         case BufferRole::vector: bound.push_back(&inputs->vector()); break;
         case BufferRole::out: bound.push_back(out); break;
         case BufferRole::workspace: bound.push_back(ws); break;
+        case BufferRole::keys: bound.push_back(&inputs->keys(c)); break;
+        case BufferRole::values: bound.push_back(&inputs->values(c)); break;
       }
     }
     inst.sets_.push_back(inst.pipeline_->bind(bound));
@@ -167,14 +169,25 @@ void KernelInstance::record(vk::CommandBuffer& commands, uint32_t copy_index) co
   commands.dispatch(*pipeline_, set, push_, groups_);
 }
 
+void KernelInstance::set_length(uint32_t length) {
+  if (problem_.op != Op::sdpa || length < problem_.m || length > problem_.n) {
+    throw std::invalid_argument(key_ + ": set_length(" + std::to_string(length) + ") on " +
+                                describe(problem_) +
+                                "; only sdpa takes a length, from M up to the L it was created for");
+  }
+  Problem attended = problem_;
+  attended.n = length;
+  push_ = push_constants(attended);
+}
+
 void KernelInstance::reset_output() {
-  const std::vector<float> nan = poison(uint64_t{problem_.m} * problem_.n);
+  const std::vector<float> nan = poison(output_count(problem_));
   output().upload(std::span<const float>(nan));
 }
 
 void KernelInstance::record_poison(vk::CommandBuffer& commands) const {
   const uint32_t nan = std::bit_cast<uint32_t>(std::numeric_limits<float>::quiet_NaN());
-  commands.fill(output(), nan, uint64_t{problem_.m} * problem_.n * sizeof(float));
+  commands.fill(output(), nan, output_count(problem_) * sizeof(float));
   if (workspace_bytes_ > 0) {
     const vk::Buffer& ws = external_workspace_ != nullptr ? *external_workspace_ : *workspace_;
     commands.fill(ws, 0, (workspace_bytes_ + 3) / 4 * 4);
@@ -182,7 +195,7 @@ void KernelInstance::record_poison(vk::CommandBuffer& commands) const {
 }
 
 std::vector<float> KernelInstance::download_output() const {
-  return output().download<float>(uint64_t{problem_.m} * problem_.n);
+  return output().download<float>(output_count(problem_));
 }
 
 double KernelInstance::flops() const noexcept { return kernels::flops(problem_); }

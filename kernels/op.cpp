@@ -2,6 +2,7 @@
 #include "kernels/op.h"
 
 #include <bit>
+#include <cmath>
 #include <stdexcept>
 
 #include "kernels/families/q4gsw_layout.h"
@@ -16,10 +17,21 @@ constexpr BindingDesc kQ4gswBindings[] = {
 constexpr BindingDesc kRmsNormBindings[] = {
     {BufferRole::x, "x", false}, {BufferRole::vector, "w", false}, {BufferRole::out, "out", true}};
 
+constexpr BindingDesc kSdpaBindings[] = {
+    {BufferRole::x, "q", false},          {BufferRole::keys, "k_cache", false},
+    {BufferRole::values, "v_cache", false}, {BufferRole::out, "out", true},
+    {BufferRole::workspace, "workspace", true}};
+
 const OpDesc kOps[] = {
     {Op::q4gsw, kQ4gswBindings, sizeof(Q4gswPush), "q4gsw_naive"},
     {Op::rms_norm, kRmsNormBindings, sizeof(RmsNormPush), ""},
+    {Op::sdpa, kSdpaBindings, sizeof(SdpaPush), "sdpa_naive"},
 };
+
+// (token, cache position) pairs sdpa scores: token t attends L - M + t + 1 positions.
+double attended_pairs(const Problem& p) {
+  return double(p.m) * (p.n - p.m) + double(p.m) * (p.m + 1) / 2;
+}
 
 template <typename T>
 std::vector<std::byte> bytes_of(const T& value) {
@@ -46,6 +58,10 @@ const OpDesc& op_desc(Op op) {
 }
 
 std::vector<std::byte> push_constants(const Problem& p) {
+  if (p.op == Op::sdpa) {
+    return bytes_of(SdpaPush{p.m, p.n, p.heads, p.kv_heads, p.k,
+                             static_cast<float>(1.0 / std::sqrt(double(p.k))), 0, 0});
+  }
   if (p.op == Op::q4gsw) {
     return bytes_of(Q4gswPush{p.m, p.n, p.k, p.group_size, p.has_bias ? 1u : 0u, packed_n(p.n),
                               0, 0});
@@ -61,12 +77,21 @@ uint64_t BindingSizes::of(BufferRole role) const noexcept {
     case BufferRole::vector: return bias;
     case BufferRole::out: return out;
     case BufferRole::workspace: return 0;
+    case BufferRole::keys: return keys;
+    case BufferRole::values: return values;
   }
   return 0;
 }
 
 BindingSizes binding_sizes(const Problem& p, Layout layout) {
   BindingSizes s;
+  if (p.op == Op::sdpa) {
+    s.x = uint64_t{p.m} * p.heads * p.k * 4;
+    s.out = s.x;
+    s.keys = uint64_t{p.n} * p.kv_heads * p.k * 4;
+    s.values = s.keys;
+    return s;
+  }
   if (p.op == Op::rms_norm) {
     s.x = uint64_t{p.m} * p.n * 4;
     s.out = s.x;
@@ -81,7 +106,13 @@ BindingSizes binding_sizes(const Problem& p, Layout layout) {
   return s;
 }
 
+uint64_t output_count(const Problem& p) {
+  return p.op == Op::sdpa ? uint64_t{p.m} * p.heads * p.k : uint64_t{p.m} * p.n;
+}
+
 double flops(const Problem& p) {
+  // QK^T and PV: 2 D flops each per head and pair (the softmax's exps are not counted).
+  if (p.op == Op::sdpa) return 4.0 * p.heads * p.k * attended_pairs(p);
   const double mn = double(p.m) * p.n;
   return p.op == Op::q4gsw ? 2.0 * mn * p.k : 3.0 * mn;
 }

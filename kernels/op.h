@@ -19,8 +19,9 @@ namespace vktune::kernels {
 enum class Layout { raw, packed, none };
 const char* layout_name(Layout layout) noexcept;
 
-// What a storage-buffer binding holds. `vector` is q4gsw's bias and rms_norm's weight w.
-enum class BufferRole { x, weight, scales, vector, out, workspace };
+// What a storage-buffer binding holds. `vector` is q4gsw's bias and rms_norm's weight w; `x`
+// is sdpa's queries, `keys` and `values` its KV cache.
+enum class BufferRole { x, weight, scales, vector, out, workspace, keys, values };
 
 struct BindingDesc {
   BufferRole role;
@@ -46,6 +47,12 @@ struct RmsNormPush {
   float eps;
   uint32_t pad0;
 };
+// sdpa_common.glsl: `length` is L, pushed per dispatch so one pipeline serves a growing cache.
+struct SdpaPush {
+  uint32_t tokens, length, heads, kv_heads, head_dim;
+  float scale;  // 1 / sqrt(head_dim)
+  uint32_t pad0, pad1;
+};
 
 // The push-constant bytes of `problem`, op_desc(problem.op).push_constant_bytes long.
 std::vector<std::byte> push_constants(const Problem& problem);
@@ -54,10 +61,11 @@ std::vector<std::byte> push_constants(const Problem& problem);
 // Family::workspace_bytes).
 struct BindingSizes {
   uint64_t x = 0, weight = 0, scales = 0, bias = 0, out = 0;
+  uint64_t keys = 0, values = 0;  // sdpa's K and V cache, the first L positions
   // The size of the buffer in `role` (0 for the workspace).
   uint64_t of(BufferRole role) const noexcept;
   // What one dispatch reads and writes at least once: every buffer above.
-  uint64_t total() const noexcept { return x + weight + scales + bias + out; }
+  uint64_t total() const noexcept { return x + weight + scales + bias + out + keys + values; }
 };
 BindingSizes binding_sizes(const Problem& problem, Layout layout);
 
@@ -67,7 +75,11 @@ constexpr uint64_t binding_alloc_bytes(uint64_t bytes) {
   return bytes < 16 ? 16 : (bytes + 15) / 16 * 16;
 }
 
-// Floating-point operations of one dispatch (q4gsw: 2 M N K; rms_norm: 3 M N).
+// Floats in the output: [M, N] (sdpa: [M, heads, head dim]).
+uint64_t output_count(const Problem& problem);
+
+// Floating-point operations of one dispatch (q4gsw: 2 M N K; rms_norm: 3 M N; sdpa: 4 heads D
+// per (token, attended position) pair).
 double flops(const Problem& problem);
 
 }  // namespace vktune::kernels

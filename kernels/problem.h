@@ -1,5 +1,5 @@
-// The problems vktune tunes: q4gsw (4-bit groupwise-symmetric weight-only linear) and
-// rms_norm, described by their shape, with validation that names the bad value and the fix.
+// The problems vktune tunes: q4gsw (4-bit groupwise-symmetric weight-only linear), rms_norm
+// and sdpa (attention over a KV cache), described by their shape, with validation that names the bad value and the fix.
 #pragma once
 
 #include <cstdint>
@@ -10,9 +10,9 @@
 
 namespace vktune::kernels {
 
-enum class Op { q4gsw, rms_norm };
+enum class Op { q4gsw, rms_norm, sdpa };
 
-// "q4gsw" / "rms_norm".
+// "q4gsw" / "rms_norm" / "sdpa".
 const char* op_name(Op op) noexcept;
 // The Op named `name`, or nullopt.
 std::optional<Op> parse_op(std::string_view name) noexcept;
@@ -20,11 +20,18 @@ std::optional<Op> parse_op(std::string_view name) noexcept;
 // out[m, n] = bias[n] + sum_k x[m, k] * (q(n, k) - 8) * scale[k / group_size, n]  (q4gsw)
 // y[r, i]   = x[r, i] / sqrt(mean_i x[r, :]^2 + eps) * w[i]  with r < m, i < n      (rms_norm;
 //             k is the width too or 0, group_size 0, has_bias false)
+// out[t, h, :] = softmax_j(q[t, h, :] . K[j, h / (heads / kv_heads), :] / sqrt(k)) V[j, ...]
+//             with t < m tokens, j over the n = L cache positions token t attends (causal:
+//             token t sits at position L - m + t, so j <= L - m + t); k is the head dim  (sdpa;
+//             group_size 0, has_bias false). docs/attention.md.
 struct Problem {
   Op op = Op::q4gsw;
   uint32_t m = 0, n = 0, k = 0, group_size = 0;
   bool has_bias = false;
   float eps = 1e-5f;  // rms_norm only
+  // sdpa only (0 for the other ops): query heads and KV heads (grouped-query attention when
+  // kv_heads < heads; heads % kv_heads == 0).
+  uint32_t heads = 0, kv_heads = 0;
 
   friend bool operator==(const Problem&, const Problem&) = default;
 };

@@ -13,14 +13,24 @@ void upload(vk::Buffer& buffer, const std::vector<T>& values) {
   if (!values.empty()) buffer.upload(std::as_bytes(std::span<const T>(values)));
 }
 
+bool op_data_ok(const Problem& p, const ProblemData& data) {
+  switch (p.op) {
+    case Op::q4gsw:
+      return data.weight.size() == uint64_t{p.n} * (p.k / 2) &&
+             data.scales.size() == uint64_t{p.k / p.group_size} * p.n &&
+             data.bias.size() == (p.has_bias ? p.n : 0u);
+    case Op::rms_norm: return data.norm_weight.size() == p.n;
+    case Op::sdpa: {
+      const uint64_t cache = binding_sizes(p, Layout::none).keys / sizeof(float);
+      return data.keys.size() == cache && data.values.size() == cache;
+    }
+  }
+  return false;
+}
+
 void check_sizes(const Problem& p, const ProblemData& data, bool with_x) {
-  const bool x_ok = !with_x || data.x.size() == uint64_t{p.m} * (p.op == Op::q4gsw ? p.k : p.n);
-  const bool ok =
-      x_ok && (p.op == Op::q4gsw
-                   ? data.weight.size() == uint64_t{p.n} * (p.k / 2) &&
-                         data.scales.size() == uint64_t{p.k / p.group_size} * p.n &&
-                         data.bias.size() == (p.has_bias ? p.n : 0u)
-                   : data.norm_weight.size() == p.n);
+  const uint64_t x = binding_sizes(p, Layout::raw).x / sizeof(float);
+  const bool ok = (!with_x || data.x.size() == x) && op_data_ok(p, data);
   if (!ok) throw std::invalid_argument("ProblemData does not match " + describe(p));
 }
 
@@ -70,6 +80,15 @@ std::shared_ptr<const ProblemBuffers> ProblemBuffers::make(vk::Device& device, c
     upload(*buffers->x_, data.x);
   }
   upload(buffers->vector_, q4 ? data.bias : data.norm_weight);
+  buffers->copies_ = p.op == Op::rms_norm ? 1 : weight_copies;
+  if (p.op == Op::sdpa) {
+    for (uint32_t c = 0; c < weight_copies; ++c) {
+      buffers->keys_.push_back(padded_buffer(device, sizes.keys));
+      upload(buffers->keys_.back(), data.keys);
+      buffers->values_.push_back(padded_buffer(device, sizes.values));
+      upload(buffers->values_.back(), data.values);
+    }
+  }
   if (q4) {
     const std::vector<uint8_t> packed =
         layout == Layout::packed ? prepack(data.weight, p.n, p.k) : std::vector<uint8_t>{};

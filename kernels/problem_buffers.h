@@ -20,8 +20,8 @@ namespace vktune::kernels {
 class ProblemBuffers {
  public:
   // Uploads `data` (raw layout; prepacked here when `layout` is packed) with `weight_copies`
-  // (>= 1) identical copies of the weight and scales, so a timing loop can rotate among them
-  // and read the weights cold. Throws std::invalid_argument when `data` does not match
+  // (>= 1) identical copies of the weight and scales (sdpa: of the K and V cache), so a timing
+  // loop can rotate among them and read the weights cold. Throws std::invalid_argument when `data` does not match
   // `problem`, vk::Error on Vulkan failures. `device` must outlive the buffers.
   static std::shared_ptr<const ProblemBuffers> create(vk::Device& device, const Problem& problem,
                                                       const ProblemData& data, Layout layout,
@@ -36,7 +36,8 @@ class ProblemBuffers {
 
   const Problem& problem() const noexcept { return problem_; }
   Layout layout() const noexcept { return layout_; }
-  uint32_t weight_copies() const noexcept { return static_cast<uint32_t>(weights_.size()); }
+  // Copies of the weight and scales, or of the KV cache; 1 for rms_norm.
+  uint32_t weight_copies() const noexcept { return copies_; }
 
   bool has_x() const noexcept { return x_.has_value(); }
   // Throws std::logic_error for buffers made by create_weights_only.
@@ -46,6 +47,9 @@ class ProblemBuffers {
   // q4gsw only: weight copy `c` and its scales.
   const vk::Buffer& weight(uint32_t c) const { return weights_.at(c); }
   const vk::Buffer& scales(uint32_t c) const { return scales_.at(c); }
+  // sdpa only: copy `c` of the K and the V cache.
+  const vk::Buffer& keys(uint32_t c) const { return keys_.at(c); }
+  const vk::Buffer& values(uint32_t c) const { return values_.at(c); }
 
  private:
   explicit ProblemBuffers(vk::Buffer vector) : vector_(std::move(vector)) {}
@@ -57,7 +61,8 @@ class ProblemBuffers {
   Layout layout_ = Layout::none;
   std::optional<vk::Buffer> x_;
   vk::Buffer vector_;
-  std::vector<vk::Buffer> weights_, scales_;
+  uint32_t copies_ = 1;
+  std::vector<vk::Buffer> weights_, scales_, keys_, values_;
 };
 
 // A buffer of at least `bytes`, rounded up to 16 so shaders reading whole words or 16-byte

@@ -13,6 +13,9 @@ const Family& gemv_fast_family();
 const Family& coopmat_family();
 const Family& coopmat_splitk_family();
 const Family& rms_norm_family();
+const Family& sdpa_naive_family();
+const Family& sdpa_fused_family();
+const Family& sdpa_split_family();
 
 // Helpers for the descriptors.
 inline KnobValue word(const char* w) { return KnobValue(std::string(w)); }

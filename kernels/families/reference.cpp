@@ -5,6 +5,8 @@
 #include <cmath>
 #include <thread>
 
+#include "kernels/op.h"
+
 namespace vktune::kernels {
 namespace {
 
@@ -31,6 +33,15 @@ ProblemData make_random(const Problem& p, uint64_t seed) {
   require_valid(p);
   Rng rng{seed * 0x2545F4914F6CDD1Dull + 0x1234567ull};
   ProblemData d;
+  if (p.op == Op::sdpa) {
+    d.x.resize(output_count(p));
+    d.keys.resize(binding_sizes(p, Layout::none).keys / sizeof(float));
+    d.values.resize(d.keys.size());
+    for (auto* tensor : {&d.x, &d.keys, &d.values}) {
+      for (float& v : *tensor) v = rng.signed_nonzero();
+    }
+    return d;
+  }
   if (p.op == Op::rms_norm) {
     d.x.resize(uint64_t{p.m} * p.n);
     for (float& v : d.x) v = rng.signed_nonzero();
@@ -53,6 +64,7 @@ ProblemData make_random(const Problem& p, uint64_t seed) {
 
 Reference reference(const Problem& p, const ProblemData& d) {
   require_valid(p);
+  if (p.op == Op::sdpa) return sdpa_reference(p, d);
   Reference r;
   r.values.assign(uint64_t{p.m} * p.n, 0.0);
   r.bounds.assign(r.values.size(), 0.0);
@@ -125,7 +137,7 @@ CheckResult check(std::span<const float> out, const Reference& ref, double rel_t
 }
 
 double fp32_tolerance(const Problem& p) {
-  const double k = p.op == Op::rms_norm ? p.n : p.k;
+  const double k = p.op == Op::rms_norm ? p.n : p.op == Op::sdpa ? std::max(p.n, p.k) : p.k;
   return 1e-5 * std::max(1.0, std::sqrt(k / 64.0));
 }
 

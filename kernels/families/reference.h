@@ -12,22 +12,23 @@ namespace vktune::kernels {
 
 // Inputs of one problem, in the raw layout (KernelInstance prepacks as the variant needs).
 struct ProblemData {
-  std::vector<float> x;          // [M, K] (rms_norm: [M, N])
+  std::vector<float> x;          // [M, K] (rms_norm: [M, N]; sdpa: the queries [M, heads, D])
   std::vector<uint8_t> weight;   // q4gsw raw [N, K/2]
   std::vector<float> scales;     // q4gsw [K/gs, N]
   std::vector<float> bias;       // q4gsw [N] when has_bias, else empty
   std::vector<float> norm_weight;  // rms_norm w [N]
+  std::vector<float> keys, values;  // sdpa K and V cache [L, kv_heads, D]
 };
 
 // Random, never-zero inputs, the same for the same (problem, seed) on every platform:
 // x uniform in [-1, 1] (|x| >= 1/1024), q uniform in 0..15, scales in [0.5, 1.5],
-// bias in [-1, 1], rms weight in [0.5, 1.5]. Throws InvalidProblem for an invalid problem.
+// bias in [-1, 1], rms weight in [0.5, 1.5], sdpa q, K and V like x. Throws InvalidProblem for an invalid problem.
 ProblemData make_random(const Problem& problem, uint64_t seed);
 
 struct Reference {
-  std::vector<double> values;  // [M, N]
+  std::vector<double> values;  // [M, N] (sdpa: [M, heads, D])
   // Per output: sum_k |x[m,k] * w(n,k)| + |bias[n]| (rms_norm: |x| / rms * |w| plus the
-  // rounding of the mean), the scale errors are measured against.
+  // rounding of the mean; sdpa: see sdpa_reference.cpp), the scale errors are measured against.
   std::vector<double> bounds;
 };
 Reference reference(const Problem& problem, const ProblemData& data);
@@ -51,5 +52,10 @@ double fp32_tolerance(const Problem& problem);
 // accumulation: each term is off by <= ~1e-3 of its |x w|, so <= 1e-3 of the bound; 2e-3 allows
 // for the fp32 sum on top.
 double fp16_tolerance(const Problem& problem);
+
+// reference() of an sdpa problem (sdpa_reference.cpp, where its bound is derived), of the
+// given tokens only (rows [tokens.size(), heads, D], each at its own cache position) or all.
+Reference sdpa_reference(const Problem& problem, const ProblemData& data,
+                         std::span<const uint32_t> tokens = {});
 
 }  // namespace vktune::kernels

@@ -120,7 +120,8 @@ TEST(Registry, AllFamiliesInOrder) {
   std::vector<std::string> names;
   for (const Family* f : families()) names.push_back(f->name());
   EXPECT_EQ(names, (std::vector<std::string>{"q4gsw_naive", "q4gsw_tiled", "q4gsw_gemv",
-                                             "q4gsw_gemv_fast", "q4gsw_coopmat", "q4gsw_coopmat_splitk", "rms_norm"}));
+                                             "q4gsw_gemv_fast", "q4gsw_coopmat", "q4gsw_coopmat_splitk", "rms_norm",
+                                             "sdpa_naive", "sdpa_fused", "sdpa_split"}));
   EXPECT_EQ(find_family("nope"), nullptr);
   EXPECT_EQ(family("q4gsw_gemv").op(), Op::q4gsw);
   EXPECT_EQ(family("rms_norm").op(), Op::rms_norm);

@@ -1,0 +1,37 @@
+// sdpa_naive: the three-pass baseline (sdpa_naive.comp), scores in the workspace.
+#include "kernels/families/families.h"
+
+namespace vktune::kernels {
+namespace {
+
+class SdpaNaive final : public Family {
+ public:
+  SdpaNaive() : Family("sdpa_naive", Op::sdpa, {{"wg", ints({32, 64, 128, 256})}}) {}
+
+  Constraints constraints(const Knobs&) const override { return {}; }
+  Layout layout(const Knobs&) const override { return Layout::none; }
+  uint32_t workgroup_size(const Knobs& k) const override {
+    return static_cast<uint32_t>(knob_int(k, "wg"));
+  }
+  uint32_t shared_bytes(const Knobs& k) const override { return workgroup_size(k) * 4; }
+  // The scores [M, heads, L] between the passes.
+  uint64_t workspace_bytes(const Knobs&, const Problem& p) const override {
+    return uint64_t{p.m} * p.heads * p.n * 4;
+  }
+  ShaderSpec shader(const Knobs& k) const override {
+    return {"sdpa_naive.comp", {{"WG", str(knob_int(k, "wg"))}}};
+  }
+  std::array<uint32_t, 3> groups(const Knobs&, const Problem& p,
+                                 const vk::DeviceInfo& d) const override {
+    return {clamp_groups(uint64_t{p.m} * p.heads, d), 1, 1};
+  }
+};
+
+}  // namespace
+
+const Family& sdpa_naive_family() {
+  static const SdpaNaive family;
+  return family;
+}
+
+}  // namespace vktune::kernels

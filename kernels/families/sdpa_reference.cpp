@@ -1,0 +1,73 @@
+// sdpa's fp64 reference and the per-output bound its error is measured against.
+//
+// Why the bound: out[d] = sum_j p_j v_j[d] with p = softmax(s), s_j = scale q . k_j. An fp32
+// kernel errs in three places, each at most proportional to A[d] = sum_j p_j |v_j[d]|:
+//  - a score rounds by up to ~D ulp of S_j = scale sum_i |q_i k_j[i]|; through the softmax an
+//    error e_j in the scores moves out[d] by sum_j p_j (e_j - sum_l p_l e_l) v_j[d], at most
+//    2 max_j |e_j| A[d];
+//  - exp(x) is within 3 + 2|x| ulp (Vulkan's precision), |x| <= 2 max_j S_j, so each p_j is off
+//    by that relative error, which moves out[d] by that times A[d];
+//  - the softmax sum and the weighted sum over L positions (and the online kernels' rescaling)
+//    round like any L-term sum, relative to A[d].
+// So bound[d] = A[d] (1 + 2 max_j S_j): the first two terms scale with S, the last with 1, and
+// fp32_tolerance (sum length max(L, D)) sets how many ulps of it are honest. A kernel that skips
+// one cache position errs by ~p_j |v_j - out| ~ 1/L of A, caught for L up to a few thousand;
+// a skipped step, slice or head errs by far more.
+#include <algorithm>
+#include <cmath>
+
+#include "kernels/families/reference.h"
+#include "kernels/op.h"
+
+namespace vktune::kernels {
+
+Reference sdpa_reference(const Problem& p, const ProblemData& d,
+                         std::span<const uint32_t> tokens) {
+  require_valid(p);
+  const uint32_t D = p.k, group = p.heads / p.kv_heads;
+  const double scale = 1.0 / std::sqrt(double(D));
+  const size_t count = tokens.empty() ? p.m : tokens.size();
+  Reference r;
+  r.values.assign(count * p.heads * D, 0.0);
+  r.bounds.assign(r.values.size(), 0.0);
+  std::vector<double> s(p.n);
+  for (size_t index = 0; index < count; ++index) {
+    const uint32_t t = tokens.empty() ? static_cast<uint32_t>(index) : tokens[index];
+    const uint32_t attended = p.n - p.m + t + 1;  // causal: token t sits at position L - M + t
+    for (uint32_t h = 0; h < p.heads; ++h) {
+      const uint64_t row = (uint64_t{index} * p.heads + h) * D;
+      const float* q = d.x.data() + (uint64_t{t} * p.heads + h) * D;
+      auto cache = [&](const std::vector<float>& c, uint32_t j) {
+        return c.data() + (uint64_t{j} * p.kv_heads + h / group) * D;
+      };
+      double max_s = -INFINITY, max_magnitude = 0;
+      for (uint32_t j = 0; j < attended; ++j) {
+        const float* k = cache(d.keys, j);
+        double dot = 0, abs_dot = 0;
+        for (uint32_t i = 0; i < D; ++i) {
+          dot += double{q[i]} * k[i];
+          abs_dot += std::abs(double{q[i]} * k[i]);
+        }
+        s[j] = dot * scale;
+        max_s = std::max(max_s, s[j]);
+        max_magnitude = std::max(max_magnitude, abs_dot * scale);
+      }
+      double sum = 0;
+      for (uint32_t j = 0; j < attended; ++j) sum += (s[j] = std::exp(s[j] - max_s));
+      for (uint32_t j = 0; j < attended; ++j) {
+        const float* v = cache(d.values, j);
+        const double pj = s[j] / sum;
+        for (uint32_t i = 0; i < D; ++i) {
+          r.values[row + i] += pj * v[i];
+          r.bounds[row + i] += pj * std::abs(double{v[i]});
+        }
+      }
+      for (uint32_t i = 0; i < D; ++i) {
+        r.bounds[row + i] = r.bounds[row + i] * (1 + 2 * max_magnitude) + 1e-30;
+      }
+    }
+  }
+  return r;
+}
+
+}  // namespace vktune::kernels

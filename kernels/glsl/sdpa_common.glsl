@@ -1,0 +1,69 @@
+// Push constants, bindings and workgroup reductions shared by the sdpa kernels. Problem sizes
+// are push constants, the cache length among them, so one compiled variant serves a growing
+// cache; workgroup and step knobs are #defines. Bindings: 0 q [M, heads, D], 1 K cache and
+// 2 V cache [L (or more), kv_heads, D] (only the first L positions are read), 3 out
+// [M, heads, D], 4 a workspace of Family::workspace_bytes (declared by the kernels using one).
+// Token t sits at cache position L - M + t and attends positions 0..L - M + t (causal).
+// Needs WG (a power of two) and VEC (1, or 4: q, K, V and out read as vec4, D % 4 == 0).
+
+layout(push_constant) uniform Push {
+  uint tokens;    // M
+  uint cache_len; // L, the cache positions attended (`length` is a GLSL method name)
+  uint heads;
+  uint kv_heads;  // heads % kv_heads == 0
+  uint head_dim;  // D
+  float scale;    // 1 / sqrt(D)
+  uint pad0;
+  uint pad1;
+} pc;
+
+#if VEC == 4
+#define VTYPE vec4
+#else
+#define VTYPE float
+#endif
+
+layout(std430, binding = 0) readonly buffer QBuf { VTYPE q[]; };
+layout(std430, binding = 1) readonly buffer KBuf { VTYPE kc[]; };
+layout(std430, binding = 2) readonly buffer VBuf { VTYPE vc[]; };
+layout(std430, binding = 3) writeonly buffer OBuf { VTYPE o[]; };
+
+// A score below any real one (finite, so that exp(a - b) of two of them is never NaN).
+const float kNoScore = -1.0e30;
+
+shared float red[WG];
+
+// The workgroup's max / sum of `v`; every invocation calls it, in uniform control flow. The
+// barriers also publish whatever shared memory the caller wrote before.
+float workgroup_max(float v) {
+  const uint lid = gl_LocalInvocationID.x;
+  red[lid] = v;
+  barrier();
+  for (uint h = WG / 2; h > 0; h >>= 1) {
+    if (lid < h) red[lid] = max(red[lid], red[lid + h]);
+    barrier();
+  }
+  const float r = red[0];
+  barrier();  // everyone has read red[0] before the next reduction overwrites it
+  return r;
+}
+
+float workgroup_sum(float v) {
+  const uint lid = gl_LocalInvocationID.x;
+  red[lid] = v;
+  barrier();
+  for (uint h = WG / 2; h > 0; h >>= 1) {
+    if (lid < h) red[lid] += red[lid + h];
+    barrier();
+  }
+  const float r = red[0];
+  barrier();
+  return r;
+}
+
+// Cache positions that token `t` attends.
+uint attended(uint t) { return pc.cache_len - pc.tokens + t + 1u; }
+// Index of position `j`'s vector `i` of the KV head serving query head `h`, in VTYPE units.
+uint cache_index(uint j, uint h, uint i) {
+  return (j * pc.kv_heads + h / (pc.heads / pc.kv_heads)) * (pc.head_dim / VEC) + i;
+}

@@ -1,0 +1,52 @@
+// sdpa baseline, the seeds' three passes: scores, softmax, weighted sum. One workgroup per
+// (token, head) row (grid-stride past maxComputeWorkGroupCount); the passes are phases of that
+// workgroup with the scores stored in the workspace [M, heads, L] between them, so it moves
+// the bytes three separate dispatches would, in one dispatch.
+#version 450
+#extension GL_GOOGLE_include_directive : require
+
+#ifndef WG
+#define WG 64
+#endif
+#define VEC 1
+
+layout(local_size_x = WG) in;
+
+#include "sdpa_common.glsl"
+
+layout(std430, binding = 4) buffer Scores { float scores[]; };
+
+void main() {
+  const uint lid = gl_LocalInvocationID.x;
+  const uint D = pc.head_dim;
+  for (uint row = gl_WorkGroupID.x; row < pc.tokens * pc.heads; row += gl_NumWorkGroups.x) {
+    const uint t = row / pc.heads, h = row % pc.heads;
+    const uint n = attended(t);
+    const uint s0 = row * pc.cache_len;
+    // Pass 1: scores.
+    float local_max = kNoScore;
+    for (uint j = lid; j < n; j += WG) {
+      float s = 0.0;
+      for (uint i = 0; i < D; ++i) s += q[row * D + i] * kc[cache_index(j, h, i)];
+      s *= pc.scale;
+      scores[s0 + j] = s;
+      local_max = max(local_max, s);
+    }
+    const float m = workgroup_max(local_max);
+    // Pass 2: the softmax's numerators and their sum (each invocation rereads its own scores).
+    float local_sum = 0.0;
+    for (uint j = lid; j < n; j += WG) {
+      const float p = exp(scores[s0 + j] - m);
+      scores[s0 + j] = p;
+      local_sum += p;
+    }
+    memoryBarrierBuffer();  // pass 3 reads every invocation's numerators
+    const float sum = workgroup_sum(local_sum);
+    // Pass 3: the weighted sum of V, one head-dim element per invocation.
+    for (uint i = lid; i < D; i += WG) {
+      float acc = 0.0;
+      for (uint j = 0; j < n; ++j) acc += scores[s0 + j] * vc[cache_index(j, h, i)];
+      o[row * D + i] = acc / sum;
+    }
+  }
+}

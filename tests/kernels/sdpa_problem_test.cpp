@@ -1,0 +1,155 @@
+// sdpa as catalogue data, no GPU: problem validation (bad input names the value and the fix),
+// sizes, work and push constants, the families' legality on fake devices, and the fp64
+// reference on cases small enough to work out by hand.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+
+#include "kernels/families/reference.h"
+#include "kernels/family.h"
+
+namespace vktune::kernels {
+namespace {
+
+Problem sdpa(uint32_t m, uint32_t l, uint32_t heads, uint32_t kv_heads, uint32_t d) {
+  Problem p{Op::sdpa, m, l, d, 0, false};
+  p.heads = heads;
+  p.kv_heads = kv_heads;
+  return p;
+}
+
+vk::DeviceInfo device(uint32_t invocations, uint32_t shared_bytes) {
+  vk::DeviceInfo d;
+  d.name = "fake";
+  d.limits.max_invocations = invocations;
+  d.limits.max_workgroup_size = {invocations, invocations, 64};
+  d.limits.max_workgroup_count = {65535, 65535, 65535};
+  d.limits.max_shared_memory_bytes = shared_bytes;
+  d.limits.max_storage_buffer_range = 1u << 30;
+  return d;
+}
+
+void expect_invalid(const Problem& p, const std::string& words) {
+  const std::string reason = validate(p);
+  EXPECT_NE(reason.find(words), std::string::npos) << describe(p) << ": " << reason;
+  EXPECT_THROW(require_valid(p), InvalidProblem);
+}
+
+TEST(SdpaProblem, BadInputIsNamedWithTheFix) {
+  EXPECT_EQ(validate(sdpa(1, 512, 32, 8, 128)), "");
+  EXPECT_EQ(validate(sdpa(4, 4, 8, 8, 80)), "");  // M == L: the prompt fills the cache
+  expect_invalid(sdpa(1, 512, 32, 6, 128), "heads=32 is not a multiple of kv_heads=6");
+  expect_invalid(sdpa(1, 0, 32, 8, 128), "L=0");
+  expect_invalid(sdpa(5, 4, 32, 8, 128), "L=4 < M=5");
+  expect_invalid(sdpa(0, 4, 32, 8, 128), "M=0");
+  expect_invalid(sdpa(1, 4, 32, 8, 0), "head dim D=0");
+  expect_invalid(sdpa(1, 4, 0, 0, 64), "heads >= 1");
+  Problem with_bias = sdpa(1, 4, 2, 1, 64);
+  with_bias.has_bias = true;
+  expect_invalid(with_bias, "no group size or bias");
+  Problem linear{Op::q4gsw, 1, 64, 64, 32, false};
+  linear.heads = 4;
+  expect_invalid(linear, "q4gsw has no heads");
+  EXPECT_EQ(describe(sdpa(1, 512, 32, 8, 128)), "sdpa M=1 L=512 Hq=32 Hkv=8 D=128");
+  EXPECT_EQ(parse_op("sdpa"), Op::sdpa);
+}
+
+TEST(SdpaProblem, SizesWorkAndPushConstants) {
+  const Problem p = sdpa(3, 100, 8, 2, 64);
+  const BindingSizes s = binding_sizes(p, Layout::none);
+  EXPECT_EQ(s.x, 3u * 8 * 64 * 4);
+  EXPECT_EQ(s.out, s.x);
+  EXPECT_EQ(s.keys, 100u * 2 * 64 * 4);
+  EXPECT_EQ(s.values, s.keys);
+  EXPECT_EQ(s.total(), 2 * s.x + 2 * s.keys);
+  EXPECT_EQ(output_count(p), 3u * 8 * 64);
+  // Tokens at positions 97, 98, 99 attend 98 + 99 + 100 positions.
+  EXPECT_DOUBLE_EQ(flops(p), 4.0 * 8 * 64 * (98 + 99 + 100));
+  const std::vector<std::byte> push = push_constants(p);
+  ASSERT_EQ(push.size(), sizeof(SdpaPush));
+  SdpaPush decoded;
+  std::memcpy(&decoded, push.data(), sizeof decoded);
+  EXPECT_EQ(decoded.length, 100u);
+  EXPECT_EQ(decoded.tokens, 3u);
+  EXPECT_FLOAT_EQ(decoded.scale, 0.125f);
+  EXPECT_EQ(op_desc(Op::sdpa).baseline_family, "sdpa_naive");
+}
+
+TEST(SdpaFamilies, HeadDimAndDeviceLimitsAreClearErrors) {
+  const vk::DeviceInfo ok = device(1024, 32768);
+  const Problem wide = sdpa(1, 64, 4, 1, 320);
+  const Family& fused = *find_family("sdpa_fused");
+  const Family& split = *find_family("sdpa_split");
+  const Family& naive = *find_family("sdpa_naive");
+  for (const Family* f : {&fused, &split}) {
+    const Legality l = f->legality(f->all_variants().front(), wide, ok);
+    EXPECT_FALSE(l.ok);
+    EXPECT_NE(l.reason.find("head dim D=320 is above this variant's k_max=256"), std::string::npos)
+        << l.reason;
+  }
+  EXPECT_TRUE(naive.legality(naive.all_variants().front(), wide, ok).ok);  // any head dim
+  // vec4 needs D % 4 == 0.
+  const Legality odd = fused.legality(parse_key("sdpa_fused[vec=4,keys=1,wg=64]").knobs,
+                                      sdpa(1, 64, 4, 1, 42), ok);
+  EXPECT_NE(odd.reason.find("head dim D=42 is not a multiple of 4"), std::string::npos)
+      << odd.reason;
+  // Workgroup size and shared memory past the device's.
+  const Knobs big = parse_key("sdpa_split[vec=1,keys=4,wg=128,slices=2]").knobs;
+  const Problem p = sdpa(1, 64, 4, 1, 64);
+  EXPECT_NE(split.legality(big, p, device(64, 32768)).reason.find("workgroup size 128 exceeds"),
+            std::string::npos);
+  EXPECT_NE(split.legality(big, p, device(1024, 2048)).reason.find("bytes of shared memory"),
+            std::string::npos);
+  // A bad problem is rejected by every family, with validate()'s reason.
+  EXPECT_NE(naive.legality(naive.all_variants().front(), sdpa(1, 64, 3, 2, 64), ok)
+                .reason.find("not a multiple of kv_heads"),
+            std::string::npos);
+}
+
+TEST(SdpaFamilies, GeometryAndWorkspace) {
+  const vk::DeviceInfo d = device(1024, 32768);
+  const Problem p = sdpa(2, 100, 8, 2, 64);
+  const Knobs k = parse_key("sdpa_split[vec=4,keys=1,wg=64,slices=8]").knobs;
+  const Family& split = *find_family("sdpa_split");
+  EXPECT_EQ(split.groups(k, p, d)[0], 2u * 8 * 8);
+  // 16 row counters, (m, l) of 128 states, acc [16, 8, 64].
+  EXPECT_EQ(split.workspace_bytes(k, p), (16u + 256 + 128 * 64) * 4);
+  const Family& naive = *find_family("sdpa_naive");
+  EXPECT_EQ(naive.workspace_bytes(naive.all_variants().front(), p), 2u * 8 * 100 * 4);
+  const Family& fused = *find_family("sdpa_fused");
+  EXPECT_EQ(fused.workspace_bytes(fused.all_variants().front(), p), 0u);
+  EXPECT_EQ(fused.groups(fused.all_variants().front(), p, d)[0], 16u);
+}
+
+// Scores 0 and ln 2 give softmax weights 1/3 and 2/3; the first token of two attends only
+// the first position (causal).
+TEST(SdpaReference, SmallCasesByHand) {
+  const Problem p = sdpa(2, 2, 1, 1, 1);
+  ProblemData d;
+  d.x = {1.0f, 1.0f};
+  d.keys = {0.0f, static_cast<float>(std::log(2.0))};
+  d.values = {3.0f, 6.0f};
+  const Reference r = reference(p, d);
+  ASSERT_EQ(r.values.size(), 2u);
+  EXPECT_DOUBLE_EQ(r.values[0], 3.0);
+  EXPECT_NEAR(r.values[1], 3.0 / 3 + 6.0 * 2 / 3, 1e-7);  // float ln 2
+  EXPECT_GT(r.bounds[1], 5.0);  // sum p |v|, times 1 + 2 max |score| terms
+  // GQA: two query heads share the one KV head.
+  const Problem g = sdpa(1, 1, 2, 1, 2);
+  ProblemData gd{{1.0f, 2.0f, 3.0f, 4.0f}, {}, {}, {}, {}, {1.0f, 1.0f}, {5.0f, 7.0f}};
+  const Reference gr = reference(g, gd);
+  EXPECT_EQ(gr.values, (std::vector<double>{5.0, 7.0, 5.0, 7.0}));
+}
+
+TEST(SdpaReference, RandomInputsHaveTheCacheShape) {
+  const Problem p = sdpa(3, 10, 4, 2, 8);
+  const ProblemData d = make_random(p, 1);
+  EXPECT_EQ(d.x.size(), 3u * 4 * 8);
+  EXPECT_EQ(d.keys.size(), 10u * 2 * 8);
+  EXPECT_EQ(d.values.size(), d.keys.size());
+  EXPECT_EQ(reference(p, d).values.size(), d.x.size());
+}
+
+}  // namespace
+}  // namespace vktune::kernels
