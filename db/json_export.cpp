@@ -25,8 +25,14 @@ json device_ref(const DeviceRecord& d) {
           {"name", d.name}};
 }
 json problem_ref(const Problem& p) {
-  return {{"op", p.op}, {"dtype", p.dtype}, {"m", p.m}, {"n", p.n}, {"k", p.k},
-          {"group_size", p.group_size}};
+  json j = {{"op", p.op}, {"dtype", p.dtype}, {"m", p.m}, {"n", p.n}, {"k", p.k},
+            {"group_size", p.group_size}};
+  // sdpa only, so the other ops' documents read as before the fields existed.
+  if (p.heads != 0 || p.kv_heads != 0) {
+    j["heads"] = p.heads;
+    j["kv_heads"] = p.kv_heads;
+  }
+  return j;
 }
 json nullable(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
 

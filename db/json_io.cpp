@@ -202,7 +202,8 @@ std::string device_key(const DeviceRecord& d) {
 std::string kernel_key(const KernelRecord& k) { return k.variant_key + '\x1f' + k.source_hash; }
 std::string problem_key(const Problem& p) {
   return p.op + '\x1f' + p.dtype + '\x1f' + std::to_string(p.m) + '\x1f' + std::to_string(p.n) +
-         '\x1f' + std::to_string(p.k) + '\x1f' + std::to_string(p.group_size);
+         '\x1f' + std::to_string(p.k) + '\x1f' + std::to_string(p.group_size) + '\x1f' +
+         std::to_string(p.heads) + '\x1f' + std::to_string(p.kv_heads);
 }
 
 DeviceRecord parse_device(const Reader& r, const json& o, const std::string& path) {
@@ -254,6 +255,9 @@ Problem parse_problem(const Reader& r, const json& o, const std::string& path) {
   p.n = r.u32(o, path, "n");
   p.k = r.u32(o, path, "k");
   p.group_size = r.u32(o, path, "group_size");
+  // Absent (0) for the ops without heads, and in documents written before sdpa existed.
+  if (o.contains("heads")) p.heads = r.u32(o, path, "heads");
+  if (o.contains("kv_heads")) p.kv_heads = r.u32(o, path, "kv_heads");
   return p;
 }
 RunRecord parse_run(const Reader& r, const json& o, const std::string& path) {

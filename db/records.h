@@ -49,7 +49,8 @@ struct KernelRecord {
   friend bool operator==(const KernelRecord&, const KernelRecord&) = default;
 };
 
-// A problem shape. For rms_norm K == N and group_size == 0 (docs/variants.md).
+// A problem shape. For rms_norm K == N and group_size == 0; for sdpa N is the context
+// length, K the head dim, with heads and kv_heads (0 for the other ops; docs/attention.md).
 struct Problem {
   int64_t id = 0;
   std::string op;
@@ -58,6 +59,8 @@ struct Problem {
   uint32_t n = 0;
   uint32_t k = 0;
   uint32_t group_size = 0;
+  uint32_t heads = 0;
+  uint32_t kv_heads = 0;
 
   friend bool operator==(const Problem&, const Problem&) = default;
 };

@@ -122,7 +122,49 @@ CREATE TABLE coverage (
 );
 )sql";
 
-constexpr std::array<const char*, kSchemaVersion> kSteps = {kV1, kV2, kV3};
+// sdpa's head counts join the problem key (0 for the other ops). SQLite cannot change a UNIQUE
+// constraint in place, so the table is rebuilt (migrate() runs it with foreign keys off and
+// checks them before committing); ids are kept, so measurements and coverage still point right.
+constexpr const char* kV4 = R"sql(
+CREATE TABLE problems_v4 (
+  id INTEGER PRIMARY KEY,
+  op TEXT NOT NULL,
+  dtype TEXT NOT NULL,
+  m INTEGER NOT NULL CHECK (m > 0),
+  n INTEGER NOT NULL CHECK (n > 0),
+  k INTEGER NOT NULL CHECK (k > 0),
+  group_size INTEGER NOT NULL CHECK (group_size >= 0),
+  heads INTEGER NOT NULL DEFAULT 0 CHECK (heads >= 0),
+  kv_heads INTEGER NOT NULL DEFAULT 0 CHECK (kv_heads >= 0),
+  UNIQUE (op, dtype, m, n, k, group_size, heads, kv_heads)
+);
+INSERT INTO problems_v4 (id, op, dtype, m, n, k, group_size)
+  SELECT id, op, dtype, m, n, k, group_size FROM problems;
+DROP TABLE problems;
+ALTER TABLE problems_v4 RENAME TO problems;
+)sql";
+
+constexpr std::array<const char*, kSchemaVersion> kSteps = {kV1, kV2, kV3, kV4};
+
+// Foreign keys off for the life of a migration (SQLite ignores the pragma inside a
+// transaction, so it is set before one opens), back on afterwards, whatever happens.
+class ForeignKeysOff {
+ public:
+  explicit ForeignKeysOff(const Connection& connection) : connection_(connection) {
+    connection_.exec("PRAGMA foreign_keys = OFF");
+  }
+  ~ForeignKeysOff() {
+    try {
+      connection_.exec("PRAGMA foreign_keys = ON");
+    } catch (...) {  // destructors never throw; the connection is then unusable anyway
+    }
+  }
+  ForeignKeysOff(const ForeignKeysOff&) = delete;
+  ForeignKeysOff& operator=(const ForeignKeysOff&) = delete;
+
+ private:
+  const Connection& connection_;
+};
 
 }  // namespace
 
@@ -141,6 +183,7 @@ void migrate(const Connection& connection, int target) {
   // that open one new (or old) file together serialise here: the first migrates, the others
   // wait on the busy timeout and then find nothing left to do. Read only outside it, two would
   // both see version 0 and the second would fail on "table devices already exists".
+  const ForeignKeysOff rebuilds_allowed(connection);
   Transaction transaction(connection);
   int version = schema_version(connection);
   if (version > target) {
@@ -150,6 +193,10 @@ void migrate(const Connection& connection, int target) {
   }
   if (version == target) return;  // the transaction rolls back: nothing was written
   for (; version < target; ++version) connection.exec(kSteps[static_cast<size_t>(version)]);
+  if (connection.query_int("SELECT count(*) FROM pragma_foreign_key_check") != 0) {
+    throw Error(connection.label() + ": migrating to schema version " + std::to_string(target) +
+                " left dangling references; nothing was changed");
+  }
   connection.exec("PRAGMA user_version = " + std::to_string(target));
   transaction.commit();
 }

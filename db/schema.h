@@ -10,7 +10,9 @@ namespace vktune::db {
 //   1: devices, kernels, problems, runs, measurements, view `best`.
 //   2: devices.copy_bandwidth_gbps; index on measurements(device_id, problem_id, kernel_id)
 //      for resume checks; `best` never picks a kernel that ever gave a wrong result there.
-inline constexpr int kSchemaVersion = 3;
+//   3: coverage.
+//   4: problems.heads and problems.kv_heads (sdpa; 0 otherwise) in the problem key.
+inline constexpr int kSchemaVersion = 4;
 
 // PRAGMA user_version of the connection.
 int schema_version(const Connection& connection);

@@ -81,6 +81,8 @@ Problem read_problem(const Statement& s) {
   p.n = static_cast<uint32_t>(s.integer("n"));
   p.k = static_cast<uint32_t>(s.integer("k"));
   p.group_size = static_cast<uint32_t>(s.integer("group_size"));
+  p.heads = static_cast<uint32_t>(s.integer("heads"));
+  p.kv_heads = static_cast<uint32_t>(s.integer("kv_heads"));
   return p;
 }
 
@@ -264,11 +266,11 @@ int64_t Store::upsert_problem(const Problem& p) {
                 ": op and dtype must be set and M, N, K non-zero");
   }
   Statement s(connection_,
-              "INSERT INTO problems (op, dtype, m, n, k, group_size) VALUES (:op, :dtype, :m, "
-              ":n, :k, :gs) ON CONFLICT (op, dtype, m, n, k, group_size) DO UPDATE SET op = "
-              "excluded.op RETURNING id");
+              "INSERT INTO problems (op, dtype, m, n, k, group_size, heads, kv_heads) VALUES (:op, "
+              ":dtype, :m, :n, :k, :gs, :heads, :kv_heads) ON CONFLICT (op, dtype, m, n, k, "
+              "group_size, heads, kv_heads) DO UPDATE SET op = excluded.op RETURNING id");
   s.bind(":op", p.op).bind(":dtype", p.dtype).bind(":m", p.m).bind(":n", p.n).bind(":k", p.k);
-  s.bind(":gs", p.group_size);
+  s.bind(":gs", p.group_size).bind(":heads", p.heads).bind(":kv_heads", p.kv_heads);
   return returned_id(s, connection_, "upsert_problem");
 }
 
@@ -490,15 +492,19 @@ Catalog Store::catalog(bool with_spirv) const {
     Statement s(connection_, "SELECT * FROM kernels ORDER BY id");
     while (s.step()) c.kernels.push_back(read_kernel(s, with_spirv));
     // Thousands of rows: columns resolved once instead of by name per row.
-    Statement p(connection_, "SELECT id, op, dtype, m, n, k, group_size FROM problems ORDER BY id");
+    Statement p(connection_,
+                "SELECT id, op, dtype, m, n, k, group_size, heads, kv_heads FROM problems ORDER BY id");
     const int id = p.column_index("id"), op = p.column_index("op"), dtype = p.column_index("dtype"),
               m = p.column_index("m"), n = p.column_index("n"), k = p.column_index("k"),
-              gs = p.column_index("group_size");
+              gs = p.column_index("group_size"), heads = p.column_index("heads"),
+              kv_heads = p.column_index("kv_heads");
     while (p.step()) {
       c.problems.push_back(Problem{p.integer(id), std::string(p.text_view(op)),
                                    std::string(p.text_view(dtype)), static_cast<uint32_t>(p.integer(m)),
                                    static_cast<uint32_t>(p.integer(n)), static_cast<uint32_t>(p.integer(k)),
-                                   static_cast<uint32_t>(p.integer(gs))});
+                                   static_cast<uint32_t>(p.integer(gs)),
+                                   static_cast<uint32_t>(p.integer(heads)),
+                                   static_cast<uint32_t>(p.integer(kv_heads))});
     }
     c.ranked = fast_ranked(connection_, kRankedPerProblem);
     for (const BestRow& r : c.ranked) {

@@ -24,7 +24,7 @@ struct TuneFlags {
   DeviceOptions device;
   std::string shapes;  // preset or file; empty: smoke on a CPU device, llama3.2-1b elsewhere
   std::string model;   // config.json or GGUF file, in place of shapes
-  std::string m, gs, ops = "q4gsw,rms_norm", families;  // families: empty = every one
+  std::string m, gs, context, ops = "q4gsw,rms_norm", families;  // families: empty = every one
   std::string strategy = "halving", cache = "cold";
   double budget_s = 0, variant_budget_s = 0.25;
   std::string db = "vktune.db";
@@ -46,7 +46,9 @@ std::vector<kernels::Op> parse_ops(const std::string& text) {
   std::vector<kernels::Op> ops;
   for (const std::string& name : split_commas(text)) {
     const auto op = kernels::parse_op(name);
-    if (!op) throw CLI::ValidationError("--ops", "unknown op \"" + name + "\" (q4gsw, rms_norm)");
+    if (!op) {
+      throw CLI::ValidationError("--ops", "unknown op \"" + name + "\" (q4gsw, rms_norm, sdpa)");
+    }
     ops.push_back(*op);
   }
   return ops;
@@ -101,6 +103,7 @@ void run_tune(const TuneFlags& flags) {
   tuner::ShapeOptions shape_options;
   if (!flags.m.empty()) shape_options.m = tuner::parse_list(flags.m);
   if (!flags.gs.empty()) shape_options.group_sizes = tuner::parse_list(flags.gs);
+  if (!flags.context.empty()) shape_options.contexts = tuner::parse_list(flags.context);
   shape_options.ops = parse_ops(flags.ops);
   tuner::TuneOptions options;
   // A model file is read before the device is opened, so a bad one fails at once.
@@ -192,7 +195,9 @@ void add_tune_command(CLI::App& app) {
       ->excludes("--shapes");
   cmd->add_option("--m", flags->m, "M (tokens) list, e.g. 1,16,128 (default: the preset's)");
   cmd->add_option("--gs", flags->gs, "group-size list, e.g. 32,128 (default: the preset's)");
-  cmd->add_option("--ops", flags->ops, "ops to tune")->capture_default_str();
+  cmd->add_option("--ops", flags->ops, "ops to tune (q4gsw, rms_norm, sdpa)")->capture_default_str();
+  cmd->add_option("--context", flags->context,
+                  "sdpa context lengths L, e.g. 512,2048,8192 (default: 128,512,2048,8192)");
   cmd->add_option("--families", flags->families,
                   "only these families, e.g. q4gsw_coopmat,q4gsw_coopmat_splitk (default: all)");
   cmd->add_option("--strategy", flags->strategy, "exhaustive or halving")

@@ -3,14 +3,22 @@
 
 #include <algorithm>
 
+#include "kernels/op.h"
+
 namespace vktune::tuner {
 
 Gate::Gate(const kernels::Problem& problem, const kernels::ProblemData& data, uint32_t max_rows)
-    : n_(problem.n) {
+    : n_(static_cast<uint32_t>(kernels::output_count(problem) / problem.m)) {
   const uint32_t m = problem.m;
   for (uint32_t i = 0; i < std::min(m, max_rows); ++i) {
     rows_.push_back(m <= max_rows ? i
                                   : static_cast<uint32_t>(uint64_t{i} * (m - 1) / (max_rows - 1)));
+  }
+  if (problem.op == kernels::Op::sdpa) {
+    // A token's output depends on its cache position, which a sub-problem of fewer tokens
+    // would move: the reference takes the sampled tokens where they are.
+    reference_ = kernels::sdpa_reference(problem, data, rows_);
+    return;
   }
   kernels::Problem sub = problem;
   sub.m = static_cast<uint32_t>(rows_.size());

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "kernels/op.h"
 #include "kernels/vk/command_buffer.h"
 #include "kernels/vk/device.h"
 #include "tuner/parallel.h"
@@ -21,7 +22,7 @@ constexpr size_t kMaxBatch = 64;
 GateStage::GateStage(vk::Device& device, const Gate& gate, const kernels::Problem& problem)
     : device_(device),
       gate_(gate),
-      row_bytes_(uint64_t{problem.n} * sizeof(float)),
+      row_bytes_(kernels::output_count(problem) / problem.m * sizeof(float)),
       slot_bytes_(gate.rows().size() * row_bytes_),
       capacity_(std::clamp<uint64_t>(kReadbackBytes / std::max<uint64_t>(slot_bytes_, 1), 1,
                                      kMaxBatch)),

@@ -69,6 +69,7 @@ ModelShapes model_shapes(const ModelConfig& c, const std::string& name) {
   shapes.add_linear({hidden, ffn, c.mlp_bias});
   shapes.add_linear({vocab, hidden, false});
   shapes.add_norm(hidden);
+  shapes.attention.push_back({heads, kv_heads, head_dim});
   return shapes;
 }
 

@@ -31,11 +31,18 @@ struct Linear {
   friend bool operator==(const Linear&, const Linear&) = default;
 };
 
+// A model's attention heads: what its sdpa problems are, at every context length.
+struct Attention {
+  uint32_t heads = 0, kv_heads = 0, head_dim = 0;
+  friend bool operator==(const Attention&, const Attention&) = default;
+};
+
 // Each distinct shape once, in the order first met (q, k, v, o, gate, up, down, lm_head of a
 // layer), so the problems of a run come out in a stable, readable order.
 struct ModelShapes {
   std::vector<Linear> linears;
   std::vector<uint32_t> norm_widths;
+  std::vector<Attention> attention;  // empty where the source does not say (GGUF headers)
 
   void add_linear(const Linear& linear) {
     if (std::find(linears.begin(), linears.end(), linear) == linears.end()) {

@@ -33,6 +33,8 @@ db::Problem problem_record(const kernels::Problem& problem) {
   r.n = problem.n;
   r.k = problem.k;
   r.group_size = problem.group_size;
+  r.heads = problem.heads;
+  r.kv_heads = problem.kv_heads;
   return r;
 }
 

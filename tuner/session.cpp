@@ -210,9 +210,11 @@ bool Session::out_of_time() const {
 }
 
 uint32_t Session::weight_copies(const kernels::Problem& problem) const {
-  if (options_.cache == CacheMode::hot || problem.op != kernels::Op::q4gsw) return 1;
+  // What a dispatch streams once: q4gsw's weights, sdpa's KV cache (decode reads all of it).
+  if (options_.cache == CacheMode::hot || problem.op == kernels::Op::rms_norm) return 1;
   const kernels::BindingSizes sizes = kernels::binding_sizes(problem, kernels::Layout::raw);
-  const uint64_t per_copy = std::max<uint64_t>(1, sizes.weight + sizes.scales);
+  const uint64_t per_copy =
+      std::max<uint64_t>(1, sizes.weight + sizes.scales + sizes.keys + sizes.values);
   return static_cast<uint32_t>(
       std::clamp<uint64_t>(kColdWorkingSetBytes / per_copy, 1, kMaxWeightCopies));
 }
@@ -270,7 +272,10 @@ void Session::warm_start_order(const kernels::Problem& problem,
   // too, and halving keeps them in the race), then the baselines, then every family in turn.
   std::map<int64_t, double> rank;  // kernel id -> distance of the nearest problem it won
   for (const auto& [p, kernel_id] : tuned_winners_) {
-    if (p.op != kernels::op_name(problem.op) || p.group_size != problem.group_size) continue;
+    if (p.op != kernels::op_name(problem.op) || p.group_size != problem.group_size ||
+        p.heads != problem.heads || p.kv_heads != problem.kv_heads) {
+      continue;
+    }
     const double d = log_distance(problem, p);
     auto [it, inserted] = rank.emplace(kernel_id, d);
     if (!inserted) it->second = std::min(it->second, d);

@@ -267,9 +267,7 @@ ProblemOutcome Session::tune_problem(size_t index, int64_t problem_id, std::vect
   }
   uint64_t workspace = 0;
   for (const Candidate& c : list) {
-    if (problem.op == kernels::Op::q4gsw) {
-      workspace = std::max(workspace, c.family->workspace_bytes(c.knobs, problem));
-    }
+    workspace = std::max(workspace, c.family->workspace_bytes(c.knobs, problem));
   }
   shared_ = std::make_unique<ProblemState>(problem, kernels::make_random(problem, options_.seed + index),
                                      workspace);

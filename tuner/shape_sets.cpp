@@ -84,6 +84,16 @@ class ProblemList {
     add({kernels::Op::q4gsw, m, n, k, gs, bias});
   }
   void add_norm(uint32_t m, uint32_t width) { add({kernels::Op::rms_norm, m, width, width, 0}); }
+  // The attention of `a` for M tokens at each context length that holds them.
+  void add_attention(uint32_t m, const Attention& a, const std::vector<uint32_t>& contexts) {
+    for (uint32_t length : contexts) {
+      if (length < m) continue;
+      kernels::Problem p{kernels::Op::sdpa, m, length, a.head_dim, 0, false};
+      p.heads = a.heads;
+      p.kv_heads = a.kv_heads;
+      add(p);
+    }
+  }
   std::vector<kernels::Problem> take() { return std::move(problems_); }
 
  private:
@@ -101,6 +111,7 @@ std::vector<kernels::Problem> from_shapes(const ModelShapes& shapes, const Shape
                                           const std::vector<uint32_t>& default_gs) {
   const auto& ms = options.m.empty() ? default_m : options.m;
   const auto& gss = options.group_sizes.empty() ? default_gs : options.group_sizes;
+  const auto& contexts = options.contexts.empty() ? kDefaultContexts : options.contexts;
   ProblemList list;
   for (uint32_t m : ms) {
     if (wants(options, kernels::Op::q4gsw)) {
@@ -110,6 +121,9 @@ std::vector<kernels::Problem> from_shapes(const ModelShapes& shapes, const Shape
     }
     if (wants(options, kernels::Op::rms_norm)) {
       for (uint32_t width : shapes.norm_widths) list.add_norm(m, width);
+    }
+    if (wants(options, kernels::Op::sdpa)) {
+      for (const Attention& a : shapes.attention) list.add_attention(m, a, contexts);
     }
   }
   return list.take();
@@ -145,11 +159,24 @@ std::vector<kernels::Problem> from_file(const std::string& path, const ShapeOpti
     const auto op = kernels::parse_op(p["op"].get<std::string>());
     if (!op) throw std::invalid_argument(where + ".op: unknown op " + p["op"].dump());
     if (!wants(options, *op)) continue;
-    if (!p.contains("n")) throw std::invalid_argument(where + ": missing \"n\"");
-    const uint32_t n = positive(p["n"], where + ".n");
     const auto ms = !options.m.empty() ? options.m
                     : p.contains("m")  ? number_list(p["m"], where + ".m")
                                        : file_m;
+    if (*op == kernels::Op::sdpa) {
+      for (const char* key : {"heads", "kv_heads", "head_dim"}) {
+        if (!p.contains(key)) throw std::invalid_argument(where + ": missing \"" + key + "\"");
+      }
+      const Attention a{positive(p["heads"], where + ".heads"),
+                        positive(p["kv_heads"], where + ".kv_heads"),
+                        positive(p["head_dim"], where + ".head_dim")};
+      const auto contexts = !options.contexts.empty() ? options.contexts
+                            : p.contains("context")  ? number_list(p["context"], where + ".context")
+                                                     : kDefaultContexts;
+      for (uint32_t m : ms) list.add_attention(m, a, contexts);
+      continue;
+    }
+    if (!p.contains("n")) throw std::invalid_argument(where + ": missing \"n\"");
+    const uint32_t n = positive(p["n"], where + ".n");
     for (uint32_t m : ms) {
       if (*op == kernels::Op::rms_norm) {
         list.add_norm(m, n);

@@ -1,5 +1,5 @@
 // The problems a tuning run covers: named presets (model linear shapes) or a JSON file,
-// crossed with the M (tokens) and group-size lists.
+// crossed with the M (tokens), group-size and (sdpa) context-length lists.
 #pragma once
 
 #include <cstdint>
@@ -15,8 +15,14 @@ namespace vktune::tuner {
 struct ShapeOptions {
   std::vector<uint32_t> m;           // empty: the preset's default
   std::vector<uint32_t> group_sizes; // empty: the preset's default
+  // sdpa: the context lengths L (cache positions) tuned, the runtime's L buckets; empty:
+  // kDefaultContexts. A length below M is skipped (the prompt must fit the cache).
+  std::vector<uint32_t> contexts;
+  // sdpa is not among the defaults: ask for it (--ops q4gsw,rms_norm,sdpa).
   std::vector<kernels::Op> ops = {kernels::Op::q4gsw, kernels::Op::rms_norm};
 };
+
+inline const std::vector<uint32_t> kDefaultContexts = {128, 512, 2048, 8192};
 
 // "llama3.2-1b", "llama3-8b", "smoke".
 std::vector<std::string_view> preset_names();
@@ -35,8 +41,9 @@ LayerShape preset_layer(std::string_view name);
 // The problems of `preset_or_file`: a preset name, else a JSON file
 //   {"m": [1, 128], "gs": [32], "problems": [
 //      {"op": "q4gsw", "n": 4096, "k": 4096, "bias": false, "m": [1], "gs": [32, 128]},
-//      {"op": "rms_norm", "n": 4096}]}
-// where per-problem "m"/"gs" override the file's, and ShapeOptions override both.
+//      {"op": "rms_norm", "n": 4096},
+//      {"op": "sdpa", "heads": 32, "kv_heads": 8, "head_dim": 128, "context": [512, 8192]}]}
+// where per-problem "m"/"gs"/"context" override the file's, and ShapeOptions override both.
 // Deduplicated, in a stable order. Throws std::invalid_argument naming the bad entry
 // (unknown preset or op, invalid problem such as K % gs != 0).
 std::vector<kernels::Problem> load_shapes(std::string_view preset_or_file,

@@ -118,6 +118,33 @@ TEST(JsonIo, RoundTripIsLossFree) {
   EXPECT_EQ(export_json_text(b), text);
 }
 
+// sdpa's head counts travel with the problem (and keep two problems apart); the other ops'
+// problems are written without them, as before they existed.
+TEST(JsonIo, HeadsRoundTripAndStayOutOfOtherOps) {
+  Store a = Store::open_memory();
+  testing::populate(a);
+  a.upsert_problem(Problem{0, "sdpa", "f32", 1, 512, 128, 0, 32, 8});
+  a.upsert_problem(Problem{0, "sdpa", "f32", 1, 512, 128, 0, 24, 8});
+  const json doc = export_json(a);
+  Store b = Store::open_memory();
+  import_json_text(b, doc.dump(), "heads.json");
+  std::vector<Problem> heads;
+  for (const Problem& p : b.problems()) {
+    if (p.op == "sdpa") heads.push_back(p);
+  }
+  ASSERT_EQ(heads.size(), 2u);
+  EXPECT_EQ(heads[0].heads + heads[1].heads, 56u);
+  EXPECT_EQ(heads[0].kv_heads, 8u);
+  const std::string text = export_json_text(a);
+  EXPECT_EQ(export_json_text(b), text);
+  size_t written = 0;
+  for (size_t at = text.find("\"kv_heads\""); at != std::string::npos;
+       at = text.find("\"kv_heads\"", at + 1)) {
+    ++written;
+  }
+  EXPECT_EQ(written, 2u);  // the two sdpa problems only
+}
+
 TEST(JsonIo, TimesKeepFullPrecision) {
   Store a = Store::open_memory();
   testing::populate(a);

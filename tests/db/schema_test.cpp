@@ -74,6 +74,35 @@ TEST(Schema, MigratesVersion1FileForwardKeepingData) {
             1);
 }
 
+// Version 4 rebuilds `problems` with sdpa's head counts in the key: ids (and so every
+// measurement's problem) survive, the old problems get 0 heads, and two problems that differ
+// only in their heads are two rows.
+TEST(Schema, Version4KeysProblemsByHeadsKeepingIds) {
+  TempDir dir;
+  const std::string path = dir.file("v3.db");
+  {
+    Connection c = Connection::open(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, path);
+    c.exec("PRAGMA foreign_keys = ON");
+    migrate(c, 3);
+    c.exec(testing::kOldDatabaseRows);
+  }
+  Store s = Store::open(path);
+  EXPECT_EQ(schema_version(s.connection()), kSchemaVersion);
+  EXPECT_EQ(s.connection().query_int("PRAGMA foreign_keys"), 1);  // on again after the rebuild
+  ASSERT_EQ(s.measurements().size(), 1u);
+  const int64_t old_problem = s.measurements()[0].problem_id;
+  EXPECT_EQ(s.connection().query_int("SELECT heads + kv_heads FROM problems WHERE id = " +
+                                     std::to_string(old_problem)),
+            0);
+  Problem a{0, "sdpa", "f32", 1, 512, 128, 0, 32, 8};
+  Problem b = a;
+  b.heads = 24;
+  const int64_t ia = s.upsert_problem(a), ib = s.upsert_problem(b);
+  EXPECT_NE(ia, ib);
+  EXPECT_EQ(s.upsert_problem(a), ia);
+  EXPECT_THROW(s.add_measurement(testing::ok_measurement(1, 1, 999, 1, 1.0)), Error);  // FKs hold
+}
+
 TEST(Schema, RefusesToDowngrade) {
   Connection c = open_memory();
   EXPECT_THROW(migrate(c, 1), Error);

@@ -39,6 +39,54 @@ TEST(ShapeSetsTest, OpsFilterAndPresetDefaults) {
   EXPECT_EQ(problems[0].k, 2048u);
 }
 
+kernels::Problem attention(uint32_t m, uint32_t length, uint32_t heads, uint32_t kv_heads,
+                           uint32_t head_dim) {
+  kernels::Problem p{Op::sdpa, m, length, head_dim, 0, false};
+  p.heads = heads;
+  p.kv_heads = kv_heads;
+  return p;
+}
+
+// Asked for, a preset's attention comes at every context length that holds the M tokens.
+TEST(ShapeSetsTest, PresetAttentionPerContextLength) {
+  ShapeOptions options;
+  options.ops = {Op::sdpa};
+  options.m = {1, 512};
+  const auto problems = load_shapes("llama3-8b", options);
+  // M = 1 at 128, 512, 2048, 8192; M = 512 at all but 128.
+  ASSERT_EQ(problems.size(), 7u);
+  EXPECT_EQ(problems[0], attention(1, 128, 32, 8, 128));
+  EXPECT_EQ(problems[6], attention(512, 8192, 32, 8, 128));
+  options.contexts = {1000};
+  EXPECT_EQ(load_shapes("llama3.2-1b", options),
+            (std::vector<kernels::Problem>{attention(1, 1000, 32, 8, 64),
+                                           attention(512, 1000, 32, 8, 64)}));
+  EXPECT_EQ(count(load_shapes("llama3-8b", {}), Op::sdpa), 0u);  // not among the default ops
+}
+
+TEST(ShapeSetsTest, ShapesFileAttention) {
+  const auto path = std::filesystem::temp_directory_path() / "vktune_shapes_sdpa.json";
+  std::ofstream(path) << R"({"problems": [
+      {"op": "sdpa", "heads": 8, "kv_heads": 2, "head_dim": 80, "context": [300, 77], "m": [1]},
+      {"op": "sdpa", "heads": 8, "kv_heads": 3, "head_dim": 80}]})";
+  ShapeOptions options;
+  options.ops = {Op::sdpa};
+  try {
+    load_shapes(path.string(), options);
+    ADD_FAILURE() << "no exception";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("heads=8 is not a multiple of kv_heads=3"),
+              std::string::npos)
+        << e.what();
+  }
+  std::ofstream(path) << R"({"problems": [
+      {"op": "sdpa", "heads": 8, "kv_heads": 2, "head_dim": 80, "context": [300, 77], "m": [1]}]})";
+  const auto problems = load_shapes(path.string(), options);
+  std::filesystem::remove(path);
+  EXPECT_EQ(problems, (std::vector<kernels::Problem>{attention(1, 300, 8, 2, 80),
+                                                     attention(1, 77, 8, 2, 80)}));
+}
+
 TEST(ShapeSetsTest, ShapesFileWithOverrides) {
   const auto path = std::filesystem::temp_directory_path() / "vktune_shapes_test.json";
   std::ofstream(path) << R"({"m": [2], "gs": [64], "problems": [

@@ -94,7 +94,7 @@ std::string api_text(uint32_t v) {
 
 bool same_problem(const db::Problem& a, const db::Problem& b) {
   return a.op == b.op && a.dtype == b.dtype && a.m == b.m && a.n == b.n && a.k == b.k &&
-         a.group_size == b.group_size;
+         a.group_size == b.group_size && a.heads == b.heads && a.kv_heads == b.kv_heads;
 }
 
 std::string status_table(const StatusCounts& c) {
