@@ -44,7 +44,7 @@ OpBuiltins load(kernels::Op op) {
     b.constraints_json = kernels::to_json(c).dump();
     b.layout = kernels::layout_name(family.layout(knobs));
     b.workgroup_size = family.workgroup_size(knobs);
-    b.constraints = {c.k_multiple, c.gs_multiple, c.n_multiple, c.m_min, c.m_max};
+    b.constraints = {c.k_multiple, c.gs_multiple, c.n_multiple, c.m_min, c.m_max, c.k_max};
     const std::span<const uint32_t> words = builtin_spirv(b.variant_key);
     b.spirv = {reinterpret_cast<const uint8_t*>(words.data()), words.size_bytes()};
     out.none_fits += " " + b.variant_key + " " + b.constraints_json + ";";
@@ -58,8 +58,18 @@ OpBuiltins load(kernels::Op op) {
 // descriptors are function-local statics themselves, so the order of initialisation is safe.
 const OpBuiltins kQ4gsw = load(kernels::Op::q4gsw);
 const OpBuiltins kRmsNorm = load(kernels::Op::rms_norm);
+const OpBuiltins kSdpa = load(kernels::Op::sdpa);
 
-const OpBuiltins& builtins(kernels::Op op) { return op == kernels::Op::q4gsw ? kQ4gsw : kRmsNorm; }
+const OpBuiltins& builtins(kernels::Op op) {
+  switch (op) {
+    case kernels::Op::q4gsw: return kQ4gsw;
+    case kernels::Op::rms_norm: return kRmsNorm;
+    case kernels::Op::sdpa: return kSdpa;
+  }
+  return kQ4gsw;  // unreachable: every Op is listed
+}
+
+constexpr std::string_view kUnknownOp = "unknown op; expected \"q4gsw\", \"rms_norm\" or \"sdpa\"";
 
 }  // namespace
 
@@ -79,7 +89,14 @@ std::string_view validate(const ProblemQuery& q) noexcept {
     if (q.group_size != 0) return "rms_norm has no groups; pass group_size 0";
     return {};
   }
-  return "unknown op; expected \"q4gsw\" or \"rms_norm\"";
+  if (q.op == "sdpa") {
+    if (q.heads == 0 || q.kv_heads == 0) return "sdpa needs heads >= 1 and kv_heads >= 1";
+    if (q.heads % q.kv_heads != 0) return "sdpa needs heads to be a multiple of kv_heads (GQA)";
+    if (q.n < q.m) return "sdpa needs L (N) >= M: the queried tokens must be in the cache";
+    if (q.group_size != 0) return "sdpa has no groups; pass group_size 0";
+    return {};
+  }
+  return kUnknownOp;
 }
 
 void select_builtin(const ProblemQuery& q, Selection& out) noexcept {
@@ -93,7 +110,7 @@ void select_builtin(const ProblemQuery& q, Selection& out) noexcept {
   const std::optional<kernels::Op> op = kernels::parse_op(q.op);
   if (!op) {
     out.status = Status::invalid_query;
-    out.error = "unknown op; expected \"q4gsw\" or \"rms_norm\"";
+    out.error = kUnknownOp;
     return;
   }
   const OpBuiltins& all = builtins(*op);

@@ -27,6 +27,8 @@ kernels::Problem to_problem(kernels::Op op, const ProblemQuery& q) {
   p.n = q.n;
   p.k = q.k;
   p.group_size = q.group_size;
+  p.heads = q.heads;
+  p.kv_heads = q.kv_heads;
   return p;
 }
 

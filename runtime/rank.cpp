@@ -118,7 +118,7 @@ RankedPick rank_neighbours(std::span<const ShapeIndex::Nearest> neighbours,
     for (size_t j = 0; j < n; ++j) {
       if ((x.seen >> j & 1u) != 0) continue;
       const ShapeIndex::Entry& e = *neighbours[j].entry;
-      const ProblemQuery there{q.op, q.dtype, e.m, e.n, e.k, q.group_size};
+      const ProblemQuery there{q.op, q.dtype, e.m, e.n, e.k, q.group_size, q.heads, q.kv_heads};
       if (e.ranked_count == 0 || !constraints[x.variant->kernel].allows(there)) continue;
       const double r = std::max<double>(kAbsentRatio, variants[e.ranked_first + e.ranked_count - 1].ratio);
       x.sum += weight[j] * r * r;

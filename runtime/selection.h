@@ -25,29 +25,35 @@ struct DeviceQuery {
   std::string_view name;
 };
 
-// One problem (docs/variants.md "Problems"). For rms_norm: K == N and group_size == 0.
+// One problem (docs/variants.md "Problems"). For rms_norm: K == N and group_size == 0. For
+// sdpa: N is the context length L, K the head dim, and heads / kv_heads are set; tuned problems
+// are L buckets, an untuned L gets the nearest (log-distance), so an engine re-asks when L
+// crosses into another bucket (docs/attention.md).
 struct ProblemQuery {
-  std::string_view op;  // "q4gsw" or "rms_norm"
+  std::string_view op;  // "q4gsw", "rms_norm" or "sdpa"
   std::string_view dtype = "f32";
   uint32_t m = 0;
   uint32_t n = 0;
   uint32_t k = 0;
   uint32_t group_size = 0;
+  uint32_t heads = 0, kv_heads = 0;  // sdpa only
 };
 
 // A variant's legality as data (docs/variants.md "Constraints as data"). A multiple of 0 or 1
-// means "no constraint"; m_max == 0 means "no upper bound".
+// means "no constraint"; m_max == 0 and k_max == 0 mean "no upper bound".
 struct Constraints {
   uint32_t k_multiple = 1;
   uint32_t gs_multiple = 1;
   uint32_t n_multiple = 1;
   uint32_t m_min = 0;
   uint32_t m_max = 0;
+  uint32_t k_max = 0;
 
   // Inline: the ranking path asks it for every candidate on every neighbouring problem.
   bool allows(const ProblemQuery& q) const noexcept {
     return divides(k_multiple, q.k) && divides(gs_multiple, q.group_size) &&
-           divides(n_multiple, q.n) && q.m >= m_min && (m_max == 0 || q.m <= m_max);
+           divides(n_multiple, q.n) && q.m >= m_min && (m_max == 0 || q.m <= m_max) &&
+           (k_max == 0 || q.k <= k_max);
   }
 
  private:

@@ -29,9 +29,11 @@ struct Snapshot::Kernel {
   std::vector<uint8_t> spirv;
 };
 
+// Problems whose answers may stand in for each other: one op, dtype, group size and (sdpa)
+// head counts; their shapes (M, N, K; sdpa's N is the context length) are the index.
 struct Snapshot::Group {
   std::string op, dtype;
-  uint32_t group_size = 0;
+  uint32_t group_size = 0, heads = 0, kv_heads = 0;
   ShapeIndex shapes;
   std::vector<RankedVariant> ranked;  // the entries' fastest variants, sliced by each entry
   std::vector<double> ranked_ns;      // ranked[i]'s measured time: read for the pick alone
@@ -98,6 +100,7 @@ Constraints parse_constraints(const std::string& text, const std::string& key) {
   read("n_multiple", c.n_multiple);
   read("m_min", c.m_min);
   read("m_max", c.m_max);
+  read("k_max", c.k_max);
   return c;
 }
 
@@ -234,6 +237,7 @@ std::shared_ptr<const Snapshot> Snapshot::from_catalog(const db::Catalog& catalo
       const db::Problem& prob = *p->second;
       auto same = [&](const Bucket& b) {
         return b.device == d->second && b.key->group_size == prob.group_size &&
+               b.key->heads == prob.heads && b.key->kv_heads == prob.kv_heads &&
                b.key->op == prob.op && b.key->dtype == prob.dtype;
       };
       if (last >= buckets.size() || !same(buckets[last])) {
@@ -252,7 +256,7 @@ std::shared_ptr<const Snapshot> Snapshot::from_catalog(const db::Catalog& catalo
     }
     for (auto& b : buckets) {
       snap->devices_[b.device].groups.push_back(Group{b.key->op, b.key->dtype, b.key->group_size,
-                                                      ShapeIndex(std::move(b.entries)),
+                                                      b.key->heads, b.key->kv_heads, ShapeIndex(std::move(b.entries)),
                                                       std::move(b.ranked), std::move(b.ranked_ns)});
     }
     // Newest driver first, so "other driver" prefers the most recent tuning of the device.
@@ -338,7 +342,10 @@ Selection Snapshot::select(const DeviceQuery& device, const ProblemQuery& proble
     for (const Device& d : devices_) {
       if (!matches(level, d, device)) continue;
       for (const Group& g : d.groups) {
-        if (g.group_size != problem.group_size || g.op != problem.op || g.dtype != problem.dtype) continue;
+        if (g.group_size != problem.group_size || g.heads != problem.heads ||
+            g.kv_heads != problem.kv_heads || g.op != problem.op || g.dtype != problem.dtype) {
+          continue;
+        }
         const ShapeIndex::Entry* hit = g.shapes.exact(problem);
         if (hit != nullptr && hit->constraints.allows(problem)) {
           fill(kernels_[hit->kernel], *hit, d, out);

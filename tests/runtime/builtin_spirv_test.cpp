@@ -27,7 +27,7 @@ struct Compiled {
 std::vector<Compiled> compile_builtins() {
   ShaderCompiler compiler;
   std::vector<Compiled> out;
-  for (kernels::Op op : {kernels::Op::q4gsw, kernels::Op::rms_norm}) {
+  for (kernels::Op op : {kernels::Op::q4gsw, kernels::Op::rms_norm, kernels::Op::sdpa}) {
     for (const kernels::BuiltinVariant& v : kernels::builtin_variants(op)) {
       const kernels::Family& family = *kernels::find_family(v.family);
       const kernels::Knobs knobs = family.knobs_from_json(nlohmann::json::parse(v.knobs_json));
