@@ -97,5 +97,9 @@ void add_import_command(CLI::App& app);
 void add_lookup_command(CLI::App& app);
 // `vktune evaluate` (cli_evaluate.cpp).
 void add_evaluate_command(CLI::App& app);
+// `vktune completion bash` (cli_completion.cpp): add it last, it completes what `app` has then.
+void add_completion_command(CLI::App& app);
+// The bash completion script of `app`'s commands and options.
+std::string bash_completion(const CLI::App& app);
 
 }  // namespace vktune::cli

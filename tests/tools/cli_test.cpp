@@ -153,3 +153,47 @@ TEST(VktuneCli, TuneModelErrorsNameTheFile) {
 
 }  // namespace
 }  // namespace vktune::report
+
+namespace vktune::report {
+namespace {
+
+// Completes the words of `line` (the last one being typed) with the script `vktune completion
+// bash` printed, in a real bash, and returns the candidates.
+std::string complete(const TempDir& dir, const std::string& line) {
+  const std::string driver = dir.file("complete.bash");
+  std::ofstream(driver) << "source " << quoted(dir.file("vktune.bash")) << "\n"
+                        << "COMP_WORDS=(" << line << ")\n"
+                        << "COMP_CWORD=$((${#COMP_WORDS[@]} - 1))\n"
+                        << "_vktune_complete\n"
+                        << "echo \"${COMPREPLY[*]}\"\n";
+  FILE* pipe = ::popen(("bash " + quoted(driver)).c_str(), "r");
+  std::string out;
+  char buf[4096];
+  for (size_t n; pipe && (n = std::fread(buf, 1, sizeof buf, pipe)) > 0;) out.append(buf, n);
+  if (pipe) ::pclose(pipe);
+  while (!out.empty() && out.back() == '\n') out.pop_back();
+  return out;
+}
+
+TEST(VktuneCli, BashCompletionCompletesCommandsOptionsAndFiles) {
+  TempDir dir;
+  const VktuneResult r = vktune("completion bash");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::ofstream(dir.file("vktune.bash")) << r.output;
+  std::ofstream(dir.file("tuned.db")) << "";
+
+  EXPECT_EQ(complete(dir, "vktune tu"), "tune");
+  EXPECT_EQ(complete(dir, "vktune ex"), "export");
+  EXPECT_EQ(complete(dir, "vktune tune --str"), "--strategy");
+  // A flag before does not end the command; another command's options are not offered.
+  EXPECT_EQ(complete(dir, "vktune tune --json --res"), "--resume");
+  EXPECT_EQ(complete(dir, "vktune report --res"), "");
+  // After an option that takes a value, files.
+  EXPECT_EQ(complete(dir, "vktune report --db " + quoted(dir.file("tu"))), dir.file("tuned.db"));
+  // A flag takes none: options again.
+  EXPECT_EQ(complete(dir, "vktune tune --json --pro"), "--profile");
+  EXPECT_EQ(vktune("completion zsh").exit_code, 2);
+}
+
+}  // namespace
+}  // namespace vktune::report
