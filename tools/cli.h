@@ -97,5 +97,7 @@ void add_import_command(CLI::App& app);
 void add_lookup_command(CLI::App& app);
 // `vktune evaluate` (cli_evaluate.cpp).
 void add_evaluate_command(CLI::App& app);
+// `vktune cost-model` (cli_cost_model.cpp).
+void add_cost_model_command(CLI::App& app);
 
 }  // namespace vktune::cli
