@@ -38,6 +38,7 @@ void Session::train_model() {
   std::string text = "model: trained on";
   for (kernels::Op op : {kernels::Op::q4gsw, kernels::Op::rms_norm}) {
     const size_t n = count_problems(observations_, op);
+    if (n == 0) continue;
     text += " " + std::to_string(n) + " " + kernels::op_name(op) + " problem" + (n == 1 ? "" : "s") +
             (model_->covers(op) ? "," : " (too few to rank: swept and learnt from),");
   }
