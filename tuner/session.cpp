@@ -164,7 +164,9 @@ TuneResult Session::run() {
     }
     transaction.commit();
   }
-  {
+  // The model strategy measures a small part of the variants: theirs are compiled on demand,
+  // as their instances are made (on every core too, tuner/session_problem.cpp).
+  if (options_.strategy != Strategy::model) {
     StageTimer t(profile_, Stage::compile);
     std::vector<const Candidate*> all;
     for (const auto& list : lists) {

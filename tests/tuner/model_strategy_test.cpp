@@ -1,9 +1,11 @@
 // --strategy model on the test device, from a fresh database: the first problems are swept (too
 // little to learn from yet), then the model ranks the next problem's variants, measures fewer
 // than exhaustive does and still finds exhaustive's winner (or a variant exhaustive timed as
-// fast).
+// fast). A model run learning from another database, aborted midway, resumes without
+// duplicates.
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -18,7 +20,8 @@ namespace {
 
 class ModelStrategyTest : public test::VulkanFixture {
  protected:
-  TuneResult Run(db::Store& store, std::vector<kernels::Problem> problems, Strategy strategy) {
+  TuneResult Run(db::Store& store, std::vector<kernels::Problem> problems, Strategy strategy,
+                 const std::function<void(TuneOptions&)>& adjust = {}) {
     TuneOptions o;
     o.problems = std::move(problems);
     o.strategy = strategy;
@@ -26,6 +29,7 @@ class ModelStrategyTest : public test::VulkanFixture {
     o.timing.budget = std::chrono::milliseconds(20);
     o.timing.min_sample_ns = 20'000;
     o.families = {&kernels::naive_family(), &kernels::gemv_family()};
+    if (adjust) adjust(o);
     Progress progress(stderr, /*force_plain=*/true);
     Session session(instance(), device().info().index, store, std::move(o), progress);
     return session.run();
@@ -33,6 +37,10 @@ class ModelStrategyTest : public test::VulkanFixture {
 };
 
 kernels::Problem linear(uint32_t n, uint32_t k) { return {kernels::Op::q4gsw, 1, n, k, 32}; }
+
+const std::vector<kernels::Problem> kLearn = {linear(64, 128), linear(128, 256), linear(256, 128),
+                                              linear(128, 128)};
+const kernels::Problem kTarget = linear(192, 256);
 
 // Variant key -> stored median of the ok measurements of `store` (one problem per store here).
 std::map<std::string, double> times(const db::Store& store) {
@@ -46,9 +54,8 @@ std::map<std::string, double> times(const db::Store& store) {
 }
 
 TEST_F(ModelStrategyTest, SweepsAFreshDatabaseThenMeasuresFewerAndFindsTheWinner) {
-  const std::vector<kernels::Problem> learn = {linear(64, 128), linear(128, 256),
-                                               linear(256, 128), linear(128, 128)};
-  const kernels::Problem target = linear(192, 256);
+  const std::vector<kernels::Problem>& learn = kLearn;
+  const kernels::Problem& target = kTarget;
   ASSERT_EQ(learn.size(), kMinTrainingProblems);
 
   db::Store model_store = db::Store::open_memory();
@@ -90,6 +97,39 @@ TEST_F(ModelStrategyTest, SweepsAFreshDatabaseThenMeasuresFewerAndFindsTheWinner
     found |= all.count(key) > 0 && all.at(key) <= best * 1.05;
   }
   EXPECT_TRUE(found) << "exhaustive's winner " << *exhaustive.problems[0].winner_key;
+}
+
+TEST_F(ModelStrategyTest, LearnsFromATrainingDatabaseAndResumesWithoutDuplicates) {
+  db::Store train = db::Store::open_memory();
+  Run(train, kLearn, Strategy::halving);
+  auto learn_from_train = [&train](TuneOptions& o) { o.train_store = &train; };
+
+  db::Store store = db::Store::open_memory();
+  EXPECT_THROW(Run(store, {kTarget}, Strategy::model,
+                   [&](TuneOptions& o) {
+                     learn_from_train(o);
+                     o.abort_after_results = 5;
+                   }),
+               TuneAborted);
+  ASSERT_EQ(store.measurements().size(), 5u);
+  const TuneResult resumed = Run(store, {kTarget}, Strategy::model, [&](TuneOptions& o) {
+    learn_from_train(o);
+    o.resume = true;
+  });
+  const ProblemOutcome& outcome = resumed.problems.at(0);
+  EXPECT_EQ(outcome.resumed, 5u);
+  ASSERT_TRUE(outcome.winner_key.has_value());
+  std::set<int64_t> kernels_measured;
+  const std::vector<db::Measurement> all = store.measurements();
+  for (const db::Measurement& m : all) kernels_measured.insert(m.kernel_id);
+  EXPECT_EQ(kernels_measured.size(), all.size());  // re-measures update, never duplicate
+  EXPECT_EQ(all.size(), outcome.resumed + outcome.measured);
+  EXPECT_LT(all.size(), outcome.legal / 2);  // the model still chose, after the resume too
+  EXPECT_EQ(store.runs().size(), 1u);
+  const std::vector<db::Coverage> coverage = store.coverage();
+  ASSERT_EQ(coverage.size(), 1u);
+  EXPECT_EQ(coverage[0].legal, outcome.legal);
+  EXPECT_FALSE(coverage[0].budget_cut);
 }
 
 }  // namespace
