@@ -38,17 +38,19 @@ void add_cost_model_command(CLI::App& app) {
     const auto start = std::chrono::steady_clock::now();
     const std::vector<tuner::Observation> observations =
         tuner::read_observations(store, device->name);
-    const std::vector<tuner::HeldOut> results = tuner::cross_validate(
-        observations, tuner::feature_device(device->subgroup_size), o->folds);
+    const std::vector<tuner::HeldOut> results =
+        tuner::cross_validate(observations, tuner::feature_device(device->subgroup_size), o->folds);
     if (results.empty()) {
       throw ExitStatus(1, o->db + ": too few swept problems for a model (it needs " +
                               std::to_string(tuner::kMinTrainingProblems) +
                               " of an op besides the one it hides)");
     }
-    std::printf("%s, %zu measurements, %zu folds\n%s", device->name.c_str(), observations.size(),
-                o->folds, tuner::render_cross_validation(results).c_str());
-    std::printf("(%.1f s)\n", std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                                             start).count());
+    const std::string folds =
+        o->folds == 0 ? "leave one problem out" : std::to_string(o->folds) + " folds";
+    std::printf("%s, %zu measurements, %s\n%s", device->name.c_str(), observations.size(),
+                folds.c_str(), tuner::render_cross_validation(results).c_str());
+    std::printf("(%.1f s)\n",
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   });
 }
 

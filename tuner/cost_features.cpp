@@ -10,9 +10,10 @@
 namespace vktune::tuner {
 namespace {
 
-constexpr const char* kDerived[] = {"log2_m",          "log2_n",           "log2_k",
-                                    "log2_group_size", "log2_workgroups",  "log2_wg_size",
-                                    "log2_shared",     "log2_bytes_per_wg", "log2_flops_per_wg"};
+constexpr const char* kDerived[] = {
+    "log2_m",           "log2_n",       "log2_k",      "log2_group_size",
+    "log2_workgroups",  "log2_wg_size", "log2_shared", "log2_bytes_per_wg",
+    "log2_flops_per_wg"};
 
 float log2f_of(double v) { return static_cast<float>(std::log2(std::max(v, 1.0))); }
 
@@ -35,7 +36,8 @@ FeatureSpace::FeatureSpace(std::span<const kernels::Family* const> families)
   for (const kernels::Family* f : families_) names_.push_back("family=" + f->name());
   for (const kernels::Family* f : families_) {
     first_knob_column_.push_back(names_.size());
-    for (const kernels::KnobSpec& spec : f->knob_specs()) names_.push_back(f->name() + "." + spec.name);
+    for (const kernels::KnobSpec& spec : f->knob_specs())
+      names_.push_back(f->name() + "." + spec.name);
   }
   derived_column_ = names_.size();
   names_.insert(names_.end(), std::begin(kDerived), std::end(kDerived));

@@ -15,11 +15,6 @@ namespace {
 constexpr size_t kRowsPerProblem = 320;
 constexpr double kNearBest = 1.5;
 
-using ProblemKey = std::tuple<kernels::Op, uint32_t, uint32_t, uint32_t, uint32_t, bool>;
-ProblemKey key_of(const kernels::Problem& p) {
-  return {p.op, p.m, p.n, p.k, p.group_size, p.has_bias};
-}
-
 // The rows of one problem to train on, fastest first.
 std::vector<const Observation*> training_rows(std::vector<const Observation*> rows) {
   std::stable_sort(rows.begin(), rows.end(), [](const Observation* a, const Observation* b) {
@@ -36,6 +31,10 @@ std::vector<const Observation*> training_rows(std::vector<const Observation*> ro
 }
 
 }  // namespace
+
+ProblemKey problem_key(const kernels::Problem& p) {
+  return {p.op, p.m, p.n, p.k, p.group_size, p.has_bias};
+}
 
 std::vector<Observation> read_observations(const db::Store& store, std::string_view device_name) {
   std::map<int64_t, bool> device_matches;
@@ -85,20 +84,20 @@ std::vector<Observation> read_observations(const db::Store& store, std::string_v
 size_t count_problems(std::span<const Observation> observations, kernels::Op op) {
   std::set<ProblemKey> problems;
   for (const Observation& o : observations) {
-    if (o.problem.op == op) problems.insert(key_of(o.problem));
+    if (o.problem.op == op) problems.insert(problem_key(o.problem));
   }
   return problems.size();
 }
 
 CostModel::CostModel(const vk::DeviceInfo& device)
-    : device_(device),
-      space_(std::make_shared<FeatureSpace>(kernels::families())) {}
+    : device_(device), space_(std::make_shared<FeatureSpace>(kernels::families())) {}
 
-CostModel CostModel::train(std::span<const Observation> observations,
-                           const vk::DeviceInfo& device, const BoostOptions& options) {
+CostModel CostModel::train(std::span<const Observation> observations, const vk::DeviceInfo& device,
+                           const BoostOptions& options) {
   CostModel model(device);
   std::map<kernels::Op, std::map<ProblemKey, std::vector<const Observation*>>> by_op;
-  for (const Observation& o : observations) by_op[o.problem.op][key_of(o.problem)].push_back(&o);
+  for (const Observation& o : observations)
+    by_op[o.problem.op][problem_key(o.problem)].push_back(&o);
   for (const auto& [op, by_problem] : by_op) {
     if (by_problem.size() < kMinTrainingProblems) continue;
     Matrix x;

@@ -13,6 +13,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "db/store.h"
@@ -36,6 +37,10 @@ struct Observation {
 // when empty), one per (device, problem, kernel): the one with the most samples (halving's last
 // stage it reached). Kernels of families this build does not know are skipped.
 std::vector<Observation> read_observations(const db::Store& store, std::string_view device_name);
+
+// What tells problems apart, ordered (for maps of observations by problem).
+using ProblemKey = std::tuple<kernels::Op, uint32_t, uint32_t, uint32_t, uint32_t, bool>;
+ProblemKey problem_key(const kernels::Problem& problem);
 
 // Distinct problems of `op` in `observations`.
 size_t count_problems(std::span<const Observation> observations, kernels::Op op);

@@ -6,12 +6,9 @@
 #include <cstdio>
 #include <map>
 #include <numeric>
-#include <tuple>
 
 namespace vktune::tuner {
 namespace {
-
-using ProblemKey = std::tuple<kernels::Op, uint32_t, uint32_t, uint32_t, uint32_t, bool>;
 
 HeldOut judge(const CostModel& model, const std::vector<const Observation*>& rows,
               const ModelSearchOptions& options) {
@@ -56,10 +53,7 @@ std::vector<HeldOut> cross_validate(std::span<const Observation> observations,
                                     const vk::DeviceInfo& device, size_t folds,
                                     const BoostOptions& boost, const ModelSearchOptions& search) {
   std::map<ProblemKey, std::vector<const Observation*>> by_problem;
-  for (const Observation& o : observations) {
-    const kernels::Problem& p = o.problem;
-    by_problem[{p.op, p.m, p.n, p.k, p.group_size, p.has_bias}].push_back(&o);
-  }
+  for (const Observation& o : observations) by_problem[problem_key(o.problem)].push_back(&o);
   if (folds == 0 || folds > by_problem.size()) folds = by_problem.size();
   std::vector<HeldOut> results;
   for (size_t fold = 0; fold < folds; ++fold) {
@@ -116,8 +110,8 @@ std::string render_cross_validation(const std::vector<HeldOut>& results) {
                   "  measured %.1f%% of all variants (per problem: median %.1f%%, max %.1f%%)\n"
                   "  best within 2%% on %zu of %zu problems (%.1f%%), worst regret %.1f%%\n",
                   100.0 * measured / variants, 100 * fraction[fraction.size() / 2],
-                  100 * fraction.back(), within,
-                  results.size(), 100.0 * within / total, 100 * regret.back());
+                  100 * fraction.back(), within, results.size(), 100.0 * within / total,
+                  100 * regret.back());
     out += line;
   }
   return out;

@@ -41,8 +41,8 @@ ModelSearch::ModelSearch(std::vector<double> predicted, std::vector<size_t> fami
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(),
                    [&](size_t a, size_t b) { return predicted_[a] < predicted_[b]; });
-  const size_t by_model = std::max(options_.first_minimum,
-                                   static_cast<size_t>(std::ceil(options_.first_fraction * n)));
+  const size_t by_model =
+      std::max(options_.first_minimum, static_cast<size_t>(std::ceil(options_.first_fraction * n)));
   for (size_t i = 0; i < order.size() && i < by_model; ++i) take(order[i]);
   // Exploration: a few of each family's variants not taken yet, drawn with the run's seed.
   std::map<size_t, std::vector<size_t>> rest;

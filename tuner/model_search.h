@@ -56,7 +56,7 @@ class ModelSearch {
   ModelSearchOptions options_;
   std::vector<bool> taken_;
   std::vector<std::optional<double>> log_ns_;  // of the measured ones
-  std::vector<size_t> queue_;                   // handed out before the next refit
+  std::vector<size_t> queue_;                  // handed out before the next refit
   size_t queued_at_ = 0;
   size_t handed_out_ = 0, cap_ = 0;
   std::string stop_reason_;

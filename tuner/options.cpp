@@ -5,9 +5,12 @@ namespace vktune::tuner {
 
 const char* strategy_name(Strategy strategy) noexcept {
   switch (strategy) {
-    case Strategy::exhaustive: return "exhaustive";
-    case Strategy::halving: return "halving";
-    case Strategy::model: return "model";
+    case Strategy::exhaustive:
+      return "exhaustive";
+    case Strategy::halving:
+      return "halving";
+    case Strategy::model:
+      return "model";
   }
   return "unknown";
 }

@@ -42,8 +42,8 @@ struct Binned {
         const float v = x.values[r * x.cols + c];
         bins[c * rows + r] =
             std::isnan(v) ? 0
-                          : static_cast<uint8_t>(1 + (std::lower_bound(cut.begin(), cut.end(), v) -
-                                                      cut.begin()));
+                          : static_cast<uint8_t>(
+                                1 + (std::lower_bound(cut.begin(), cut.end(), v) - cut.begin()));
       }
     }
   }
@@ -103,8 +103,8 @@ class TreeBuilder {
     if (best_gain <= 1e-12) return index;
 
     const uint8_t* column = binned_.bins.data() + best_feature * binned_.rows;
-    const auto middle = std::stable_partition(
-        rows.begin(), rows.end(), [&](uint32_t r) { return column[r] <= best_bin; });
+    const auto middle = std::stable_partition(rows.begin(), rows.end(),
+                                              [&](uint32_t r) { return column[r] <= best_bin; });
     const size_t split = static_cast<size_t>(middle - rows.begin());
     const int32_t left = grow(rows.subspan(0, split), residual, depth + 1);
     const int32_t right = grow(rows.subspan(split), residual, depth + 1);

@@ -27,7 +27,8 @@ void Session::train_model() {
   if (observations_.empty()) {
     observations_ = read_observations(store_, device_->info().name);
     if (options_.train_store != nullptr) {
-      std::vector<Observation> more = read_observations(*options_.train_store, device_->info().name);
+      std::vector<Observation> more =
+          read_observations(*options_.train_store, device_->info().name);
       observations_.insert(observations_.end(), std::make_move_iterator(more.begin()),
                            std::make_move_iterator(more.end()));
     }
@@ -39,7 +40,8 @@ void Session::train_model() {
   for (kernels::Op op : {kernels::Op::q4gsw, kernels::Op::rms_norm}) {
     const size_t n = count_problems(observations_, op);
     if (n == 0) continue;
-    text += " " + std::to_string(n) + " " + kernels::op_name(op) + " problem" + (n == 1 ? "" : "s") +
+    text += " " + std::to_string(n) + " " + kernels::op_name(op) + " problem" +
+            (n == 1 ? "" : "s") +
             (model_->covers(op) ? "," : " (too few to rank: swept and learnt from),");
   }
   char seconds[48];

@@ -57,9 +57,8 @@ TEST(CostModelTest, RanksAHeldOutProblemsVariants) {
   EXPECT_EQ(model.problems(kernels::Op::q4gsw), 10u);
   for (const kernels::Problem& hidden : {linear(1, 3072, 1024), linear(32, 2048, 4096)}) {
     const std::vector<Observation> truth = observe({hidden});
-    const auto best = std::min_element(truth.begin(), truth.end(), [](auto& a, auto& b) {
-      return a.median_ns < b.median_ns;
-    });
+    const auto best = std::min_element(truth.begin(), truth.end(),
+                                       [](auto& a, auto& b) { return a.median_ns < b.median_ns; });
     const auto picked = std::min_element(truth.begin(), truth.end(), [&](auto& a, auto& b) {
       return model.predict(*a.family, a.knobs, hidden) < model.predict(*b.family, b.knobs, hidden);
     });
