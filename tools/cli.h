@@ -101,5 +101,7 @@ void add_evaluate_command(CLI::App& app);
 void add_completion_command(CLI::App& app);
 // The bash completion script of `app`'s commands and options.
 std::string bash_completion(const CLI::App& app);
+// `vktune cost-model` (cli_cost_model.cpp).
+void add_cost_model_command(CLI::App& app);
 
 }  // namespace vktune::cli

@@ -151,6 +151,32 @@ TEST(VktuneCli, TuneModelErrorsNameTheFile) {
   EXPECT_FALSE(std::filesystem::exists(dir.file("t.db")));
 }
 
+
+TEST(VktuneCli, CostModelAndTrainDbRefuseWhatTheyCannotUse) {
+  TempDir dir;
+  const std::string path = dir.file("one.db");
+  {
+    db::Store store = db::Store::open(path);
+    db::DeviceRecord device;
+    device.name = "Test GPU";
+    device.pipeline_cache_uuid = std::string(32, '0');
+    store.upsert_device(device);
+  }
+  const VktuneResult few = vktune("cost-model --db " + quoted(path));
+  EXPECT_EQ(few.exit_code, 1) << few.output;
+  EXPECT_NE(few.output.find("too few swept problems for a model"), std::string::npos) << few.output;
+  const VktuneResult other = vktune("cost-model --db " + quoted(path) + " --device Elsewhere");
+  EXPECT_EQ(other.exit_code, 2) << other.output;
+  EXPECT_NE(other.output.find("it holds:\n  Test GPU"), std::string::npos) << other.output;
+
+  const VktuneResult halving = vktune("tune --strategy halving --train-db " + quoted(path) +
+                                      " --db " + quoted(dir.file("t.db")));
+  EXPECT_EQ(halving.exit_code, 2) << halving.output;
+  EXPECT_NE(halving.output.find("--train-db is read by --strategy model only"), std::string::npos)
+      << halving.output;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("t.db")));
+}
+
 }  // namespace
 }  // namespace vktune::report
 
