@@ -133,7 +133,7 @@ void add_lookup_command(CLI::App& app) {
   cmd->add_option("--device-type", o->device_type, "discrete, integrated, virtual, cpu or other");
   cmd->add_option("--uuid", o->uuid, "pipelineCacheUUID, 32 hex digits");
   add_shape_options(*cmd, o->shape, true);
-  cmd->add_option("--dtype", o->dtype, "activation type")->capture_default_str();
+  cmd->add_option("--dtype", o->dtype, "activation dtype: f32 or f16")->capture_default_str();
   cmd->add_flag("--json", o->json, "print JSON");
   cmd->callback([o] { run_lookup(*o); });
 }

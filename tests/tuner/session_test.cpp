@@ -24,7 +24,7 @@ class BrokenNaiveFamily final : public kernels::Family {
  public:
   using Grid = std::array<uint32_t, 3> (*)(const kernels::Problem&, const vk::DeviceInfo&);
   BrokenNaiveFamily(std::string name, kernels::Layout layout, Grid grid)
-      : Family(std::move(name), kernels::Op::q4gsw, {{"wg", kernels::ints({64})}}),
+      : Family(name, kernels::DType::f32, kernels::Op::q4gsw, {{"wg", kernels::ints({64})}}),
         layout_(layout),
         grid_(grid) {}
   kernels::Constraints constraints(const kernels::Knobs&) const override {
@@ -33,7 +33,7 @@ class BrokenNaiveFamily final : public kernels::Family {
   kernels::Layout layout(const kernels::Knobs&) const override { return layout_; }
   uint32_t workgroup_size(const kernels::Knobs&) const override { return 64; }
   uint32_t shared_bytes(const kernels::Knobs&) const override { return 0; }
-  kernels::ShaderSpec shader(const kernels::Knobs&) const override {
+  kernels::ShaderSpec source(const kernels::Knobs&) const override {
     return {"q4gsw_naive.comp", {{"WG", "64"}}};
   }
   std::array<uint32_t, 3> groups(const kernels::Knobs&, const kernels::Problem& p,
@@ -73,12 +73,12 @@ class SessionTest : public test::VulkanFixture {
     o.cache = CacheMode::hot;
     o.timing.budget = std::chrono::milliseconds(20);
     o.timing.min_sample_ns = 20'000;
-    o.families = {&kernels::naive_family(), &wrong_};
+    o.families = {&kernels::naive_family(kernels::DType::f32), &wrong_};
     return o;
   }
   size_t LegalVariants() const {
     size_t legal = 0;
-    for (const kernels::Family* f : {&kernels::naive_family(),
+    for (const kernels::Family* f : {&kernels::naive_family(kernels::DType::f32),
                                      static_cast<const kernels::Family*>(&wrong_)}) {
       for (const auto& knobs : f->all_variants()) {
         if (f->legality(knobs, problem_, device().info())) ++legal;
@@ -141,7 +141,7 @@ TEST_F(SessionTest, AVariantTheValidationLayerFlagsFails) {
   if (!instance().validation()) GTEST_SKIP() << "needs VKTUNE_VALIDATION=1 (ctest sets it)";
   const BrokenNaiveFamily oversized = oversized_grid_family();
   TuneOptions options = Options();
-  options.families = {&kernels::naive_family(), &oversized};
+  options.families = {&kernels::naive_family(kernels::DType::f32), &oversized};
   db::Store store = db::Store::open_memory();
   const TuneResult result = Run(store, options);
   const std::vector<std::string> messages = instance().validation_log().take();
