@@ -135,6 +135,35 @@ TEST_F(SessionTest, StoresEveryLegalVariantAndSelectsTheFastestCorrectOne) {
   EXPECT_NE(*result.problems[0].winner_key, "test_wrong_layout[wg=64]");
 }
 
+// One shape in both dtypes: two problems, each gated (the f16 one read back as fp16) and won by
+// a variant of its own dtype; the f32 family never measures the f16 problem or the reverse.
+TEST_F(SessionTest, EachDtypeIsItsOwnProblemWonByItsOwnFamily) {
+  if (!device().info().features.storage_16bit) GTEST_SKIP() << "no 16-bit storage";
+  kernels::Problem half = problem_;
+  half.dtype = kernels::DType::f16;
+  TuneOptions options = Options();
+  options.problems = {problem_, half};
+  options.families = {&kernels::naive_family(kernels::DType::f32),
+                      &kernels::naive_family(kernels::DType::f16)};
+  db::Store store = db::Store::open_memory();
+  const TuneResult result = Run(store, std::move(options));
+  ASSERT_EQ(result.problems.size(), 2u);
+  std::map<int64_t, std::string> dtype_of, key_of;
+  for (const auto& p : store.problems()) dtype_of[p.id] = p.dtype;
+  for (const auto& k : store.kernels()) key_of[k.id] = k.variant_key;
+  size_t measured = 0;
+  for (const auto& m : store.measurements()) {
+    EXPECT_EQ(m.status, db::Status::ok) << key_of[m.kernel_id] << " " << m.message;
+    EXPECT_EQ(key_of[m.kernel_id].starts_with("q4gsw_naive_f16["), dtype_of[m.problem_id] == "f16")
+        << key_of[m.kernel_id] << " measured on a " << dtype_of[m.problem_id] << " problem";
+    ++measured;
+  }
+  EXPECT_EQ(measured, 2 * kernels::naive_family(kernels::DType::f32).all_variants().size());
+  std::set<std::string> winner_dtypes;
+  for (const auto& best : store.best()) winner_dtypes.insert(dtype_of[best.problem_id]);
+  EXPECT_EQ(winner_dtypes, (std::set<std::string>{"f16", "f32"}));
+}
+
 // Under the validation layer (--validate), a variant whose dispatch draws a message fails with
 // that message, and the run goes on to measure and rank the rest.
 TEST_F(SessionTest, AVariantTheValidationLayerFlagsFails) {
