@@ -277,14 +277,16 @@ TEST(Variants, CountsOnLavapipe) {
   const vk::DeviceInfo lp = lavapipe_like();
   for (const Family* f : families()) {
     if (f->op() != Op::q4gsw) continue;
-    const size_t decode = legal_count(*f, q4(1, 4096, 4096, 32), lp);
-    const size_t prefill = legal_count(*f, q4(128, 4096, 4096, 32), lp);
+    Problem one = q4(1, 4096, 4096, 32), many = q4(128, 4096, 4096, 32);  // in f's dtype
+    one.dtype = many.dtype = f->dtype();
+    const size_t decode = legal_count(*f, one, lp);
+    const size_t prefill = legal_count(*f, many, lp);
     std::printf("%-14s variants %3zu  legal M=1: %3zu  M=128: %3zu  (H100-like M=128: %zu)\n",
                 f->name().c_str(), f->all_variants().size(), decode, prefill,
-                legal_count(*f, q4(128, 4096, 4096, 32), h100_like()));
+                legal_count(*f, many, h100_like()));
     if (f->name().starts_with("q4gsw_coopmat")) {
       EXPECT_EQ(decode, 0u);
-      EXPECT_GT(legal_count(*f, q4(128, 4096, 4096, 32), h100_like()), 10u);
+      EXPECT_GT(legal_count(*f, many, h100_like()), 10u);
     } else {
       EXPECT_GT(decode, 0u) << f->name();
     }
