@@ -13,7 +13,7 @@
 namespace vktune::kernels {
 
 struct BuiltinVariant {
-  std::string_view family;  // the base name: the same rule serves every dtype
+  std::string_view family;      // the base name: the same rule serves every dtype
   std::string_view knobs_json;  // every knob of the family, as Family::knobs_from_json reads it
   // Serves problems up to this M though the family could take more (engines route their GEMV
   // to decode only); 0: whatever the family's constraints allow.

@@ -40,10 +40,7 @@ std::string check(const Constraints& c, const Problem& p) {
 }
 
 Family::Family(std::string_view base_name, DType dtype, Op op, std::vector<KnobSpec> knobs)
-    : name_(family_name(base_name, dtype)),
-      dtype_(dtype),
-      op_(op),
-      knobs_(std::move(knobs)) {}
+    : name_(family_name(base_name, dtype)), dtype_(dtype), op_(op), knobs_(std::move(knobs)) {}
 
 ShaderSpec Family::shader(const Knobs& knobs) const {
   ShaderSpec spec = source(knobs);
@@ -133,8 +130,7 @@ Legality Family::legality(const Knobs& knobs, const Problem& p,
     return no(name_ + " computes " + op_name(op_) + ", not " + op_name(p.op));
   }
   if (p.dtype != dtype_) {
-    return no(name_ + " computes " + dtype_name(dtype_) + " problems, not " +
-              dtype_name(p.dtype));
+    return no(name_ + " computes " + dtype_name(dtype_) + " problems, not " + dtype_name(p.dtype));
   }
   if (dtype_ == DType::f16 && !device.features.storage_16bit) {
     return no(device.name + " lacks storageBuffer16BitAccess, which " + name_ +
@@ -172,11 +168,12 @@ Legality Family::legality(const Knobs& knobs, const Problem& p,
 
 std::span<const Family* const> families() {
   static const Family* const all[] = {
-      &naive_family(DType::f32),   &tiled_family(DType::f32),          &gemv_family(DType::f32),
-      &gemv_fast_family(DType::f32), &coopmat_family(DType::f32),
-      &coopmat_splitk_family(DType::f32), &rms_norm_family(DType::f32),
-      &naive_family(DType::f16),   &tiled_family(DType::f16),          &gemv_family(DType::f16),
-      &gemv_fast_family(DType::f16), &coopmat_family(DType::f16),
+      &naive_family(DType::f32),          &tiled_family(DType::f32),
+      &gemv_family(DType::f32),           &gemv_fast_family(DType::f32),
+      &coopmat_family(DType::f32),        &coopmat_splitk_family(DType::f32),
+      &rms_norm_family(DType::f32),       &naive_family(DType::f16),
+      &tiled_family(DType::f16),          &gemv_family(DType::f16),
+      &gemv_fast_family(DType::f16),      &coopmat_family(DType::f16),
       &coopmat_splitk_family(DType::f16), &rms_norm_family(DType::f16)};
   return all;
 }

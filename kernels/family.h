@@ -119,7 +119,8 @@ class Family {
 std::string family_name(std::string_view base_name, DType dtype);
 
 // Whether the family is its op's baseline (OpDesc::baseline_family, in the family's dtype), the
-// naive kernel speedups are quoted against. By name: false for a family the catalogue does not know.
+// naive kernel speedups are quoted against. By name: false for a family the catalogue does not
+// know.
 bool is_baseline(const Family& family);
 bool is_baseline(std::string_view family_name);
 

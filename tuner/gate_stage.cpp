@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "kernels/vk/command_buffer.h"
 #include "kernels/float16.h"
+#include "kernels/vk/command_buffer.h"
 #include "kernels/vk/device.h"
 #include "tuner/parallel.h"
 
@@ -25,8 +25,8 @@ GateStage::GateStage(vk::Device& device, const Gate& gate, const kernels::Proble
       dtype_(problem.dtype),
       row_bytes_(uint64_t{problem.n} * kernels::dtype_bytes(problem.dtype)),
       slot_bytes_(gate.rows().size() * row_bytes_),
-      capacity_(std::clamp<uint64_t>(kReadbackBytes / std::max<uint64_t>(slot_bytes_, 1), 1,
-                                     kMaxBatch)),
+      capacity_(
+          std::clamp<uint64_t>(kReadbackBytes / std::max<uint64_t>(slot_bytes_, 1), 1, kMaxBatch)),
       readback_(vk::Buffer::create_host(device, capacity_ * slot_bytes_)),
       pool_(vk::TimestampPool::create(device, static_cast<uint32_t>(2 * capacity_))) {
   for (uint32_t row : gate.rows()) {

@@ -148,8 +148,8 @@ TEST(JsonIo, ProblemsAreKeyedByDtype) {
     ASSERT_TRUE(p != problems.end() && k != kernels.end());
     winner_by_dtype[p->dtype] = k->variant_key;
   }
-  EXPECT_EQ(winner_by_dtype, (std::map<std::string, std::string>{
-                                 {"f16", "q4gsw_naive_f16[wg=64]"}, {"f32", "q4gsw_naive[wg=64]"}}));
+  EXPECT_EQ(winner_by_dtype, (std::map<std::string, std::string>{{"f16", "q4gsw_naive_f16[wg=64]"},
+                                                                 {"f32", "q4gsw_naive[wg=64]"}}));
 }
 
 TEST(JsonIo, TimesKeepFullPrecision) {

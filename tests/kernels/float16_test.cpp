@@ -16,12 +16,12 @@ TEST(Float16, KnownEncodings) {
   EXPECT_EQ(float_to_half(-0.0f), 0x8000u);
   EXPECT_EQ(float_to_half(1.0f), 0x3C00u);
   EXPECT_EQ(float_to_half(-2.0f), 0xC000u);
-  EXPECT_EQ(float_to_half(65504.0f), 0x7BFFu);      // the largest finite fp16
-  EXPECT_EQ(float_to_half(65519.0f), 0x7BFFu);      // rounds down to it
-  EXPECT_EQ(float_to_half(65520.0f), 0x7C00u);      // the tie rounds to even: inf
-  EXPECT_EQ(float_to_half(0x1p-14f), 0x0400u);      // the smallest normal
-  EXPECT_EQ(float_to_half(0x1p-24f), 0x0001u);      // the smallest subnormal
-  EXPECT_EQ(float_to_half(0x1p-25f), 0x0000u);      // a tie below it: to even, zero
+  EXPECT_EQ(float_to_half(65504.0f), 0x7BFFu);         // the largest finite fp16
+  EXPECT_EQ(float_to_half(65519.0f), 0x7BFFu);         // rounds down to it
+  EXPECT_EQ(float_to_half(65520.0f), 0x7C00u);         // the tie rounds to even: inf
+  EXPECT_EQ(float_to_half(0x1p-14f), 0x0400u);         // the smallest normal
+  EXPECT_EQ(float_to_half(0x1p-24f), 0x0001u);         // the smallest subnormal
+  EXPECT_EQ(float_to_half(0x1p-25f), 0x0000u);         // a tie below it: to even, zero
   EXPECT_EQ(float_to_half(1.0f + 0x1p-11f), 0x3C00u);  // tie between 1 and 1+2^-10: even
   EXPECT_EQ(float_to_half(1.0f + 0x1.8p-11f), 0x3C01u);
   EXPECT_EQ(float_to_half(1.0f + 3 * 0x1p-11f), 0x3C02u);  // tie, odd below: up

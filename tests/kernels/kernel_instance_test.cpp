@@ -67,8 +67,7 @@ class KernelInstanceTest : public test::VulkanFixture {
 };
 
 // The sweeps, once per dtype: the f16 instance of each family on the same shapes.
-class KernelVariantsTest : public KernelInstanceTest,
-                           public ::testing::WithParamInterface<DType> {
+class KernelVariantsTest : public KernelInstanceTest, public ::testing::WithParamInterface<DType> {
  protected:
   void SetUp() override {
     KernelInstanceTest::SetUp();

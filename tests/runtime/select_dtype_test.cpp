@@ -105,8 +105,7 @@ TEST(SelectDtype, DispatchSizesF16BuffersInTwoByteElements) {
   // An f32 variant for an f16 problem (and the reverse) is refused, not planned.
   const DispatchPlan wrong = plan_dispatch(s, q4("f32", 2, 64, 256), kLargeGrid);
   EXPECT_EQ(wrong.status, Status::invalid_query);
-  EXPECT_NE(wrong.error.find("computes f16; the problem is f32"), std::string::npos)
-      << wrong.error;
+  EXPECT_NE(wrong.error.find("computes f16; the problem is f32"), std::string::npos) << wrong.error;
 }
 
 }  // namespace

@@ -26,8 +26,7 @@ struct ElementwisePush {
 
 // `count` NaNs in `dtype`, to upload.
 std::vector<std::byte> poison(size_t count, kernels::DType dtype) {
-  return kernels::encode(std::vector<float>(count, std::numeric_limits<float>::quiet_NaN()),
-                         dtype);
+  return kernels::encode(std::vector<float>(count, std::numeric_limits<float>::quiet_NaN()), dtype);
 }
 
 double median(std::vector<double> v) {
@@ -47,8 +46,8 @@ Graph Graph::build(vk::Device& device, ShaderCompiler& compiler, kernels::Pipeli
   Graph g(device);
   g.layer_ = layer;
   for (const TensorSpec& t : layer.tensors) {
-    g.tensors_.push_back(std::make_unique<vk::Buffer>(
-        kernels::padded_buffer(device, uint64_t{layer.m} * t.width * kernels::dtype_bytes(layer.dtype))));
+    g.tensors_.push_back(std::make_unique<vk::Buffer>(kernels::padded_buffer(
+        device, uint64_t{layer.m} * t.width * kernels::dtype_bytes(layer.dtype))));
   }
   g.tensors_[0]->upload(std::span<const std::byte>(kernels::encode(data.x, layer.dtype)));
 

@@ -110,8 +110,7 @@ Reference silu_mul(const Reference& g, const Reference& u) {
 }
 
 Reference compute_node(const Layer& layer, const LayerData& data, size_t index,
-                       const std::vector<const Reference*>& inputs, size_t rows,
-                       unsigned threads) {
+                       const std::vector<const Reference*>& inputs, size_t rows, unsigned threads) {
   const Node& node = layer.nodes[index];
   switch (node.kind) {
     case NodeKind::rms_norm:
