@@ -1,6 +1,11 @@
 // The fixed routing, as data.
 #include "kernels/builtin_variants.h"
 
+#include <stdexcept>
+#include <string>
+
+#include "kernels/family.h"
+
 namespace vktune::kernels {
 namespace {
 
@@ -18,6 +23,14 @@ constexpr BuiltinVariant kRmsNorm[] = {
 std::span<const BuiltinVariant> builtin_variants(Op op) {
   return op == Op::q4gsw ? std::span<const BuiltinVariant>(kQ4gsw)
                          : std::span<const BuiltinVariant>(kRmsNorm);
+}
+
+const Family& builtin_family(const BuiltinVariant& variant, DType dtype) {
+  const Family* family = find_family(family_name(variant.family, dtype));
+  if (family == nullptr) {
+    throw std::logic_error("builtin_family: no family " + family_name(variant.family, dtype));
+  }
+  return *family;
 }
 
 }  // namespace vktune::kernels

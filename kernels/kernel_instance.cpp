@@ -2,20 +2,13 @@
 #include "kernels/kernel_instance.h"
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <limits>
 
 #include "kernels/families/q4gsw_layout.h"
+#include "kernels/float16.h"
 
 namespace vktune::kernels {
-namespace {
-
-std::vector<float> poison(size_t count) {
-  return std::vector<float>(count, std::numeric_limits<float>::quiet_NaN());
-}
-
-}  // namespace
 
 std::shared_ptr<const vk::ComputePipeline> PipelineCache::get_or_create(
     const vk::Device& device, const std::string& key, const vk::PipelineDesc& desc) {
@@ -168,13 +161,15 @@ void KernelInstance::record(vk::CommandBuffer& commands, uint32_t copy_index) co
 }
 
 void KernelInstance::reset_output() {
-  const std::vector<float> nan = poison(uint64_t{problem_.m} * problem_.n);
-  output().upload(std::span<const float>(nan));
+  const std::vector<float> nan(uint64_t{problem_.m} * problem_.n,
+                               std::numeric_limits<float>::quiet_NaN());
+  output().upload(std::span<const std::byte>(encode(nan, problem_.dtype)));
 }
 
 void KernelInstance::record_poison(vk::CommandBuffer& commands) const {
-  const uint32_t nan = std::bit_cast<uint32_t>(std::numeric_limits<float>::quiet_NaN());
-  commands.fill(output(), nan, uint64_t{problem_.m} * problem_.n * sizeof(float));
+  // Whole words: an odd count of fp16 outputs ends inside the buffer's 16-byte padding.
+  const uint64_t bytes = uint64_t{problem_.m} * problem_.n * dtype_bytes(problem_.dtype);
+  commands.fill(output(), nan_fill_word(problem_.dtype), (bytes + 3) / 4 * 4);
   if (workspace_bytes_ > 0) {
     const vk::Buffer& ws = external_workspace_ != nullptr ? *external_workspace_ : *workspace_;
     commands.fill(ws, 0, (workspace_bytes_ + 3) / 4 * 4);
@@ -182,7 +177,9 @@ void KernelInstance::record_poison(vk::CommandBuffer& commands) const {
 }
 
 std::vector<float> KernelInstance::download_output() const {
-  return output().download<float>(uint64_t{problem_.m} * problem_.n);
+  const std::vector<std::byte> bytes =
+      output().download<std::byte>(uint64_t{problem_.m} * problem_.n * dtype_bytes(problem_.dtype));
+  return decode(bytes, problem_.dtype);
 }
 
 double KernelInstance::flops() const noexcept { return kernels::flops(problem_); }

@@ -11,6 +11,16 @@ std::optional<Op> parse_op(std::string_view name) noexcept {
   return std::nullopt;
 }
 
+const char* dtype_name(DType dtype) noexcept { return dtype == DType::f16 ? "f16" : "f32"; }
+
+std::optional<DType> parse_dtype(std::string_view name) noexcept {
+  if (name == "f32") return DType::f32;
+  if (name == "f16") return DType::f16;
+  return std::nullopt;
+}
+
+uint32_t dtype_bytes(DType dtype) noexcept { return dtype == DType::f16 ? 2 : 4; }
+
 std::string describe(const Problem& p) {
   std::string s = op_name(p.op);
   s += " M=" + std::to_string(p.m) + " N=" + std::to_string(p.n);
@@ -18,6 +28,7 @@ std::string describe(const Problem& p) {
     s += " K=" + std::to_string(p.k) + " gs=" + std::to_string(p.group_size);
     if (p.has_bias) s += " bias";
   }
+  if (p.dtype != DType::f32) s += std::string(" ") + dtype_name(p.dtype);
   return s;
 }
 

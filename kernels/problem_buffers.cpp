@@ -4,13 +4,18 @@
 #include <stdexcept>
 
 #include "kernels/families/q4gsw_layout.h"
+#include "kernels/float16.h"
 
 namespace vktune::kernels {
 namespace {
 
-template <typename T>
-void upload(vk::Buffer& buffer, const std::vector<T>& values) {
-  if (!values.empty()) buffer.upload(std::as_bytes(std::span<const T>(values)));
+void upload(vk::Buffer& buffer, const std::vector<uint8_t>& bytes) {
+  if (!bytes.empty()) buffer.upload(std::as_bytes(std::span<const uint8_t>(bytes)));
+}
+
+// Floats go up in the problem's dtype.
+void upload(vk::Buffer& buffer, const std::vector<float>& values, DType dtype) {
+  if (!values.empty()) buffer.upload(std::span<const std::byte>(encode(values, dtype)));
 }
 
 void check_sizes(const Problem& p, const ProblemData& data, bool with_x) {
@@ -67,9 +72,9 @@ std::shared_ptr<const ProblemBuffers> ProblemBuffers::make(vk::Device& device, c
   buffers->layout_ = layout;
   if (with_x) {
     buffers->x_.emplace(padded_buffer(device, sizes.x));
-    upload(*buffers->x_, data.x);
+    upload(*buffers->x_, data.x, p.dtype);
   }
-  upload(buffers->vector_, q4 ? data.bias : data.norm_weight);
+  upload(buffers->vector_, q4 ? data.bias : data.norm_weight, p.dtype);
   if (q4) {
     const std::vector<uint8_t> packed =
         layout == Layout::packed ? prepack(data.weight, p.n, p.k) : std::vector<uint8_t>{};
@@ -78,7 +83,7 @@ std::shared_ptr<const ProblemBuffers> ProblemBuffers::make(vk::Device& device, c
       buffers->weights_.push_back(padded_buffer(device, sizes.weight));
       upload(buffers->weights_.back(), weight);
       buffers->scales_.push_back(padded_buffer(device, sizes.scales));
-      upload(buffers->scales_.back(), data.scales);
+      upload(buffers->scales_.back(), data.scales, p.dtype);
     }
   }
   return buffers;

@@ -20,9 +20,11 @@ DispatchPlan refuse(std::string why) {
   return plan;
 }
 
+// `q` is valid, so its dtype parses.
 kernels::Problem to_problem(kernels::Op op, const ProblemQuery& q) {
   kernels::Problem p;
   p.op = op;
+  p.dtype = kernels::parse_dtype(q.dtype).value_or(kernels::DType::f32);
   p.m = q.m;
   p.n = q.n;
   p.k = q.k;
@@ -44,6 +46,11 @@ DispatchPlan plan_dispatch(const Selection& s, const ProblemQuery& q,
     if (kernels::op_name(family->op()) != q.op) {
       return refuse(std::string(s.variant_key) + " is a " + kernels::op_name(family->op()) +
                     " variant; the problem is " + std::string(q.op));
+    }
+    if (kernels::dtype_name(family->dtype()) != q.dtype) {
+      return refuse(std::string(s.variant_key) + " computes " +
+                    kernels::dtype_name(family->dtype()) + "; the problem is " +
+                    std::string(q.dtype));
     }
     const kernels::Knobs knobs = family->knobs_from_json(nlohmann::json::parse(s.knobs_json));
     const kernels::Problem p = to_problem(family->op(), q);

@@ -62,7 +62,7 @@ struct Constraints {
 enum class Status : int {
   ok = 0,
   invalid_query = 1,  // zero dimension, unknown op, K odd, K % group_size != 0, ...
-  no_match = 2,       // valid query, but nothing tuned and no built-in rule (e.g. dtype f16)
+  no_match = 2,       // valid query, but nothing tuned and no built-in rule fits the shape
 };
 
 enum class DeviceMatch : int {

@@ -43,7 +43,7 @@ typedef struct vktune_device_query {
 
 typedef struct vktune_problem_query {
   const char* op;    /* "q4gsw" or "rms_norm"; NULL is an invalid query */
-  const char* dtype; /* "f32"; NULL means "f32" */
+  const char* dtype; /* "f32" or "f16"; NULL means "f32" */
   uint32_t m, n, k, group_size;
 } vktune_problem_query;
 

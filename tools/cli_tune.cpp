@@ -26,7 +26,7 @@ struct TuneFlags {
   DeviceOptions device;
   std::string shapes;  // preset or file; empty: smoke on a CPU device, llama3.2-1b elsewhere
   std::string model;   // config.json or GGUF file, in place of shapes
-  std::string m, gs, ops = "q4gsw,rms_norm", families;  // families: empty = every one
+  std::string m, gs, ops = "q4gsw,rms_norm", dtypes = "f32", families;  // families: empty = all
   std::string strategy = "halving", cache = "cold";
   double budget_s = 0, variant_budget_s = 0.25;
   std::string db = "vktune.db";
@@ -105,6 +105,11 @@ void run_tune(const TuneFlags& flags) {
   if (!flags.m.empty()) shape_options.m = tuner::parse_list(flags.m);
   if (!flags.gs.empty()) shape_options.group_sizes = tuner::parse_list(flags.gs);
   shape_options.ops = parse_ops(flags.ops);
+  try {
+    shape_options.dtypes = tuner::parse_dtypes(flags.dtypes);
+  } catch (const std::invalid_argument& e) {
+    throw CLI::ValidationError("--dtype", e.what());
+  }
   tuner::TuneOptions options;
   // A model file is read before the device is opened, so a bad one fails at once.
   if (!flags.model.empty()) options.problems = tuner::load_model(flags.model, shape_options);
@@ -203,6 +208,10 @@ void add_tune_command(CLI::App& app) {
   cmd->add_option("--m", flags->m, "M (tokens) list, e.g. 1,16,128 (default: the preset's)");
   cmd->add_option("--gs", flags->gs, "group-size list, e.g. 32,128 (default: the preset's)");
   cmd->add_option("--ops", flags->ops, "ops to tune")->capture_default_str();
+  cmd->add_option("--dtype", flags->dtypes,
+                  "activation dtypes, each shape tuned in each: f32, f16 or f32,f16 (f16 needs "
+                  "storageBuffer16BitAccess)")
+      ->capture_default_str();
   cmd->add_option("--families", flags->families,
                   "only these families, e.g. q4gsw_coopmat,q4gsw_coopmat_splitk (default: all)");
   cmd->add_option("--strategy", flags->strategy,

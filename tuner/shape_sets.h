@@ -16,6 +16,7 @@ struct ShapeOptions {
   std::vector<uint32_t> m;           // empty: the preset's default
   std::vector<uint32_t> group_sizes; // empty: the preset's default
   std::vector<kernels::Op> ops = {kernels::Op::q4gsw, kernels::Op::rms_norm};
+  std::vector<kernels::DType> dtypes = {kernels::DType::f32};  // every shape in each of these
 };
 
 // "llama3.2-1b", "llama3-8b", "smoke".
@@ -47,6 +48,9 @@ std::vector<kernels::Problem> load_shapes(std::string_view preset_or_file,
 // Deduplicated, in a stable order. Throws std::invalid_argument naming the file and what is
 // wrong or missing, or the problem that is invalid (e.g. K % gs != 0).
 std::vector<kernels::Problem> load_model(const std::string& path, const ShapeOptions& options);
+
+// Parses "f32,f16" into dtypes; throws std::invalid_argument naming an unknown one.
+std::vector<kernels::DType> parse_dtypes(std::string_view text);
 
 // Parses "1,2,4" into numbers; throws std::invalid_argument on anything else.
 std::vector<uint32_t> parse_list(std::string_view text);

@@ -6,13 +6,13 @@
 
 namespace vktune::kernels {
 
-const Family& naive_family();
-const Family& tiled_family();
-const Family& gemv_family();
-const Family& gemv_fast_family();
-const Family& coopmat_family();
-const Family& coopmat_splitk_family();
-const Family& rms_norm_family();
+const Family& naive_family(DType dtype);
+const Family& tiled_family(DType dtype);
+const Family& gemv_family(DType dtype);
+const Family& gemv_fast_family(DType dtype);
+const Family& coopmat_family(DType dtype);
+const Family& coopmat_splitk_family(DType dtype);
+const Family& rms_norm_family(DType dtype);
 
 // Helpers for the descriptors.
 inline KnobValue word(const char* w) { return KnobValue(std::string(w)); }
