@@ -19,7 +19,7 @@ double law(const kernels::Family& family, const kernels::Knobs& k, const kernels
   auto off = [&](const char* knob, double best) {
     return std::abs(std::log2(static_cast<double>(kernels::knob_int(k, knob))) - best);
   };
-  if (&family == &kernels::gemv_family()) {
+  if (&family == &kernels::gemv_family(kernels::DType::f32)) {
     return work * (1 + 0.3 * off("wg", 7) + 0.2 * off("rows", 1)) * (p.m <= 4 ? 1 : 0.25 * p.m);
   }
   return work * (1.5 + 0.3 * off("wg", 8) + 0.2 * off("tm", 2) + 0.2 * off("tn", 2)) *
@@ -29,7 +29,7 @@ double law(const kernels::Family& family, const kernels::Knobs& k, const kernels
 std::vector<Observation> observe(const std::vector<kernels::Problem>& problems) {
   std::vector<Observation> out;
   for (const kernels::Problem& p : problems) {
-    for (const kernels::Family* f : {&kernels::gemv_family(), &kernels::tiled_family()}) {
+    for (const kernels::Family* f : {&kernels::gemv_family(kernels::DType::f32), &kernels::tiled_family(kernels::DType::f32)}) {
       for (const kernels::Knobs& k : f->all_variants()) out.push_back({p, f, k, law(*f, k, p)});
     }
   }
