@@ -19,6 +19,7 @@
 #include "runtime/builtin.h"
 #include "runtime/rank.h"
 #include "runtime/shape_index.h"
+#include "runtime/stored_device.h"
 
 namespace vktune::runtime {
 
@@ -38,9 +39,9 @@ struct Snapshot::Group {
 };
 
 struct Snapshot::Device {
-  uint32_t vendor_id = 0, device_id = 0, driver_id = 0, driver_version = 0;
-  DeviceType type = DeviceType::other;
-  std::array<uint8_t, 16> uuid{};
+  // Its name left empty: `name` owns the text, and a view into it would not survive the
+  // devices' sort (a short name lives inside the string object).
+  DeviceQuery fingerprint;
   std::string name;
   std::vector<Group> groups;
 };
@@ -58,27 +59,6 @@ using Device = Snapshot::Device;
 struct BuildError {
   std::string message;
 };
-
-DeviceType parse_type(const std::string& t) {
-  if (t == "discrete") return DeviceType::discrete;
-  if (t == "integrated") return DeviceType::integrated;
-  if (t == "virtual") return DeviceType::virtual_gpu;
-  if (t == "cpu") return DeviceType::cpu;
-  return DeviceType::other;
-}
-
-std::array<uint8_t, 16> parse_uuid(const std::string& hex, const std::string& device) {
-  auto nibble = [&](char ch) -> uint8_t {
-    if (ch >= '0' && ch <= '9') return static_cast<uint8_t>(ch - '0');
-    if (ch >= 'a' && ch <= 'f') return static_cast<uint8_t>(ch - 'a' + 10);
-    if (ch >= 'A' && ch <= 'F') return static_cast<uint8_t>(ch - 'A' + 10);
-    throw BuildError{"device '" + device + "': pipeline_cache_uuid is not hex"};
-  };
-  if (hex.size() != 32) throw BuildError{"device '" + device + "': pipeline_cache_uuid is not 32 hex digits"};
-  std::array<uint8_t, 16> out{};
-  for (size_t i = 0; i < 16; ++i) out[i] = static_cast<uint8_t>(nibble(hex[2 * i]) << 4 | nibble(hex[2 * i + 1]));
-  return out;
-}
 
 Constraints parse_constraints(const std::string& text, const std::string& key) {
   const auto j = nlohmann::json::parse(text, nullptr, false);
@@ -113,24 +93,25 @@ void fill(const Kernel& k, const ShapeIndex::Entry& p, const Device& d, Selectio
   out.spirv = k.spirv;
   out.median_ns = p.median_ns;
   out.matched_device_name = d.name;
-  out.matched_driver_version = d.driver_version;
+  out.matched_driver_version = d.fingerprint.driver_version;
   out.matched_m = p.m;
   out.matched_n = p.n;
   out.matched_k = p.k;
 }
 
-bool exact_fingerprint(const Device& d, const DeviceQuery& q) noexcept {
+bool exact_fingerprint(const DeviceQuery& d, const DeviceQuery& q) noexcept {
   return d.vendor_id == q.vendor_id && d.device_id == q.device_id && d.driver_id == q.driver_id &&
-         d.driver_version == q.driver_version && d.uuid == q.pipeline_cache_uuid;
+         d.driver_version == q.driver_version && d.pipeline_cache_uuid == q.pipeline_cache_uuid;
 }
 
-bool matches(DeviceMatch level, const Device& d, const DeviceQuery& q) noexcept {
+bool matches(DeviceMatch level, const Device& device, const DeviceQuery& q) noexcept {
+  const DeviceQuery& d = device.fingerprint;
   switch (level) {
     case DeviceMatch::exact: return exact_fingerprint(d, q);
     case DeviceMatch::other_driver:
       return d.vendor_id == q.vendor_id && d.device_id == q.device_id && !exact_fingerprint(d, q);
     case DeviceMatch::same_vendor_type:
-      return d.vendor_id == q.vendor_id && d.device_id != q.device_id && d.type == q.device_type;
+      return d.vendor_id == q.vendor_id && d.device_id != q.device_id && d.device_type == q.device_type;
     case DeviceMatch::builtin: return false;
   }
   return false;
@@ -201,14 +182,8 @@ std::shared_ptr<const Snapshot> Snapshot::from_catalog(const db::Catalog& catalo
     }
     for (const auto& d : catalog.devices) {
       device_index[d.id] = static_cast<uint32_t>(snap->devices_.size());
-      Device dev;
-      dev.vendor_id = d.vendor_id;
-      dev.device_id = d.device_id;
-      dev.driver_id = d.driver_id;
-      dev.driver_version = d.driver_version;
-      dev.type = parse_type(d.device_type);
-      dev.uuid = parse_uuid(d.pipeline_cache_uuid, d.name);
-      dev.name = d.name;
+      Device dev{stored_device_query(d), d.name, {}};
+      dev.fingerprint.name = {};
       snap->devices_.push_back(std::move(dev));
     }
     problems.reserve(catalog.problems.size());
@@ -256,7 +231,9 @@ std::shared_ptr<const Snapshot> Snapshot::from_catalog(const db::Catalog& catalo
                                                       std::move(b.ranked), std::move(b.ranked_ns)});
     }
     // Newest driver first, so "other driver" prefers the most recent tuning of the device.
-    std::stable_sort(snap->devices_.begin(), snap->devices_.end(), [](const Device& a, const Device& b) {
+    std::stable_sort(snap->devices_.begin(), snap->devices_.end(), [](const Device& x, const Device& y) {
+      const DeviceQuery& a = x.fingerprint;
+      const DeviceQuery& b = y.fingerprint;
       return std::tie(a.vendor_id, a.device_id, b.driver_version) <
              std::tie(b.vendor_id, b.device_id, a.driver_version);
     });

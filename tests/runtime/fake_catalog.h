@@ -8,6 +8,7 @@
 
 #include "db/store.h"
 #include "runtime/snapshot.h"
+#include "runtime/stored_device.h"
 #include "tests/db/fixtures.h"
 
 namespace vktune::testing {
@@ -15,18 +16,7 @@ namespace vktune::testing {
 inline constexpr const char* kUuidA = "00112233445566778899aabbccddeeff";
 
 inline runtime::DeviceQuery query_for(const db::DeviceRecord& d) {
-  runtime::DeviceQuery q;
-  q.vendor_id = d.vendor_id;
-  q.device_id = d.device_id;
-  q.driver_id = d.driver_id;
-  q.driver_version = d.driver_version;
-  q.device_type = d.device_type == "discrete" ? runtime::DeviceType::discrete
-                  : d.device_type == "integrated" ? runtime::DeviceType::integrated
-                                                  : runtime::DeviceType::other;
-  for (size_t i = 0; i < 16; ++i) {
-    q.pipeline_cache_uuid[i] =
-        static_cast<uint8_t>(std::stoul(d.pipeline_cache_uuid.substr(2 * i, 2), nullptr, 16));
-  }
+  runtime::DeviceQuery q = runtime::stored_device_query(d);
   q.name = "query";
   return q;
 }
