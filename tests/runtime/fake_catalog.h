@@ -33,8 +33,10 @@ struct FakeDb {
   static db::DeviceRecord device(uint32_t vendor, uint32_t id, uint32_t driver, const char* type,
                                  const char* name) {
     db::DeviceRecord d = fake_device(vendor, id, driver, type);
-    d.name = name;
-    d.pipeline_cache_uuid = kUuidA;
+    // Whole strings moved in: GCC 12 warns (-Wrestrict, a known false positive) on a literal
+    // assigned to a string here.
+    d.name = std::string(name);
+    d.pipeline_cache_uuid = std::string(kUuidA);
     return d;
   }
 
