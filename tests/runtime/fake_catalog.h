@@ -21,6 +21,15 @@ inline runtime::DeviceQuery query_for(const db::DeviceRecord& d) {
   return q;
 }
 
+// A snapshot of `store`'s winners, labelled `source`; a failure to build fails the test.
+inline std::shared_ptr<const runtime::Snapshot> snapshot_of(const db::Store& store,
+                                                            std::string_view source) {
+  std::string error;
+  auto s = runtime::Snapshot::from_catalog(store.catalog(), &error, source);
+  EXPECT_TRUE(s) << error;
+  return s;
+}
+
 // Device A (NVIDIA 0x2684, driver 100), A-old (same device, driver 90), B (NVIDIA 0x2700,
 // discrete) and C (AMD 0x1111, integrated).
 struct FakeDb {
@@ -72,11 +81,8 @@ struct FakeDb {
     store.add_measurement(ok_measurement(run, ic, prms, rms_id, 700));
   }
 
-  std::shared_ptr<const runtime::Snapshot> snapshot() const {
-    std::string error;
-    auto s = runtime::Snapshot::from_catalog(store.catalog(), &error);
-    EXPECT_TRUE(s) << error;
-    return s;
+  std::shared_ptr<const runtime::Snapshot> snapshot(std::string_view source = "catalog") const {
+    return snapshot_of(store, source);
   }
 };
 
@@ -103,11 +109,30 @@ struct RankedDb {
     }
   }
 
-  std::shared_ptr<const runtime::Snapshot> snapshot() const {
-    std::string error;
-    auto s = runtime::Snapshot::from_catalog(store.catalog(), &error);
-    EXPECT_TRUE(s) << error;
-    return s;
+  std::shared_ptr<const runtime::Snapshot> snapshot(std::string_view source = "catalog") const {
+    return snapshot_of(store, source);
+  }
+};
+
+// A user's own tuning of device A, to layer over FakeDb as the shipped system database: the
+// problem FakeDb tunes as M=1 N=4096 K=4096 (gemv, 1000 ns) with another winner (the packed
+// gemv at 900 ns), and nothing else.
+struct UserDb {
+  db::Store store = db::Store::open_memory();
+  db::DeviceRecord a = FakeDb::device(0x10de, 0x2684, 100, "discrete", "A");
+  static constexpr const char* kWinner =
+      "q4gsw_gemv[layout=packed,wg=64,rows=8,load=u32x4,reduce=shared]";
+
+  UserDb() {
+    const auto kernel = store.upsert_kernel(fake_kernel(
+        kWinner, R"({"k_multiple":8,"gs_multiple":8,"n_multiple":1,"m_max":4,"m_min":1})"));
+    const auto device = store.upsert_device(a);
+    const auto problem = store.upsert_problem(fake_problem(1, 4096, 4096));
+    store.add_measurement(ok_measurement(store.begin_run({}), device, problem, kernel, 900));
+  }
+
+  std::shared_ptr<const runtime::Snapshot> snapshot(std::string_view source = "user") const {
+    return snapshot_of(store, source);
   }
 };
 
