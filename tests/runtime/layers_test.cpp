@@ -22,13 +22,18 @@ class LayersTest : public ::testing::Test {
   Layers layers{{user_db.snapshot("user.db"), system_db.snapshot("system.db")}};
 };
 
+// `s` is a tuned answer measured at `median_ns`, from layer `layer` (database `source`).
+void expect_answer(const Selection& s, double median_ns, int layer, std::string_view source) {
+  ASSERT_TRUE(s.ok()) << s.error;
+  EXPECT_EQ(s.median_ns, median_ns);
+  EXPECT_EQ(s.layer, layer);
+  EXPECT_EQ(s.source, source);
+}
+
 TEST_F(LayersTest, TheUsersTuningWinsOverTheSystemDatabase) {
   const Selection s = layers.select(query_for(user_db.a), q4(1, 4096, 4096));
-  ASSERT_TRUE(s.ok()) << s.error;
+  expect_answer(s, 900.0, 0, "user.db");
   EXPECT_EQ(s.variant_key, UserDb::kWinner);
-  EXPECT_EQ(s.median_ns, 900.0);
-  EXPECT_EQ(s.layer, 0);
-  EXPECT_EQ(s.source, "user.db");
   // Alone, the system database answers the same query with its own winner.
   const Selection system = system_db.snapshot("system.db")->select(query_for(user_db.a), q4(1, 4096, 4096));
   EXPECT_NE(system.variant_key, UserDb::kWinner);
@@ -37,11 +42,8 @@ TEST_F(LayersTest, TheUsersTuningWinsOverTheSystemDatabase) {
 TEST_F(LayersTest, WhatOnlyTheSystemTunedComesFromIt) {
   // The user tuned M=1 only: its answer for M=64 would be a nearest shape, the system's is exact.
   const Selection s = layers.select(query_for(user_db.a), q4(64, 4096, 4096));
-  ASSERT_TRUE(s.ok()) << s.error;
+  expect_answer(s, 9000.0, 1, "system.db");
   EXPECT_EQ(s.shape_match, ShapeMatch::exact);
-  EXPECT_EQ(s.median_ns, 9000.0);
-  EXPECT_EQ(s.layer, 1);
-  EXPECT_EQ(s.source, "system.db");
   // A device only the system database knows.
   const Selection c = layers.select(query_for(system_db.c), q4(64, 4096, 4096));
   EXPECT_EQ(c.device_match, DeviceMatch::exact);
