@@ -103,6 +103,10 @@ struct Selection {
   std::string_view matched_device_name;
   uint32_t matched_driver_version = 0;
   uint32_t matched_m = 0, matched_n = 0, matched_k = 0, matched_group_size = 0;
+  // Which database answered: its Snapshot::source() (a path or a memory label), and its layer
+  // in a Layers stack (0 = the top, the user's own); empty and -1 for built-in answers.
+  std::string_view source;
+  int layer = -1;
 
   bool ok() const noexcept { return status == Status::ok; }
 };

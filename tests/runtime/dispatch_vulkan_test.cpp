@@ -18,6 +18,7 @@
 #include "kernels/vk/pipeline.h"
 #include "runtime/builtin.h"
 #include "runtime/dispatch.h"
+#include "runtime/query_problem.h"
 #include "tests/kernels/vulkan_fixture.h"
 
 namespace vktune::runtime {
@@ -45,13 +46,7 @@ class DispatchOnDevice : public vktune::test::VulkanFixture {
         device(), {std::string(s.variant_key), spirv_words, static_cast<uint32_t>(plan.bindings.size()),
                    static_cast<uint32_t>(plan.push_constants.size())});
 
-    kernels::Problem p;
-    p.op = family.op();
-    p.dtype = family.dtype();
-    p.m = q.m;
-    p.n = q.n;
-    p.k = q.k;
-    p.group_size = q.group_size;
+    const kernels::Problem p = *to_problem(q);
     const kernels::ProblemData data = kernels::make_random(p, 17);
     std::vector<vk::Buffer> buffers;
     std::vector<const vk::Buffer*> bound;

@@ -234,6 +234,42 @@ TEST_F(SessionTest, AnAbortedRunResumesWithoutLossOrDuplicates) {
   EXPECT_EQ(coverage[0].measured, LegalVariants());
 }
 
+// Resume is the same run: stopped inside stage one, inside halving's second stage and inside
+// the finalists' re-measurement, the resumed run goes through the stages and the finalists as an
+// uninterrupted run does, so each stage's record count (coverage.stages) is the uninterrupted
+// run's. With 4 timed variants and 3 finalists, halving keeps 3 whatever the timings; the
+// finalists are the top 3 plus the fastest baseline when it is not among them, which turns on
+// timings (here every variant is a baseline), in an uninterrupted run as much: 3 or 4.
+TEST_F(SessionTest, AResumedRunHasTheStagesOfAnUninterruptedOne) {
+  const auto stages_of = [](const db::Store& store) {
+    const auto coverage = store.coverage();
+    EXPECT_EQ(coverage.size(), 1u);
+    return coverage.empty() ? std::vector<uint32_t>{} : coverage[0].stages;
+  };
+  db::Store whole = db::Store::open_memory();
+  Run(whole, Options());
+  const std::vector<uint32_t> expected = stages_of(whole);
+  ASSERT_EQ(expected.size(), 3u) << "stage one, one halving stage and the finalists";
+  const size_t stage_one = LegalVariants();  // results stored by stage one, the failed one too
+  for (const size_t stop_after : {size_t{3}, stage_one + 1, stage_one + expected[1] + 1}) {
+    SCOPED_TRACE("stopped after " + std::to_string(stop_after) + " results");
+    db::Store store = db::Store::open_memory();
+    TuneOptions first = Options();
+    first.abort_after_results = stop_after;
+    EXPECT_THROW(Run(store, first), TuneAborted);
+    TuneOptions second = Options();
+    second.resume = true;
+    Run(store, second);
+    const std::vector<uint32_t> resumed = stages_of(store);
+    ASSERT_EQ(resumed.size(), expected.size());
+    EXPECT_EQ(resumed[0], expected[0]);
+    EXPECT_EQ(resumed[1], expected[1]);
+    EXPECT_GE(resumed[2], 3u);
+    EXPECT_LE(resumed[2], 4u);
+    EXPECT_EQ(store.runs().size(), 1u);
+  }
+}
+
 TEST_F(SessionTest, RecordsCoverageOfEveryProblem) {
   db::Store store = db::Store::open_memory();
   Run(store, Options());
