@@ -13,7 +13,7 @@ install(TARGETS vktune_runtime vktune_db vktune_catalogue EXPORT vktuneTargets
 # The public headers and the ones they include. Consumers include <vktune/runtime/...>; the
 # headers themselves include "runtime/..." and "db/...", which include/vktune resolves.
 install(FILES runtime/vktune_runtime.h runtime/selection.h runtime/snapshot.h runtime/dispatch.h
-              runtime/builtin.h runtime/describe.h
+              runtime/builtin.h runtime/describe.h runtime/layers.h runtime/environment.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/vktune/runtime)
 install(FILES db/records.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/vktune/db)
 

@@ -2,195 +2,22 @@
 // strict: every field is checked with its path. Export: json_export.cpp.
 #include "db/json_io.h"
 
-#include <cmath>
-#include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <span>
 #include <unordered_map>
 #include <vector>
 
 #include "db/base64.h"
 #include "db/error.h"
 #include "db/json_columns.h"
+#include "db/json_ranked.h"
+#include "db/json_reader.h"
 
 namespace vktune::db {
 namespace {
 
-using nlohmann::json;
 using namespace json_columns;
-
-// `v` as an unsigned 32-bit integer, if it is one. Parsed non-negative literals are
-// "unsigned", values built in C++ may be "integer".
-std::optional<uint32_t> as_u32(const json& v) {
-  const bool in_range = v.is_number_unsigned()
-                            ? v.get<uint64_t>() <= std::numeric_limits<uint32_t>::max()
-                            : v.is_number_integer() && v.get<int64_t>() >= 0 &&
-                                  v.get<int64_t>() <= std::numeric_limits<uint32_t>::max();
-  if (!in_range) return std::nullopt;
-  return static_cast<uint32_t>(v.get<int64_t>());
-}
-
-// Validation context: the document's label and the path of the value being read.
-struct Reader {
-  const std::string& label;
-
-  [[noreturn]] void fail(const std::string& path, const std::string& what) const {
-    throw Error(label + ": " + path + ": " + what);
-  }
-  const json& field(const json& obj, const std::string& path, const char* name) const {
-    if (!obj.is_object()) fail(path, std::string("expected an object, got ") + obj.type_name());
-    const auto it = obj.find(name);
-    if (it == obj.end()) fail(path + "." + name, "missing");
-    return *it;
-  }
-  bool present(const json& obj, const char* name) const {
-    const auto it = obj.find(name);
-    return it != obj.end() && !it->is_null();
-  }
-  std::string str(const json& obj, const std::string& path, const char* name) const {
-    const json& v = field(obj, path, name);
-    if (!v.is_string()) fail(path + "." + name, std::string("expected a string, got ") + v.type_name());
-    return v.get<std::string>();
-  }
-  uint32_t u32(const json& obj, const std::string& path, const char* name) const {
-    return u32_value(field(obj, path, name), path + "." + name);
-  }
-  uint32_t u32_value(const json& v, const std::string& path) const {
-    const auto value = as_u32(v);
-    if (!value) {
-      fail(path, std::string("expected an unsigned 32-bit integer, got ") +
-                     (v.is_number() ? v.dump() : v.type_name()));
-    }
-    return *value;
-  }
-  bool boolean(const json& obj, const std::string& path, const char* name) const {
-    const json& v = field(obj, path, name);
-    if (!v.is_boolean())
-      fail(path + "." + name, std::string("expected true or false, got ") + v.type_name());
-    return v.get<bool>();
-  }
-  double num(const json& obj, const std::string& path, const char* name) const {
-    const json& v = field(obj, path, name);
-    if (!v.is_number()) fail(path + "." + name, std::string("expected a number, got ") + v.type_name());
-    return v.get<double>();
-  }
-  // Nullable numbers may be absent or null.
-  std::optional<double> opt_num(const json& obj, const std::string& path, const char* name) const {
-    if (!present(obj, name)) return std::nullopt;
-    return num(obj, path, name);
-  }
-  std::optional<std::string> opt_str(const json& obj, const std::string& path, const char* name) const {
-    if (!present(obj, name)) return std::nullopt;
-    return str(obj, path, name);
-  }
-  const json& array(const json& obj, const char* name) const {
-    const json& v = field(obj, "document", name);
-    if (!v.is_array()) fail(name, std::string("expected an array, got ") + v.type_name());
-    return v;
-  }
-  // JSON text stored verbatim (knobs keep their declared order); must itself parse.
-  std::string json_text(const json& obj, const std::string& path, const char* name) const {
-    std::string text = str(obj, path, name);
-    if (!json::accept(text)) fail(path + "." + name, "is not valid JSON text");
-    return text;
-  }
-};
-
-std::string at(const std::string& section, size_t i) {
-  return section + "[" + std::to_string(i) + "]";
-}
-
-// The header of `section` must name exactly the columns this version writes.
-void check_columns(const Reader& r, const json& doc, const char* section, Columns columns) {
-  const json& header = r.field(r.field(doc, "document", "columns"), "columns", section);
-  const json expected = column_names(columns);
-  if (header != expected) {
-    r.fail(std::string("columns.") + section,
-           "expected " + expected.dump() + ", got " + header.dump());
-  }
-}
-
-// One version 2 row: a JSON array of its section's columns. Errors name the cell and its
-// column: "measurements[3][6]: median_ns: expected a number, got string".
-class Row {
- public:
-  Row(const Reader& r, const json& cells, std::string path, Columns columns)
-      : r_(r), cells_(cells), path_(std::move(path)), columns_(columns) {
-    if (!cells.is_array() || cells.size() != columns.size()) {
-      r.fail(path_, "expected an array of " + std::to_string(columns.size()) + " values (" +
-                        column_names(columns).dump() + "), got " +
-                        (cells.is_array() ? "an array of " + std::to_string(cells.size())
-                                          : std::string(cells.type_name())));
-    }
-  }
-
-  [[noreturn]] void fail(size_t c, const std::string& what) const {
-    r_.fail(at(path_, c), std::string(columns_[c]) + ": " + what);
-  }
-  // An index into a section of `count` entries, named after the column ("problem" indexes
-  // "problems").
-  size_t index(size_t c, size_t count) const {
-    const json& v = cells_[c];
-    const std::string name = columns_[c];
-    if (!v.is_number_integer() || (!v.is_number_unsigned() && v.get<int64_t>() < 0)) {
-      fail(c, "expected an index into '" + name + "s', got " +
-                  (v.is_number() ? v.dump() : v.type_name()));
-    }
-    const uint64_t i = v.get<uint64_t>();
-    if (i >= count) {
-      r_.fail(at(path_, c), name + " index " + std::to_string(i) + " out of range (" +
-                                std::to_string(count) + " " + name + (count == 1 ? ")" : "s)"));
-    }
-    return static_cast<size_t>(i);
-  }
-  std::string str(size_t c) const {
-    const json& v = cells_[c];
-    if (!v.is_string()) fail(c, std::string("expected a string, got ") + v.type_name());
-    return v.get<std::string>();
-  }
-  uint32_t u32(size_t c) const { return u32_value(cells_[c], c); }
-  bool boolean(size_t c) const {
-    const json& v = cells_[c];
-    if (!v.is_boolean()) fail(c, std::string("expected true or false, got ") + v.type_name());
-    return v.get<bool>();
-  }
-  double num(size_t c) const {
-    const json& v = cells_[c];
-    if (!v.is_number()) fail(c, std::string("expected a number, got ") + v.type_name());
-    return v.get<double>();
-  }
-  // Absent optionals are null.
-  std::optional<double> opt_num(size_t c) const {
-    if (cells_[c].is_null()) return std::nullopt;
-    return num(c);
-  }
-  std::vector<uint32_t> u32_array(size_t c) const {
-    const json& v = cells_[c];
-    if (!v.is_array()) fail(c, std::string("expected an array, got ") + v.type_name());
-    std::vector<uint32_t> out;
-    for (size_t i = 0; i < v.size(); ++i) out.push_back(u32_value(v[i], c, i));
-    return out;
-  }
-
- private:
-  // Cell c, or element `element` of the array in cell c.
-  uint32_t u32_value(const json& v, size_t c, std::optional<size_t> element = {}) const {
-    const auto value = as_u32(v);
-    if (!value) {
-      const std::string what = std::string(columns_[c]) +
-                               ": expected an unsigned 32-bit integer, got " +
-                               (v.is_number() ? v.dump() : v.type_name());
-      r_.fail(element ? at(at(path_, c), *element) : at(path_, c), what);
-    }
-    return *value;
-  }
-
-  const Reader& r_;
-  const json& cells_;
-  std::string path_;
-  Columns columns_;
-};
+using namespace json_read;
 
 // Natural keys as flat strings; '\x1f' cannot appear in any validated numeric field and
 // separates the text fields unambiguously enough for lookups inside one document.
@@ -318,28 +145,6 @@ size_t resolve(const Reader& r, const std::unordered_map<std::string, size_t>& i
 
 // A row's run, device and problem (measurements and coverage rows) as indices into the
 // document's sections.
-// The rows of a version 2 best-row section ("winners" or "ranked"), ids assigned as
-// catalog_from_json does (index + 1).
-std::vector<BestRow> parse_best_rows(const Reader& r, const json& doc, const char* section,
-                                     size_t devices, size_t problems, size_t kernels, size_t runs) {
-  check_columns(r, doc, section, kWinnerColumns);
-  const json& rows = r.array(doc, section);
-  std::vector<BestRow> out;
-  out.reserve(rows.size());
-  const auto id = [](size_t index) { return static_cast<int64_t>(index + 1); };
-  for (size_t i = 0; i < rows.size(); ++i) {
-    const Row row(r, rows[i], at(section, i), kWinnerColumns);
-    BestRow w;
-    w.device_id = id(row.index(w_device, devices));
-    w.problem_id = id(row.index(w_problem, problems));
-    w.kernel_id = id(row.index(w_kernel, kernels));
-    w.run_id = id(row.index(w_run, runs));
-    w.median_ns = row.num(w_median_ns);
-    out.push_back(w);
-  }
-  return out;
-}
-
 struct RowRefs {
   size_t run = 0, device = 0, problem = 0;
 };
@@ -405,6 +210,7 @@ ImportStats import_json(Store& store, const json& doc, const std::string& label)
   // Parse and validate everything before the first write.
   const Sections sections = parse_sections(r, doc);
   const auto& [devices, kernels, problems, runs] = sections;
+  const SectionSizes sizes{devices.size(), problems.size(), kernels.size(), runs.size()};
   std::optional<KeyIndex> keys;
   if (version == 1) {
     std::vector<std::string> run_uuids;
@@ -505,13 +311,11 @@ ImportStats import_json(Store& store, const json& doc, const std::string& label)
         r.num(jw[i], path, "median_ns");
       }
     } else {
-      parse_best_rows(r, doc, "winners", devices.size(), problems.size(), kernels.size(), runs.size());
+      parse_best_rows(r, doc, "winners", sizes);
     }
   }
   // Checked like the winners and not stored: derived from the measurements, as they are.
-  if (version >= 2 && doc.contains("ranked")) {
-    parse_best_rows(r, doc, "ranked", devices.size(), problems.size(), kernels.size(), runs.size());
-  }
+  parse_ranked(r, doc, version, {}, sizes);
 
   auto count = [&](const char* table) {
     return store.connection().query_int(std::string("SELECT count(*) FROM ") + table);
@@ -595,6 +399,7 @@ Catalog catalog_from_json(std::string_view text, const std::string& label) {
   const json& jr = r.array(doc, "runs");
   std::vector<std::string> run_uuids;
   for (size_t i = 0; i < jr.size(); ++i) run_uuids.push_back(r.str(jr[i], at("runs", i), "uuid"));
+  const SectionSizes sizes{c.devices.size(), c.problems.size(), c.kernels.size(), run_uuids.size()};
   const json& jw = r.array(doc, "winners");
   if (version == 1) {
     const KeyIndex keys(c.devices, c.kernels, c.problems, run_uuids);
@@ -614,14 +419,9 @@ Catalog catalog_from_json(std::string_view text, const std::string& label) {
       c.winners.push_back(w);
     }
   } else {
-    c.winners = parse_best_rows(r, doc, "winners", c.devices.size(), c.problems.size(),
-                                c.kernels.size(), run_uuids.size());
+    c.winners = parse_best_rows(r, doc, "winners", sizes);
   }
-  // Documents from before the ranked section rank the winners alone.
-  c.ranked = version >= 2 && doc.contains("ranked")
-                 ? parse_best_rows(r, doc, "ranked", c.devices.size(), c.problems.size(),
-                                   c.kernels.size(), run_uuids.size())
-                 : c.winners;
+  c.ranked = parse_ranked(r, doc, version, c.winners, sizes);
   return c;
 }
 

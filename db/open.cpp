@@ -221,6 +221,10 @@ Connection open_image(std::span<const uint8_t> bytes, const std::string& label) 
   auto* copy = static_cast<uint8_t*>(sqlite3_malloc64(bytes.size()));
   if (copy == nullptr) throw Error(label + ": out of memory");
   std::memcpy(copy, bytes.data(), bytes.size());
+  // A database written in WAL mode says so in its header (read and write versions 2), and
+  // SQLite cannot open an image that way (no -wal file beside it). A file closed cleanly holds
+  // all its pages itself, so the copy is read as a rollback-journal database (versions 1).
+  if (copy[18] == 2 && copy[19] == 2) copy[18] = copy[19] = 1;
   // FREEONCLOSE hands the copy to SQLite, even when deserialize fails.
   if (sqlite3_deserialize(c.get(), "main", copy, static_cast<sqlite3_int64>(bytes.size()),
                           static_cast<sqlite3_int64>(bytes.size()),

@@ -1,6 +1,11 @@
 // The fixed routing, as data.
 #include "kernels/builtin_variants.h"
 
+#include <stdexcept>
+#include <string>
+
+#include "kernels/family.h"
+
 namespace vktune::kernels {
 namespace {
 
@@ -30,6 +35,14 @@ std::span<const BuiltinVariant> builtin_variants(Op op) {
     case Op::sdpa: return kSdpa;
   }
   return {};
+}
+
+const Family& builtin_family(const BuiltinVariant& variant, DType dtype) {
+  const Family* family = find_family(family_name(variant.family, dtype));
+  if (family == nullptr) {
+    throw std::logic_error("builtin_family: no family " + family_name(variant.family, dtype));
+  }
+  return *family;
 }
 
 }  // namespace vktune::kernels

@@ -13,7 +13,7 @@
 namespace vktune::kernels {
 
 struct BuiltinVariant {
-  std::string_view family;
+  std::string_view family;      // the base name: the same rule serves every dtype
   std::string_view knobs_json;  // every knob of the family, as Family::knobs_from_json reads it
   // Serves problems up to this M though the family could take more (engines route their GEMV
   // to decode only); 0: whatever the family's constraints allow.
@@ -21,5 +21,9 @@ struct BuiltinVariant {
 };
 
 std::span<const BuiltinVariant> builtin_variants(Op op);
+
+class Family;
+// The family instance of `variant` for problems of `dtype` ("q4gsw_gemv_f16" for f16).
+const Family& builtin_family(const BuiltinVariant& variant, DType dtype);
 
 }  // namespace vktune::kernels

@@ -48,10 +48,23 @@ std::string check(const Constraints& c, const Problem& p) {
   return {};
 }
 
-Family::Family(std::string name, Op op, std::vector<KnobSpec> knobs)
-    : name_(std::move(name)), op_(op), knobs_(std::move(knobs)) {}
+Family::Family(std::string_view base_name, DType dtype, Op op, std::vector<KnobSpec> knobs)
+    : name_(family_name(base_name, dtype)), dtype_(dtype), op_(op), knobs_(std::move(knobs)) {}
 
-double Family::tolerance(const Problem& problem) const { return fp32_tolerance(problem); }
+ShaderSpec Family::shader(const Knobs& knobs) const {
+  ShaderSpec spec = source(knobs);
+  if (dtype_ == DType::f16) spec.defines.emplace_back("F16", "1");
+  return spec;
+}
+
+double Family::arithmetic_tolerance(const Problem& problem) const {
+  return fp32_tolerance(problem);
+}
+
+double Family::tolerance(const Problem& problem) const {
+  return arithmetic_tolerance(problem) +
+         (problem.dtype == DType::f16 ? fp16_output_tolerance() : 0.0);
+}
 
 std::vector<Knobs> Family::all_variants() const {
   std::vector<Knobs> out;
@@ -125,6 +138,13 @@ Legality Family::legality(const Knobs& knobs, const Problem& p,
   if (p.op != op_) {
     return no(name_ + " computes " + op_name(op_) + ", not " + op_name(p.op));
   }
+  if (p.dtype != dtype_) {
+    return no(name_ + " computes " + dtype_name(dtype_) + " problems, not " + dtype_name(p.dtype));
+  }
+  if (dtype_ == DType::f16 && !device.features.storage_16bit) {
+    return no(device.name + " lacks storageBuffer16BitAccess, which " + name_ +
+              " needs for its fp16 tensors");
+  }
   if (std::string e = validate(p); !e.empty()) return no(e);
   if (std::string e = check(constraints(knobs), p); !e.empty()) return no(e);
 
@@ -156,16 +176,26 @@ Legality Family::legality(const Knobs& knobs, const Problem& p,
 }
 
 std::span<const Family* const> families() {
-  static const Family* const all[] = {&naive_family(), &tiled_family(), &gemv_family(),
-                                      &gemv_fast_family(), &coopmat_family(),
-                                      &coopmat_splitk_family(), &rms_norm_family(),
-                                      &sdpa_naive_family(), &sdpa_fused_family(),
-                                      &sdpa_split_family()};
+  static const Family* const all[] = {
+      &naive_family(DType::f32),          &tiled_family(DType::f32),
+      &gemv_family(DType::f32),           &gemv_fast_family(DType::f32),
+      &coopmat_family(DType::f32),        &coopmat_splitk_family(DType::f32),
+      &rms_norm_family(DType::f32),       &naive_family(DType::f16),
+      &tiled_family(DType::f16),          &gemv_family(DType::f16),
+      &gemv_fast_family(DType::f16),      &coopmat_family(DType::f16),
+      &coopmat_splitk_family(DType::f16), &rms_norm_family(DType::f16),
+      &sdpa_naive_family(),               &sdpa_fused_family(),
+      &sdpa_split_family()};
   return all;
 }
 
+std::string family_name(std::string_view base_name, DType dtype) {
+  return std::string(base_name) + (dtype == DType::f16 ? "_f16" : "");
+}
+
 bool is_baseline(const Family& family) {
-  return family.name() == op_desc(family.op()).baseline_family;
+  const std::string_view base = op_desc(family.op()).baseline_family;
+  return !base.empty() && family.name() == family_name(base, family.dtype());
 }
 
 bool is_baseline(std::string_view family_name) {

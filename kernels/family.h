@@ -51,8 +51,11 @@ class Family {
   Family(const Family&) = delete;
   Family& operator=(const Family&) = delete;
 
+  // The base name, with "_f16" appended for the fp16 instance: "q4gsw_gemv_f16".
   const std::string& name() const noexcept { return name_; }
   Op op() const noexcept { return op_; }
+  // The dtype of the problems it computes: one shader source serves both, F16 selects.
+  DType dtype() const noexcept { return dtype_; }
   // Knob specs in declared (key) order.
   const std::vector<KnobSpec>& knob_specs() const noexcept { return knobs_; }
 
@@ -66,8 +69,9 @@ class Family {
   // BadKey when a knob is missing, unknown or has a bad value.
   Knobs knobs_from_json(const nlohmann::json& object) const;
 
-  // Whether the variant can run `problem` on `device`: knobs, problem validity, constraints,
-  // workgroup and shared-memory limits, storage-buffer range of every binding, extensions.
+  // Whether the variant can run `problem` on `device`: knobs, dtype, problem validity,
+  // constraints, workgroup and shared-memory limits, storage-buffer range of every binding,
+  // extensions and 16-bit storage for f16.
   // Pure: no Vulkan calls, so it works on fake DeviceInfo.
   Legality legality(const Knobs& knobs, const Problem& problem,
                     const vk::DeviceInfo& device) const;
@@ -77,7 +81,8 @@ class Family {
   virtual uint32_t workgroup_size(const Knobs& knobs) const = 0;
   // Shared memory the shader declares, in bytes.
   virtual uint32_t shared_bytes(const Knobs& knobs) const = 0;
-  virtual ShaderSpec shader(const Knobs& knobs) const = 0;
+  // The family's source and knob defines, plus F16=1 for the fp16 instance.
+  ShaderSpec shader(const Knobs& knobs) const;
   // Workgroups to dispatch, each dimension clamped to the device's maxComputeWorkGroupCount:
   // the shaders grid-stride past it.
   virtual std::array<uint32_t, 3> groups(const Knobs& knobs, const Problem& problem,
@@ -87,11 +92,16 @@ class Family {
   // part of it as counters leaves them zero when its dispatch ends.
   virtual uint64_t workspace_bytes(const Knobs&, const Problem&) const { return 0; }
   // Correctness-gate tolerance relative to the per-output bound (kernels/families/reference.h):
-  // fp32_tolerance unless the family computes in lower precision.
-  virtual double tolerance(const Problem& problem) const;
+  // the arithmetic's, plus fp16_output_tolerance when the output is stored as fp16.
+  double tolerance(const Problem& problem) const;
 
  protected:
-  Family(std::string name, Op op, std::vector<KnobSpec> knobs);
+  // `base_name` gets "_f16" appended for dtype f16.
+  Family(std::string_view base_name, DType dtype, Op op, std::vector<KnobSpec> knobs);
+  // The source and the defines of the knobs (F16 is added by shader()).
+  virtual ShaderSpec source(const Knobs& knobs) const = 0;
+  // fp32_tolerance unless the family computes in lower precision.
+  virtual double arithmetic_tolerance(const Problem& problem) const;
   // Why a knob combination is useless for every shape and device; empty when it is fine.
   virtual std::string combination_error(const Knobs&) const { return {}; }
   // Family-specific device checks (subgroup operations, cooperative matrix, ...).
@@ -101,18 +111,24 @@ class Family {
 
  private:
   std::string name_;
+  DType dtype_;
   Op op_;
   std::vector<KnobSpec> knobs_;
 };
 
-// Whether the family is its op's baseline (OpDesc::baseline_family), the naive kernel speedups
-// are quoted against. By name: false for a family the catalogue does not know.
+// The name of a family's instance for `dtype`: "q4gsw_gemv", "q4gsw_gemv_f16".
+std::string family_name(std::string_view base_name, DType dtype);
+
+// Whether the family is its op's baseline (OpDesc::baseline_family, in the family's dtype), the
+// naive kernel speedups are quoted against. By name: false for a family the catalogue does not
+// know.
 bool is_baseline(const Family& family);
 bool is_baseline(std::string_view family_name);
 
 // Every family, in a fixed order: q4gsw_naive, q4gsw_tiled, q4gsw_gemv, q4gsw_gemv_fast,
-// q4gsw_coopmat, q4gsw_coopmat_splitk, rms_norm, sdpa_naive, sdpa_fused, sdpa_split. The
-// descriptors are immutable statics: thread-safe.
+// q4gsw_coopmat, q4gsw_coopmat_splitk, rms_norm, then the same for f16 (q4gsw_naive_f16, ...),
+// then sdpa_naive, sdpa_fused, sdpa_split (f32 only). The descriptors are immutable statics:
+// thread-safe.
 std::span<const Family* const> families();
 // The family named `name`, or nullptr.
 const Family* find_family(std::string_view name);

@@ -2,20 +2,13 @@
 #include "kernels/kernel_instance.h"
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <limits>
 
 #include "kernels/families/q4gsw_layout.h"
+#include "kernels/float16.h"
 
 namespace vktune::kernels {
-namespace {
-
-std::vector<float> poison(size_t count) {
-  return std::vector<float>(count, std::numeric_limits<float>::quiet_NaN());
-}
-
-}  // namespace
 
 std::shared_ptr<const vk::ComputePipeline> PipelineCache::get_or_create(
     const vk::Device& device, const std::string& key, const vk::PipelineDesc& desc) {
@@ -181,13 +174,15 @@ void KernelInstance::set_length(uint32_t length) {
 }
 
 void KernelInstance::reset_output() {
-  const std::vector<float> nan = poison(output_count(problem_));
-  output().upload(std::span<const float>(nan));
+  const std::vector<float> nan(output_count(problem_),
+                               std::numeric_limits<float>::quiet_NaN());
+  output().upload(std::span<const std::byte>(encode(nan, problem_.dtype)));
 }
 
 void KernelInstance::record_poison(vk::CommandBuffer& commands) const {
-  const uint32_t nan = std::bit_cast<uint32_t>(std::numeric_limits<float>::quiet_NaN());
-  commands.fill(output(), nan, output_count(problem_) * sizeof(float));
+  // Whole words: an odd count of fp16 outputs ends inside the buffer's 16-byte padding.
+  const uint64_t bytes = output_count(problem_) * dtype_bytes(problem_.dtype);
+  commands.fill(output(), nan_fill_word(problem_.dtype), (bytes + 3) / 4 * 4);
   if (workspace_bytes_ > 0) {
     const vk::Buffer& ws = external_workspace_ != nullptr ? *external_workspace_ : *workspace_;
     commands.fill(ws, 0, (workspace_bytes_ + 3) / 4 * 4);
@@ -195,7 +190,9 @@ void KernelInstance::record_poison(vk::CommandBuffer& commands) const {
 }
 
 std::vector<float> KernelInstance::download_output() const {
-  return output().download<float>(output_count(problem_));
+  const std::vector<std::byte> bytes =
+      output().download<std::byte>(output_count(problem_) * dtype_bytes(problem_.dtype));
+  return decode(bytes, problem_.dtype);
 }
 
 double KernelInstance::flops() const noexcept { return kernels::flops(problem_); }

@@ -85,23 +85,24 @@ uint64_t BindingSizes::of(BufferRole role) const noexcept {
 
 BindingSizes binding_sizes(const Problem& p, Layout layout) {
   BindingSizes s;
+  const uint64_t e = dtype_bytes(p.dtype);  // every float tensor has the problem's dtype
   if (p.op == Op::sdpa) {
-    s.x = uint64_t{p.m} * p.heads * p.k * 4;
+    s.x = uint64_t{p.m} * p.heads * p.k * e;
     s.out = s.x;
-    s.keys = uint64_t{p.n} * p.kv_heads * p.k * 4;
+    s.keys = uint64_t{p.n} * p.kv_heads * p.k * e;
     s.values = s.keys;
     return s;
   }
   if (p.op == Op::rms_norm) {
-    s.x = uint64_t{p.m} * p.n * 4;
+    s.x = uint64_t{p.m} * p.n * e;
     s.out = s.x;
-    s.bias = uint64_t{p.n} * 4;  // the rms weight w
+    s.bias = uint64_t{p.n} * e;  // the rms weight w
     return s;
   }
-  s.x = uint64_t{p.m} * p.k * 4;
-  s.out = uint64_t{p.m} * p.n * 4;
-  s.scales = p.group_size ? uint64_t{p.k / p.group_size} * p.n * 4 : 0;
-  s.bias = p.has_bias ? uint64_t{p.n} * 4 : 0;
+  s.x = uint64_t{p.m} * p.k * e;
+  s.out = uint64_t{p.m} * p.n * e;
+  s.scales = p.group_size ? uint64_t{p.k / p.group_size} * p.n * e : 0;
+  s.bias = p.has_bias ? uint64_t{p.n} * e : 0;
   s.weight = layout == Layout::packed ? packed_weight_bytes(p.n, p.k) : uint64_t{p.n} * (p.k / 2);
   return s;
 }

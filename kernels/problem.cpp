@@ -19,18 +19,30 @@ std::optional<Op> parse_op(std::string_view name) noexcept {
   return std::nullopt;
 }
 
+const char* dtype_name(DType dtype) noexcept { return dtype == DType::f16 ? "f16" : "f32"; }
+
+std::optional<DType> parse_dtype(std::string_view name) noexcept {
+  if (name == "f32") return DType::f32;
+  if (name == "f16") return DType::f16;
+  return std::nullopt;
+}
+
+uint32_t dtype_bytes(DType dtype) noexcept { return dtype == DType::f16 ? 2 : 4; }
+
 std::string describe(const Problem& p) {
   std::string s = op_name(p.op);
   if (p.op == Op::sdpa) {
-    return s + " M=" + std::to_string(p.m) + " L=" + std::to_string(p.n) +
-           " Hq=" + std::to_string(p.heads) + " Hkv=" + std::to_string(p.kv_heads) +
-           " D=" + std::to_string(p.k);
+    s += " M=" + std::to_string(p.m) + " L=" + std::to_string(p.n) +
+         " Hq=" + std::to_string(p.heads) + " Hkv=" + std::to_string(p.kv_heads) +
+         " D=" + std::to_string(p.k);
+  } else {
+    s += " M=" + std::to_string(p.m) + " N=" + std::to_string(p.n);
   }
-  s += " M=" + std::to_string(p.m) + " N=" + std::to_string(p.n);
   if (p.op == Op::q4gsw) {
     s += " K=" + std::to_string(p.k) + " gs=" + std::to_string(p.group_size);
     if (p.has_bias) s += " bias";
   }
+  if (p.dtype != DType::f32) s += std::string(" ") + dtype_name(p.dtype);
   return s;
 }
 
@@ -52,6 +64,8 @@ std::string validate_sdpa(const Problem& p) {
            "heads / kv_heads query heads";
   }
   if (p.group_size != 0 || p.has_bias) return "sdpa has no group size or bias; set them to 0";
+  // The sdpa shaders read and write fp32 only (no F16 path in sdpa_*.comp yet).
+  if (p.dtype != DType::f32) return "dtype f16: sdpa is f32-only for now; use dtype f32";
   return {};
 }
 

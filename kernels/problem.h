@@ -17,6 +17,17 @@ const char* op_name(Op op) noexcept;
 // The Op named `name`, or nullopt.
 std::optional<Op> parse_op(std::string_view name) noexcept;
 
+// Element type of a problem's activations and of every other float tensor: q4gsw's x, scales,
+// bias and out, rms_norm's x, w and y. Accumulation is fp32 either way; the weights stay int4.
+enum class DType { f32, f16 };
+
+// "f32" / "f16": the spelling of the DB's problems.dtype, the runtime query and the CLI.
+const char* dtype_name(DType dtype) noexcept;
+// The DType named `name`, or nullopt.
+std::optional<DType> parse_dtype(std::string_view name) noexcept;
+// Bytes of one element: 4 or 2.
+uint32_t dtype_bytes(DType dtype) noexcept;
+
 // out[m, n] = bias[n] + sum_k x[m, k] * (q(n, k) - 8) * scale[k / group_size, n]  (q4gsw)
 // y[r, i]   = x[r, i] / sqrt(mean_i x[r, :]^2 + eps) * w[i]  with r < m, i < n      (rms_norm;
 //             k is the width too or 0, group_size 0, has_bias false)
@@ -32,11 +43,12 @@ struct Problem {
   // sdpa only (0 for the other ops): query heads and KV heads (grouped-query attention when
   // kv_heads < heads; heads % kv_heads == 0).
   uint32_t heads = 0, kv_heads = 0;
+  DType dtype = DType::f32;  // last, so the shape-first aggregate initialisers stay as they are
 
   friend bool operator==(const Problem&, const Problem&) = default;
 };
 
-// "q4gsw M=1 N=4096 K=4096 gs=32 bias" style, for messages.
+// "q4gsw M=1 N=4096 K=4096 gs=32 bias" style (" f16" appended for f16), for messages.
 std::string describe(const Problem& problem);
 
 // Empty when `problem` is well formed, else the reason, e.g.

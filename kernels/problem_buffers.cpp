@@ -4,13 +4,18 @@
 #include <stdexcept>
 
 #include "kernels/families/q4gsw_layout.h"
+#include "kernels/float16.h"
 
 namespace vktune::kernels {
 namespace {
 
-template <typename T>
-void upload(vk::Buffer& buffer, const std::vector<T>& values) {
-  if (!values.empty()) buffer.upload(std::as_bytes(std::span<const T>(values)));
+void upload(vk::Buffer& buffer, const std::vector<uint8_t>& bytes) {
+  if (!bytes.empty()) buffer.upload(std::as_bytes(std::span<const uint8_t>(bytes)));
+}
+
+// Floats go up in the problem's dtype.
+void upload(vk::Buffer& buffer, const std::vector<float>& values, DType dtype) {
+  if (!values.empty()) buffer.upload(std::span<const std::byte>(encode(values, dtype)));
 }
 
 bool op_data_ok(const Problem& p, const ProblemData& data) {
@@ -21,7 +26,7 @@ bool op_data_ok(const Problem& p, const ProblemData& data) {
              data.bias.size() == (p.has_bias ? p.n : 0u);
     case Op::rms_norm: return data.norm_weight.size() == p.n;
     case Op::sdpa: {
-      const uint64_t cache = binding_sizes(p, Layout::none).keys / sizeof(float);
+      const uint64_t cache = binding_sizes(p, Layout::none).keys / dtype_bytes(p.dtype);
       return data.keys.size() == cache && data.values.size() == cache;
     }
   }
@@ -29,7 +34,7 @@ bool op_data_ok(const Problem& p, const ProblemData& data) {
 }
 
 void check_sizes(const Problem& p, const ProblemData& data, bool with_x) {
-  const uint64_t x = binding_sizes(p, Layout::raw).x / sizeof(float);
+  const uint64_t x = binding_sizes(p, Layout::raw).x / dtype_bytes(p.dtype);
   const bool ok = (!with_x || data.x.size() == x) && op_data_ok(p, data);
   if (!ok) throw std::invalid_argument("ProblemData does not match " + describe(p));
 }
@@ -77,16 +82,16 @@ std::shared_ptr<const ProblemBuffers> ProblemBuffers::make(vk::Device& device, c
   buffers->layout_ = layout;
   if (with_x) {
     buffers->x_.emplace(padded_buffer(device, sizes.x));
-    upload(*buffers->x_, data.x);
+    upload(*buffers->x_, data.x, p.dtype);
   }
-  upload(buffers->vector_, q4 ? data.bias : data.norm_weight);
+  upload(buffers->vector_, q4 ? data.bias : data.norm_weight, p.dtype);
   buffers->copies_ = p.op == Op::rms_norm ? 1 : weight_copies;
   if (p.op == Op::sdpa) {
     for (uint32_t c = 0; c < weight_copies; ++c) {
       buffers->keys_.push_back(padded_buffer(device, sizes.keys));
-      upload(buffers->keys_.back(), data.keys);
+      upload(buffers->keys_.back(), data.keys, p.dtype);
       buffers->values_.push_back(padded_buffer(device, sizes.values));
-      upload(buffers->values_.back(), data.values);
+      upload(buffers->values_.back(), data.values, p.dtype);
     }
   }
   if (q4) {
@@ -97,7 +102,7 @@ std::shared_ptr<const ProblemBuffers> ProblemBuffers::make(vk::Device& device, c
       buffers->weights_.push_back(padded_buffer(device, sizes.weight));
       upload(buffers->weights_.back(), weight);
       buffers->scales_.push_back(padded_buffer(device, sizes.scales));
-      upload(buffers->scales_.back(), data.scales);
+      upload(buffers->scales_.back(), data.scales, p.dtype);
     }
   }
   return buffers;

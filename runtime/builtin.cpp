@@ -28,12 +28,12 @@ struct OpBuiltins {
   std::string none_fits;          // the message when no variant's constraints hold
 };
 
-OpBuiltins load(kernels::Op op) {
+OpBuiltins load(kernels::Op op, kernels::DType dtype) {
   OpBuiltins out;
-  out.none_fits = std::string("no built-in ") + kernels::op_name(op) +
-                  " variant serves this shape; each needs:";
+  out.none_fits = std::string("no built-in ") + kernels::op_name(op) + " " +
+                  kernels::dtype_name(dtype) + " variant serves this shape; each needs:";
   for (const kernels::BuiltinVariant& v : kernels::builtin_variants(op)) {
-    const kernels::Family& family = *kernels::find_family(v.family);
+    const kernels::Family& family = kernels::builtin_family(v, dtype);
     const kernels::Knobs knobs = family.knobs_from_json(nlohmann::json::parse(v.knobs_json));
     kernels::Constraints c = family.constraints(knobs);
     if (v.max_m != 0 && (c.m_max == 0 || v.max_m < c.m_max)) c.m_max = v.max_m;
@@ -53,18 +53,25 @@ OpBuiltins load(kernels::Op op) {
   return out;
 }
 
+constexpr std::string_view kSdpaF32Only = "sdpa is f32-only for now; query dtype \"f32\"";
+
 // Built when the library loads, not on first use: select() must neither allocate nor take the
 // lock of a function-local static (tests/runtime/select_alloc_test.cpp). The catalogue's
 // descriptors are function-local statics themselves, so the order of initialisation is safe.
-const OpBuiltins kQ4gsw = load(kernels::Op::q4gsw);
-const OpBuiltins kRmsNorm = load(kernels::Op::rms_norm);
-const OpBuiltins kSdpa = load(kernels::Op::sdpa);
+const OpBuiltins kQ4gsw = load(kernels::Op::q4gsw, kernels::DType::f32);
+const OpBuiltins kRmsNorm = load(kernels::Op::rms_norm, kernels::DType::f32);
+const OpBuiltins kSdpa = load(kernels::Op::sdpa, kernels::DType::f32);
+const OpBuiltins kQ4gswF16 = load(kernels::Op::q4gsw, kernels::DType::f16);
+const OpBuiltins kRmsNormF16 = load(kernels::Op::rms_norm, kernels::DType::f16);
+// The sdpa families are f32 only (kernels/families/families.h), so there is nothing to load.
+const OpBuiltins kSdpaF16 = {{}, std::string(kSdpaF32Only)};
 
-const OpBuiltins& builtins(kernels::Op op) {
+const OpBuiltins& builtins(kernels::Op op, kernels::DType dtype) {
+  const bool f16 = dtype == kernels::DType::f16;
   switch (op) {
-    case kernels::Op::q4gsw: return kQ4gsw;
-    case kernels::Op::rms_norm: return kRmsNorm;
-    case kernels::Op::sdpa: return kSdpa;
+    case kernels::Op::q4gsw: return f16 ? kQ4gswF16 : kQ4gsw;
+    case kernels::Op::rms_norm: return f16 ? kRmsNormF16 : kRmsNorm;
+    case kernels::Op::sdpa: return f16 ? kSdpaF16 : kSdpa;
   }
   return kQ4gsw;  // unreachable: every Op is listed
 }
@@ -75,7 +82,8 @@ constexpr std::string_view kUnknownOp = "unknown op; expected \"q4gsw\", \"rms_n
 
 std::string_view validate(const ProblemQuery& q) noexcept {
   if (q.m == 0 || q.n == 0 || q.k == 0) return "M, N and K must all be non-zero";
-  if (q.dtype.empty()) return "dtype is empty; use \"f32\"";
+  if (q.dtype.empty()) return "dtype is empty; use \"f32\" or \"f16\"";
+  if (!kernels::parse_dtype(q.dtype)) return "unknown dtype; expected \"f32\" or \"f16\"";
   if (q.op == "q4gsw") {
     if (q.k % 2 != 0) return "K is odd; q4gsw needs an even K (two nibbles per byte)";
     if (q.group_size == 0 || q.group_size % 2 != 0) {
@@ -94,6 +102,7 @@ std::string_view validate(const ProblemQuery& q) noexcept {
     if (q.heads % q.kv_heads != 0) return "sdpa needs heads to be a multiple of kv_heads (GQA)";
     if (q.n < q.m) return "sdpa needs L (N) >= M: the queried tokens must be in the cache";
     if (q.group_size != 0) return "sdpa has no groups; pass group_size 0";
+    if (q.dtype != "f32") return kSdpaF32Only;
     return {};
   }
   return kUnknownOp;
@@ -102,18 +111,14 @@ std::string_view validate(const ProblemQuery& q) noexcept {
 void select_builtin(const ProblemQuery& q, Selection& out) noexcept {
   out.device_match = DeviceMatch::builtin;
   out.shape_match = ShapeMatch::builtin;
-  if (q.dtype != "f32") {
-    out.status = Status::no_match;
-    out.error = "no tuned entry and no built-in rule for this dtype (built-ins are f32 only)";
-    return;
-  }
   const std::optional<kernels::Op> op = kernels::parse_op(q.op);
-  if (!op) {
+  const std::optional<kernels::DType> dtype = kernels::parse_dtype(q.dtype);
+  if (!op || !dtype) {
     out.status = Status::invalid_query;
-    out.error = kUnknownOp;
+    out.error = !op ? kUnknownOp : std::string_view("unknown dtype; expected \"f32\" or \"f16\"");
     return;
   }
-  const OpBuiltins& all = builtins(*op);
+  const OpBuiltins& all = builtins(*op, *dtype);
   const Builtin* b = nullptr;
   for (const Builtin& candidate : all.variants) {
     if (candidate.constraints.allows(q)) {

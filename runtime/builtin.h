@@ -13,7 +13,8 @@ namespace vktune::runtime {
 std::string_view validate(const ProblemQuery& q) noexcept;
 
 // Fills `out` with the built-in variant for a valid `q` (status ok, device_match and
-// shape_match builtin), or status no_match when no rule covers it (dtype other than f32).
+// shape_match builtin) of its dtype, or status no_match when no rule covers the shape, or
+// invalid_query for an unknown op or dtype.
 void select_builtin(const ProblemQuery& q, Selection& out) noexcept;
 
 // The key of the built-in variant for `q` (the fixed routing every speedup is quoted

@@ -1,21 +1,48 @@
-// The C API over Snapshot: converts plain C structs, never lets an exception cross.
+// The C API over Layers (a loaded file is a stack of one): converts plain C structs, never
+// lets an exception cross.
 #include <cstring>
 #include <string>
 
 #include "runtime/c_api_util.h"
+#include "runtime/environment.h"
+#include "runtime/layers.h"
 #include "runtime/snapshot.h"
 
 struct vktune_snapshot {
-  std::shared_ptr<const vktune::runtime::Snapshot> snapshot;
+  std::shared_ptr<const vktune::runtime::Layers> layers;
 };
 
 namespace {
 
+using vktune::runtime::Layers;
 using vktune::runtime::Selection;
+using vktune::runtime::Snapshot;
+using Snapshots = std::vector<std::shared_ptr<const Snapshot>>;
 
 const char* c_str(std::string_view s) noexcept { return s.empty() ? "" : s.data(); }
 
 using vktune::runtime::c_api::copy_error;
+
+// A C handle for one loaded snapshot, or NULL with the message.
+vktune_snapshot* wrap(std::shared_ptr<const Snapshot> snap, const std::string& error, char* err,
+                      size_t errlen) {
+  if (!snap) {
+    copy_error(error, err, errlen);
+    return nullptr;
+  }
+  return new vktune_snapshot{std::make_shared<const Layers>(Snapshots{std::move(snap)})};
+}
+
+// The snapshots of `count` handles, each handle's own layers in place, top first.
+Snapshots flatten(const vktune_snapshot* const* top_first, size_t count) {
+  Snapshots out;
+  for (size_t i = 0; i < count; ++i) {
+    if (top_first[i] == nullptr) continue;
+    const Snapshots& own = top_first[i]->layers->snapshots();
+    out.insert(out.end(), own.begin(), own.end());
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -26,12 +53,60 @@ extern "C" vktune_snapshot* vktune_snapshot_load(const char* path, char* err, si
   }
   try {
     std::string error;
-    auto snap = vktune::runtime::Snapshot::load(path, &error);
-    if (!snap) {
+    auto snap = Snapshot::load(path, &error);
+    return wrap(std::move(snap), error, err, errlen);
+  } catch (...) {
+    copy_error("out of memory", err, errlen);
+    return nullptr;
+  }
+}
+
+extern "C" vktune_snapshot* vktune_snapshot_load_memory(const void* data, size_t size,
+                                                        const char* label, char* err,
+                                                        size_t errlen) {
+  if (data == nullptr && size != 0) {
+    copy_error("data is NULL", err, errlen);
+    return nullptr;
+  }
+  try {
+    std::string error;
+    const std::span bytes(static_cast<const uint8_t*>(data), size);
+    auto snap = Snapshot::load_memory(bytes, label != nullptr ? label : "memory", &error);
+    return wrap(std::move(snap), error, err, errlen);
+  } catch (...) {
+    copy_error("out of memory", err, errlen);
+    return nullptr;
+  }
+}
+
+extern "C" vktune_snapshot* vktune_snapshot_layer(const vktune_snapshot* const* top_first,
+                                                  size_t count, char* err, size_t errlen) {
+  if (top_first == nullptr && count != 0) {
+    copy_error("top_first is NULL", err, errlen);
+    return nullptr;
+  }
+  try {
+    return new vktune_snapshot{std::make_shared<const Layers>(flatten(top_first, count))};
+  } catch (...) {
+    copy_error("out of memory", err, errlen);
+    return nullptr;
+  }
+}
+
+extern "C" vktune_snapshot* vktune_snapshot_from_environment(
+    const vktune_snapshot* const* top_first, size_t count, char* err, size_t errlen) {
+  if (top_first == nullptr && count != 0) {
+    copy_error("top_first is NULL", err, errlen);
+    return nullptr;
+  }
+  try {
+    std::string error;
+    auto layers = vktune::runtime::layers_from_environment(flatten(top_first, count), &error);
+    if (!layers) {
       copy_error(error, err, errlen);
       return nullptr;
     }
-    return new vktune_snapshot{std::move(snap)};
+    return new vktune_snapshot{std::move(layers)};
   } catch (...) {
     copy_error("out of memory", err, errlen);
     return nullptr;
@@ -41,7 +116,7 @@ extern "C" vktune_snapshot* vktune_snapshot_load(const char* path, char* err, si
 extern "C" int vktune_select(const vktune_snapshot* snapshot, const vktune_device_query* device,
                              const vktune_problem_query* problem, vktune_selection* out) {
   if (out == nullptr) return VKTUNE_INVALID_QUERY;
-  static const vktune::runtime::Snapshot kEmpty;  // NULL snapshot: built-in routing only
+  static const Layers kEmpty({});  // NULL snapshot: built-in routing only
   Selection s;
   if (device == nullptr || problem == nullptr || problem->op == nullptr) {
     s.status = vktune::runtime::Status::invalid_query;
@@ -56,7 +131,7 @@ extern "C" int vktune_select(const vktune_snapshot* snapshot, const vktune_devic
     std::memcpy(dq.pipeline_cache_uuid.data(), device->pipeline_cache_uuid, 16);
     dq.name = device->name != nullptr ? device->name : "";
     const vktune::runtime::ProblemQuery pq = vktune::runtime::c_api::to_query(*problem);
-    s = (snapshot != nullptr && snapshot->snapshot ? *snapshot->snapshot : kEmpty).select(dq, pq);
+    s = (snapshot != nullptr ? *snapshot->layers : kEmpty).select(dq, pq);
   }
   *out = vktune_selection{};
   out->status = static_cast<int>(s.status);
@@ -79,6 +154,8 @@ extern "C" int vktune_select(const vktune_snapshot* snapshot, const vktune_devic
   out->matched_n = s.matched_n;
   out->matched_k = s.matched_k;
   out->matched_group_size = s.matched_group_size;
+  out->source = c_str(s.source);
+  out->layer = s.layer;
   return out->status;
 }
 

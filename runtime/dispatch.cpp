@@ -9,6 +9,7 @@
 #include "kernels/families/q4gsw_layout.h"
 #include "kernels/family.h"
 #include "runtime/builtin.h"
+#include "runtime/query_problem.h"
 
 namespace vktune::runtime {
 namespace {
@@ -18,18 +19,6 @@ DispatchPlan refuse(std::string why) {
   plan.status = Status::invalid_query;
   plan.error = std::move(why);
   return plan;
-}
-
-kernels::Problem to_problem(kernels::Op op, const ProblemQuery& q) {
-  kernels::Problem p;
-  p.op = op;
-  p.m = q.m;
-  p.n = q.n;
-  p.k = q.k;
-  p.group_size = q.group_size;
-  p.heads = q.heads;
-  p.kv_heads = q.kv_heads;
-  return p;
 }
 
 }  // namespace
@@ -47,8 +36,14 @@ DispatchPlan plan_dispatch(const Selection& s, const ProblemQuery& q,
       return refuse(std::string(s.variant_key) + " is a " + kernels::op_name(family->op()) +
                     " variant; the problem is " + std::string(q.op));
     }
+    if (kernels::dtype_name(family->dtype()) != q.dtype) {
+      return refuse(std::string(s.variant_key) + " computes " +
+                    kernels::dtype_name(family->dtype()) + "; the problem is " +
+                    std::string(q.dtype));
+    }
     const kernels::Knobs knobs = family->knobs_from_json(nlohmann::json::parse(s.knobs_json));
-    const kernels::Problem p = to_problem(family->op(), q);
+    // The family's op is q.op's (checked above), so the conversion has an answer.
+    const kernels::Problem p = *to_problem(q);
     if (std::string e = kernels::check(family->constraints(knobs), p); !e.empty()) {
       return refuse(std::string(s.variant_key) + " cannot run " + kernels::describe(p) + ": " + e);
     }

@@ -68,7 +68,7 @@ struct Constraints {
 enum class Status : int {
   ok = 0,
   invalid_query = 1,  // zero dimension, unknown op, K odd, K % group_size != 0, ...
-  no_match = 2,       // valid query, but nothing tuned and no built-in rule (e.g. dtype f16)
+  no_match = 2,       // valid query, but nothing tuned and no built-in rule fits the shape
 };
 
 enum class DeviceMatch : int {
@@ -109,6 +109,10 @@ struct Selection {
   std::string_view matched_device_name;
   uint32_t matched_driver_version = 0;
   uint32_t matched_m = 0, matched_n = 0, matched_k = 0, matched_group_size = 0;
+  // Which database answered: its Snapshot::source() (a path or a memory label), and its layer
+  // in a Layers stack (0 = the top, the user's own); empty and -1 for built-in answers.
+  std::string_view source;
+  int layer = -1;
 
   bool ok() const noexcept { return status == Status::ok; }
 };

@@ -19,6 +19,7 @@
 #include "runtime/builtin.h"
 #include "runtime/rank.h"
 #include "runtime/shape_index.h"
+#include "runtime/stored_device.h"
 
 namespace vktune::runtime {
 
@@ -40,9 +41,9 @@ struct Snapshot::Group {
 };
 
 struct Snapshot::Device {
-  uint32_t vendor_id = 0, device_id = 0, driver_id = 0, driver_version = 0;
-  DeviceType type = DeviceType::other;
-  std::array<uint8_t, 16> uuid{};
+  // Its name left empty: `name` owns the text, and a view into it would not survive the
+  // devices' sort (a short name lives inside the string object).
+  DeviceQuery fingerprint;
   std::string name;
   std::vector<Group> groups;
 };
@@ -60,27 +61,6 @@ using Device = Snapshot::Device;
 struct BuildError {
   std::string message;
 };
-
-DeviceType parse_type(const std::string& t) {
-  if (t == "discrete") return DeviceType::discrete;
-  if (t == "integrated") return DeviceType::integrated;
-  if (t == "virtual") return DeviceType::virtual_gpu;
-  if (t == "cpu") return DeviceType::cpu;
-  return DeviceType::other;
-}
-
-std::array<uint8_t, 16> parse_uuid(const std::string& hex, const std::string& device) {
-  auto nibble = [&](char ch) -> uint8_t {
-    if (ch >= '0' && ch <= '9') return static_cast<uint8_t>(ch - '0');
-    if (ch >= 'a' && ch <= 'f') return static_cast<uint8_t>(ch - 'a' + 10);
-    if (ch >= 'A' && ch <= 'F') return static_cast<uint8_t>(ch - 'A' + 10);
-    throw BuildError{"device '" + device + "': pipeline_cache_uuid is not hex"};
-  };
-  if (hex.size() != 32) throw BuildError{"device '" + device + "': pipeline_cache_uuid is not 32 hex digits"};
-  std::array<uint8_t, 16> out{};
-  for (size_t i = 0; i < 16; ++i) out[i] = static_cast<uint8_t>(nibble(hex[2 * i]) << 4 | nibble(hex[2 * i + 1]));
-  return out;
-}
 
 Constraints parse_constraints(const std::string& text, const std::string& key) {
   const auto j = nlohmann::json::parse(text, nullptr, false);
@@ -104,8 +84,11 @@ Constraints parse_constraints(const std::string& text, const std::string& key) {
   return c;
 }
 
-void fill(const Kernel& k, const ShapeIndex::Entry& p, const Device& d, Selection& out) noexcept {
+void fill(const Kernel& k, const ShapeIndex::Entry& p, const Device& d, const std::string& source,
+          Selection& out) noexcept {
   out.status = Status::ok;
+  out.source = source;
+  out.layer = 0;
   out.family = k.family;
   out.variant_key = k.variant_key;
   out.knobs_json = k.knobs_json;
@@ -116,24 +99,25 @@ void fill(const Kernel& k, const ShapeIndex::Entry& p, const Device& d, Selectio
   out.spirv = k.spirv;
   out.median_ns = p.median_ns;
   out.matched_device_name = d.name;
-  out.matched_driver_version = d.driver_version;
+  out.matched_driver_version = d.fingerprint.driver_version;
   out.matched_m = p.m;
   out.matched_n = p.n;
   out.matched_k = p.k;
 }
 
-bool exact_fingerprint(const Device& d, const DeviceQuery& q) noexcept {
+bool exact_fingerprint(const DeviceQuery& d, const DeviceQuery& q) noexcept {
   return d.vendor_id == q.vendor_id && d.device_id == q.device_id && d.driver_id == q.driver_id &&
-         d.driver_version == q.driver_version && d.uuid == q.pipeline_cache_uuid;
+         d.driver_version == q.driver_version && d.pipeline_cache_uuid == q.pipeline_cache_uuid;
 }
 
-bool matches(DeviceMatch level, const Device& d, const DeviceQuery& q) noexcept {
+bool matches(DeviceMatch level, const Device& device, const DeviceQuery& q) noexcept {
+  const DeviceQuery& d = device.fingerprint;
   switch (level) {
     case DeviceMatch::exact: return exact_fingerprint(d, q);
     case DeviceMatch::other_driver:
       return d.vendor_id == q.vendor_id && d.device_id == q.device_id && !exact_fingerprint(d, q);
     case DeviceMatch::same_vendor_type:
-      return d.vendor_id == q.vendor_id && d.device_id != q.device_id && d.type == q.device_type;
+      return d.vendor_id == q.vendor_id && d.device_id != q.device_id && d.device_type == q.device_type;
     case DeviceMatch::builtin: return false;
   }
   return false;
@@ -175,6 +159,20 @@ void append_ranked(const db::Catalog& catalog, std::pair<size_t, size_t> run,
   }
 }
 
+enum class Content { sqlite, json, unknown };
+
+// What a database file's first bytes say it is: SQLite's magic, or a JSON document's '{'
+// after any whitespace. `head` may be the whole file or its first 16 bytes.
+Content sniff(std::span<const uint8_t> head) noexcept {
+  static constexpr char kMagic[] = "SQLite format 3";  // 16 bytes with its NUL
+  if (head.size() >= sizeof kMagic && std::memcmp(head.data(), kMagic, sizeof kMagic) == 0) {
+    return Content::sqlite;
+  }
+  size_t first = 0;
+  while (first < head.size() && std::isspace(head[first])) ++first;
+  return first < head.size() && head[first] == '{' ? Content::json : Content::unknown;
+}
+
 std::shared_ptr<const Snapshot> fail(std::string* error, std::string message) noexcept {
   if (error != nullptr) {
     try {
@@ -185,12 +183,21 @@ std::shared_ptr<const Snapshot> fail(std::string* error, std::string message) no
   return nullptr;
 }
 
+// from_catalog's result, its error (which cannot name the source) prefixed with `label`.
+std::shared_ptr<const Snapshot> labelled(std::shared_ptr<const Snapshot> snap,
+                                         const std::string& label, std::string* error) {
+  if (!snap && error != nullptr) *error = label + ": " + *error;
+  return snap;
+}
+
 }  // namespace
 
 std::shared_ptr<const Snapshot> Snapshot::from_catalog(const db::Catalog& catalog,
-                                                       std::string* error) noexcept {
+                                                       std::string* error,
+                                                       std::string_view source) noexcept {
   try {
     auto snap = std::make_shared<Snapshot>();
+    snap->source_ = source;
     std::unordered_map<int64_t, uint32_t> kernel_index, device_index;
     std::unordered_map<int64_t, const db::Problem*> problems;
     snap->kernels_.reserve(catalog.kernels.size());
@@ -204,14 +211,8 @@ std::shared_ptr<const Snapshot> Snapshot::from_catalog(const db::Catalog& catalo
     }
     for (const auto& d : catalog.devices) {
       device_index[d.id] = static_cast<uint32_t>(snap->devices_.size());
-      Device dev;
-      dev.vendor_id = d.vendor_id;
-      dev.device_id = d.device_id;
-      dev.driver_id = d.driver_id;
-      dev.driver_version = d.driver_version;
-      dev.type = parse_type(d.device_type);
-      dev.uuid = parse_uuid(d.pipeline_cache_uuid, d.name);
-      dev.name = d.name;
+      Device dev{stored_device_query(d), d.name, {}};
+      dev.fingerprint.name = {};
       snap->devices_.push_back(std::move(dev));
     }
     problems.reserve(catalog.problems.size());
@@ -260,7 +261,9 @@ std::shared_ptr<const Snapshot> Snapshot::from_catalog(const db::Catalog& catalo
                                                       std::move(b.ranked), std::move(b.ranked_ns)});
     }
     // Newest driver first, so "other driver" prefers the most recent tuning of the device.
-    std::stable_sort(snap->devices_.begin(), snap->devices_.end(), [](const Device& a, const Device& b) {
+    std::stable_sort(snap->devices_.begin(), snap->devices_.end(), [](const Device& x, const Device& y) {
+      const DeviceQuery& a = x.fingerprint;
+      const DeviceQuery& b = y.fingerprint;
       return std::tie(a.vendor_id, a.device_id, b.driver_version) <
              std::tie(b.vendor_id, b.device_id, a.driver_version);
     });
@@ -281,7 +284,8 @@ std::shared_ptr<const Snapshot> Snapshot::load(const std::string& path, std::str
     char head[16] = {};
     in.read(head, sizeof head);
     const auto got = static_cast<size_t>(in.gcount());
-    if (got == sizeof head && std::memcmp(head, "SQLite format 3", 16) == 0) {
+    const Content content = sniff({reinterpret_cast<const uint8_t*>(head), got});
+    if (content == Content::sqlite) {
       in.close();
       // No separate quick_check pass: catalog() reads every row of every table the snapshot
       // is built from, and with on_read SQLite checks each page and cell as it decodes them,
@@ -290,13 +294,9 @@ std::shared_ptr<const Snapshot> Snapshot::load(const std::string& path, std::str
       // 10,000 problems x 5 devices (the checked scan costs ~1 ms more than an unchecked one;
       // quick_check(1) costs as much as quick_check: the argument only caps the rows reported).
       const db::Store store = db::Store::open(path, db::OpenMode::read_only, db::IntegrityCheck::on_read);
-      auto snap = from_catalog(store.catalog(), error);
-      if (!snap && error != nullptr) *error = path + ": " + *error;
-      return snap;
+      return labelled(from_catalog(store.catalog(), error, path), path, error);
     }
-    size_t first = 0;
-    while (first < got && std::isspace(static_cast<unsigned char>(head[first]))) ++first;
-    if (first == got || head[first] != '{') {
+    if (content == Content::unknown) {
       return fail(error, path + ": neither an SQLite database nor a vktune JSON document");
     }
     // One read of the whole file: an istreambuf_iterator copy goes character by character
@@ -307,13 +307,36 @@ std::shared_ptr<const Snapshot> Snapshot::load(const std::string& path, std::str
     std::string text(static_cast<size_t>(size), '\0');
     in.seekg(0);
     if (!in.read(text.data(), size)) return fail(error, path + ": cannot read it");
-    auto snap = from_catalog(db::catalog_from_json(text, path), error);
-    if (!snap && error != nullptr) *error = path + ": " + *error;
-    return snap;
+    return labelled(from_catalog(db::catalog_from_json(text, path), error, path), path, error);
   } catch (const std::exception& e) {
     return fail(error, e.what());
   } catch (...) {
     return fail(error, path + ": unknown error while loading");
+  }
+}
+
+std::shared_ptr<const Snapshot> Snapshot::load_memory(std::span<const uint8_t> bytes,
+                                                      const std::string& label,
+                                                      std::string* error) noexcept {
+  try {
+    switch (sniff(bytes)) {
+      case Content::sqlite: {
+        // open_image runs the same header, quick_check and schema checks as opening a file.
+        const db::Store store = db::Store::open_image(bytes, label);
+        return labelled(from_catalog(store.catalog(), error, label), label, error);
+      }
+      case Content::json: {
+        const std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+        return labelled(from_catalog(db::catalog_from_json(text, label), error, label), label, error);
+      }
+      case Content::unknown: break;
+    }
+    return fail(error, label + ": neither an SQLite database nor a vktune JSON document (" +
+                           std::to_string(bytes.size()) + " bytes)");
+  } catch (const std::exception& e) {
+    return fail(error, e.what());
+  } catch (...) {
+    return fail(error, label + ": unknown error while loading");
   }
 }
 
@@ -348,7 +371,7 @@ Selection Snapshot::select(const DeviceQuery& device, const ProblemQuery& proble
         }
         const ShapeIndex::Entry* hit = g.shapes.exact(problem);
         if (hit != nullptr && hit->constraints.allows(problem)) {
-          fill(kernels_[hit->kernel], *hit, d, out);
+          fill(kernels_[hit->kernel], *hit, d, source_, out);
           out.device_match = level;
           out.shape_match = ShapeMatch::exact;
           out.matched_group_size = g.group_size;
@@ -362,7 +385,7 @@ Selection Snapshot::select(const DeviceQuery& device, const ProblemQuery& proble
         const size_t found = g.shapes.nearest_k(log_q, neighbours);
         const RankedPick pick = rank_neighbours({neighbours.data(), found}, g.ranked, constraints_, problem);
         if (pick.variant != nullptr) {
-          fill(kernels_[pick.variant->kernel], *pick.measured_on, d, out);
+          fill(kernels_[pick.variant->kernel], *pick.measured_on, d, source_, out);
           out.median_ns = g.ranked_ns[static_cast<size_t>(pick.variant - g.ranked.data())];
           out.device_match = level;
           out.shape_match = ShapeMatch::ranked;
@@ -372,7 +395,7 @@ Selection Snapshot::select(const DeviceQuery& device, const ProblemQuery& proble
         }
         const ShapeIndex::Nearest near = g.shapes.nearest(problem, log_q);
         if (near.entry != nullptr) {
-          fill(kernels_[near.entry->kernel], *near.entry, d, out);
+          fill(kernels_[near.entry->kernel], *near.entry, d, source_, out);
           out.device_match = level;
           out.shape_match = ShapeMatch::nearest;
           out.shape_distance = near.distance;

@@ -3,8 +3,11 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "db/records.h"
@@ -21,9 +24,19 @@ class Snapshot {
   // Never throws.
   static std::shared_ptr<const Snapshot> load(const std::string& path,
                                               std::string* error = nullptr) noexcept;
-  // Builds from records already in memory (tests, tools). Never throws.
+  // The same from a file's bytes already in memory (an application's asset): a .db image
+  // (opened as a private copy with SQLite's deserialize, checked as load() checks a file) or a
+  // JSON document. `bytes` is not kept. `label` names the source in errors and in each
+  // Selection's `source`. A truncated, damaged or hostile buffer gives nullptr and *error,
+  // never a crash. Never throws.
+  static std::shared_ptr<const Snapshot> load_memory(std::span<const uint8_t> bytes,
+                                                     const std::string& label,
+                                                     std::string* error = nullptr) noexcept;
+  // Builds from records already in memory (tests, tools); `source` becomes each Selection's
+  // `source`. Never throws.
   static std::shared_ptr<const Snapshot> from_catalog(const db::Catalog& catalog,
-                                                      std::string* error = nullptr) noexcept;
+                                                      std::string* error = nullptr,
+                                                      std::string_view source = "catalog") noexcept;
 
   // Picks the variant for `problem` on `device`. Device: exact fingerprint, then the same
   // device under another driver (newest driver first), then the same vendor and device type;
@@ -35,6 +48,8 @@ class Snapshot {
   Selection select(const DeviceQuery& device, const ProblemQuery& problem) const noexcept;
 
   size_t device_count() const noexcept;
+  // Where it was loaded from: the path, the memory label or from_catalog's source.
+  const std::string& source() const noexcept { return source_; }
   size_t winner_count() const noexcept;
 
   // Internal representation, public only so the implementation's helpers can name it.
@@ -46,6 +61,7 @@ class Snapshot {
   ~Snapshot();
 
  private:
+  std::string source_;
   std::vector<Kernel> kernels_;
   std::vector<Constraints> constraints_;  // kernels_[i].constraints, packed for the ranking
   std::vector<Device> devices_;  // sorted: vendor, device id, newest driver first

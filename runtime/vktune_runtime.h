@@ -43,7 +43,7 @@ typedef struct vktune_device_query {
 
 typedef struct vktune_problem_query {
   const char* op;    /* "q4gsw" or "rms_norm"; NULL is an invalid query */
-  const char* dtype; /* "f32"; NULL means "f32" */
+  const char* dtype; /* "f32" or "f16"; NULL means "f32" */
   uint32_t m, n, k, group_size;
 } vktune_problem_query;
 
@@ -67,11 +67,34 @@ typedef struct vktune_selection {
   double shape_distance;
   const char* matched_device_name;
   uint32_t matched_m, matched_n, matched_k, matched_group_size;
+  const char* source; /* the database that answered (path or memory label); "" for built-ins */
+  int layer;          /* its layer, 0 = top (vktune_snapshot_layer); -1 for built-ins */
 } vktune_selection;
 
 /* Loads a .db or exported .json file. Returns NULL on failure and writes a NUL-terminated
    message into err (truncated to errlen; err may be NULL). */
 vktune_snapshot* vktune_snapshot_load(const char* path, char* err, size_t errlen);
+
+/* The same from `size` bytes of a .db or .json file in memory (an application asset); the bytes
+   are copied, not kept. `label` (may be NULL: "memory") names it in errors and in each
+   selection's `source`. A truncated or damaged buffer returns NULL with a message. */
+vktune_snapshot* vktune_snapshot_load_memory(const void* data, size_t size, const char* label,
+                                             char* err, size_t errlen);
+
+/* A snapshot answering from `count` snapshots as layers: top_first[0] (the user's database)
+   over the last (the system database the application ships). The closest answer wins (by
+   device, then shape); between equally close ones the upper layer's; a selection's `layer`
+   and `source` say which answered. The inputs stay the caller's (free them whenever): the
+   result shares their data. Layered snapshots' own layers are flattened in place. */
+vktune_snapshot* vktune_snapshot_layer(const vktune_snapshot* const* top_first, size_t count,
+                                       char* err, size_t errlen);
+
+/* vktune_snapshot_layer with the environment applied (runtime/environment.h): the databases
+   VKTUNE_DB names loaded over top_first (count may be 0), VKTUNE_FORCE_BUILTIN=1 and
+   VKTUNE_LOG=1 (one line per selection on stderr) honoured. NULL with a message when a
+   VKTUNE_DB path does not load. */
+vktune_snapshot* vktune_snapshot_from_environment(const vktune_snapshot* const* top_first,
+                                                  size_t count, char* err, size_t errlen);
 
 /* Fills *out and returns out->status. A NULL snapshot yields builtin routing; a NULL query
    or out pointer returns VKTUNE_INVALID_QUERY (out is left untouched when NULL). */

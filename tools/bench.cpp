@@ -60,9 +60,9 @@ BenchPlan plan_bench(const db::Store& tuned, const vk::DeviceInfo& device) {
   BenchPlan plan;
   for (const db::BestRow& best : winners) {
     const db::Problem& p = problems.at(best.problem_id);
-    const auto op = kernels::parse_op(p.op);
-    if (!op) continue;
-    plan.problems.push_back({*op, p.m, p.n, p.k, p.group_size, false});
+    const auto problem = tuner::problem_from_record(p);
+    if (!problem) continue;
+    plan.problems.push_back(*problem);
     const std::string& winner = kernels.at(best.kernel_id).variant_key;
     std::vector<std::string> keys = {winner, report::fixed_routing_key(p)};
     if (auto it = naive.find(p.id); it != naive.end()) keys.push_back(it->second.second);
@@ -90,12 +90,13 @@ BenchPlan plan_bench(const db::Store& tuned, const vk::DeviceInfo& device) {
 std::vector<BenchCheck> check_bench(const BenchPlan& plan, const db::Store& measured) {
   std::map<int64_t, std::string> keys;
   for (const db::KernelRecord& k : measured.kernels()) keys.emplace(k.id, k.variant_key);
-  // Keyed by the problem's description: one per (op, M, N, K, group size).
+  // Keyed by the problem's description: one per (op, dtype, M, N, K, group size).
   std::map<std::pair<std::string, std::string>, double> times;
   std::map<int64_t, std::string> problems;
   for (const db::Problem& p : measured.problems()) {
-    const auto op = kernels::parse_op(p.op);
-    if (op) problems.emplace(p.id, kernels::describe({*op, p.m, p.n, p.k, p.group_size, false}));
+    if (const auto problem = tuner::problem_from_record(p)) {
+      problems.emplace(p.id, kernels::describe(*problem));
+    }
   }
   db::MeasurementFilter filter;
   filter.status = db::Status::ok;

@@ -68,6 +68,7 @@ void add_device_option(CLI::App& command, DeviceOptions& options);
 // --op, --m, --n, --k, --gs: one problem's shape (`lookup`, `inspect`; cli_shape.cpp).
 struct ShapeOptions {
   std::string op = "q4gsw";
+  std::string dtype = "f32";
   uint32_t m = 1, n = 0, k = 0, gs = 0;
   // K as given, or N for an rms_norm given none.
   uint32_t k_or_default() const;
@@ -97,5 +98,11 @@ void add_import_command(CLI::App& app);
 void add_lookup_command(CLI::App& app);
 // `vktune evaluate` (cli_evaluate.cpp).
 void add_evaluate_command(CLI::App& app);
+// `vktune completion bash` (cli_completion.cpp): add it last, it completes what `app` has then.
+void add_completion_command(CLI::App& app);
+// The bash completion script of `app`'s commands and options.
+std::string bash_completion(const CLI::App& app);
+// `vktune cost-model` (cli_cost_model.cpp).
+void add_cost_model_command(CLI::App& app);
 
 }  // namespace vktune::cli

@@ -22,7 +22,6 @@ struct LookupOptions {
   DeviceOptions device;
   std::string vendor_id, device_id, driver_id, driver_version, device_type, uuid;
   ShapeOptions shape;
-  std::string dtype = "f32";
   bool json = false;
 };
 
@@ -58,7 +57,7 @@ void run_lookup(const LookupOptions& o) {
   }
   runtime::ProblemQuery problem;
   problem.op = o.shape.op;
-  problem.dtype = o.dtype;
+  problem.dtype = o.shape.dtype;
   problem.m = o.shape.m;
   problem.n = o.shape.n;
   problem.k = o.shape.k_or_default();
@@ -133,7 +132,6 @@ void add_lookup_command(CLI::App& app) {
   cmd->add_option("--device-type", o->device_type, "discrete, integrated, virtual, cpu or other");
   cmd->add_option("--uuid", o->uuid, "pipelineCacheUUID, 32 hex digits");
   add_shape_options(*cmd, o->shape, true);
-  cmd->add_option("--dtype", o->dtype, "activation type")->capture_default_str();
   cmd->add_flag("--json", o->json, "print JSON");
   cmd->callback([o] { run_lookup(*o); });
 }

@@ -48,7 +48,10 @@ void run_inspect(const InspectFlags& flags) {
   const ShapeOptions& shape = flags.shape;
   const std::optional<kernels::Op> op = kernels::parse_op(shape.op);
   if (!op) throw std::invalid_argument("unknown op " + shape.op + "; q4gsw or rms_norm");
+  const std::optional<kernels::DType> dtype = kernels::parse_dtype(shape.dtype);
+  if (!dtype) throw std::invalid_argument("unknown dtype " + shape.dtype + "; f32 or f16");
   problem.op = *op;
+  problem.dtype = *dtype;
   problem.m = shape.m;
   problem.n = shape.n;
   problem.k = shape.k_or_default();
@@ -74,7 +77,7 @@ void run_inspect(const InspectFlags& flags) {
   }
   if (flags.variants.empty()) {
     for (const kernels::Family* family : kernels::families()) {
-      if (family->op() != problem.op) continue;
+      if (family->op() != problem.op || family->dtype() != problem.dtype) continue;
       if (!flags.family.empty() && family->name() != flags.family) continue;
       for (kernels::Knobs& knobs : family->all_variants()) chosen.emplace_back(family, knobs);
     }

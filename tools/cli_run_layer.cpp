@@ -23,6 +23,7 @@ namespace {
 struct RunLayerOptions {
   std::string preset = "smoke";
   uint32_t m = 1;
+  std::string dtype = "f32";
   std::string db;
   bool fixed = false;
   uint32_t iterations = 20;
@@ -101,7 +102,9 @@ void print_comparison(const engine::Layer& layer, const ModeResult& tuned,
 
 void run_layer(const RunLayerOptions& o) {
   const tuner::LayerShape shape = tuner::preset_layer(o.preset);
-  const engine::Layer layer = engine::make_layer(shape, o.m);
+  const std::optional<kernels::DType> dtype = kernels::parse_dtype(o.dtype);
+  if (!dtype) throw CLI::ValidationError("--dtype", "unknown dtype " + o.dtype + " (f32, f16)");
+  const engine::Layer layer = engine::make_layer(shape, o.m, *dtype);
   std::shared_ptr<const runtime::Snapshot> snapshot;
   if (!o.db.empty()) {
     std::string error;
@@ -117,8 +120,9 @@ void run_layer(const RunLayerOptions& o) {
   ShaderCompiler compiler;
   kernels::PipelineCache pipelines;
 
-  std::printf("decoder layer of %s: hidden %u, kv %u, ffn %u, gs %u; M = %u (tokens)\n",
-              o.preset.c_str(), shape.hidden, shape.kv_width, shape.ffn, shape.group_size, o.m);
+  std::printf("decoder layer of %s: hidden %u, kv %u, ffn %u, gs %u; M = %u (tokens), %s\n",
+              o.preset.c_str(), shape.hidden, shape.kv_width, shape.ffn, shape.group_size, o.m,
+              o.dtype.c_str());
   std::printf("device: %s\n", device.info().name.c_str());
 
   const engine::LayerData data = engine::make_layer_data(layer, o.seed);
@@ -173,6 +177,10 @@ void add_run_layer_command(CLI::App& app) {
   cmd->add_option("--m", o->m, "tokens (rows of every activation), e.g. 1, 128, 512")
       ->capture_default_str()
       ->check(number_check(false));
+  cmd->add_option("--dtype", o->dtype,
+                  "f32 or f16: every activation and the scales in this type (f16 needs "
+                  "storageBuffer16BitAccess)")
+      ->capture_default_str();
   auto* db = cmd->add_option("--db", o->db,
                              "tuned kernel database (.db or exported JSON): run it beside the "
                              "built-in routing");

@@ -5,6 +5,8 @@ namespace vktune::cli {
 
 void add_shape_options(CLI::App& command, ShapeOptions& options, bool m_required) {
   command.add_option("--op", options.op, "q4gsw or rms_norm")->capture_default_str();
+  command.add_option("--dtype", options.dtype, "f32 or f16 (x, scales, bias and out)")
+      ->capture_default_str();
   auto* m = command.add_option("--m", options.m, "rows of x");
   if (m_required) {
     m->required();

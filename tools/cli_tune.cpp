@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include "db/store.h"
 #include "kernels/family.h"
@@ -11,6 +12,7 @@
 #include "kernels/vk/device_select.h"
 #include "kernels/vk/instance.h"
 #include "tools/cli.h"
+#include "tools/report/db_tools.h"
 #include "tools/report/summary.h"
 #include "tools/report/summary_json.h"
 #include "tuner/progress.h"
@@ -24,10 +26,12 @@ struct TuneFlags {
   DeviceOptions device;
   std::string shapes;  // preset or file; empty: smoke on a CPU device, llama3.2-1b elsewhere
   std::string model;   // config.json or GGUF file, in place of shapes
-  std::string m, gs, context, ops = "q4gsw,rms_norm", families;  // families: empty = every one
+  std::string m, gs, context, ops = "q4gsw,rms_norm", dtypes = "f32";
+  std::string families;  // empty: every one
   std::string strategy = "halving", cache = "cold";
   double budget_s = 0, variant_budget_s = 0.25;
   std::string db = "vktune.db";
+  std::string train_db;  // --strategy model: another database to learn from
   bool resume = false, fill = false, plain = false, profile = false, json = false;
   uint64_t seed = 1;
 };
@@ -105,6 +109,11 @@ void run_tune(const TuneFlags& flags) {
   if (!flags.gs.empty()) shape_options.group_sizes = tuner::parse_list(flags.gs);
   if (!flags.context.empty()) shape_options.contexts = tuner::parse_list(flags.context);
   shape_options.ops = parse_ops(flags.ops);
+  try {
+    shape_options.dtypes = tuner::parse_dtypes(flags.dtypes);
+  } catch (const std::invalid_argument& e) {
+    throw CLI::ValidationError("--dtype", e.what());
+  }
   tuner::TuneOptions options;
   // A model file is read before the device is opened, so a bad one fails at once.
   if (!flags.model.empty()) options.problems = tuner::load_model(flags.model, shape_options);
@@ -117,8 +126,7 @@ void run_tune(const TuneFlags& flags) {
                              : devices[index].type == vk::DeviceType::cpu ? "smoke"
                                                                           : "llama3.2-1b";
   if (flags.model.empty()) options.problems = tuner::load_shapes(shapes, shape_options);
-  options.strategy =
-      flags.strategy == "exhaustive" ? tuner::Strategy::exhaustive : tuner::Strategy::halving;
+  options.strategy = *tuner::parse_strategy(flags.strategy);
   options.cache = flags.cache == "hot" ? tuner::CacheMode::hot : tuner::CacheMode::cold;
   if (flags.budget_s > 0) options.budget = std::chrono::duration<double>(flags.budget_s);
   options.timing.budget = std::chrono::duration<double>(flags.variant_budget_s);
@@ -128,9 +136,17 @@ void run_tune(const TuneFlags& flags) {
   options.claim_path = flags.db;
   if (!flags.families.empty()) options.families = parse_families(flags.families);
 
+  if (!flags.train_db.empty() && options.strategy != tuner::Strategy::model) {
+    throw ExitStatus(2, "--train-db is read by --strategy model only");
+  }
   // Checked before the database is opened, so a shape the device cannot hold creates nothing.
   kernels::require_fit(options.problems, devices[index]);
   db::Store store = db::Store::open(flags.db);
+  std::optional<db::Store> train_store;
+  if (!flags.train_db.empty()) {
+    train_store.emplace(report::read_store(flags.train_db));
+    options.train_store = &*train_store;
+  }
   std::fprintf(stderr, "vktune tune: %zu problems (%s) on [%zu] %s, %s strategy, %s cache, db %s\n",
               options.problems.size(), shapes.c_str(), index, devices[index].name.c_str(),
               flags.strategy.c_str(), flags.cache.c_str(), flags.db.c_str());
@@ -198,11 +214,20 @@ void add_tune_command(CLI::App& app) {
   cmd->add_option("--ops", flags->ops, "ops to tune (q4gsw, rms_norm, sdpa)")->capture_default_str();
   cmd->add_option("--context", flags->context,
                   "sdpa context lengths L, e.g. 512,2048,8192 (default: 128,512,2048,8192)");
+  cmd->add_option("--dtype", flags->dtypes,
+                  "activation dtypes, each shape tuned in each: f32, f16 or f32,f16 (f16 needs "
+                  "storageBuffer16BitAccess; sdpa is f32 only)")
+      ->capture_default_str();
   cmd->add_option("--families", flags->families,
                   "only these families, e.g. q4gsw_coopmat,q4gsw_coopmat_splitk (default: all)");
-  cmd->add_option("--strategy", flags->strategy, "exhaustive or halving")
-      ->check(CLI::IsMember({"exhaustive", "halving"}))
+  cmd->add_option("--strategy", flags->strategy,
+                  "exhaustive, halving or model (a cost model learnt from the database ranks the "
+                  "variants; docs/cost-model.md)")
+      ->check(CLI::IsMember({"exhaustive", "halving", "model"}))
       ->capture_default_str();
+  cmd->add_option("--train-db", flags->train_db,
+                  "with --strategy model: learn from this database (.db or exported JSON) too")
+      ->check(CLI::ExistingFile);
   cmd->add_option("--budget", flags->budget_s, "wall-time budget of the whole run, seconds (0: none)")
       ->check(number_check(true));
   cmd->add_option("--variant-budget", flags->variant_budget_s,

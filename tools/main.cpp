@@ -20,6 +20,8 @@ int main(int argc, char** argv) {
   vktune::cli::add_import_command(app);
   vktune::cli::add_lookup_command(app);
   vktune::cli::add_evaluate_command(app);
+  vktune::cli::add_cost_model_command(app);
+  vktune::cli::add_completion_command(app);
   try {
     app.parse(argc, argv);
     if (app.get_subcommands().empty()) {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "kernels/float16.h"
 #include "kernels/op.h"
 #include "kernels/vk/command_buffer.h"
 #include "kernels/vk/device.h"
@@ -22,10 +23,11 @@ constexpr size_t kMaxBatch = 64;
 GateStage::GateStage(vk::Device& device, const Gate& gate, const kernels::Problem& problem)
     : device_(device),
       gate_(gate),
-      row_bytes_(kernels::output_count(problem) / problem.m * sizeof(float)),
+      dtype_(problem.dtype),
+      row_bytes_(kernels::output_count(problem) / problem.m * kernels::dtype_bytes(problem.dtype)),
       slot_bytes_(gate.rows().size() * row_bytes_),
-      capacity_(std::clamp<uint64_t>(kReadbackBytes / std::max<uint64_t>(slot_bytes_, 1), 1,
-                                     kMaxBatch)),
+      capacity_(
+          std::clamp<uint64_t>(kReadbackBytes / std::max<uint64_t>(slot_bytes_, 1), 1, kMaxBatch)),
       readback_(vk::Buffer::create_host(device, capacity_ * slot_bytes_)),
       pool_(vk::TimestampPool::create(device, static_cast<uint32_t>(2 * capacity_))) {
   for (uint32_t row : gate.rows()) {
@@ -75,10 +77,9 @@ std::vector<GateOutcome> GateStage::run(std::span<const kernels::KernelInstance*
       timeout);
   const std::vector<uint64_t> ns = pool_.read_ns(static_cast<uint32_t>(2 * batch.size()));
   const auto* rows = static_cast<const std::byte*>(readback_.mapped());
-  const size_t floats = slot_bytes_ / sizeof(float);
   parallel_for(batch.size(), [&](size_t i) {
-    const std::span<const float> picked(reinterpret_cast<const float*>(rows + i * slot_bytes_),
-                                        floats);
+    const std::vector<float> picked =
+        kernels::decode(std::span<const std::byte>(rows + i * slot_bytes_, slot_bytes_), dtype_);
     outcomes[i].check = gate_.check_rows(picked, tolerances[i]);
     outcomes[i].dispatch_ns = static_cast<double>(ns[2 * i + 1] - ns[2 * i]);
   });

@@ -50,7 +50,8 @@ class GateStage {
 
   vk::Device& device_;
   const Gate& gate_;
-  uint64_t row_bytes_;         // one output row: N floats
+  kernels::DType dtype_;       // of the outputs read back
+  uint64_t row_bytes_;         // one output row: N elements
   uint64_t slot_bytes_;        // the checked rows of one variant
   std::vector<Rows> runs_;     // the checked rows, merged into runs
   size_t capacity_;

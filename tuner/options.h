@@ -5,20 +5,33 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
-#include <string>
 #include <optional>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "kernels/family.h"
 #include "kernels/problem.h"
 #include "tuner/dispatch_timer.h"
 
+namespace vktune::db {
+class Store;
+}
+
 namespace vktune::tuner {
 
 enum class Strategy {
   exhaustive,  // every legal variant gets the full measurement
   halving,     // cheap estimate for all, what is near the best advances to more samples, repeatedly
+  // The cost model (tuner/cost_model.h) ranks the variants; the search (tuner/model_search.h)
+  // estimates the promising ones in rounds until no gain above the noise is expected, then
+  // halving's later stages. Sweeps (halving) a problem whose op the model cannot rank yet.
+  model,
 };
+// "exhaustive", "halving", "model".
+const char* strategy_name(Strategy strategy) noexcept;
+// The strategy named `name`, or nullopt.
+std::optional<Strategy> parse_strategy(std::string_view name) noexcept;
 enum class CacheMode {
   cold,  // rotate among weight copies whose total exceeds the last-level cache (decode's truth)
   hot,   // one weight copy, re-read from cache
@@ -38,6 +51,9 @@ struct TuneOptions {
   // the problems a budget cut. The winner is still the best of every run (the `best` view).
   bool fill = false;
   uint64_t seed = 1;
+  // Strategy::model also learns from this database's measurements on a device of the same
+  // name (besides those of the database tuned into); must outlive the run. Null: none.
+  const db::Store* train_store = nullptr;
   TimingOptions timing;      // the full measurement
   size_t finalists = 3;      // re-measured interleaved before a winner is named
   bool store_spirv = true;

@@ -28,7 +28,7 @@ db::DeviceRecord device_record(const vk::DeviceInfo& info) {
 db::Problem problem_record(const kernels::Problem& problem) {
   db::Problem r;
   r.op = kernels::op_name(problem.op);
-  r.dtype = "f32";
+  r.dtype = kernels::dtype_name(problem.dtype);
   r.m = problem.m;
   r.n = problem.n;
   r.k = problem.k;
@@ -36,6 +36,17 @@ db::Problem problem_record(const kernels::Problem& problem) {
   r.heads = problem.heads;
   r.kv_heads = problem.kv_heads;
   return r;
+}
+
+std::optional<kernels::Problem> problem_from_record(const db::Problem& record) {
+  const auto op = kernels::parse_op(record.op);
+  const auto dtype = kernels::parse_dtype(record.dtype);
+  if (!op || !dtype) return std::nullopt;
+  kernels::Problem p{*op, record.m, record.n, record.k, record.group_size, false};
+  p.heads = record.heads;
+  p.kv_heads = record.kv_heads;
+  p.dtype = *dtype;
+  return p;
 }
 
 db::KernelRecord kernel_record(const kernels::Family& family, const kernels::Knobs& knobs,

@@ -30,8 +30,9 @@ std::vector<Candidate*> halve(const std::vector<Candidate*>& pool, size_t finali
 }
 
 std::string fixed_routing_key(const kernels::Problem& p) {
-  return std::string(
-      runtime::builtin_key({kernels::op_name(p.op), "f32", p.m, p.n, p.k, p.group_size}));
+  return std::string(runtime::builtin_key(
+      {kernels::op_name(p.op), kernels::dtype_name(p.dtype), p.m, p.n, p.k, p.group_size,
+       p.heads, p.kv_heads}));
 }
 
 void order_candidates(std::vector<Candidate>& list, const std::map<int64_t, double>& warm_rank,

@@ -113,7 +113,7 @@ int64_t Session::start_run() {
     progress_.note("nothing to resume: starting a new run");
   }
   db::RunRecord run;
-  run.strategy = options_.strategy == Strategy::exhaustive ? "exhaustive" : "halving";
+  run.strategy = strategy_name(options_.strategy);
   run.tool_version = VKTUNE_VERSION;
   run.host = host_name();
   run.cache_mode = options_.cache == CacheMode::cold ? "cold" : "hot";
@@ -146,6 +146,7 @@ TuneResult Session::run() {
       tuned_winners_.emplace_back(problems.at(best.problem_id), best.kernel_id);
     }
   }
+  if (options_.strategy == Strategy::model) train_model();
   // The problems this run finished before (a resumed run): they have a coverage record.
   for (const db::Coverage& c : store_.coverage()) {
     if (c.run_id == run_id_ && c.device_id == device_id_) finished_problems_.insert(c.problem_id);
@@ -163,7 +164,9 @@ TuneResult Session::run() {
     }
     transaction.commit();
   }
-  {
+  // The model strategy measures a small part of the variants: theirs are compiled on demand,
+  // as their instances are made (on every core too, tuner/session_problem.cpp).
+  if (options_.strategy != Strategy::model) {
     StageTimer t(profile_, Stage::compile);
     std::vector<const Candidate*> all;
     for (const auto& list : lists) {
@@ -266,11 +269,8 @@ std::vector<Candidate> Session::candidates(const kernels::Problem& problem, int6
   return list;
 }
 
-void Session::warm_start_order(const kernels::Problem& problem,
-                               std::vector<Candidate>& list) const {
-  // Winners of tuned neighbours first (with a budget they are the likeliest winners here
-  // too, and halving keeps them in the race), then the baselines, then every family in turn.
-  std::map<int64_t, double> rank;  // kernel id -> distance of the nearest problem it won
+std::map<int64_t, double> Session::neighbour_winners(const kernels::Problem& problem) const {
+  std::map<int64_t, double> rank;
   for (const auto& [p, kernel_id] : tuned_winners_) {
     if (p.op != kernels::op_name(problem.op) || p.group_size != problem.group_size ||
         p.heads != problem.heads || p.kv_heads != problem.kv_heads) {
@@ -280,8 +280,15 @@ void Session::warm_start_order(const kernels::Problem& problem,
     auto [it, inserted] = rank.emplace(kernel_id, d);
     if (!inserted) it->second = std::min(it->second, d);
   }
+  return rank;
+}
+
+void Session::warm_start_order(const kernels::Problem& problem,
+                               std::vector<Candidate>& list) const {
+  // Winners of tuned neighbours first (with a budget they are the likeliest winners here
+  // too, and halving keeps them in the race), then the baselines, then every family in turn.
   const std::string fixed = fixed_routing_key(problem);
-  order_candidates(list, rank, [&fixed](const Candidate& c) {
+  order_candidates(list, neighbour_winners(problem), [&fixed](const Candidate& c) {
     return c.key == fixed || kernels::is_baseline(*c.family);
   });
 }

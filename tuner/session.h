@@ -4,6 +4,8 @@
 //                                    one submission;
 //   time    (tuner/batch_timer.h):   the batch's samples in shared submissions, order shuffled;
 //   decide  (tuner/search.h):        halving keeps what is near the best, finalists re-measured;
+//                                    the model strategy picks what to estimate first
+//                                    (tuner/model_search.h, session_model.cpp);
 //   store   (tuner/result_writer.h): results committed in batches, at most a second apart.
 // The session holds the device and walks each problem's variants through the stages in chunks
 // (session.cpp: the run; session_problem.cpp: one problem), so a killed run resumes where it
@@ -27,7 +29,9 @@
 #include "kernels/vk/error.h"
 #include "kernels/vk/instance.h"
 #include "tuner/candidate.h"
+#include "tuner/cost_model.h"
 #include "tuner/gate.h"
+#include "tuner/model_search.h"
 #include "tuner/options.h"
 #include "tuner/profile.h"
 #include "tuner/progress.h"
@@ -98,6 +102,15 @@ class Session {
   std::vector<Candidate> candidates(const kernels::Problem& problem, int64_t problem_id,
                                     ProblemOutcome& outcome);
   void warm_start_order(const kernels::Problem& problem, std::vector<Candidate>& list) const;
+  // Kernel id -> log-distance of the nearest tuned problem (same op and group size) it won.
+  std::map<int64_t, double> neighbour_winners(const kernels::Problem& problem) const;
+  // Strategy::model (session_model.cpp): learns from the stores' measurements on this device.
+  void train_model();
+  // The search over `list` when the model ranks the problem's op; nullopt: sweep it instead.
+  std::optional<ModelSearch> model_search(const kernels::Problem& problem,
+                                          const std::vector<Candidate>& list);
+  // Adds the problem's timings to what the model learns from; retrains when that grew enough.
+  void learn(const kernels::Problem& problem, const std::vector<Candidate>& list);
   ProblemOutcome tune_problem(size_t index, int64_t problem_id, std::vector<Candidate> list,
                               ProblemOutcome outcome);
   // Stage one for `chunk`: instances, gate, timing. A gate dispatch of at least
@@ -140,7 +153,9 @@ class Session {
   std::unique_ptr<ProblemState> shared_;  // of the problem being tuned
   // The database's winners on this device when the run started, with their problems.
   std::vector<std::pair<db::Problem, int64_t>> tuned_winners_;
-  std::set<int64_t> finished_problems_;  // of a resumed run: those it has a coverage record of
+  std::set<int64_t> finished_problems_;
+  std::vector<Observation> observations_;  // what the model learns from (Strategy::model)
+  std::optional<CostModel> model_;  // of a resumed run: those it has a coverage record of
   ShaderCompiler compiler_;
   std::optional<RunLock> run_lock_;  // the claim on run_id_ (TuneOptions::claim_path)
   int64_t run_id_ = 0, device_id_ = 0, problem_id_ = 0;

@@ -1,7 +1,7 @@
-// One problem through the stages: chunks of its variants get instances over the problem's
-// shared buffers, the gate and a first timing; then halving's later stages, the finalists
-// (with the baselines) and the winner. Device failures are noted here and recovered between
-// chunks (session.cpp).
+// One problem through the stages: chunks of its variants (in order, or as the model search picks
+// them) get instances over the problem's shared buffers, the gate and a first timing; then
+// halving's later stages, the finalists (with the baselines) and the winner. Device failures are
+// noted here and recovered between chunks (session.cpp).
 #include <algorithm>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -273,7 +273,10 @@ ProblemOutcome Session::tune_problem(size_t index, int64_t problem_id, std::vect
                                      workspace);
 
   // Stage one, chunk by chunk: gate, then a first timing (the full one when exhaustive).
-  const bool halving = options_.strategy == Strategy::halving;
+  // The model strategy estimates what its search picks as halving does, then halves the same way.
+  const bool halving = options_.strategy != Strategy::exhaustive;
+  std::optional<ModelSearch> search;
+  if (options_.strategy == Strategy::model) search = model_search(problem, list);
   const TimingOptions first = halving ? stage_timing(options_.timing, 0) : options_.timing;
   // Halving's first stage is one sample: a gate dispatch that alone spans a full sample (slow
   // variants of large problems, where it halves the GPU time) is that sample. Not on a CPU
@@ -284,7 +287,7 @@ ProblemOutcome Session::tune_problem(size_t index, int64_t problem_id, std::vect
   Candidate* best = nullptr;
   size_t done = 0;
   const auto stage_one_start = std::chrono::steady_clock::now();
-  for (size_t next = 0; next < list.size();) {
+  for (size_t next = 0; search || next < list.size();) {
     stop_if_asked();
     // Every problem measures at least its first chunk (the likeliest winners and baselines), so
     // an overrun of the problems before it cannot leave it without a winner.
@@ -304,8 +307,16 @@ ProblemOutcome Session::tune_problem(size_t index, int64_t problem_id, std::vect
       size = std::clamp<size_t>(static_cast<size_t>(left / per_variant), 1, kChunk);
     }
     std::vector<Candidate*> chunk;
-    for (; next < list.size() && chunk.size() < size; ++next) {
-      if (!list[next].resumed) chunk.push_back(&list[next]);
+    if (search) {
+      const std::vector<size_t> picks = search->next(size);
+      if (picks.empty()) break;  // the model expects no gain above the noise
+      for (size_t i : picks) {
+        if (!list[i].resumed) chunk.push_back(&list[i]);
+      }
+    } else {
+      for (; next < list.size() && chunk.size() < size; ++next) {
+        if (!list[next].resumed) chunk.push_back(&list[next]);
+      }
     }
     if (chunk.empty()) continue;  // only resumed ones were left: stage one is over
     if (!stage_one(chunk, first, gate_sample_ns)) {
@@ -325,11 +336,19 @@ ProblemOutcome Session::tune_problem(size_t index, int64_t problem_id, std::vect
       ++outcome.measured;
       if (c->status != db::Status::ok) ++outcome.failed;
       if (c->timed() && (best == nullptr || c->stats->median < best->stats->median)) best = c;
+      if (search) {
+        search->measured(static_cast<size_t>(c - list.data()),
+                         c->timed() ? std::optional<double>(c->stats->median) : std::nullopt);
+      }
       ++done;
     }
     flush();
     progress_.variant_done(done, best ? best->key : "",
                            best ? std::optional<double>(best->stats->median) : std::nullopt);
+  }
+  if (search) {
+    progress_.note("model: estimated " + std::to_string(search->handed_out()) + " of " +
+                   std::to_string(outcome.legal) + " legal variants; " + search->stop_reason());
   }
   std::vector<Candidate*> pool;
   for (Candidate& c : list) {
@@ -344,7 +363,7 @@ ProblemOutcome Session::tune_problem(size_t index, int64_t problem_id, std::vect
   coverage.stages.push_back(static_cast<uint32_t>(pool.size()));
 
   // Halving: what is near the best (search.h) advances to a longer measurement until the finalists remain.
-  for (int stage = 1; options_.strategy == Strategy::halving && pool.size() > options_.finalists &&
+  for (int stage = 1; halving && pool.size() > options_.finalists &&
                       !out_of_time();
        ++stage) {
     stop_if_asked();
@@ -391,6 +410,7 @@ ProblemOutcome Session::tune_problem(size_t index, int64_t problem_id, std::vect
   recover_device(list);
 
   record_winner(problem_id, list, outcome);
+  if (options_.strategy == Strategy::model) learn(problem, list);
   for (Candidate& c : list) c.instance.reset();
   shared_.reset();
   progress_.end_problem(describe_winner(outcome));

@@ -70,14 +70,20 @@ std::vector<uint32_t> number_list(const nlohmann::json& value, const std::string
   return list;
 }
 
+// The problems of a run: each shape added once per dtype of the options.
 class ProblemList {
  public:
-  void add(const kernels::Problem& p) {
-    if (const std::string error = kernels::validate(p); !error.empty()) {
-      throw std::invalid_argument(kernels::describe(p) + ": " + error);
-    }
-    if (std::find(problems_.begin(), problems_.end(), p) == problems_.end()) {
-      problems_.push_back(p);
+  explicit ProblemList(const ShapeOptions& options) : dtypes_(options.dtypes) {}
+  // Validated in each dtype: an sdpa shape with f16 among the dtypes is refused (f32 only).
+  void add(kernels::Problem p) {
+    for (kernels::DType dtype : dtypes_) {
+      p.dtype = dtype;
+      if (const std::string error = kernels::validate(p); !error.empty()) {
+        throw std::invalid_argument(kernels::describe(p) + ": " + error);
+      }
+      if (std::find(problems_.begin(), problems_.end(), p) == problems_.end()) {
+        problems_.push_back(p);
+      }
     }
   }
   void add_linear(uint32_t m, uint32_t n, uint32_t k, uint32_t gs, bool bias) {
@@ -97,6 +103,7 @@ class ProblemList {
   std::vector<kernels::Problem> take() { return std::move(problems_); }
 
  private:
+  std::vector<kernels::DType> dtypes_;
   std::vector<kernels::Problem> problems_;
 };
 
@@ -112,7 +119,7 @@ std::vector<kernels::Problem> from_shapes(const ModelShapes& shapes, const Shape
   const auto& ms = options.m.empty() ? default_m : options.m;
   const auto& gss = options.group_sizes.empty() ? default_gs : options.group_sizes;
   const auto& contexts = options.contexts.empty() ? kDefaultContexts : options.contexts;
-  ProblemList list;
+  ProblemList list(options);
   for (uint32_t m : ms) {
     if (wants(options, kernels::Op::q4gsw)) {
       for (const Linear& l : shapes.linears) {
@@ -148,7 +155,7 @@ std::vector<kernels::Problem> from_file(const std::string& path, const ShapeOpti
                                                          : std::vector<uint32_t>{1};
   const std::vector<uint32_t> file_gs = doc.contains("gs") ? number_list(doc["gs"], "gs")
                                                            : std::vector<uint32_t>{32};
-  ProblemList list;
+  ProblemList list(options);
   const auto& problems = doc["problems"];
   for (size_t i = 0; i < problems.size(); ++i) {
     const std::string where = path + ": problems[" + std::to_string(i) + "]";
@@ -227,11 +234,24 @@ std::vector<kernels::Problem> load_model(const std::string& path, const ShapeOpt
   }
 }
 
-std::vector<uint32_t> parse_list(std::string_view text) {
-  std::vector<uint32_t> values;
+namespace {
+
+// The comma-separated items of `text` ("" -> none).
+std::vector<std::string_view> items(std::string_view text) {
+  std::vector<std::string_view> out;
   while (!text.empty()) {
     const size_t comma = text.find(',');
-    const std::string_view item = text.substr(0, comma);
+    out.push_back(text.substr(0, comma));
+    text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<uint32_t> parse_list(std::string_view text) {
+  std::vector<uint32_t> values;
+  for (std::string_view item : items(text)) {
     uint32_t value = 0;
     const auto [end, error] = std::from_chars(item.data(), item.data() + item.size(), value);
     if (error != std::errc() || end != item.data() + item.size() || value == 0) {
@@ -239,10 +259,22 @@ std::vector<uint32_t> parse_list(std::string_view text) {
                                   "\" is not a positive integer (expected a list like 1,4,16)");
     }
     values.push_back(value);
-    text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
   }
   if (values.empty()) throw std::invalid_argument("an empty list was given");
   return values;
+}
+
+std::vector<kernels::DType> parse_dtypes(std::string_view text) {
+  std::vector<kernels::DType> dtypes;
+  for (std::string_view item : items(text)) {
+    const auto dtype = kernels::parse_dtype(item);
+    if (!dtype) {
+      throw std::invalid_argument("unknown dtype \"" + std::string(item) + "\" (f32, f16)");
+    }
+    dtypes.push_back(*dtype);
+  }
+  if (dtypes.empty()) throw std::invalid_argument("an empty dtype list was given");
+  return dtypes;
 }
 
 }  // namespace vktune::tuner

@@ -20,6 +20,7 @@ struct ShapeOptions {
   std::vector<uint32_t> contexts;
   // sdpa is not among the defaults: ask for it (--ops q4gsw,rms_norm,sdpa).
   std::vector<kernels::Op> ops = {kernels::Op::q4gsw, kernels::Op::rms_norm};
+  std::vector<kernels::DType> dtypes = {kernels::DType::f32};  // every shape in each of these
 };
 
 inline const std::vector<uint32_t> kDefaultContexts = {128, 512, 2048, 8192};
@@ -54,6 +55,9 @@ std::vector<kernels::Problem> load_shapes(std::string_view preset_or_file,
 // Deduplicated, in a stable order. Throws std::invalid_argument naming the file and what is
 // wrong or missing, or the problem that is invalid (e.g. K % gs != 0).
 std::vector<kernels::Problem> load_model(const std::string& path, const ShapeOptions& options);
+
+// Parses "f32,f16" into dtypes; throws std::invalid_argument naming an unknown one.
+std::vector<kernels::DType> parse_dtypes(std::string_view text);
 
 // Parses "1,2,4" into numbers; throws std::invalid_argument on anything else.
 std::vector<uint32_t> parse_list(std::string_view text);

@@ -6,13 +6,14 @@
 
 namespace vktune::kernels {
 
-const Family& naive_family();
-const Family& tiled_family();
-const Family& gemv_family();
-const Family& gemv_fast_family();
-const Family& coopmat_family();
-const Family& coopmat_splitk_family();
-const Family& rms_norm_family();
+const Family& naive_family(DType dtype);
+const Family& tiled_family(DType dtype);
+const Family& gemv_family(DType dtype);
+const Family& gemv_fast_family(DType dtype);
+const Family& coopmat_family(DType dtype);
+const Family& coopmat_splitk_family(DType dtype);
+const Family& rms_norm_family(DType dtype);
+// f32 only: the sdpa shaders have no F16 path yet (validate() refuses an f16 sdpa problem).
 const Family& sdpa_naive_family();
 const Family& sdpa_fused_family();
 const Family& sdpa_split_family();

@@ -37,8 +37,9 @@ class Coopmat final : public Family {
   // buf: 1 load, then store; 2 prefetch the next k-step into registers; 3 that, and two
   // shared stages; 4 prefetch two k-steps ahead. splitk (split family only): K slices per
   // output tile.
-  explicit Coopmat(bool split)
-      : Family(split ? "q4gsw_coopmat_splitk" : "q4gsw_coopmat", Op::q4gsw, coopmat_knobs(split)),
+  Coopmat(bool split, DType dtype)
+      : Family(split ? "q4gsw_coopmat_splitk" : "q4gsw_coopmat", dtype, Op::q4gsw,
+               coopmat_knobs(split)),
         split_(split) {}
 
   // Tile geometry, as the shader's defines: wn subgroups along N, wm along M, each owning
@@ -86,7 +87,7 @@ class Coopmat final : public Family {
     const uint64_t tiles = output_tiles(g, p);
     return (ceil_div(tiles, 16) * 16 + uint64_t{g.splitk} * tiles * g.bm * g.bn) * 4;
   }
-  ShaderSpec shader(const Knobs& k) const override {
+  ShaderSpec source(const Knobs& k) const override {
     const Geometry g = geometry(k);
     return {"q4gsw_coopmat.comp",
             {{"BM", str(g.bm)},
@@ -102,7 +103,7 @@ class Coopmat final : public Family {
     const Geometry g = geometry(k);
     return {clamp_groups(output_tiles(g, p) * g.splitk, d), 1, 1};
   }
-  double tolerance(const Problem& p) const override { return fp16_tolerance(p); }
+  double arithmetic_tolerance(const Problem& p) const override { return fp16_tolerance(p); }
 
  protected:
   std::string combination_error(const Knobs& k) const override {
@@ -167,14 +168,14 @@ class Coopmat final : public Family {
 
 }  // namespace
 
-const Family& coopmat_family() {
-  static const Coopmat family(false);
-  return family;
+const Family& coopmat_family(DType dtype) {
+  static const Coopmat f32(false, DType::f32), f16(false, DType::f16);
+  return dtype == DType::f16 ? f16 : f32;
 }
 
-const Family& coopmat_splitk_family() {
-  static const Coopmat family(true);
-  return family;
+const Family& coopmat_splitk_family(DType dtype) {
+  static const Coopmat f32(true, DType::f32), f16(true, DType::f16);
+  return dtype == DType::f16 ? f16 : f32;
 }
 
 }  // namespace vktune::kernels

@@ -8,8 +8,8 @@ constexpr uint32_t kMaxM = 8;  // MMAX in the shader
 
 class Gemv final : public Family {
  public:
-  Gemv()
-      : Family("q4gsw_gemv", Op::q4gsw,
+  explicit Gemv(DType dtype)
+      : Family("q4gsw_gemv", dtype, Op::q4gsw,
                {{"layout", words({"raw", "packed"})},
                 {"wg", ints({32, 64, 128, 256})},
                 {"rows", ints({1, 2, 4, 8})},
@@ -34,7 +34,7 @@ class Gemv final : public Family {
     return static_cast<uint32_t>(knob_int(k, "wg"));
   }
   uint32_t shared_bytes(const Knobs& k) const override { return kMaxM * workgroup_size(k) * 4; }
-  ShaderSpec shader(const Knobs& k) const override {
+  ShaderSpec source(const Knobs& k) const override {
     return {"q4gsw_gemv.comp",
             {{"WG", str(knob_int(k, "wg"))},
              {"ROWS", str(knob_int(k, "rows"))},
@@ -73,9 +73,9 @@ class Gemv final : public Family {
 
 }  // namespace
 
-const Family& gemv_family() {
-  static const Gemv family;
-  return family;
+const Family& gemv_family(DType dtype) {
+  static const Gemv f32(DType::f32), f16(DType::f16);
+  return dtype == DType::f16 ? f16 : f32;
 }
 
 }  // namespace vktune::kernels

@@ -12,8 +12,8 @@ class GemvFast final : public Family {
   // each per npl); npl: outputs per lane (x reuse and independent loads); unroll: 16-byte
   // blocks per output loaded before any arithmetic (bytes in flight); mmax: rows of x compiled
   // in (serves M in (mmax/2, mmax], so exactly one value is legal for a given M).
-  GemvFast()
-      : Family("q4gsw_gemv_fast", Op::q4gsw,
+  explicit GemvFast(DType dtype)
+      : Family("q4gsw_gemv_fast", dtype, Op::q4gsw,
                {{"wg", ints({64, 128, 256, 512})},
                 {"ksplit", ints({1, 2, 4, 8, 16})},
                 {"npl", ints({1, 2, 4})},
@@ -36,7 +36,7 @@ class GemvFast final : public Family {
     if (get(k, "ksplit") == 1) return 0;
     return get(k, "npl") * get(k, "mmax") * get(k, "wg") * 4;
   }
-  ShaderSpec shader(const Knobs& k) const override {
+  ShaderSpec source(const Knobs& k) const override {
     return {"q4gsw_gemv_fast.comp",
             {{"WG", str(get(k, "wg"))},
              {"KSPLIT", str(get(k, "ksplit"))},
@@ -77,9 +77,9 @@ class GemvFast final : public Family {
 
 }  // namespace
 
-const Family& gemv_fast_family() {
-  static const GemvFast family;
-  return family;
+const Family& gemv_fast_family(DType dtype) {
+  static const GemvFast f32(DType::f32), f16(DType::f16);
+  return dtype == DType::f16 ? f16 : f32;
 }
 
 }  // namespace vktune::kernels

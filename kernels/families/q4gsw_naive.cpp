@@ -6,7 +6,8 @@ namespace {
 
 class Naive final : public Family {
  public:
-  Naive() : Family("q4gsw_naive", Op::q4gsw, {{"wg", ints({32, 64, 128, 256})}}) {}
+  explicit Naive(DType dtype)
+      : Family("q4gsw_naive", dtype, Op::q4gsw, {{"wg", ints({32, 64, 128, 256})}}) {}
 
   Constraints constraints(const Knobs&) const override { return {2, 2, 1, 1, 0}; }
   Layout layout(const Knobs&) const override { return Layout::raw; }
@@ -14,7 +15,7 @@ class Naive final : public Family {
     return static_cast<uint32_t>(knob_int(k, "wg"));
   }
   uint32_t shared_bytes(const Knobs&) const override { return 0; }
-  ShaderSpec shader(const Knobs& k) const override {
+  ShaderSpec source(const Knobs& k) const override {
     return {"q4gsw_naive.comp", {{"WG", str(knob_int(k, "wg"))}}};
   }
   std::array<uint32_t, 3> groups(const Knobs&, const Problem& p,
@@ -25,9 +26,9 @@ class Naive final : public Family {
 
 }  // namespace
 
-const Family& naive_family() {
-  static const Naive family;
-  return family;
+const Family& naive_family(DType dtype) {
+  static const Naive f32(DType::f32), f16(DType::f16);
+  return dtype == DType::f16 ? f16 : f32;
 }
 
 }  // namespace vktune::kernels

@@ -9,8 +9,8 @@ constexpr uint32_t kThreadsN = 16;  // TX in the shader
 
 class Tiled final : public Family {
  public:
-  Tiled()
-      : Family("q4gsw_tiled", Op::q4gsw,
+  explicit Tiled(DType dtype)
+      : Family("q4gsw_tiled", dtype, Op::q4gsw,
                {{"layout", words({"raw", "packed"})},
                 {"tm", ints({1, 2, 4, 8})},
                 {"tn", ints({1, 2, 4, 8})},
@@ -42,7 +42,7 @@ class Tiled final : public Family {
     const uint32_t bk = static_cast<uint32_t>(knob_int(k, "bk"));
     return (tile_m(k) + tile_n(k)) * bk * 4;
   }
-  ShaderSpec shader(const Knobs& k) const override {
+  ShaderSpec source(const Knobs& k) const override {
     return {"q4gsw_tiled.comp",
             {{"TM", str(knob_int(k, "tm"))},
              {"TN", str(knob_int(k, "tn"))},
@@ -58,9 +58,9 @@ class Tiled final : public Family {
 
 }  // namespace
 
-const Family& tiled_family() {
-  static const Tiled family;
-  return family;
+const Family& tiled_family(DType dtype) {
+  static const Tiled f32(DType::f32), f16(DType::f16);
+  return dtype == DType::f16 ? f16 : f32;
 }
 
 }  // namespace vktune::kernels

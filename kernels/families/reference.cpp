@@ -5,6 +5,7 @@
 #include <cmath>
 #include <thread>
 
+#include "kernels/float16.h"
 #include "kernels/op.h"
 
 namespace vktune::kernels {
@@ -27,10 +28,14 @@ struct Rng {
   }
 };
 
-}  // namespace
+// Rounds every float input of `d` to fp16 (f16 problems).
+void round_inputs_to_half(ProblemData& d) {
+  for (std::vector<float>* v : {&d.x, &d.scales, &d.bias, &d.norm_weight, &d.keys, &d.values}) {
+    for (float& e : *v) e = round_to_half(e);
+  }
+}
 
-ProblemData make_random(const Problem& p, uint64_t seed) {
-  require_valid(p);
+ProblemData random_f32(const Problem& p, uint64_t seed) {
   Rng rng{seed * 0x2545F4914F6CDD1Dull + 0x1234567ull};
   ProblemData d;
   if (p.op == Op::sdpa) {
@@ -59,6 +64,15 @@ ProblemData make_random(const Problem& p, uint64_t seed) {
     d.bias.resize(p.n);
     for (float& v : d.bias) v = rng.signed_nonzero();
   }
+  return d;
+}
+
+}  // namespace
+
+ProblemData make_random(const Problem& p, uint64_t seed) {
+  require_valid(p);
+  ProblemData d = random_f32(p, seed);
+  if (p.dtype == DType::f16) round_inputs_to_half(d);
   return d;
 }
 
@@ -142,5 +156,7 @@ double fp32_tolerance(const Problem& p) {
 }
 
 double fp16_tolerance(const Problem&) { return 2e-3; }
+
+double fp16_output_tolerance() { return 0x1p-11; }
 
 }  // namespace vktune::kernels

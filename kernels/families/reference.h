@@ -22,7 +22,9 @@ struct ProblemData {
 
 // Random, never-zero inputs, the same for the same (problem, seed) on every platform:
 // x uniform in [-1, 1] (|x| >= 1/1024), q uniform in 0..15, scales in [0.5, 1.5],
-// bias in [-1, 1], rms weight in [0.5, 1.5], sdpa q, K and V like x. Throws InvalidProblem for an invalid problem.
+// bias in [-1, 1], rms weight in [0.5, 1.5], sdpa q, K and V like x. For an f16 problem every
+// float is rounded to fp16, so the reference computes on exactly what the GPU reads. Throws
+// InvalidProblem for an invalid problem.
 ProblemData make_random(const Problem& problem, uint64_t seed);
 
 struct Reference {
@@ -52,6 +54,10 @@ double fp32_tolerance(const Problem& problem);
 // accumulation: each term is off by <= ~1e-3 of its |x w|, so <= 1e-3 of the bound; 2e-3 allows
 // for the fp32 sum on top.
 double fp16_tolerance(const Problem& problem);
+// What storing an output as fp16 adds (dtype f16): one rounding of the fp32 result, at most
+// 2^-11 of |out|, and |out| <= bound (the bound sums the magnitudes that make up out). The
+// inputs cost nothing: the reference reads the same fp16-rounded x, scales, bias and w.
+double fp16_output_tolerance();
 
 // reference() of an sdpa problem (sdpa_reference.cpp, where its bound is derived), of the
 // given tokens only (rows [tokens.size(), heads, D], each at its own cache position) or all.

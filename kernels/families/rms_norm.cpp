@@ -6,8 +6,8 @@ namespace {
 
 class RmsNorm final : public Family {
  public:
-  RmsNorm()
-      : Family("rms_norm", Op::rms_norm,
+  explicit RmsNorm(DType dtype)
+      : Family("rms_norm", dtype, Op::rms_norm,
                {{"vec", ints({1, 4})}, {"wg", ints({32, 64, 128, 256, 512})}}) {}
 
   Constraints constraints(const Knobs& k) const override {
@@ -18,7 +18,7 @@ class RmsNorm final : public Family {
     return static_cast<uint32_t>(knob_int(k, "wg"));
   }
   uint32_t shared_bytes(const Knobs& k) const override { return workgroup_size(k) * 4; }
-  ShaderSpec shader(const Knobs& k) const override {
+  ShaderSpec source(const Knobs& k) const override {
     return {"rms_norm.comp", {{"WG", str(knob_int(k, "wg"))}, {"VEC", str(knob_int(k, "vec"))}}};
   }
   std::array<uint32_t, 3> groups(const Knobs&, const Problem& p,
@@ -29,9 +29,9 @@ class RmsNorm final : public Family {
 
 }  // namespace
 
-const Family& rms_norm_family() {
-  static const RmsNorm family;
-  return family;
+const Family& rms_norm_family(DType dtype) {
+  static const RmsNorm f32(DType::f32), f16(DType::f16);
+  return dtype == DType::f16 ? f16 : f32;
 }
 
 }  // namespace vktune::kernels

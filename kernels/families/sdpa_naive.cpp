@@ -6,7 +6,7 @@ namespace {
 
 class SdpaNaive final : public Family {
  public:
-  SdpaNaive() : Family("sdpa_naive", Op::sdpa, {{"wg", ints({32, 64, 128, 256})}}) {}
+  SdpaNaive() : Family("sdpa_naive", DType::f32, Op::sdpa, {{"wg", ints({32, 64, 128, 256})}}) {}
 
   Constraints constraints(const Knobs&) const override { return {}; }
   Layout layout(const Knobs&) const override { return Layout::none; }
@@ -18,7 +18,7 @@ class SdpaNaive final : public Family {
   uint64_t workspace_bytes(const Knobs&, const Problem& p) const override {
     return uint64_t{p.m} * p.heads * p.n * 4;
   }
-  ShaderSpec shader(const Knobs& k) const override {
+  ShaderSpec source(const Knobs& k) const override {
     return {"sdpa_naive.comp", {{"WG", str(knob_int(k, "wg"))}}};
   }
   std::array<uint32_t, 3> groups(const Knobs&, const Problem& p,

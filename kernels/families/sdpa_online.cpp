@@ -20,7 +20,7 @@ std::vector<KnobSpec> online_knobs(bool split) {
 class SdpaOnline final : public Family {
  public:
   explicit SdpaOnline(bool split)
-      : Family(split ? "sdpa_split" : "sdpa_fused", Op::sdpa, online_knobs(split)),
+      : Family(split ? "sdpa_split" : "sdpa_fused", DType::f32, Op::sdpa, online_knobs(split)),
         split_(split) {}
 
   Constraints constraints(const Knobs& k) const override {
@@ -42,7 +42,7 @@ class SdpaOnline final : public Family {
     const uint64_t rows = uint64_t{p.m} * p.heads, states = rows * slices(k);
     return (ceil_div(rows, 4) * 4 + ceil_div(2 * states, 4) * 4 + states * p.k) * 4;
   }
-  ShaderSpec shader(const Knobs& k) const override {
+  ShaderSpec source(const Knobs& k) const override {
     return {"sdpa_online.comp",
             {{"WG", str(get(k, "wg"))},
              {"KEYS", str(get(k, "keys"))},

@@ -1,8 +1,12 @@
 // Bindings and push constants shared by the q4gsw kernels. Problem sizes are push constants,
 // so one compiled variant serves every shape; tile and workgroup knobs are #defines.
-// Bindings: 0 x [M, K] fp32, 1 weight (raw [N, K/2] bytes or packed, see q4gsw_layout.h),
-// 2 scales [K/gs, N] fp32, 3 bias [N] fp32 (read only when has_bias != 0), 4 out [M, N] fp32,
-// 5 a workspace of Family::workspace_bytes (declared by the kernels that use one).
+// Bindings: 0 x [M, K], 1 weight (raw [N, K/2] bytes or packed, see q4gsw_layout.h),
+// 2 scales [K/gs, N], 3 bias [N] (read only when has_bias != 0), 4 out [M, N], 5 a workspace of
+// Family::workspace_bytes (declared by the kernels that use one). x, scales, bias and out are
+// FLOAT_T: fp32, or fp16 with F16 1. Reads convert to fp32 (float(), vec4()) and the sums stay
+// fp32, so fp16 needs only 16-bit storage, not fp16 arithmetic; stores convert back (FLOAT_T()).
+
+#include "float_type.glsl"
 
 layout(push_constant) uniform Push {
   uint M;
@@ -15,13 +19,13 @@ layout(push_constant) uniform Push {
   uint pad1;
 } pc;
 
-layout(std430, binding = 0) readonly buffer XBuf { float x[]; };
-layout(std430, binding = 0) readonly buffer X4Buf { vec4 x4[]; };
+layout(std430, binding = 0) readonly buffer XBuf { FLOAT_T x[]; };
+layout(std430, binding = 0) readonly buffer X4Buf { VEC4_T x4[]; };
 layout(std430, binding = 1) readonly buffer WBuf { uint w[]; };
 layout(std430, binding = 1) readonly buffer W4Buf { uvec4 w4[]; };
-layout(std430, binding = 2) readonly buffer SBuf { float scales[]; };
-layout(std430, binding = 3) readonly buffer BBuf { float bias[]; };
-layout(std430, binding = 4) writeonly buffer OBuf { float out_[]; };
+layout(std430, binding = 2) readonly buffer SBuf { FLOAT_T scales[]; };
+layout(std430, binding = 3) readonly buffer BBuf { FLOAT_T bias[]; };
+layout(std430, binding = 4) writeonly buffer OBuf { FLOAT_T out_[]; };
 
 // The 8 nibbles of `word` (low nibble first) as weights q - 8, times `s`.
 void dequant8(uint word, float s, out vec4 lo, out vec4 hi) {

@@ -103,9 +103,11 @@ shared uint last_slice;
 #endif
 
 // SLOTS k-steps of global data, in registers between load_tile and store_tile.
-vec4 xa[SLOTS][A_PER][2];  // x[m][k .. k+3], x[m][k+4 .. k+7]
+// fp16 x (F16 1) stays fp16 from global memory to the multiply: half the registers, and
+// store_tile only repacks it.
+VEC4_T xa[SLOTS][A_PER][2];  // x[m][k .. k+3], x[m][k+4 .. k+7]
 uvec4 wb[SLOTS][B_PER];    // 32 nibbles of weight row n
-float sb[SLOTS][B_PER];    // their scale
+FLOAT_T sb[SLOTS][B_PER];  // their scale
 
 // Reads the k-step at k0 of tile (m0, n0) into register slot `slot` (a constant once
 // unrolled); zeros outside M, N and [0, k_end) (k_end % 32 == 0, so a chunk is all in or all
@@ -115,8 +117,8 @@ void load_tile(uint slot, uint m0, uint n0, uint k0, uint k_end) {
   [[unroll]] for (uint i = 0; i < A_PER; ++i) {
     const uint e = lid + i * WG;
     const uint m = m0 + e / (BK / 8), k = k0 + (e % (BK / 8)) * 8u;
-    xa[slot][i][0] = vec4(0.0);
-    xa[slot][i][1] = vec4(0.0);
+    xa[slot][i][0] = VEC4_T(0.0);
+    xa[slot][i][1] = VEC4_T(0.0);
     if ((A_CHUNKS % WG == 0 || e < A_CHUNKS) && m < pc.M && k < k_end) {
       const uint q = (m * pc.K + k) >> 2;
       xa[slot][i][0] = x4[q];
@@ -127,7 +129,7 @@ void load_tile(uint slot, uint m0, uint n0, uint k0, uint k_end) {
     const uint e = lid + i * WG;
     const uint n = n0 + e / (BK / 32), k = k0 + (e % (BK / 32)) * 32u;
     wb[slot][i] = uvec4(0u);
-    sb[slot][i] = 0.0;
+    sb[slot][i] = FLOAT_T(0.0);
     if ((B_CHUNKS % WG == 0 || e < B_CHUNKS) && n < pc.N && k < k_end) {
       wb[slot][i] = w4[n * (pc.K >> 5) + (k >> 5)];
       sb[slot][i] = scales[(k / pc.gs) * pc.N + n];
@@ -143,7 +145,7 @@ void store_tile(uint slot, uint stage) {
   [[unroll]] for (uint i = 0; i < A_PER; ++i) {
     const uint e = lid + i * WG;
     if (A_CHUNKS % WG == 0 || e < A_CHUNKS) {
-      const vec4 lo = xa[slot][i][0], hi = xa[slot][i][1];
+      const f16vec4 lo = f16vec4(xa[slot][i][0]), hi = f16vec4(xa[slot][i][1]);
       smem[A_BASE + (e / (BK / 8)) * ROW4 + e % (BK / 8)] =
           uvec4(packFloat2x16(f16vec2(lo.x, hi.x)), packFloat2x16(f16vec2(lo.y, hi.y)),
                 packFloat2x16(f16vec2(lo.z, hi.z)), packFloat2x16(f16vec2(lo.w, hi.w)));
@@ -193,10 +195,10 @@ void main() {
         const uint nt = n0 + (wn * FN + j) * 16u;
         for (uint e = lane; e < 64u; e += SG_SIZE) {  // 16 rows of 4 uvec4, all rows alike
           const uint n = nt + (e % 4u) * 4u;
-          smem[scratch + e] = uvec4(floatBitsToUint(n < pc.N ? bias[n] : 0.0),
-                                    floatBitsToUint(n + 1u < pc.N ? bias[n + 1u] : 0.0),
-                                    floatBitsToUint(n + 2u < pc.N ? bias[n + 2u] : 0.0),
-                                    floatBitsToUint(n + 3u < pc.N ? bias[n + 3u] : 0.0));
+          smem[scratch + e] = uvec4(floatBitsToUint(n < pc.N ? float(bias[n]) : 0.0),
+                                    floatBitsToUint(n + 1u < pc.N ? float(bias[n + 1u]) : 0.0),
+                                    floatBitsToUint(n + 2u < pc.N ? float(bias[n + 2u]) : 0.0),
+                                    floatBitsToUint(n + 3u < pc.N ? float(bias[n + 3u]) : 0.0));
         }
         subgroupMemoryBarrierShared();
         subgroupBarrier();
@@ -281,7 +283,7 @@ void main() {
       }
       if (m < pc.M) {
         [[unroll]] for (uint c = 0; c < 4u; ++c) {
-          if (n + c < pc.N) out_[m * pc.N + n + c] = sum[c];
+          if (n + c < pc.N) out_[m * pc.N + n + c] = FLOAT_T(sum[c]);
         }
       }
     }
@@ -293,7 +295,12 @@ void main() {
         const uint mt = m0 + (wm * FM + i) * 16u;
         const uint nt = n0 + (wn * FN + j) * 16u;
         if (mt + 16u <= pc.M && nt + 16u <= pc.N && (pc.N & 3u) == 0u) {
+          #if F16
+          coopMatStoreNV(fcoopmatNV<16, gl_ScopeSubgroup, 16, 16>(acc[i][j]), out_, mt * pc.N + nt,
+                         pc.N, false);
+#else
           coopMatStoreNV(acc[i][j], out_, mt * pc.N + nt, pc.N, false);
+#endif
         } else if (mt < pc.M && nt < pc.N) {
           coopMatStoreNV(acc[i][j], smem, scratch, 4u, false);
           subgroupMemoryBarrierShared();
@@ -301,7 +308,7 @@ void main() {
           for (uint e = lane; e < 256u; e += SG_SIZE) {
             const uint m = mt + e / 16u, n = nt + e % 16u;
             if (m < pc.M && n < pc.N) {
-              out_[m * pc.N + n] = uintBitsToFloat(smem[scratch + e / 4u][e % 4u]);
+              out_[m * pc.N + n] = FLOAT_T(uintBitsToFloat(smem[scratch + e / 4u][e % 4u]));
             }
           }
           subgroupBarrier();  // the scratch is rewritten for the next tile

@@ -65,7 +65,7 @@ void main() {
 
     for (uint c = s; c < chunks; c += LPR) {
       const uint k = c * CHUNK;
-      const float sc = scales[(k / pc.gs) * pc.N + nc];
+      const float sc = float(scales[(k / pc.gs) * pc.N + nc]);
 #if LOAD_X4
 #if PACKED
       const uvec4 q = w4[c * pc.n_pad + nc];
@@ -78,7 +78,7 @@ void main() {
         if (m >= pc.M) break;
         const uint xi = (m * pc.K + k) >> 2;
         float d = 0.0;
-        for (uint i = 0; i < 8; ++i) d += dot(x4[xi + i], wv[i]);
+        for (uint i = 0; i < 8; ++i) d += dot(vec4(x4[xi + i]), wv[i]);
         acc[m] += d;
       }
 #else
@@ -92,7 +92,7 @@ void main() {
       for (uint m = 0; m < MMAX; ++m) {
         if (m >= pc.M) break;
         const uint xi = (m * pc.K + k) >> 2;
-        acc[m] += dot(x4[xi], lo) + dot(x4[xi + 1u], hi);
+        acc[m] += dot(vec4(x4[xi]), lo) + dot(vec4(x4[xi + 1u]), hi);
       }
 #endif
     }
@@ -111,7 +111,7 @@ void main() {
         if (m >= pc.M) break;
         float v = 0.0;
         for (uint i = 0; i < per_row; ++i) v += red[m * WG + r * per_row + i];
-        out_[m * pc.N + n] = v + (pc.has_bias != 0u ? bias[n] : 0.0);
+        out_[m * pc.N + n] = FLOAT_T(v + (pc.has_bias != 0u ? float(bias[n]) : 0.0));
       }
     }
 #else
@@ -132,7 +132,8 @@ void main() {
     if (s == 0u && n < pc.N) {
       for (uint m = 0; m < MMAX; ++m) {
         if (m >= pc.M) break;
-        out_[m * pc.N + n] = red[m * WG + RED_INDEX(r, 0u)] + (pc.has_bias != 0u ? bias[n] : 0.0);
+        out_[m * pc.N + n] =
+            FLOAT_T(red[m * WG + RED_INDEX(r, 0u)] + (pc.has_bias != 0u ? float(bias[n]) : 0.0));
       }
     }
 #endif

@@ -96,7 +96,7 @@ void main() {
         const uint srow = (gdiv == 1u ? cc : hi) * pc.N;
         [[unroll]] for (uint j = 0; j < NPL; ++j) {
           q[u][j] = w4[cc * pc.n_pad + nn[j]];
-          const float sv = scales[srow + nn[j]];  // unconditional load, then a select
+          const float sv = float(scales[srow + nn[j]]);  // unconditional load, then a select
           sc[u][j] = c < chunks ? sv : 0.0;
         }
       }
@@ -113,8 +113,8 @@ void main() {
             // Variants with MMAX > 1 serve M in (MMAX / 2, MMAX]: rows up to MMAX / 2 always exist.
             if (m <= MMAX / 2 || m < pc.M) {
               const uint xi = m * kv + xb;
-              vec4 p = d[0] * x4[xi];  // four independent FMA chains
-              [[unroll]] for (uint i = 1; i < 8; ++i) p = fma(d[i], x4[xi + i], p);
+              vec4 p = d[0] * vec4(x4[xi]);  // four independent FMA chains
+              [[unroll]] for (uint i = 1; i < 8; ++i) p = fma(d[i], vec4(x4[xi + i]), p);
               acc[j][m] = fma(sc[u][j], (p.x + p.y) + (p.z + p.w), acc[j][m]);
             }
           }
@@ -145,9 +145,9 @@ void main() {
       [[unroll]] for (uint j = 0; j < NPL; ++j) {
         const uint n = tile * TILE + j * NL + r;
         if (n < pc.N) {
-          const float b = pc.has_bias != 0u ? bias[n] : 0.0;
+          const float b = pc.has_bias != 0u ? float(bias[n]) : 0.0;
           [[unroll]] for (uint m = 0; m < MMAX; ++m) {
-            if (m < pc.M) out_[m * pc.N + n] = acc[j][m] + b;
+            if (m < pc.M) out_[m * pc.N + n] = FLOAT_T(acc[j][m] + b);
           }
         }
       }

@@ -19,13 +19,13 @@ void main() {
       for (uint k = 0; k < pc.K; k += 2) {
         const uint b = n * half_k + (k >> 1);
         const uint byte_ = (w[b >> 2] >> ((b & 3u) * 8u)) & 255u;
-        const float s = scales[(k / pc.gs) * pc.N + n];
-        const float xa = x[m * pc.K + k];
-        const float xb = x[m * pc.K + k + 1];
+        const float s = float(scales[(k / pc.gs) * pc.N + n]);
+        const float xa = float(x[m * pc.K + k]);
+        const float xb = float(x[m * pc.K + k + 1]);
         acc += (xa * (float(byte_ & 15u) - 8.0) + xb * (float(byte_ >> 4) - 8.0)) * s;
       }
-      if (pc.has_bias != 0u) acc += bias[n];
-      out_[m * pc.N + n] = acc;
+      if (pc.has_bias != 0u) acc += float(bias[n]);
+      out_[m * pc.N + n] = FLOAT_T(acc);
     }
   }
 }

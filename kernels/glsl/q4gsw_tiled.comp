@@ -65,14 +65,14 @@ void main() {
       float s[TN];
       for (uint j = 0; j < TN; ++j) {
         q[j] = w4[kb * pc.n_pad + ncol[j]];
-        s[j] = scales[(k / pc.gs) * pc.N + ncol[j]];
+        s[j] = float(scales[(k / pc.gs) * pc.N + ncol[j]]);
       }
       for (uint c = 0; c < 4; ++c) {
         vec4 xl[TM], xh[TM];
         for (uint i = 0; i < TM; ++i) {
           const uint xi = (mrow[i] * pc.K + k + c * 8u) >> 2;
-          xl[i] = x4[xi];
-          xh[i] = x4[xi + 1u];
+          xl[i] = vec4(x4[xi]);
+          xh[i] = vec4(x4[xi + 1u]);
         }
         for (uint j = 0; j < TN; ++j) {
           vec4 lo, hi;
@@ -87,12 +87,12 @@ void main() {
       vec4 xl[TM], xh[TM];
       for (uint i = 0; i < TM; ++i) {
         const uint xi = (mrow[i] * pc.K + k) >> 2;
-        xl[i] = x4[xi];
-        xh[i] = x4[xi + 1u];
+        xl[i] = vec4(x4[xi]);
+        xh[i] = vec4(x4[xi + 1u]);
       }
       for (uint j = 0; j < TN; ++j) {
         vec4 lo, hi;
-        dequant8(w[raw_word(ncol[j], kw)], scales[(k / pc.gs) * pc.N + ncol[j]], lo, hi);
+        dequant8(w[raw_word(ncol[j], kw)], float(scales[(k / pc.gs) * pc.N + ncol[j]]), lo, hi);
         for (uint i = 0; i < TM; ++i) acc[i][j] += dot(xl[i], lo) + dot(xh[i], hi);
       }
     }
@@ -102,7 +102,7 @@ void main() {
       for (uint e = lid; e < BM * BK; e += WG) {
         const uint r = e / BK, c = e % BK;
         const uint m = min(m0 + r, pc.M - 1u);
-        xs[e] = k0 + c < pc.K ? x[m * pc.K + k0 + c] : 0.0;
+        xs[e] = k0 + c < pc.K ? float(x[m * pc.K + k0 + c]) : 0.0;
       }
       for (uint e = lid; e < BN * (BK / 8); e += WG) {
         const uint jn = e % BN, kw = e / BN;
@@ -115,7 +115,7 @@ void main() {
 #else
           const uint word = w[raw_word(n, k >> 3)];
 #endif
-          dequant8(word, scales[(k / pc.gs) * pc.N + n], lo, hi);
+          dequant8(word, float(scales[(k / pc.gs) * pc.N + n]), lo, hi);
         }
         for (uint i = 0; i < 4; ++i) {
           ws[(kw * 8u + i) * BN + jn] = lo[i];
@@ -140,7 +140,7 @@ void main() {
       if (m >= pc.M) break;
       for (uint j = 0; j < TN; ++j) {
         const uint n = n0 + j * TX + tx;
-        if (n < pc.N) out_[m * pc.N + n] = acc[i][j] + (pc.has_bias != 0u ? bias[n] : 0.0);
+        if (n < pc.N) out_[m * pc.N + n] = FLOAT_T(acc[i][j] + (pc.has_bias != 0u ? float(bias[n]) : 0.0));
       }
     }
   }

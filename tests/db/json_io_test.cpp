@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -143,6 +144,39 @@ TEST(JsonIo, HeadsRoundTripAndStayOutOfOtherOps) {
     ++written;
   }
   EXPECT_EQ(written, 2u);  // the two sdpa problems only
+}
+
+// The same shape in f32 and f16 is two problems with a winner each, in the store and through an
+// export and import.
+TEST(JsonIo, ProblemsAreKeyedByDtype) {
+  Store a = Store::open_memory();
+  const auto device = a.upsert_device(testing::fake_device(0x10de, 0x2684, 1, "discrete"));
+  const auto f32_kernel = a.upsert_kernel(testing::fake_kernel("q4gsw_naive[wg=64]"));
+  const auto f16_kernel = a.upsert_kernel(testing::fake_kernel("q4gsw_naive_f16[wg=64]"));
+  Problem half = testing::fake_problem(1, 4096, 4096);
+  half.dtype = "f16";
+  const auto p32 = a.upsert_problem(testing::fake_problem(1, 4096, 4096));
+  const auto p16 = a.upsert_problem(half);
+  ASSERT_NE(p32, p16);
+  const auto run = a.begin_run({});
+  a.add_measurement(testing::ok_measurement(run, device, p32, f32_kernel, 2000));
+  a.add_measurement(testing::ok_measurement(run, device, p16, f16_kernel, 1000));
+
+  Store b = Store::open_memory();
+  import_json_text(b, export_json_text(a), "a.json");
+  std::map<std::string, std::string> winner_by_dtype;
+  const auto problems = b.problems();
+  const auto kernels = b.kernels();
+  for (const BestRow& best : b.best()) {
+    const auto p = std::find_if(problems.begin(), problems.end(),
+                                [&](const Problem& q) { return q.id == best.problem_id; });
+    const auto k = std::find_if(kernels.begin(), kernels.end(),
+                                [&](const KernelRecord& r) { return r.id == best.kernel_id; });
+    ASSERT_TRUE(p != problems.end() && k != kernels.end());
+    winner_by_dtype[p->dtype] = k->variant_key;
+  }
+  EXPECT_EQ(winner_by_dtype, (std::map<std::string, std::string>{{"f16", "q4gsw_naive_f16[wg=64]"},
+                                                                 {"f32", "q4gsw_naive[wg=64]"}}));
 }
 
 TEST(JsonIo, TimesKeepFullPrecision) {

@@ -45,6 +45,8 @@ TEST(DocsCatalogue, KnobTableListsEveryFamilysKnobsAndValues) {
   const std::string docs = read_docs();
   ASSERT_FALSE(docs.empty()) << "docs/variants.md not found under " << VKTUNE_SOURCE_DIR;
   for (const Family* family : families()) {
+    // An f16 instance is its f32 family's descriptor with F16 set: the docs give it no row.
+    if (family->dtype() != DType::f32) continue;
     const std::string row = "| `" + family->name() + "` | " + knob_column(*family) + " |";
     EXPECT_NE(docs.find(row), std::string::npos)
         << "docs/variants.md's knob table is out of date; its row should start with:\n" << row;

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "kernels/families/reference.h"
@@ -22,6 +23,7 @@ vk::DeviceInfo lavapipe_like() {
   d.limits.max_shared_memory_bytes = 32768;
   d.limits.max_storage_buffer_range = 128u << 20;
   d.features.subgroup_arithmetic = true;
+  d.features.storage_16bit = true;  // lavapipe has 16-bit storage
   return d;
 }
 
@@ -119,9 +121,15 @@ TEST(Knobs, BadKeysAndKnobsAreRejected) {
 TEST(Registry, AllFamiliesInOrder) {
   std::vector<std::string> names;
   for (const Family* f : families()) names.push_back(f->name());
-  EXPECT_EQ(names, (std::vector<std::string>{"q4gsw_naive", "q4gsw_tiled", "q4gsw_gemv",
-                                             "q4gsw_gemv_fast", "q4gsw_coopmat", "q4gsw_coopmat_splitk", "rms_norm",
-                                             "sdpa_naive", "sdpa_fused", "sdpa_split"}));
+  EXPECT_EQ(names, (std::vector<std::string>{
+                       "q4gsw_naive", "q4gsw_tiled", "q4gsw_gemv", "q4gsw_gemv_fast",
+                       "q4gsw_coopmat", "q4gsw_coopmat_splitk", "rms_norm", "q4gsw_naive_f16",
+                       "q4gsw_tiled_f16", "q4gsw_gemv_f16", "q4gsw_gemv_fast_f16",
+                       "q4gsw_coopmat_f16", "q4gsw_coopmat_splitk_f16", "rms_norm_f16",
+                        "sdpa_naive", "sdpa_fused", "sdpa_split"}));
+  for (const Family* f : families()) {
+    EXPECT_EQ(f->dtype() == DType::f16, f->name().ends_with("_f16")) << f->name();
+  }
   EXPECT_EQ(find_family("nope"), nullptr);
   EXPECT_EQ(family("q4gsw_gemv").op(), Op::q4gsw);
   EXPECT_EQ(family("rms_norm").op(), Op::rms_norm);
@@ -199,6 +207,63 @@ TEST(Legality, RejectsWithReasons) {
                                            {Op::rms_norm, 2, 37, 0, 0, false}, lp).ok);
 }
 
+// An f16 instance serves f16 problems only, and only on a device with 16-bit storage; a layout
+// the family does not offer is a bad knob, with the list of those it does.
+TEST(Legality, DtypeMatchesAndF16NeedsSixteenBitStorage) {
+  const vk::DeviceInfo lp = lavapipe_like();
+  const Family& gemv = family("q4gsw_gemv");
+  const Family& gemv16 = family("q4gsw_gemv_f16");
+  EXPECT_EQ(gemv16.dtype(), DType::f16);
+  const Knobs k = parse_key("q4gsw_gemv[layout=raw,wg=64,rows=1,load=u32,reduce=shared]").knobs;
+  Problem p16 = q4(1, 64, 128, 32);
+  p16.dtype = DType::f16;
+  EXPECT_TRUE(gemv16.legality(k, p16, lp).ok);
+  EXPECT_EQ(gemv.legality(k, p16, lp).reason, "q4gsw_gemv computes f32 problems, not f16");
+  EXPECT_EQ(gemv16.legality(k, q4(1, 64, 128, 32), lp).reason,
+            "q4gsw_gemv_f16 computes f16 problems, not f32");
+  vk::DeviceInfo no16 = lp;
+  no16.features.storage_16bit = false;
+  EXPECT_EQ(gemv16.legality(k, p16, no16).reason,
+            "llvmpipe (fake) lacks storageBuffer16BitAccess, which q4gsw_gemv_f16 needs for its "
+            "fp16 tensors");
+  EXPECT_TRUE(gemv.legality(k, q4(1, 64, 128, 32), no16).ok);  // f32 needs none of it
+
+  Knobs interleaved = k;
+  interleaved[0].value = KnobValue(std::string("interleaved"));
+  EXPECT_EQ(gemv16.legality(interleaved, p16, lp).reason,
+            "q4gsw_gemv_f16: layout=interleaved is not one of {raw, packed}");
+
+  // Same key, same knobs, its own shader: F16 set for the f16 instance only.
+  EXPECT_EQ(gemv16.key(k), "q4gsw_gemv_f16[layout=raw,wg=64,rows=1,load=u32,reduce=shared]");
+  const auto has_f16 = [](const ShaderSpec& s) {
+    return std::find(s.defines.begin(), s.defines.end(),
+                     std::pair<std::string, std::string>{"F16", "1"}) != s.defines.end();
+  };
+  EXPECT_TRUE(has_f16(gemv16.shader(k)));
+  EXPECT_FALSE(has_f16(gemv.shader(k)));
+  EXPECT_EQ(gemv16.shader(k).file, gemv.shader(k).file);
+  // The output's rounding to fp16 widens the gate's tolerance by 2^-11 of the bound.
+  EXPECT_DOUBLE_EQ(gemv16.tolerance(p16) - gemv.tolerance(q4(1, 64, 128, 32)), 0x1p-11);
+}
+
+// f16 problems: every float tensor in 2-byte elements; the int4 weight is unchanged.
+TEST(Problem, F16BindingSizesAndNames) {
+  Problem p = q4(3, 100, 64, 32, true);
+  const BindingSizes f32 = binding_sizes(p, Layout::raw);
+  p.dtype = DType::f16;
+  const BindingSizes f16 = binding_sizes(p, Layout::raw);
+  EXPECT_EQ(f16.x, 3u * 64 * 2);
+  EXPECT_EQ(f16.scales, 2u * 100 * 2);
+  EXPECT_EQ(f16.bias, 100u * 2);
+  EXPECT_EQ(f16.out, 3u * 100 * 2);
+  EXPECT_EQ(f16.weight, f32.weight);
+  EXPECT_EQ(describe(p), "q4gsw M=3 N=100 K=64 gs=32 bias f16");
+  EXPECT_EQ(parse_dtype("f16"), DType::f16);
+  EXPECT_EQ(parse_dtype("f32"), DType::f32);
+  EXPECT_EQ(parse_dtype("bf16"), std::nullopt);
+  EXPECT_STREQ(dtype_name(DType::f16), "f16");
+}
+
 TEST(Legality, WorkgroupCountIsClampedNotRejected) {
   vk::DeviceInfo lp = lavapipe_like();
   lp.limits.max_workgroup_count = {1000, 1, 1};
@@ -212,14 +277,16 @@ TEST(Variants, CountsOnLavapipe) {
   const vk::DeviceInfo lp = lavapipe_like();
   for (const Family* f : families()) {
     if (f->op() != Op::q4gsw) continue;
-    const size_t decode = legal_count(*f, q4(1, 4096, 4096, 32), lp);
-    const size_t prefill = legal_count(*f, q4(128, 4096, 4096, 32), lp);
+    Problem one = q4(1, 4096, 4096, 32), many = q4(128, 4096, 4096, 32);  // in f's dtype
+    one.dtype = many.dtype = f->dtype();
+    const size_t decode = legal_count(*f, one, lp);
+    const size_t prefill = legal_count(*f, many, lp);
     std::printf("%-14s variants %3zu  legal M=1: %3zu  M=128: %3zu  (H100-like M=128: %zu)\n",
                 f->name().c_str(), f->all_variants().size(), decode, prefill,
-                legal_count(*f, q4(128, 4096, 4096, 32), h100_like()));
+                legal_count(*f, many, h100_like()));
     if (f->name().starts_with("q4gsw_coopmat")) {
       EXPECT_EQ(decode, 0u);
-      EXPECT_GT(legal_count(*f, q4(128, 4096, 4096, 32), h100_like()), 10u);
+      EXPECT_GT(legal_count(*f, many, h100_like()), 10u);
     } else {
       EXPECT_GT(decode, 0u) << f->name();
     }

@@ -44,7 +44,8 @@ class InstanceSweepFixture : public test::VulkanFixture {
     }
     const CheckResult c = check(inst.download_output(), ref, f.tolerance(p));
     EXPECT_TRUE(c.ok) << key << " on " << describe(p) << ": max error " << c.max_error
-                      << " x bound at output " << c.worst << ", " << c.non_finite
+                      << " x bound at output " << c.worst << " (row "
+                      << c.worst / (output_count(p) / p.m) << "), " << c.non_finite
                       << " non-finite; tolerance " << f.tolerance(p);
     return true;
   }
@@ -52,7 +53,7 @@ class InstanceSweepFixture : public test::VulkanFixture {
   // All legal variants of `name` (every `stride`-th one, offset by `offset`) on `p`.
   size_t sweep(std::string_view name, const Problem& p, size_t stride = 1, size_t offset = 0) {
     const Family* f = find_family(name);
-    EXPECT_NE(f, nullptr);
+    EXPECT_NE(f, nullptr) << name;
     const ProblemData data = make_random(p, p.m * 1000003u + p.n * 101u + p.k);
     const Reference ref = reference(p, data);
     size_t ran = 0, index = 0;

@@ -1,5 +1,6 @@
-// Every legal variant of every family on the device (lavapipe here), on random never-zero
-// inputs with the output poisoned with NaN, against the fp64 reference with per-output bounds.
+// Every legal variant of every family on the device (lavapipe here), in every dtype, on random
+// never-zero inputs with the output poisoned with NaN, against the fp64 reference with
+// per-output bounds.
 #include "kernels/kernel_instance.h"
 
 #include <gtest/gtest.h>
@@ -14,6 +15,27 @@ namespace {
 
 using KernelInstanceTest = InstanceSweepFixture;
 
+// The sweeps, once per dtype: the f16 instance of each family on the same shapes.
+class KernelVariantsTest : public KernelInstanceTest, public ::testing::WithParamInterface<DType> {
+ protected:
+  void SetUp() override {
+    KernelInstanceTest::SetUp();
+    if (GetParam() == DType::f16 && !device().info().features.storage_16bit) {
+      GTEST_SKIP() << device().info().name << " lacks storageBuffer16BitAccess: no f16 variant "
+                   << "is legal (tests/kernels/family_test.cpp checks the reason)";
+    }
+  }
+  size_t sweep(std::string_view base_name, Problem p, size_t stride = 1, size_t offset = 0) {
+    p.dtype = GetParam();
+    return KernelInstanceTest::sweep(family_name(base_name, p.dtype), p, stride, offset);
+  }
+};
+
+INSTANTIATE_TEST_SUITE_P(Dtypes, KernelVariantsTest, ::testing::Values(DType::f32, DType::f16),
+                         [](const auto& instance) {
+                           return std::string(dtype_name(instance.param));
+                         });
+
 Problem q4(uint32_t m, uint32_t n, uint32_t k, uint32_t gs, bool bias) {
   return {Op::q4gsw, m, n, k, gs, bias};
 }
@@ -24,14 +46,14 @@ const Problem kSmall[] = {
     q4(5, 100, 96, 96, true), q4(33, 37, 64, 32, true), q4(2, 37, 256, 128, true),
 };
 
-TEST_F(KernelInstanceTest, Naive) {
+TEST_P(KernelVariantsTest, Naive) {
   for (const Problem& p : kSmall) EXPECT_EQ(sweep("q4gsw_naive", p), 4u) << describe(p);
   // Only the naive kernel takes K and group sizes that are not multiples of 8.
   EXPECT_EQ(sweep("q4gsw_naive", q4(3, 5, 10, 2, true)), 4u);
   EXPECT_EQ(sweep("q4gsw_naive", q4(1, 100, 2080, 2080, false)), 4u);
 }
 
-TEST_F(KernelInstanceTest, Tiled) {
+TEST_P(KernelVariantsTest, Tiled) {
   size_t offset = 0;
   for (const Problem& p : kSmall) {
     EXPECT_GT(sweep("q4gsw_tiled", p, spread(19), offset += 5), sampling() ? 3u : 300u)
@@ -39,12 +61,12 @@ TEST_F(KernelInstanceTest, Tiled) {
   }
 }
 
-TEST_F(KernelInstanceTest, TiledLongK) {
+TEST_P(KernelVariantsTest, TiledLongK) {
   EXPECT_GT(sweep("q4gsw_tiled", q4(5, 100, 2080, 32, true), spread(37), 5), 2u);
   EXPECT_GT(sweep("q4gsw_tiled", q4(33, 37, 2080, 2080, false), spread(41), 20), 2u);
 }
 
-TEST_F(KernelInstanceTest, Gemv) {
+TEST_P(KernelVariantsTest, Gemv) {
   size_t offset = 0;
   for (const Problem& p : {kSmall[0], kSmall[1], kSmall[2], kSmall[3], kSmall[5],
                            q4(8, 37, 96, 32, true), q4(7, 100, 64, 64, false)}) {
@@ -54,12 +76,12 @@ TEST_F(KernelInstanceTest, Gemv) {
   EXPECT_EQ(sweep("q4gsw_gemv", kSmall[4]), 0u);  // M = 33 > 8: nothing legal
 }
 
-TEST_F(KernelInstanceTest, GemvLongK) {
+TEST_P(KernelVariantsTest, GemvLongK) {
   EXPECT_GT(sweep("q4gsw_gemv", q4(1, 100, 2080, 32, true), spread(7), 3), 3u);
   EXPECT_GT(sweep("q4gsw_gemv", q4(5, 37, 2080, 2080, false), spread(9), 8), 3u);
 }
 
-TEST_F(KernelInstanceTest, CoopmatIsNeverLegalWithoutCooperativeMatrix) {
+TEST_P(KernelVariantsTest, CoopmatIsNeverLegalWithoutCooperativeMatrix) {
   if (device().info().features.coopmat_nv) {
     for (const Problem& p : {kSmall[4], kSmall[1], q4(64, 128, 256, 32, true)}) {
       EXPECT_GT(sweep("q4gsw_coopmat", p), 0u) << describe(p);
@@ -76,7 +98,7 @@ TEST_F(KernelInstanceTest, CoopmatIsNeverLegalWithoutCooperativeMatrix) {
   }
 }
 
-TEST_F(KernelInstanceTest, RmsNorm) {
+TEST_P(KernelVariantsTest, RmsNorm) {
   EXPECT_EQ(sweep("rms_norm", {Op::rms_norm, 3, 100, 0, 0, false}), 10u);
   EXPECT_EQ(sweep("rms_norm", {Op::rms_norm, 2, 37, 37, 0, false}), 5u);  // vec4 illegal
   EXPECT_EQ(sweep("rms_norm", {Op::rms_norm, 5, 1024, 0, 0, false, 1e-3f}), 10u);
@@ -143,7 +165,7 @@ TEST_F(KernelInstanceTest, IllegalVariantThrowsWithTheReason) {
 
 // q4gsw_gemv_fast on the shapes of the gemv tests: M in 1..8 (each M selects one mmax),
 // N not a multiple of any tile, K with a partial unroll block, every legal group size.
-TEST_F(KernelInstanceTest, GemvFast) {
+TEST_P(KernelVariantsTest, GemvFast) {
   size_t offset = 0;
   for (const Problem& p :
        {q4(1, 37, 64, 32, true), q4(3, 100, 96, 32, false), q4(5, 100, 96, 96, true),
@@ -159,7 +181,7 @@ TEST_F(KernelInstanceTest, GemvFast) {
   EXPECT_EQ(sweep("q4gsw_gemv_fast", q4(1, 37, 72, 8, true)), 0u);  // K % 32 != 0
 }
 
-TEST_F(KernelInstanceTest, GemvFastLongK) {
+TEST_P(KernelVariantsTest, GemvFastLongK) {
   EXPECT_GT(sweep("q4gsw_gemv_fast", q4(1, 100, 2080, 32, true), spread(11), 2), 3u);
   // M > 4: 36 of the variants are legal (mmax=8 only), so a denser sample.
   EXPECT_GT(sweep("q4gsw_gemv_fast", q4(5, 37, 2080, 2080, false), spread(5), 1), 3u);

@@ -55,6 +55,22 @@ TEST(SdpaProblem, BadInputIsNamedWithTheFix) {
   EXPECT_EQ(parse_op("sdpa"), Op::sdpa);
 }
 
+// The sdpa shaders have no F16 path: an f16 problem is refused with the reason, and no family
+// claims it (the catalogue holds f32 sdpa instances only).
+TEST(SdpaProblem, F16IsRefusedWithTheReason) {
+  Problem half = sdpa(1, 512, 32, 8, 128);
+  half.dtype = DType::f16;
+  expect_invalid(half, "sdpa is f32-only for now");
+  EXPECT_EQ(describe(half), "sdpa M=1 L=512 Hq=32 Hkv=8 D=128 f16");
+  for (const Family* f : families()) {
+    if (f->op() == Op::sdpa) EXPECT_EQ(f->dtype(), DType::f32) << f->name();
+  }
+  const Family& fused = *find_family("sdpa_fused");
+  const Legality legal = fused.legality(fused.all_variants().front(), half, device(1024, 49152));
+  EXPECT_FALSE(legal.ok);
+  EXPECT_NE(legal.reason.find("f16"), std::string::npos) << legal.reason;
+}
+
 TEST(SdpaProblem, SizesWorkAndPushConstants) {
   const Problem p = sdpa(3, 100, 8, 2, 64);
   const BindingSizes s = binding_sizes(p, Layout::none);

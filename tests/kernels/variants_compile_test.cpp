@@ -26,6 +26,8 @@ void compile_all(std::string_view name) {
 
 TEST(VariantsCompile, Coopmat) { compile_all("q4gsw_coopmat"); }
 TEST(VariantsCompile, CoopmatSplitK) { compile_all("q4gsw_coopmat_splitk"); }
+TEST(VariantsCompile, CoopmatF16) { compile_all("q4gsw_coopmat_f16"); }
+TEST(VariantsCompile, CoopmatSplitKF16) { compile_all("q4gsw_coopmat_splitk_f16"); }
 // The other families' variants are compiled (and run) by kernels_instance_test.
 
 }  // namespace

@@ -27,13 +27,16 @@ struct Compiled {
 std::vector<Compiled> compile_builtins() {
   ShaderCompiler compiler;
   std::vector<Compiled> out;
-  for (kernels::Op op : {kernels::Op::q4gsw, kernels::Op::rms_norm, kernels::Op::sdpa}) {
-    for (const kernels::BuiltinVariant& v : kernels::builtin_variants(op)) {
-      const kernels::Family& family = *kernels::find_family(v.family);
-      const kernels::Knobs knobs = family.knobs_from_json(nlohmann::json::parse(v.knobs_json));
-      const std::string key = family.key(knobs);
-      const kernels::ShaderSpec spec = family.shader(knobs);
-      out.push_back({key, *compiler.compile(spec.file, spec.defines, key)});
+  for (kernels::DType dtype : {kernels::DType::f32, kernels::DType::f16}) {
+    for (kernels::Op op : {kernels::Op::q4gsw, kernels::Op::rms_norm, kernels::Op::sdpa}) {
+      if (op == kernels::Op::sdpa && dtype != kernels::DType::f32) continue;  // f32 only
+      for (const kernels::BuiltinVariant& v : kernels::builtin_variants(op)) {
+        const kernels::Family& family = kernels::builtin_family(v, dtype);
+        const kernels::Knobs knobs = family.knobs_from_json(nlohmann::json::parse(v.knobs_json));
+        const std::string key = family.key(knobs);
+        const kernels::ShaderSpec spec = family.shader(knobs);
+        out.push_back({key, *compiler.compile(spec.file, spec.defines, key)});
+      }
     }
   }
   return out;

@@ -11,19 +11,10 @@
 
 #include "kernels/builtin_variants.h"
 #include "kernels/family.h"
+#include "runtime/query_problem.h"
 
 namespace vktune::runtime {
 namespace {
-
-kernels::Problem to_problem(const ProblemQuery& q) {
-  kernels::Problem p;
-  p.op = *kernels::parse_op(q.op);
-  p.m = q.m;
-  p.n = q.n;
-  p.k = q.k;
-  p.group_size = q.group_size;
-  return p;
-}
 
 ProblemQuery q4(uint32_t m, uint32_t n, uint32_t k, uint32_t gs) {
   return {"q4gsw", "f32", m, n, k, gs};
@@ -75,7 +66,7 @@ TEST(Builtin, EveryAnswerIsTheCataloguesVariantAndFitsTheShape) {
     EXPECT_EQ(kernels::to_json_text(knobs), s.knobs_json);
     EXPECT_EQ(kernels::layout_name(family->layout(knobs)), s.layout);
     EXPECT_EQ(family->workgroup_size(knobs), s.workgroup_size);
-    const kernels::Problem p = to_problem(q);
+    const kernels::Problem p = *to_problem(q);
     EXPECT_EQ(kernels::check(family->constraints(knobs), p), "")
         << s.variant_key << " answered for " << kernels::describe(p);
   }
@@ -90,7 +81,7 @@ TEST(Builtin, QueryValidationAgreesWithTheCatalogue) {
     ProblemQuery q{norm ? "rms_norm" : "q4gsw", "f32", dim(rng), dim(rng), dim(rng), dim(rng)};
     if (norm && i % 2 == 0) q.k = q.n;
     if (norm && i % 5 == 0) q.group_size = 0;
-    kernels::Problem p = to_problem(q);
+    kernels::Problem p = *to_problem(q);
     // The query API has no bias and no eps; rms_norm queries pass K = N, the catalogue K = 0 or N.
     const bool runtime_ok = validate(q).empty();
     const bool catalogue_ok = kernels::validate(p).empty() && p.k != 0 &&

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <cstring>
 
 #include "db/json_io.h"
@@ -54,6 +55,72 @@ TEST(CApi, NullArgumentsAreErrorsNotCrashes) {
   EXPECT_STREQ(s.matched_device_name, "");
   EXPECT_EQ(vktune_snapshot_load(nullptr, nullptr, 0), nullptr);
   vktune_snapshot_free(nullptr);
+}
+
+TEST(CApi, LayersFromMemoryNameTheLayerThatAnswered) {
+  testing::FakeDb system_db;
+  testing::UserDb user_db;
+  const std::string system_json = db::export_json_text(system_db.store);
+  const std::string user_json = db::export_json_text(user_db.store);
+  char err[256] = {};
+  vktune_snapshot* system =
+      vktune_snapshot_load_memory(system_json.data(), system_json.size(), "system", err, sizeof err);
+  ASSERT_NE(system, nullptr) << err;
+  vktune_snapshot* user =
+      vktune_snapshot_load_memory(user_json.data(), user_json.size(), nullptr, err, sizeof err);
+  ASSERT_NE(user, nullptr) << err;
+  const vktune_snapshot* stack[] = {user, system};
+  vktune_snapshot* layered = vktune_snapshot_layer(stack, 2, err, sizeof err);
+  ASSERT_NE(layered, nullptr) << err;
+  vktune_snapshot_free(user);  // the layers share the data: the inputs may go
+  vktune_snapshot_free(system);
+
+  const vktune_device_query a = c_query(testing::query_for(user_db.a));
+  vktune_problem_query p{"q4gsw", "f32", 1, 4096, 4096, 32};
+  vktune_selection s{};
+  ASSERT_EQ(vktune_select(layered, &a, &p, &s), VKTUNE_OK) << s.error;
+  EXPECT_STREQ(s.variant_key, testing::UserDb::kWinner);
+  EXPECT_EQ(s.layer, 0);
+  EXPECT_STREQ(s.source, "memory");
+  p.m = 64;
+  ASSERT_EQ(vktune_select(layered, &a, &p, &s), VKTUNE_OK) << s.error;
+  EXPECT_EQ(s.layer, 1);
+  EXPECT_STREQ(s.source, "system");
+  vktune_snapshot_free(layered);
+}
+
+TEST(CApi, TruncatedBufferIsAnError) {
+  testing::FakeDb db;
+  const std::string json = db::export_json_text(db.store);
+  char err[256] = {};
+  EXPECT_EQ(vktune_snapshot_load_memory(json.data(), json.size() / 2, "half", err, sizeof err),
+            nullptr);
+  EXPECT_EQ(std::string(err).rfind("half: not valid JSON", 0), 0u) << err;
+  EXPECT_EQ(vktune_snapshot_load_memory(nullptr, 10, "x", err, sizeof err), nullptr);
+  EXPECT_STREQ(err, "data is NULL");
+  EXPECT_EQ(vktune_snapshot_layer(nullptr, 1, err, sizeof err), nullptr);
+}
+
+TEST(CApi, EnvironmentSwitchesApply) {
+  testing::FakeDb db;
+  const std::string json = db::export_json_text(db.store);
+  char err[256] = {};
+  vktune_snapshot* app = vktune_snapshot_load_memory(json.data(), json.size(), "app", err, sizeof err);
+  ASSERT_NE(app, nullptr) << err;
+  setenv("VKTUNE_FORCE_BUILTIN", "1", 1);
+  vktune_snapshot* forced = vktune_snapshot_from_environment(&app, 1, err, sizeof err);
+  unsetenv("VKTUNE_FORCE_BUILTIN");
+  ASSERT_NE(forced, nullptr) << err;
+  const vktune_device_query a = c_query(testing::query_for(db.a));
+  const vktune_problem_query p{"q4gsw", "f32", 1, 4096, 4096, 32};
+  vktune_selection s{};
+  ASSERT_EQ(vktune_select(app, &a, &p, &s), VKTUNE_OK);
+  EXPECT_EQ(s.device_match, VKTUNE_DEVICE_EXACT);
+  ASSERT_EQ(vktune_select(forced, &a, &p, &s), VKTUNE_OK);
+  EXPECT_EQ(s.device_match, VKTUNE_DEVICE_BUILTIN);
+  EXPECT_EQ(s.layer, -1);
+  vktune_snapshot_free(forced);
+  vktune_snapshot_free(app);
 }
 
 TEST(CApi, ErrorMessageIsTruncatedSafely) {

@@ -1,23 +1,24 @@
 // The dispatch contract proven on a device: buffers allocated, filled and bound only as the plan
 // says, weights prepacked by the runtime, the variant's SPIR-V, one dispatch of the plan's
 // groups with its push constants; the output matches the fp64 reference. Ragged shapes, both
-// weight layouts, rms_norm.
+// weight layouts, rms_norm, both dtypes (f16 buffers in 2-byte elements).
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstring>
 #include <limits>
-
 #include <nlohmann/json.hpp>
 
 #include "kernels/families/reference.h"
 #include "kernels/family.h"
+#include "kernels/float16.h"
 #include "kernels/shader_compiler.h"
 #include "kernels/vk/buffer.h"
 #include "kernels/vk/command_buffer.h"
 #include "kernels/vk/pipeline.h"
 #include "runtime/builtin.h"
 #include "runtime/dispatch.h"
+#include "runtime/query_problem.h"
 #include "tests/kernels/vulkan_fixture.h"
 
 namespace vktune::runtime {
@@ -45,31 +46,28 @@ class DispatchOnDevice : public vktune::test::VulkanFixture {
         device(), {std::string(s.variant_key), spirv_words, static_cast<uint32_t>(plan.bindings.size()),
                    static_cast<uint32_t>(plan.push_constants.size())});
 
-    kernels::Problem p;
-    p.op = family.op();
-    p.m = q.m;
-    p.n = q.n;
-    p.k = q.k;
-    p.group_size = q.group_size;
+    const kernels::Problem p = *to_problem(q);
     const kernels::ProblemData data = kernels::make_random(p, 17);
     std::vector<vk::Buffer> buffers;
     std::vector<const vk::Buffer*> bound;
     for (const BindingPlan& b : plan.bindings) {
       buffers.push_back(vk::Buffer::create(device(), b.alloc_bytes));
       vk::Buffer& buffer = buffers.back();
-      if (b.name == "x") buffer.upload(std::span<const float>(data.x));
-      if (b.name == "scales") buffer.upload(std::span<const float>(data.scales));
-      if (b.name == "w") buffer.upload(std::span<const float>(data.norm_weight));
+      // Floats go up in the problem's dtype, as an engine holds them.
+      const auto upload = [&](const std::vector<float>& values) {
+        buffer.upload(std::span<const std::byte>(kernels::encode(values, p.dtype)));
+      };
+      if (b.name == "x") upload(data.x);
+      if (b.name == "scales") upload(data.scales);
+      if (b.name == "w") upload(data.norm_weight);
       if (b.name == "weight") {
         std::vector<uint8_t> weight;
         ASSERT_EQ(prepack(plan.layout, data.weight, p.n, p.k, weight), "");
         ASSERT_EQ(weight.size(), b.bytes);
         buffer.upload(std::span<const uint8_t>(weight));
       }
-      if (b.name == "out") {
-        buffer.upload(std::span<const float>(
-            std::vector<float>(p.m * p.n, std::numeric_limits<float>::quiet_NaN())));
-      }
+      if (b.name == "out")
+        upload(std::vector<float>(p.m * p.n, std::numeric_limits<float>::quiet_NaN()));
       if (b.zero_once) buffer.upload(std::span<const uint8_t>(std::vector<uint8_t>(b.alloc_bytes)));
     }
     for (const vk::Buffer& buffer : buffers) bound.push_back(&buffer);
@@ -79,8 +77,11 @@ class DispatchOnDevice : public vktune::test::VulkanFixture {
     });
     size_t out = 0;
     while (plan.bindings[out].name != "out") ++out;
-    const kernels::CheckResult c = kernels::check(buffers[out].download<float>(p.m * p.n),
-                                                  kernels::reference(p, data), family.tolerance(p));
+    const std::vector<float> result =
+        kernels::decode(buffers[out].download<std::byte>(plan.bindings[out].bytes), p.dtype);
+    ASSERT_EQ(result.size(), uint64_t{p.m} * p.n);
+    const kernels::CheckResult c =
+        kernels::check(result, kernels::reference(p, data), family.tolerance(p));
     EXPECT_TRUE(c.ok) << s.variant_key << " on " << kernels::describe(p) << ": max error "
                       << c.max_error << ", " << c.non_finite << " non-finite";
   }
@@ -95,14 +96,18 @@ class DispatchOnDevice : public vktune::test::VulkanFixture {
 };
 
 TEST_F(DispatchOnDevice, BuiltinsOnRaggedShapes) {
-  for (const ProblemQuery q : {ProblemQuery{"q4gsw", "f32", 1, 37, 264, 8},
-                               ProblemQuery{"q4gsw", "f32", 5, 67, 136, 8},
-                               ProblemQuery{"rms_norm", "f32", 3, 37, 37, 0},
-                               ProblemQuery{"rms_norm", "f32", 2, 64, 64, 0}}) {
-    SCOPED_TRACE(std::string(q.op) + " M=" + std::to_string(q.m) + " N=" + std::to_string(q.n));
-    const Selection s = builtin(q);
-    EXPECT_FALSE(s.spirv.empty()) << "built-in answers carry their SPIR-V";
-    run(s, q);
+  for (const char* dtype : {"f32", "f16"}) {
+    if (std::string_view(dtype) == "f16" && !device().info().features.storage_16bit) continue;
+    for (const ProblemQuery q :
+         {ProblemQuery{"q4gsw", dtype, 1, 37, 264, 8}, ProblemQuery{"q4gsw", dtype, 5, 67, 136, 8},
+          ProblemQuery{"rms_norm", dtype, 3, 37, 37, 0},
+          ProblemQuery{"rms_norm", dtype, 2, 64, 64, 0}}) {
+      SCOPED_TRACE(std::string(q.op) + " " + dtype + " M=" + std::to_string(q.m) +
+                   " N=" + std::to_string(q.n));
+      const Selection s = builtin(q);
+      EXPECT_FALSE(s.spirv.empty()) << "built-in answers carry their SPIR-V";
+      run(s, q);
+    }
   }
 }
 

@@ -8,6 +8,7 @@
 
 #include "db/store.h"
 #include "runtime/snapshot.h"
+#include "runtime/stored_device.h"
 #include "tests/db/fixtures.h"
 
 namespace vktune::testing {
@@ -15,20 +16,18 @@ namespace vktune::testing {
 inline constexpr const char* kUuidA = "00112233445566778899aabbccddeeff";
 
 inline runtime::DeviceQuery query_for(const db::DeviceRecord& d) {
-  runtime::DeviceQuery q;
-  q.vendor_id = d.vendor_id;
-  q.device_id = d.device_id;
-  q.driver_id = d.driver_id;
-  q.driver_version = d.driver_version;
-  q.device_type = d.device_type == "discrete" ? runtime::DeviceType::discrete
-                  : d.device_type == "integrated" ? runtime::DeviceType::integrated
-                                                  : runtime::DeviceType::other;
-  for (size_t i = 0; i < 16; ++i) {
-    q.pipeline_cache_uuid[i] =
-        static_cast<uint8_t>(std::stoul(d.pipeline_cache_uuid.substr(2 * i, 2), nullptr, 16));
-  }
+  runtime::DeviceQuery q = runtime::stored_device_query(d);
   q.name = "query";
   return q;
+}
+
+// A snapshot of `store`'s winners, labelled `source`; a failure to build fails the test.
+inline std::shared_ptr<const runtime::Snapshot> snapshot_of(const db::Store& store,
+                                                            std::string_view source) {
+  std::string error;
+  auto s = runtime::Snapshot::from_catalog(store.catalog(), &error, source);
+  EXPECT_TRUE(s) << error;
+  return s;
 }
 
 // Device A (NVIDIA 0x2684, driver 100), A-old (same device, driver 90), B (NVIDIA 0x2700,
@@ -43,8 +42,10 @@ struct FakeDb {
   static db::DeviceRecord device(uint32_t vendor, uint32_t id, uint32_t driver, const char* type,
                                  const char* name) {
     db::DeviceRecord d = fake_device(vendor, id, driver, type);
-    d.name = name;
-    d.pipeline_cache_uuid = kUuidA;
+    // Whole strings moved in: GCC 12 warns (-Wrestrict, a known false positive) on a literal
+    // assigned to a string here.
+    d.name = std::string(name);
+    d.pipeline_cache_uuid = std::string(kUuidA);
     return d;
   }
 
@@ -80,11 +81,8 @@ struct FakeDb {
     store.add_measurement(ok_measurement(run, ic, prms, rms_id, 700));
   }
 
-  std::shared_ptr<const runtime::Snapshot> snapshot() const {
-    std::string error;
-    auto s = runtime::Snapshot::from_catalog(store.catalog(), &error);
-    EXPECT_TRUE(s) << error;
-    return s;
+  std::shared_ptr<const runtime::Snapshot> snapshot(std::string_view source = "catalog") const {
+    return snapshot_of(store, source);
   }
 };
 
@@ -111,11 +109,30 @@ struct RankedDb {
     }
   }
 
-  std::shared_ptr<const runtime::Snapshot> snapshot() const {
-    std::string error;
-    auto s = runtime::Snapshot::from_catalog(store.catalog(), &error);
-    EXPECT_TRUE(s) << error;
-    return s;
+  std::shared_ptr<const runtime::Snapshot> snapshot(std::string_view source = "catalog") const {
+    return snapshot_of(store, source);
+  }
+};
+
+// A user's own tuning of device A, to layer over FakeDb as the shipped system database: the
+// problem FakeDb tunes as M=1 N=4096 K=4096 (gemv, 1000 ns) with another winner (the packed
+// gemv at 900 ns), and nothing else.
+struct UserDb {
+  db::Store store = db::Store::open_memory();
+  db::DeviceRecord a = FakeDb::device(0x10de, 0x2684, 100, "discrete", "A");
+  static constexpr const char* kWinner =
+      "q4gsw_gemv[layout=packed,wg=64,rows=8,load=u32x4,reduce=shared]";
+
+  UserDb() {
+    const auto kernel = store.upsert_kernel(fake_kernel(
+        kWinner, R"({"k_multiple":8,"gs_multiple":8,"n_multiple":1,"m_max":4,"m_min":1})"));
+    const auto device = store.upsert_device(a);
+    const auto problem = store.upsert_problem(fake_problem(1, 4096, 4096));
+    store.add_measurement(ok_measurement(store.begin_run({}), device, problem, kernel, 900));
+  }
+
+  std::shared_ptr<const runtime::Snapshot> snapshot(std::string_view source = "user") const {
+    return snapshot_of(store, source);
   }
 };
 

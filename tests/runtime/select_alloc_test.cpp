@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <new>
 
+#include "runtime/layers.h"
 #include "runtime/snapshot.h"
 #include "tests/runtime/fake_catalog.h"
 
@@ -51,6 +52,22 @@ TEST(SelectAlloc, RankingDoesNotAllocate) {
   const Selection s = snap->select(a, testing::q4(8, 4096, 4096));
   EXPECT_EQ(g_allocations.load() - before, 0);
   EXPECT_EQ(s.shape_match, ShapeMatch::ranked);
+}
+
+TEST(SelectAlloc, LayersDoNotAllocateWithLoggingOff) {
+  testing::FakeDb system_db;
+  testing::UserDb user_db;
+  const Layers layers({user_db.snapshot(), system_db.snapshot()});
+  const DeviceQuery a = testing::query_for(system_db.a);
+  const long before = g_allocations.load();
+  size_t sink = 0;
+  for (const auto& q : {testing::q4(1, 4096, 4096), testing::q4(64, 4096, 4096),
+                        testing::q4(16, 1024, 1024), testing::q4(0, 1, 1)}) {
+    const Selection s = layers.select(a, q);
+    sink += s.variant_key.size() + static_cast<size_t>(s.layer + 1);
+  }
+  EXPECT_EQ(g_allocations.load() - before, 0);
+  EXPECT_GT(sink, 0u);
 }
 
 }  // namespace

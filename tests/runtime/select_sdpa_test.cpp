@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "runtime/builtin.h"
+#include "runtime/query_problem.h"
 #include "runtime/snapshot.h"
 #include "tests/runtime/fake_catalog.h"
 
@@ -75,6 +76,22 @@ TEST_F(SelectSdpa, BadQueriesAreErrors) {
     EXPECT_EQ(s.status, Status::invalid_query) << q.m << " " << q.n << " " << q.heads;
     EXPECT_FALSE(s.error.empty());
   }
+  ProblemQuery half = attention(1, 512, 32, 8, 128);
+  half.dtype = "f16";
+  const Selection s = snap->select(query_for(db.a), half);
+  EXPECT_EQ(s.status, Status::invalid_query);
+  EXPECT_NE(s.error.find("sdpa is f32-only"), std::string::npos) << s.error;
+}
+
+// The one conversion of a query to the catalogue's problem carries the head counts.
+TEST(SdpaQueryProblem, ToProblemCarriesTheHeads) {
+  const std::optional<kernels::Problem> p = to_problem(attention(2, 700, 32, 8, 128));
+  ASSERT_TRUE(p.has_value());
+  EXPECT_EQ(p->op, kernels::Op::sdpa);
+  EXPECT_EQ(p->heads, 32u);
+  EXPECT_EQ(p->kv_heads, 8u);
+  EXPECT_EQ(kernels::validate(*p), "");
+  EXPECT_EQ(kernels::describe(*p), "sdpa M=2 L=700 Hq=32 Hkv=8 D=128");
 }
 
 }  // namespace

@@ -168,10 +168,13 @@ TEST_F(Select, InvalidQueriesReturnAnError) {
   }
 }
 
-TEST_F(Select, UnknownDtypeWithoutTuningIsNoMatch) {
-  const Selection s = snap->select(query_for(db.a), ProblemQuery{"q4gsw", "f16", 1, 64, 64, 32});
-  EXPECT_EQ(s.status, Status::no_match);
-  EXPECT_FALSE(s.error.empty());
+TEST_F(Select, UntunedDtypeFallsBackToItsBuiltIns) {
+  // Device A tuned f32 only: an f16 query gets the f16 built-in, never an f32 winner.
+  const Selection s =
+      snap->select(query_for(db.a), ProblemQuery{"q4gsw", "f16", 1, 4096, 4096, 32});
+  ASSERT_TRUE(s.ok()) << s.error;
+  EXPECT_EQ(s.shape_match, ShapeMatch::builtin);
+  EXPECT_EQ(s.family, "q4gsw_gemv_f16");
 }
 
 TEST_F(Select, StringsAreNulTerminated) {

@@ -151,5 +151,75 @@ TEST(VktuneCli, TuneModelErrorsNameTheFile) {
   EXPECT_FALSE(std::filesystem::exists(dir.file("t.db")));
 }
 
+
+TEST(VktuneCli, CostModelAndTrainDbRefuseWhatTheyCannotUse) {
+  TempDir dir;
+  const std::string path = dir.file("one.db");
+  {
+    db::Store store = db::Store::open(path);
+    db::DeviceRecord device;
+    device.name = "Test GPU";
+    device.pipeline_cache_uuid = std::string(32, '0');
+    store.upsert_device(device);
+  }
+  const VktuneResult few = vktune("cost-model --db " + quoted(path));
+  EXPECT_EQ(few.exit_code, 1) << few.output;
+  EXPECT_NE(few.output.find("too few swept problems for a model"), std::string::npos) << few.output;
+  const VktuneResult other = vktune("cost-model --db " + quoted(path) + " --device Elsewhere");
+  EXPECT_EQ(other.exit_code, 2) << other.output;
+  EXPECT_NE(other.output.find("it holds:\n  Test GPU"), std::string::npos) << other.output;
+
+  const VktuneResult halving = vktune("tune --strategy halving --train-db " + quoted(path) +
+                                      " --db " + quoted(dir.file("t.db")));
+  EXPECT_EQ(halving.exit_code, 2) << halving.output;
+  EXPECT_NE(halving.output.find("--train-db is read by --strategy model only"), std::string::npos)
+      << halving.output;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("t.db")));
+}
+
+}  // namespace
+}  // namespace vktune::report
+
+namespace vktune::report {
+namespace {
+
+// Completes the words of `line` (the last one being typed) with the script `vktune completion
+// bash` printed, in a real bash, and returns the candidates.
+std::string complete(const TempDir& dir, const std::string& line) {
+  const std::string driver = dir.file("complete.bash");
+  std::ofstream(driver) << "source " << quoted(dir.file("vktune.bash")) << "\n"
+                        << "COMP_WORDS=(" << line << ")\n"
+                        << "COMP_CWORD=$((${#COMP_WORDS[@]} - 1))\n"
+                        << "_vktune_complete\n"
+                        << "echo \"${COMPREPLY[*]}\"\n";
+  FILE* pipe = ::popen(("bash " + quoted(driver)).c_str(), "r");
+  std::string out;
+  char buf[4096];
+  for (size_t n; pipe && (n = std::fread(buf, 1, sizeof buf, pipe)) > 0;) out.append(buf, n);
+  if (pipe) ::pclose(pipe);
+  while (!out.empty() && out.back() == '\n') out.pop_back();
+  return out;
+}
+
+TEST(VktuneCli, BashCompletionCompletesCommandsOptionsAndFiles) {
+  TempDir dir;
+  const VktuneResult r = vktune("completion bash");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::ofstream(dir.file("vktune.bash")) << r.output;
+  std::ofstream(dir.file("tuned.db")) << "";
+
+  EXPECT_EQ(complete(dir, "vktune tu"), "tune");
+  EXPECT_EQ(complete(dir, "vktune ex"), "export");
+  EXPECT_EQ(complete(dir, "vktune tune --str"), "--strategy");
+  // A flag before does not end the command; another command's options are not offered.
+  EXPECT_EQ(complete(dir, "vktune tune --json --res"), "--resume");
+  EXPECT_EQ(complete(dir, "vktune report --res"), "");
+  // After an option that takes a value, files.
+  EXPECT_EQ(complete(dir, "vktune report --db " + quoted(dir.file("tu"))), dir.file("tuned.db"));
+  // A flag takes none: options again.
+  EXPECT_EQ(complete(dir, "vktune tune --json --pro"), "--profile");
+  EXPECT_EQ(vktune("completion zsh").exit_code, 2);
+}
+
 }  // namespace
 }  // namespace vktune::report

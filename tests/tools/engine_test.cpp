@@ -119,20 +119,26 @@ TEST_F(EngineTest, LayerGraphHasTheDecoderNodes) {
             (std::vector<size_t>{layer.tensor("h"), layer.tensor("down")}));
 }
 
+// In both dtypes: an f16 layer (every activation fp16) is routed to the f16 built-ins and
+// checked node by node and end to end against the fp64 reference on the same fp16 inputs.
 TEST_F(EngineTest, FixedRoutingMatchesReference) {
-  for (uint32_t m : {1u, 5u}) {
-    const Layer layer = make_layer(shape(), m);
-    const LayerData data = make_layer_data(layer, 7);
-    const Router router(nullptr, device().info());
-    auto [graph, check] = run(layer, data, router);
-    expect_ok(check);
-    EXPECT_EQ(count_routes(graph.routes()), (RouteCounts{0, 0, 9, 0})) << "M=" << m;
-    EXPECT_EQ(route_of(graph, "q_proj").key,
-              m == 1 ? "q4gsw_gemv[layout=raw,wg=64,rows=1,load=u32,reduce=shared]"
-                     : "q4gsw_tiled[layout=raw,tm=4,tn=4,wg=64,bk=0]");
-    const GraphTimes times = graph.time(2, 0);
-    EXPECT_EQ(times.node_ns.size(), layer.nodes.size());
-    EXPECT_GT(times.total_ns, 0);
+  for (kernels::DType dtype : {kernels::DType::f32, kernels::DType::f16}) {
+    if (dtype == kernels::DType::f16 && !device().info().features.storage_16bit) continue;
+    const std::string suffix = dtype == kernels::DType::f16 ? "_f16" : "";
+    for (uint32_t m : {1u, 5u}) {
+      const Layer layer = make_layer(shape(), m, dtype);
+      const LayerData data = make_layer_data(layer, 7);
+      const Router router(nullptr, device().info());
+      auto [graph, check] = run(layer, data, router);
+      expect_ok(check);
+      EXPECT_EQ(count_routes(graph.routes()), (RouteCounts{0, 0, 9, 0})) << "M=" << m;
+      EXPECT_EQ(route_of(graph, "q_proj").key,
+                m == 1 ? "q4gsw_gemv" + suffix + "[layout=raw,wg=64,rows=1,load=u32,reduce=shared]"
+                       : "q4gsw_tiled" + suffix + "[layout=raw,tm=4,tn=4,wg=64,bk=0]");
+      const GraphTimes times = graph.time(2, 0);
+      EXPECT_EQ(times.node_ns.size(), layer.nodes.size());
+      EXPECT_GT(times.total_ns, 0);
+    }
   }
 }
 

@@ -115,6 +115,23 @@ TEST_F(SummaryTest, RunnerUpAndSpread) {
   EXPECT_FALSE(p5.margin_pct());
 }
 
+TEST_F(SummaryTest, AKeyMeasuredUnderTwoShaderVersionsIsOneVariantWithItsFastestTime) {
+  // The runner-up of P1 is the fixed gemv at 40 us; the same key under a changed shader (a
+  // second kernel row), measured slower later, must not replace that time.
+  db::KernelRecord changed = synthetic_kernel(kGemvFixed);
+  changed.source_hash = "changed-shader";
+  const int64_t again = store_.upsert_kernel(changed);
+  const int64_t p1 = store_.upsert_problem(fake_problem(1, 4096, 4096, 32, "q4gsw"));
+  store_.add_measurement(ok_measurement(ids_.run2, ids_.device1, p1, again, 90000));
+  const Summary s = summarize(store_);
+  const ProblemSummary& p = find(s.devices[0], "q4gsw", 1);
+  EXPECT_DOUBLE_EQ(p.ok_ns.at(kGemvFixed), 40000);
+  EXPECT_EQ(p.runner_up_key, kGemvFixed);
+  EXPECT_DOUBLE_EQ(p.runner_up_ns.value_or(0), 40000);
+  // And it is one variant of the five measured, not a sixth.
+  EXPECT_EQ(p.measured(), 5);
+}
+
 TEST_F(SummaryTest, GeomeanPerMClass) {
   const Summary s = summarize(store_);
   const auto& g = s.devices[0].geomean_fixed;

@@ -1,5 +1,5 @@
-// `vktune tune` on the device: results on stdout, progress and diagnostics on stderr, so a
-// script can read stdout alone (as a table, or with --json as the summary document).
+// `vktune tune` and `vktune bench` on the device: results on stdout, progress and diagnostics on
+// stderr, so a script can read stdout alone (as a table, or with --json as a document).
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -44,6 +44,23 @@ TEST(VktuneTuneOutput, ResultsOnStdoutProgressOnStderr) {
   ASSERT_EQ(doc["devices"][0]["problems"].size(), 2u);
   EXPECT_EQ(doc["devices"][0]["problems"][1]["m"], 2);
   EXPECT_TRUE(doc["devices"][0]["problems"][1]["winner"].is_string());
+
+  // bench --json re-times those winners: one check per problem, naming the stored winner.
+  const VktuneResult bench =
+      vktune("bench --plain --variant-budget 0.01 --json --db " + quoted(dir.file("b.db")), "",
+             "2>" + quoted(err));
+  ASSERT_EQ(bench.exit_code, 0) << slurp_file(err);
+  const auto checks = nlohmann::json::parse(bench.output);
+  EXPECT_EQ(checks["format"], "vktune-bench");
+  ASSERT_EQ(checks["checks"].size(), 2u) << bench.output;
+  for (size_t i = 0; i < 2; ++i) {
+    const auto& c = checks["checks"][i];
+    const auto& stored = doc["devices"][0]["problems"][i];
+    EXPECT_EQ(c["winner"], stored["winner"]) << bench.output;
+    EXPECT_GT(c["stored_ns"].get<double>(), 0);
+    EXPECT_GT(c["retimed_ns"].get<double>(), 0) << "the winner was not re-timed";
+  }
+  EXPECT_NE(slurp_file(err).find("vktune bench: 2 problems"), std::string::npos) << slurp_file(err);
 }
 
 }  // namespace

@@ -18,7 +18,7 @@ namespace {
 class BatchTimerTest : public test::VulkanFixture {
  protected:
   kernels::KernelInstance Instance() {
-    const kernels::Family& naive = kernels::naive_family();
+    const kernels::Family& naive = kernels::naive_family(kernels::DType::f32);
     return kernels::KernelInstance::create(device(), compiler_, naive, naive.all_variants().front(),
                                            problem_, kernels::make_random(problem_, 3));
   }

@@ -24,7 +24,7 @@ class BrokenNaiveFamily final : public kernels::Family {
  public:
   using Grid = std::array<uint32_t, 3> (*)(const kernels::Problem&, const vk::DeviceInfo&);
   BrokenNaiveFamily(std::string name, kernels::Layout layout, Grid grid)
-      : Family(std::move(name), kernels::Op::q4gsw, {{"wg", kernels::ints({64})}}),
+      : Family(name, kernels::DType::f32, kernels::Op::q4gsw, {{"wg", kernels::ints({64})}}),
         layout_(layout),
         grid_(grid) {}
   kernels::Constraints constraints(const kernels::Knobs&) const override {
@@ -33,7 +33,7 @@ class BrokenNaiveFamily final : public kernels::Family {
   kernels::Layout layout(const kernels::Knobs&) const override { return layout_; }
   uint32_t workgroup_size(const kernels::Knobs&) const override { return 64; }
   uint32_t shared_bytes(const kernels::Knobs&) const override { return 0; }
-  kernels::ShaderSpec shader(const kernels::Knobs&) const override {
+  kernels::ShaderSpec source(const kernels::Knobs&) const override {
     return {"q4gsw_naive.comp", {{"WG", "64"}}};
   }
   std::array<uint32_t, 3> groups(const kernels::Knobs&, const kernels::Problem& p,
@@ -73,12 +73,12 @@ class SessionTest : public test::VulkanFixture {
     o.cache = CacheMode::hot;
     o.timing.budget = std::chrono::milliseconds(20);
     o.timing.min_sample_ns = 20'000;
-    o.families = {&kernels::naive_family(), &wrong_};
+    o.families = {&kernels::naive_family(kernels::DType::f32), &wrong_};
     return o;
   }
   size_t LegalVariants() const {
     size_t legal = 0;
-    for (const kernels::Family* f : {&kernels::naive_family(),
+    for (const kernels::Family* f : {&kernels::naive_family(kernels::DType::f32),
                                      static_cast<const kernels::Family*>(&wrong_)}) {
       for (const auto& knobs : f->all_variants()) {
         if (f->legality(knobs, problem_, device().info())) ++legal;
@@ -135,13 +135,42 @@ TEST_F(SessionTest, StoresEveryLegalVariantAndSelectsTheFastestCorrectOne) {
   EXPECT_NE(*result.problems[0].winner_key, "test_wrong_layout[wg=64]");
 }
 
+// One shape in both dtypes: two problems, each gated (the f16 one read back as fp16) and won by
+// a variant of its own dtype; the f32 family never measures the f16 problem or the reverse.
+TEST_F(SessionTest, EachDtypeIsItsOwnProblemWonByItsOwnFamily) {
+  if (!device().info().features.storage_16bit) GTEST_SKIP() << "no 16-bit storage";
+  kernels::Problem half = problem_;
+  half.dtype = kernels::DType::f16;
+  TuneOptions options = Options();
+  options.problems = {problem_, half};
+  options.families = {&kernels::naive_family(kernels::DType::f32),
+                      &kernels::naive_family(kernels::DType::f16)};
+  db::Store store = db::Store::open_memory();
+  const TuneResult result = Run(store, std::move(options));
+  ASSERT_EQ(result.problems.size(), 2u);
+  std::map<int64_t, std::string> dtype_of, key_of;
+  for (const auto& p : store.problems()) dtype_of[p.id] = p.dtype;
+  for (const auto& k : store.kernels()) key_of[k.id] = k.variant_key;
+  size_t measured = 0;
+  for (const auto& m : store.measurements()) {
+    EXPECT_EQ(m.status, db::Status::ok) << key_of[m.kernel_id] << " " << m.message;
+    EXPECT_EQ(key_of[m.kernel_id].starts_with("q4gsw_naive_f16["), dtype_of[m.problem_id] == "f16")
+        << key_of[m.kernel_id] << " measured on a " << dtype_of[m.problem_id] << " problem";
+    ++measured;
+  }
+  EXPECT_EQ(measured, 2 * kernels::naive_family(kernels::DType::f32).all_variants().size());
+  std::set<std::string> winner_dtypes;
+  for (const auto& best : store.best()) winner_dtypes.insert(dtype_of[best.problem_id]);
+  EXPECT_EQ(winner_dtypes, (std::set<std::string>{"f16", "f32"}));
+}
+
 // Under the validation layer (--validate), a variant whose dispatch draws a message fails with
 // that message, and the run goes on to measure and rank the rest.
 TEST_F(SessionTest, AVariantTheValidationLayerFlagsFails) {
   if (!instance().validation()) GTEST_SKIP() << "needs VKTUNE_VALIDATION=1 (ctest sets it)";
   const BrokenNaiveFamily oversized = oversized_grid_family();
   TuneOptions options = Options();
-  options.families = {&kernels::naive_family(), &oversized};
+  options.families = {&kernels::naive_family(kernels::DType::f32), &oversized};
   db::Store store = db::Store::open_memory();
   const TuneResult result = Run(store, options);
   const std::vector<std::string> messages = instance().validation_log().take();
@@ -203,6 +232,42 @@ TEST_F(SessionTest, AnAbortedRunResumesWithoutLossOrDuplicates) {
   for (const auto& m : after) ok += m.status == db::Status::ok;
   EXPECT_EQ(coverage[0].stages.front(), ok);
   EXPECT_EQ(coverage[0].measured, LegalVariants());
+}
+
+// Resume is the same run: stopped inside stage one, inside halving's second stage and inside
+// the finalists' re-measurement, the resumed run goes through the stages and the finalists as an
+// uninterrupted run does, so each stage's record count (coverage.stages) is the uninterrupted
+// run's. With 4 timed variants and 3 finalists, halving keeps 3 whatever the timings; the
+// finalists are the top 3 plus the fastest baseline when it is not among them, which turns on
+// timings (here every variant is a baseline), in an uninterrupted run as much: 3 or 4.
+TEST_F(SessionTest, AResumedRunHasTheStagesOfAnUninterruptedOne) {
+  const auto stages_of = [](const db::Store& store) {
+    const auto coverage = store.coverage();
+    EXPECT_EQ(coverage.size(), 1u);
+    return coverage.empty() ? std::vector<uint32_t>{} : coverage[0].stages;
+  };
+  db::Store whole = db::Store::open_memory();
+  Run(whole, Options());
+  const std::vector<uint32_t> expected = stages_of(whole);
+  ASSERT_EQ(expected.size(), 3u) << "stage one, one halving stage and the finalists";
+  const size_t stage_one = LegalVariants();  // results stored by stage one, the failed one too
+  for (const size_t stop_after : {size_t{3}, stage_one + 1, stage_one + expected[1] + 1}) {
+    SCOPED_TRACE("stopped after " + std::to_string(stop_after) + " results");
+    db::Store store = db::Store::open_memory();
+    TuneOptions first = Options();
+    first.abort_after_results = stop_after;
+    EXPECT_THROW(Run(store, first), TuneAborted);
+    TuneOptions second = Options();
+    second.resume = true;
+    Run(store, second);
+    const std::vector<uint32_t> resumed = stages_of(store);
+    ASSERT_EQ(resumed.size(), expected.size());
+    EXPECT_EQ(resumed[0], expected[0]);
+    EXPECT_EQ(resumed[1], expected[1]);
+    EXPECT_GE(resumed[2], 3u);
+    EXPECT_LE(resumed[2], 4u);
+    EXPECT_EQ(store.runs().size(), 1u);
+  }
 }
 
 TEST_F(SessionTest, RecordsCoverageOfEveryProblem) {

@@ -7,6 +7,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "kernels/float16.h"
 #include "kernels/problem_buffers.h"
 
 namespace vktune::engine {
@@ -14,15 +15,18 @@ namespace {
 
 constexpr uint32_t kElementwiseWg = 256;
 // add and silu * mul round each output a few times (2^-24 each; exp a few ulps): 1e-5 of the
-// output's magnitude leaves a wide margin.
-constexpr double kElementwiseTolerance = 1e-5;
+// output's magnitude leaves a wide margin; an fp16 output adds its own rounding.
+double elementwise_tolerance(kernels::DType dtype) {
+  return 1e-5 + (dtype == kernels::DType::f16 ? kernels::fp16_output_tolerance() : 0.0);
+}
 
 struct ElementwisePush {
   uint32_t count, pad0, pad1, pad2;
 };
 
-std::vector<float> poison(size_t count) {
-  return std::vector<float>(count, std::numeric_limits<float>::quiet_NaN());
+// `count` NaNs in `dtype`, to upload.
+std::vector<std::byte> poison(size_t count, kernels::DType dtype) {
+  return kernels::encode(std::vector<float>(count, std::numeric_limits<float>::quiet_NaN()), dtype);
 }
 
 double median(std::vector<double> v) {
@@ -42,10 +46,10 @@ Graph Graph::build(vk::Device& device, ShaderCompiler& compiler, kernels::Pipeli
   Graph g(device);
   g.layer_ = layer;
   for (const TensorSpec& t : layer.tensors) {
-    g.tensors_.push_back(std::make_unique<vk::Buffer>(
-        kernels::padded_buffer(device, uint64_t{layer.m} * t.width * sizeof(float))));
+    g.tensors_.push_back(std::make_unique<vk::Buffer>(kernels::padded_buffer(
+        device, uint64_t{layer.m} * t.width * kernels::dtype_bytes(layer.dtype))));
   }
-  g.tensors_[0]->upload(std::span<const float>(data.x));
+  g.tensors_[0]->upload(std::span<const std::byte>(kernels::encode(data.x, layer.dtype)));
 
   for (size_t i = 0; i < layer.nodes.size(); ++i) {
     const Node& node = layer.nodes[i];
@@ -65,14 +69,15 @@ Graph Graph::build(vk::Device& device, ShaderCompiler& compiler, kernels::Pipeli
       continue;
     }
     const std::string name(elementwise_shader(node.kind));
-    const auto spirv =
-        compiler.compile(name + ".comp", {{"WG", std::to_string(kElementwiseWg)}}, name);
+    Defines defines = {{"WG", std::to_string(kElementwiseWg)}};
+    if (layer.dtype == kernels::DType::f16) defines.emplace_back("F16", "1");
+    const auto spirv = compiler.compile(name + ".comp", defines, name);
     vk::PipelineDesc desc;
-    desc.name = name;
+    desc.name = name + (layer.dtype == kernels::DType::f16 ? "_f16" : "");
     desc.spirv = *spirv;
     desc.buffer_count = 3;
     desc.push_constant_bytes = sizeof(ElementwisePush);
-    auto pipeline = pipelines.get_or_create(device, name, desc);
+    auto pipeline = pipelines.get_or_create(device, desc.name, desc);
     const vk::Buffer* bindings[] = {&x, g.tensors_[node.inputs[1]].get(), &out};
     const uint32_t count = node.problem.m * node.problem.n;
     const ElementwisePush constants{count, 0, 0, 0};
@@ -81,10 +86,10 @@ Graph Graph::build(vk::Device& device, ShaderCompiler& compiler, kernels::Pipeli
         kernels::ceil_div(count, kElementwiseWg), device.info().limits.max_workgroup_count[0]));
     g.elementwise_.push_back(Elementwise{
         pipeline, pipeline->bind(bindings), {push.begin(), push.end()}, {groups, 1, 1}});
-    out.upload(std::span<const float>(poison(count)));
+    out.upload(std::span<const std::byte>(poison(count, layer.dtype)));
     g.kernels_.emplace_back();
     g.routes_.emplace_back();
-    g.tolerances_.push_back(kElementwiseTolerance);
+    g.tolerances_.push_back(elementwise_tolerance(layer.dtype));
   }
   g.timestamps_.emplace(vk::TimestampPool::create(device, uint32_t(layer.nodes.size() + 1)));
   g.record();
@@ -178,7 +183,10 @@ LayerCheck check_layer(const Graph& graph, const LayerData& data, const LayerRef
 }
 
 std::vector<float> Graph::download(size_t index) const {
-  return tensors_.at(index)->download<float>(uint64_t{layer_.m} * layer_.tensors.at(index).width);
+  const uint64_t count = uint64_t{layer_.m} * layer_.tensors.at(index).width;
+  return kernels::decode(
+      tensors_.at(index)->download<std::byte>(count * kernels::dtype_bytes(layer_.dtype)),
+      layer_.dtype);
 }
 
 }  // namespace vktune::engine

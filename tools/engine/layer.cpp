@@ -4,6 +4,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "kernels/float16.h"
+
 namespace vktune::engine {
 namespace {
 
@@ -36,6 +38,7 @@ class Builder {
               uint32_t width, kernels::Problem problem) {
     problem.m = layer_.m;
     problem.n = width;
+    problem.dtype = layer_.dtype;
     if (kind == NodeKind::linear || kind == NodeKind::rms_norm) {
       if (const std::string error = kernels::validate(problem); !error.empty()) {
         throw std::invalid_argument(name + " (" + kernels::describe(problem) + "): " + error);
@@ -58,11 +61,12 @@ size_t Layer::tensor(std::string_view name) const {
   throw std::out_of_range("the layer has no tensor \"" + std::string(name) + "\"");
 }
 
-Layer make_layer(const tuner::LayerShape& shape, uint32_t m) {
+Layer make_layer(const tuner::LayerShape& shape, uint32_t m, kernels::DType dtype) {
   if (m == 0) throw std::invalid_argument("M (tokens) must be at least 1");
   Layer layer;
   layer.shape = shape;
   layer.m = m;
+  layer.dtype = dtype;
   Builder b(layer);
   const uint32_t h = shape.hidden;
   const size_t x = b.tensor("x", h);
@@ -85,8 +89,9 @@ Layer make_layer(const tuner::LayerShape& shape, uint32_t m) {
 LayerData make_layer_data(const Layer& layer, uint64_t seed) {
   LayerData data;
   {
-    const kernels::Problem input{kernels::Op::rms_norm, layer.m, layer.shape.hidden,
-                                 layer.shape.hidden,    0,       false};
+    kernels::Problem input{kernels::Op::rms_norm, layer.m, layer.shape.hidden,
+                           layer.shape.hidden,    0,       false};
+    input.dtype = layer.dtype;
     data.x = kernels::make_random(input, seed).x;
   }
   for (size_t i = 0; i < layer.nodes.size(); ++i) {
@@ -99,7 +104,10 @@ LayerData make_layer_data(const Layer& layer, uint64_t seed) {
       params = kernels::make_random(one, seed * 1000003u + 17u * (i + 1));
       params.x.clear();
       const float shrink = 1.0f / (5.0f * std::sqrt(float(node.problem.k)));
-      for (float& s : params.scales) s *= shrink;
+      for (float& s : params.scales) {
+        s *= shrink;
+        if (layer.dtype == kernels::DType::f16) s = kernels::round_to_half(s);
+      }
     }
     data.params.push_back(std::move(params));
   }

@@ -1,5 +1,5 @@
-// The weight-bound part of a Llama decoder layer as a graph of nodes over [M, width] fp32
-// tensors, and its random weights:
+// The weight-bound part of a Llama decoder layer as a graph of nodes over [M, width] tensors of
+// one dtype (fp32 or fp16), and its random weights:
 //   x -> attn_norm -> q, k, v -> o (fed q: attention is out of scope) -> + x -> ffn_norm
 //     -> gate, up -> silu(gate) * up -> down -> + residual -> out
 #pragma once
@@ -24,7 +24,7 @@ enum class NodeKind {
 
 struct TensorSpec {
   std::string name;
-  uint32_t width = 0;  // [M, width] fp32
+  uint32_t width = 0;  // [M, width] in the layer's dtype
 };
 
 struct Node {
@@ -42,6 +42,7 @@ struct Node {
 struct Layer {
   tuner::LayerShape shape;
   uint32_t m = 0;                   // tokens: rows of every tensor
+  kernels::DType dtype = kernels::DType::f32;  // of every tensor and routed problem
   std::vector<TensorSpec> tensors;  // tensors[0] is the input x [M, hidden]
   std::vector<Node> nodes;          // in execution order; inputs are produced earlier
   std::vector<size_t> outputs;      // what the check compares: out, k, v
@@ -50,9 +51,10 @@ struct Layer {
   size_t tensor(std::string_view name) const;
 };
 
-// The layer of `shape` for `m` tokens. Throws std::invalid_argument naming the node when a
-// problem is invalid (e.g. hidden % group_size != 0).
-Layer make_layer(const tuner::LayerShape& shape, uint32_t m);
+// The layer of `shape` for `m` tokens in `dtype`. Throws std::invalid_argument naming the node
+// when a problem is invalid (e.g. hidden % group_size != 0).
+Layer make_layer(const tuner::LayerShape& shape, uint32_t m,
+                 kernels::DType dtype = kernels::DType::f32);
 
 // Host data of a layer, in the raw layout.
 struct LayerData {
@@ -64,7 +66,8 @@ struct LayerData {
 // Random, never-zero data, the same for the same (layer shape, seed) whatever M (weights do not
 // depend on it): x, quantized weights and norm weights as kernels::make_random draws them, the
 // scales shrunk by 1 / (5 sqrt(K)) so that every projection maps unit-RMS inputs to roughly
-// unit-RMS outputs and the layer's output stays O(1).
+// unit-RMS outputs and the layer's output stays O(1). For an f16 layer every float is an fp16
+// value.
 LayerData make_layer_data(const Layer& layer, uint64_t seed);
 
 // The shader of an elementwise node: "engine_add" or "engine_silu_mul" (kernels/glsl/<name>.comp);

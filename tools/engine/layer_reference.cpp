@@ -109,6 +109,22 @@ Reference silu_mul(const Reference& g, const Reference& u) {
   return y;
 }
 
+Reference compute_node(const Layer& layer, const LayerData& data, size_t index,
+                       const std::vector<const Reference*>& inputs, size_t rows, unsigned threads) {
+  const Node& node = layer.nodes[index];
+  switch (node.kind) {
+    case NodeKind::rms_norm:
+      return rms_norm(node.problem, *inputs[0], data.params.at(index).norm_weight, rows);
+    case NodeKind::linear:
+      return linear(node.problem, *inputs[0], data.params.at(index), rows, threads);
+    case NodeKind::add:
+      return add(*inputs[0], *inputs[1]);
+    case NodeKind::silu_mul:
+      return silu_mul(*inputs[0], *inputs[1]);
+  }
+  throw std::logic_error("unknown node kind");
+}
+
 }  // namespace
 
 LayerReference reference_layer(const Layer& layer, const LayerData& data,
@@ -159,17 +175,15 @@ Reference reference_node(const Layer& layer, const LayerData& data, size_t index
                                   std::to_string(layer.tensors[node.inputs[j]].width) + "]");
     }
   }
-  switch (node.kind) {
-    case NodeKind::rms_norm:
-      return rms_norm(node.problem, *inputs[0], data.params.at(index).norm_weight, rows);
-    case NodeKind::linear:
-      return linear(node.problem, *inputs[0], data.params.at(index), rows, threads);
-    case NodeKind::add:
-      return add(*inputs[0], *inputs[1]);
-    case NodeKind::silu_mul:
-      return silu_mul(*inputs[0], *inputs[1]);
+  Reference y = compute_node(layer, data, index, inputs, rows, threads);
+  if (layer.dtype == kernels::DType::f16) {
+    // Below fp16's smallest normal (2^-14) the spacing is absolute (2^-24), so storing such an
+    // output rounds it by up to 2^-25, not 2^-11 of itself: a bound of at least 2^-14 keeps
+    // that within the fp16 output tolerance (2^-11 of the bound). Elementwise nodes on exact
+    // inputs have bounds of |y| alone, and a residual sum can land near zero.
+    for (double& b : y.bounds) b = std::max(b, 0x1p-14);
   }
-  throw std::logic_error("unknown node kind");
+  return y;
 }
 
 Reference exact(std::span<const float> values) {

@@ -14,7 +14,7 @@ namespace {
 runtime::ProblemQuery query(const kernels::Problem& p) {
   runtime::ProblemQuery q;
   q.op = kernels::op_name(p.op);
-  q.dtype = "f32";
+  q.dtype = kernels::dtype_name(p.dtype);
   q.m = p.m;
   q.n = p.n;
   q.k = p.op == kernels::Op::rms_norm ? p.n : p.k;

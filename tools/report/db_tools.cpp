@@ -14,6 +14,7 @@
 #include "db/json_io.h"
 #include "runtime/describe.h"
 #include "runtime/snapshot.h"
+#include "runtime/stored_device.h"
 #include "tools/report/report.h"
 
 namespace vktune::report {
@@ -225,19 +226,6 @@ runtime::DeviceQuery LookupDevice::query() const noexcept {
   return q;
 }
 
-LookupDevice stored_device(const db::DeviceRecord& record) {
-  LookupDevice d;
-  d.vendor_id = record.vendor_id;
-  d.device_id = record.device_id;
-  d.driver_id = record.driver_id;
-  d.driver_version = record.driver_version;
-  d.type = parse_device_type(record.device_type);
-  d.pipeline_cache_uuid = parse_uuid(record.pipeline_cache_uuid);
-  d.name = record.name;
-  d.origin = "database device \"" + record.name + "\"";
-  return d;
-}
-
 LookupDevice device_from_flags(const DeviceFlags& flags, const db::Catalog& catalog) {
   if (!flags.vendor_id) throw ReportError("--vendor-id is needed to describe a device by flags");
   LookupDevice d;
@@ -261,8 +249,9 @@ LookupDevice device_from_flags(const DeviceFlags& flags, const db::Catalog& cata
     const bool same_driver = !flags.driver_version || *flags.driver_version == fit->driver_version;
     d.driver_id = flags.driver_id.value_or(fit->driver_id);
     d.driver_version = flags.driver_version.value_or(fit->driver_version);
-    d.type = parse_device_type(fit->device_type);
-    if (same_driver) d.pipeline_cache_uuid = parse_uuid(fit->pipeline_cache_uuid);
+    const runtime::DeviceQuery stored = runtime::stored_device_query(*fit);
+    d.type = stored.device_type;
+    if (same_driver) d.pipeline_cache_uuid = stored.pipeline_cache_uuid;
     d.name = fit->name;
     d.origin = "flags, completed from database device \"" + fit->name + "\"";
   } else {

@@ -62,9 +62,6 @@ struct DeviceFlags {
 };
 LookupDevice device_from_flags(const DeviceFlags& flags, const db::Catalog& catalog);
 
-// A stored device as a query with its exact fingerprint.
-LookupDevice stored_device(const db::DeviceRecord& record);
-
 // A .db file opened read-only, or an exported JSON document imported into a private in-memory
 // store labelled with its path (told apart by content), for commands that read a database.
 db::Store open_for_reading(const std::string& path);

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "runtime/snapshot.h"
+#include "runtime/stored_device.h"
 #include "tools/report/db_tools.h"
 
 namespace vktune::report {
@@ -95,10 +96,10 @@ EvaluationCase evaluate_one(const runtime::Snapshot& snapshot, const db::DeviceR
   });
   c.best = best->first;
   c.best_ns = best->second;
-  const LookupDevice query = stored_device(device);
+  const runtime::DeviceQuery query = runtime::stored_device_query(device);
   const runtime::ProblemQuery q{problem.op, problem.dtype, problem.m, problem.n, problem.k,
                                 problem.group_size};
-  const runtime::Selection s = snapshot.select(query.query(), q);
+  const runtime::Selection s = snapshot.select(query, q);
   c.shape_match = s.shape_match;
   c.shape_distance = s.shape_distance;
   if (!s.ok()) {

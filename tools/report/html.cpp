@@ -14,6 +14,7 @@
 #include "tools/report/anomalies.h"
 #include "tools/report/charts.h"
 #include "tools/report/family_map.h"
+#include "tools/report/knob_sensitivity.h"
 #include "tools/report/html_cells.h"
 #include "tools/report/html_table.h"
 #include "tools/report/roofline.h"
@@ -38,6 +39,8 @@ td.problem { white-space: nowrap; }
 td code { overflow-wrap: anywhere; }
 code { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; font-size: 12px; }
 table.kv th { width: 190px; }
+table.knobs caption { text-align: left; font-size: 13px; font-weight: 600; }
+span.knobval { white-space: nowrap; margin-right: 10px; }
 .good { color: #2b8a3e; font-weight: 600; }
 .bad { color: #c92a2a; font-weight: 600; }
 tr.cut td { background: #fff4e6; }
@@ -274,6 +277,10 @@ std::string device_section(const DeviceSummary& ds, size_t index, const HtmlOpti
                 "chart-roofline");
   out += figure("Winning family by M (rows: shape; hover a cell for the variant)",
                 render_family_map(ds, colours), "chart-families");
+  if (const std::string knobs = render_knob_sensitivity(knob_sensitivity(ds)); !knobs.empty()) {
+    out += "<details class=\"knob-sensitivity\"><summary>Knob sensitivity of the winning "
+           "families</summary>\n" + knobs + "</details>\n";
+  }
   out += "<h3>Problems</h3>\n" + render_problem_table(ds, index, anomalies);
   if (const ProblemSummary* hp = heatmap_problem(ds, options.heatmap_problem)) {
     out += "<details><summary>q4gsw_tiled knobs and families: " + h(problem_label(hp->problem)) +

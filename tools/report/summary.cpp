@@ -75,40 +75,49 @@ ProblemSummary summarize_problem(
   ps.problem = problem;
   ps.fixed_key = fixed_routing_key(problem);
 
-  // Per kernel: wrong anywhere, latest status, and the fastest ok row.
-  struct PerKernel {
-    bool wrong = false;
+  // Kernel rows found wrong in any run: the `best` view never picks them.
+  std::set<int64_t> wrong_kernels;
+  for (const db::Measurement* m : data.rows) {
+    if (m->status == db::Status::wrong_result) wrong_kernels.insert(m->kernel_id);
+  }
+  // Per variant, its latest measurement and its fastest ok one from a kernel row never found
+  // wrong. Grouped by key, not by kernel row: a key gets a new kernel row whenever its shader's
+  // source changed between runs, and it is still one variant of the search space (whose
+  // latest shader decides whether it is wrong).
+  struct PerVariant {
+    const db::KernelRecord* kernel = nullptr;
     const db::Measurement* latest = nullptr;
     const db::Measurement* fastest = nullptr;
   };
-  std::map<int64_t, PerKernel> per_kernel;
+  std::map<std::string_view, PerVariant> per_variant;
   for (const db::Measurement* m : data.rows) {
-    PerKernel& pk = per_kernel[m->kernel_id];
-    if (m->status == db::Status::wrong_result) pk.wrong = true;
-    if (!pk.latest || std::tie(m->run_id, m->id) > std::tie(pk.latest->run_id, pk.latest->id)) {
-      pk.latest = m;
+    const auto it = kernels.find(m->kernel_id);
+    if (it == kernels.end()) continue;
+    PerVariant& pv = per_variant[it->second->variant_key];
+    if (!pv.latest || std::tie(m->run_id, m->id) > std::tie(pv.latest->run_id, pv.latest->id)) {
+      pv.latest = m;
+      pv.kernel = it->second;
     }
-    if (m->status == db::Status::ok && m->median_ns &&
-        (!pk.fastest || *m->median_ns < *pk.fastest->median_ns)) {
-      pk.fastest = m;
+    if (m->status == db::Status::ok && m->median_ns && !wrong_kernels.contains(m->kernel_id) &&
+        (!pv.fastest || *m->median_ns < *pv.fastest->median_ns)) {
+      pv.fastest = m;
     }
   }
 
   std::map<std::string, FamilyBest> families;
   std::map<std::pair<uint32_t, uint32_t>, TileCell> tiles;
-  for (const auto& [kernel_id, pk] : per_kernel) {
-    const db::Status status = pk.wrong ? db::Status::wrong_result : pk.latest->status;
+  for (const auto& [key, pv] : per_variant) {
+    const bool wrong = wrong_kernels.contains(pv.latest->kernel_id);
+    const db::Status status = wrong ? db::Status::wrong_result : pv.latest->status;
     ps.status_counts.by_status[static_cast<size_t>(status)] += 1;
-    if (pk.wrong || !pk.fastest) continue;
-    const auto it = kernels.find(kernel_id);
-    if (it == kernels.end()) continue;
-    const db::KernelRecord& k = *it->second;
-    const double ns = *pk.fastest->median_ns;
+    if (wrong || !pv.fastest) continue;
+    const db::KernelRecord& k = *pv.kernel;
+    const double ns = *pv.fastest->median_ns;
     ps.ok_ns[k.variant_key] = ns;
 
     auto [fam, inserted] = families.try_emplace(k.family);
     if (inserted || ns < fam->second.median_ns) {
-      fam->second = {k.family, k.variant_key, ns, pk.fastest->gbps, pk.fastest->gflops};
+      fam->second = {k.family, k.variant_key, ns, pv.fastest->gbps, pv.fastest->gflops};
     }
     if (kernels::is_baseline(k.family) && (!ps.naive_ns || ns < *ps.naive_ns)) {
       ps.naive_ns = ns;
@@ -440,7 +449,8 @@ std::string render_table(const Summary& summary) {
 }
 
 std::string fixed_routing_key(const db::Problem& p) {
-  return std::string(runtime::builtin_key({p.op, p.dtype, p.m, p.n, p.k, p.group_size}));
+  return std::string(
+      runtime::builtin_key({p.op, p.dtype, p.m, p.n, p.k, p.group_size, p.heads, p.kv_heads}));
 }
 
 }  // namespace vktune::report

@@ -16,9 +16,10 @@
 
 namespace vktune::report {
 
-// Variants per status for one (device, problem), or summed over a device. A kernel measured in
-// several runs counts once: as wrong_result if any run found it wrong (the `best` view never
-// picks it then), else with the status of its latest measurement.
+// Variants per status for one (device, problem), or summed over a device. A variant measured in
+// several runs, or under several versions of its shader, counts once: as wrong_result if any run
+// found its latest shader wrong (the `best` view never picks it then), else with the status of
+// its latest measurement.
 struct StatusCounts {
   std::array<int64_t, 6> by_status{};  // indexed by db::Status
 

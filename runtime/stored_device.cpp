@@ -1,0 +1,51 @@
+// A stored device as the runtime's fingerprint.
+#include "runtime/stored_device.h"
+
+#include <stdexcept>
+#include <string>
+
+namespace vktune::runtime {
+namespace {
+
+DeviceType parse_type(const std::string& t) noexcept {
+  if (t == "discrete") return DeviceType::discrete;
+  if (t == "integrated") return DeviceType::integrated;
+  if (t == "virtual") return DeviceType::virtual_gpu;
+  if (t == "cpu") return DeviceType::cpu;
+  return DeviceType::other;
+}
+
+std::array<uint8_t, 16> parse_uuid(const std::string& hex, const std::string& device) {
+  const auto bad = [&] {
+    return std::invalid_argument("device '" + device + "': pipeline_cache_uuid \"" + hex +
+                                 "\" is not 32 hex digits");
+  };
+  auto nibble = [&](char ch) -> uint8_t {
+    if (ch >= '0' && ch <= '9') return static_cast<uint8_t>(ch - '0');
+    if (ch >= 'a' && ch <= 'f') return static_cast<uint8_t>(ch - 'a' + 10);
+    if (ch >= 'A' && ch <= 'F') return static_cast<uint8_t>(ch - 'A' + 10);
+    throw bad();
+  };
+  if (hex.size() != 32) throw bad();
+  std::array<uint8_t, 16> out{};
+  for (size_t i = 0; i < 16; ++i) {
+    out[i] = static_cast<uint8_t>(nibble(hex[2 * i]) << 4 | nibble(hex[2 * i + 1]));
+  }
+  return out;
+}
+
+}  // namespace
+
+DeviceQuery stored_device_query(const db::DeviceRecord& record) {
+  DeviceQuery q;
+  q.vendor_id = record.vendor_id;
+  q.device_id = record.device_id;
+  q.driver_id = record.driver_id;
+  q.driver_version = record.driver_version;
+  q.device_type = parse_type(record.device_type);
+  q.pipeline_cache_uuid = parse_uuid(record.pipeline_cache_uuid, record.name);
+  q.name = record.name;
+  return q;
+}
+
+}  // namespace vktune::runtime

@@ -1,0 +1,15 @@
+// A device stored in a kernel database (db::DeviceRecord) as the runtime's fingerprint: the one
+// conversion the snapshot builds its devices with and the tools query a stored device with.
+#pragma once
+
+#include "db/records.h"
+#include "runtime/selection.h"
+
+namespace vktune::runtime {
+
+// The query that matches `record`'s exact fingerprint. name views record.name (valid while the
+// record lives); a device type the runtime does not know reads as DeviceType::other. Throws
+// std::invalid_argument naming the device when its pipeline_cache_uuid is not 32 hex digits.
+DeviceQuery stored_device_query(const db::DeviceRecord& record);
+
+}  // namespace vktune::runtime

@@ -1,0 +1,136 @@
+// --strategy model on the test device, from a fresh database: the first problems are swept (too
+// little to learn from yet), then the model ranks the next problem's variants, measures fewer
+// than exhaustive does and still finds exhaustive's winner (or a variant exhaustive timed as
+// fast). A model run learning from another database, aborted midway, resumes without
+// duplicates.
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "kernels/families/families.h"
+#include "tests/kernels/vulkan_fixture.h"
+#include "tuner/session.h"
+
+namespace vktune::tuner {
+namespace {
+
+class ModelStrategyTest : public test::VulkanFixture {
+ protected:
+  TuneResult Run(db::Store& store, std::vector<kernels::Problem> problems, Strategy strategy,
+                 const std::function<void(TuneOptions&)>& adjust = {}) {
+    TuneOptions o;
+    o.problems = std::move(problems);
+    o.strategy = strategy;
+    o.cache = CacheMode::hot;
+    o.timing.budget = std::chrono::milliseconds(20);
+    o.timing.min_sample_ns = 20'000;
+    o.families = {&kernels::naive_family(kernels::DType::f32), &kernels::gemv_family(kernels::DType::f32)};
+    if (adjust) adjust(o);
+    Progress progress(stderr, /*force_plain=*/true);
+    Session session(instance(), device().info().index, store, std::move(o), progress);
+    return session.run();
+  }
+};
+
+kernels::Problem linear(uint32_t n, uint32_t k) { return {kernels::Op::q4gsw, 1, n, k, 32}; }
+
+const std::vector<kernels::Problem> kLearn = {linear(64, 128), linear(128, 256), linear(256, 128),
+                                              linear(128, 128)};
+const kernels::Problem kTarget = linear(192, 256);
+
+// Variant key -> stored median of the ok measurements of `store` (one problem per store here).
+std::map<std::string, double> times(const db::Store& store) {
+  std::map<int64_t, std::string> keys;
+  for (const db::KernelRecord& k : store.kernels()) keys[k.id] = k.variant_key;
+  std::map<std::string, double> out;
+  for (const db::Measurement& m : store.measurements()) {
+    if (m.status == db::Status::ok && m.median_ns) out[keys[m.kernel_id]] = *m.median_ns;
+  }
+  return out;
+}
+
+TEST_F(ModelStrategyTest, SweepsAFreshDatabaseThenMeasuresFewerAndFindsTheWinner) {
+  const std::vector<kernels::Problem>& learn = kLearn;
+  const kernels::Problem& target = kTarget;
+  ASSERT_EQ(learn.size(), kMinTrainingProblems);
+
+  db::Store model_store = db::Store::open_memory();
+  std::vector<kernels::Problem> problems = learn;
+  problems.push_back(target);
+  const TuneResult model = Run(model_store, problems, Strategy::model);
+  ASSERT_EQ(model.problems.size(), problems.size());
+  for (size_t i = 0; i < learn.size(); ++i) {
+    EXPECT_EQ(model.problems[i].measured, model.problems[i].legal) << "swept: " << i;
+  }
+  const ProblemOutcome& searched = model.problems.back();
+  ASSERT_TRUE(searched.winner_key.has_value());
+  EXPECT_LT(searched.measured, searched.legal / 2);
+  EXPECT_FALSE(searched.budget_cut);
+
+  db::Store exhaustive_store = db::Store::open_memory();
+  const TuneResult exhaustive = Run(exhaustive_store, {target}, Strategy::exhaustive);
+  ASSERT_TRUE(exhaustive.problems[0].winner_key.has_value());
+  EXPECT_EQ(exhaustive.problems[0].measured, searched.legal);
+
+  // The model measured exhaustive's winner, or a variant that exhaustive's own timings put
+  // within 5% of it (two variants that close swap places between runs on a CPU device).
+  const std::map<std::string, double> all = times(exhaustive_store);
+  const double best = exhaustive.problems[0].winner_ns;
+  std::set<std::string> measured_by_model;
+  std::map<int64_t, std::string> keys;
+  for (const db::KernelRecord& k : model_store.kernels()) keys[k.id] = k.variant_key;
+  for (const db::Problem& p : model_store.problems()) {
+    if (p.n != target.n || p.k != target.k) continue;
+    db::MeasurementFilter filter;
+    filter.problem_id = p.id;
+    for (const db::Measurement& m : model_store.measurements(filter)) {
+      measured_by_model.insert(keys[m.kernel_id]);
+    }
+  }
+  EXPECT_EQ(measured_by_model.size(), searched.measured);
+  bool found = false;
+  for (const std::string& key : measured_by_model) {
+    found |= all.count(key) > 0 && all.at(key) <= best * 1.05;
+  }
+  EXPECT_TRUE(found) << "exhaustive's winner " << *exhaustive.problems[0].winner_key;
+}
+
+TEST_F(ModelStrategyTest, LearnsFromATrainingDatabaseAndResumesWithoutDuplicates) {
+  db::Store train = db::Store::open_memory();
+  Run(train, kLearn, Strategy::halving);
+  auto learn_from_train = [&train](TuneOptions& o) { o.train_store = &train; };
+
+  db::Store store = db::Store::open_memory();
+  EXPECT_THROW(Run(store, {kTarget}, Strategy::model,
+                   [&](TuneOptions& o) {
+                     learn_from_train(o);
+                     o.abort_after_results = 5;
+                   }),
+               TuneAborted);
+  ASSERT_EQ(store.measurements().size(), 5u);
+  const TuneResult resumed = Run(store, {kTarget}, Strategy::model, [&](TuneOptions& o) {
+    learn_from_train(o);
+    o.resume = true;
+  });
+  const ProblemOutcome& outcome = resumed.problems.at(0);
+  EXPECT_EQ(outcome.resumed, 5u);
+  ASSERT_TRUE(outcome.winner_key.has_value());
+  std::set<int64_t> kernels_measured;
+  const std::vector<db::Measurement> all = store.measurements();
+  for (const db::Measurement& m : all) kernels_measured.insert(m.kernel_id);
+  EXPECT_EQ(kernels_measured.size(), all.size());  // re-measures update, never duplicate
+  EXPECT_EQ(all.size(), outcome.resumed + outcome.measured);
+  EXPECT_LT(all.size(), outcome.legal / 2);  // the model still chose, after the resume too
+  EXPECT_EQ(store.runs().size(), 1u);
+  const std::vector<db::Coverage> coverage = store.coverage();
+  ASSERT_EQ(coverage.size(), 1u);
+  EXPECT_EQ(coverage[0].legal, outcome.legal);
+  EXPECT_FALSE(coverage[0].budget_cut);
+}
+
+}  // namespace
+}  // namespace vktune::tuner
