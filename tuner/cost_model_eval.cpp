@@ -7,6 +7,8 @@
 #include <map>
 #include <numeric>
 
+#include "tuner/knob_neighbours.h"
+
 namespace vktune::tuner {
 namespace {
 
@@ -34,7 +36,9 @@ HeldOut judge(const CostModel& model, const std::vector<const Observation*>& row
       break;
     }
   }
-  ModelSearch search(predicted, family, {}, options);
+  std::vector<KnobbedVariant> knobbed;
+  for (const Observation* o : rows) knobbed.push_back({o->family, &o->knobs});
+  ModelSearch search(predicted, family, {}, options, one_knob_neighbours(knobbed));
   double found = INFINITY;
   for (std::vector<size_t> round = search.next(64); !round.empty(); round = search.next(64)) {
     for (size_t i : round) {

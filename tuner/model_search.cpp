@@ -22,9 +22,11 @@ double quantile(std::vector<double> v, double q) {
 }  // namespace
 
 ModelSearch::ModelSearch(std::vector<double> predicted, std::vector<size_t> family,
-                         const std::vector<size_t>& first, const ModelSearchOptions& options)
+                         const std::vector<size_t>& first, const ModelSearchOptions& options,
+                         std::vector<std::vector<size_t>> neighbours)
     : predicted_(std::move(predicted)),
       family_(std::move(family)),
+      neighbours_(std::move(neighbours)),
       options_(options),
       taken_(predicted_.size(), false),
       log_ns_(predicted_.size()) {
@@ -82,8 +84,9 @@ void ModelSearch::plan_round() {
   queued_at_ = 0;
   if (!stop_reason_.empty()) return;
   double best = INFINITY;
-  for (const auto& v : log_ns_) {
-    if (v) best = std::min(best, *v);
+  size_t best_index = log_ns_.size();
+  for (size_t i = 0; i < log_ns_.size(); ++i) {
+    if (log_ns_[i] && *log_ns_[i] < best) best = *log_ns_[i], best_index = i;
   }
   // The problem's offset and each family's correction, from the variants measured within the
   // range the model was trained on (beyond it the targets were clipped).
@@ -117,8 +120,19 @@ void ModelSearch::plan_round() {
     if (optimistic < bar) worth.emplace_back(optimistic, i);
   }
   if (worth.empty()) {
-    stop_reason_ = "the model expects no unmeasured variant to beat the best by more than " +
-                   std::to_string(static_cast<int>(options_.noise * 100)) + "%";
+    if (best_index < neighbours_.size()) {
+      for (size_t j : neighbours_[best_index]) {
+        if (!taken_[j]) {
+          taken_[j] = true;
+          queue_.push_back(j);
+        }
+      }
+    }
+    if (queue_.empty()) {
+      stop_reason_ = "the model expects no unmeasured variant to beat the best by more than " +
+                     std::to_string(static_cast<int>(options_.noise * 100)) +
+                     "%, and no one-knob neighbour of the best is unmeasured";
+    }
     return;
   }
   std::stable_sort(worth.begin(), worth.end());

@@ -4,8 +4,11 @@
 // and a few random ones per family (exploration, so a family the model underrates is still
 // seen). Then, after each round, the model is refitted to this problem (its offset and a
 // per-family correction, from the residuals of what was measured) and the next round takes the
-// unmeasured variants that could still beat the best by more than the noise; none left, or the
-// cap reached, and the search stops.
+// unmeasured variants that could still beat the best by more than the noise. When the model
+// expects nothing more, a round of local moves: the best variant's unmeasured one-knob
+// neighbours (tuner/knob_neighbours.h), repeated while they improve the best, since on a shape
+// unlike its training the model's ranking errs around the best more than far from it. None
+// left, or the cap reached, and the search stops.
 #pragma once
 
 #include <cstddef>
@@ -34,9 +37,11 @@ class ModelSearch {
  public:
   // predicted[i]: the cost model's prediction for variant i (log time relative to the best;
   // smaller is faster). family[i]: its family's index (any numbering). `first`: variants
-  // measured in the first round whatever the model says, in this order.
+  // measured in the first round whatever the model says, in this order. neighbours[i]: the
+  // variants one knob from variant i (empty: no local moves).
   ModelSearch(std::vector<double> predicted, std::vector<size_t> family,
-              const std::vector<size_t>& first, const ModelSearchOptions& options);
+              const std::vector<size_t>& first, const ModelSearchOptions& options,
+              std::vector<std::vector<size_t>> neighbours = {});
 
   // Variant `i` was measured: `ns` its median, nullopt when it failed (or was not timed). A
   // variant measured before it was handed out is not handed out later.
@@ -53,6 +58,7 @@ class ModelSearch {
 
   std::vector<double> predicted_;
   std::vector<size_t> family_;
+  std::vector<std::vector<size_t>> neighbours_;
   ModelSearchOptions options_;
   std::vector<bool> taken_;
   std::vector<std::optional<double>> log_ns_;  // of the measured ones

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdio>
 
+#include "tuner/knob_neighbours.h"
 #include "tuner/search.h"
 #include "tuner/session.h"
 
@@ -82,7 +83,10 @@ std::optional<ModelSearch> Session::model_search(const kernels::Problem& problem
   }
   ModelSearchOptions options;
   options.seed = options_.seed;
-  ModelSearch search(std::move(predicted), std::move(family), first, options);
+  std::vector<KnobbedVariant> knobbed;
+  for (const Candidate& c : list) knobbed.push_back({c.family, &c.knobs});
+  ModelSearch search(std::move(predicted), std::move(family), first, options,
+                     one_knob_neighbours(knobbed));
   for (size_t i = 0; i < list.size(); ++i) {
     if (list[i].resumed) search.measured(i, list[i].stats->median);
   }

@@ -338,6 +338,13 @@ TEST(SummaryHelpers, ProblemLabelRoundTrip) {
   EXPECT_THROW(parse_problem_label("q4gsw M=x N=1 K=2 gs=2"), std::invalid_argument);
   EXPECT_THROW(parse_problem_label("q4gsw M=1"), std::invalid_argument);
   EXPECT_THROW(parse_problem_label("q4gsw M=1 N=2 K=2 bogus=3"), std::invalid_argument);
+  // sdpa reads as kernels::describe writes it: context L, query and KV heads, head dim D.
+  const db::Problem a = parse_problem_label("sdpa M=1 L=8192 Hq=32 Hkv=8 D=128");
+  EXPECT_EQ(a.n, 8192u);
+  EXPECT_EQ(a.k, 128u);
+  EXPECT_EQ(a.heads, 32u);
+  EXPECT_EQ(a.kv_heads, 8u);
+  EXPECT_EQ(problem_label(a), "sdpa M=1 L=8192 Hq=32 Hkv=8 D=128");
 }
 
 }  // namespace

@@ -303,6 +303,14 @@ Summary summarize(const db::Store& store, const SummaryOptions& options) {
 }
 
 std::string problem_label(const db::Problem& p) {
+  // sdpa's shape spelt as kernels::describe spells it: context, heads, head dim.
+  if (p.op == "sdpa") {
+    std::string s = p.op + " M=" + std::to_string(p.m) + " L=" + std::to_string(p.n) +
+                    " Hq=" + std::to_string(p.heads) + " Hkv=" + std::to_string(p.kv_heads) +
+                    " D=" + std::to_string(p.k);
+    if (p.dtype != "f32" && !p.dtype.empty()) s += " " + p.dtype;
+    return s;
+  }
   std::string s = p.op + " M=" + std::to_string(p.m) + " N=" + std::to_string(p.n);
   if (p.op != "rms_norm") {
     s += " K=" + std::to_string(p.k) + " gs=" + std::to_string(p.group_size);
@@ -342,15 +350,20 @@ db::Problem parse_problem_label(std::string_view text) {
     }
     if (key == "m") {
       p.m = v, has_m = true;
-    } else if (key == "n") {
+    } else if (key == "n" || key == "l") {
       p.n = v, has_n = true;
-    } else if (key == "k") {
+    } else if (key == "k" || key == "d") {
       p.k = v, has_k = true;
     } else if (key == "gs" || key == "group_size") {
       p.group_size = v;
+    } else if (key == "hq") {
+      p.heads = v;
+    } else if (key == "hkv") {
+      p.kv_heads = v;
     } else {
       throw std::invalid_argument("problem \"" + std::string(text) + "\": unknown key \"" +
-                                  std::string(token.substr(0, eq)) + "\"; use M=, N=, K=, gs=");
+                                  std::string(token.substr(0, eq)) +
+                                  "\"; use M=, N=, K=, gs= (sdpa: M=, L=, Hq=, Hkv=, D=)");
     }
   }
   if (p.op.empty() || !has_m || !has_n) {
