@@ -21,8 +21,8 @@ constexpr BuiltinVariant kRmsNorm[] = {
 // The fused online-softmax kernel wherever it fits (head dim up to 256), the three-pass
 // baseline past that.
 constexpr BuiltinVariant kSdpa[] = {
-    {"sdpa_fused", R"({"vec":4,"keys":1,"wg":64})"},
-    {"sdpa_fused", R"({"vec":1,"keys":1,"wg":64})"},
+    {"sdpa_fused", R"({"vec":4,"keys":1,"wg":64,"qpg":1})"},
+    {"sdpa_fused", R"({"vec":1,"keys":1,"wg":64,"qpg":1})"},
     {"sdpa_naive", R"({"wg":64})"},
 };
 

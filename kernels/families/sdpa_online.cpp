@@ -1,6 +1,7 @@
 // sdpa_fused and sdpa_split: the single-pass online-softmax kernel (sdpa_online.comp), one
-// workgroup per (token, head), or per (token, head, slice of the context) merged by the last
-// slice to finish (split context: decode has too few rows to fill a GPU otherwise).
+// workgroup per (token, group of `qpg` query heads sharing a KV head), or per (token, head
+// group, slice of the context) merged by the last slice to finish (split context: decode has
+// too few rows to fill a GPU otherwise).
 #include "kernels/families/families.h"
 
 namespace vktune::kernels {
@@ -8,12 +9,19 @@ namespace {
 
 // The shader's DMAX: q is staged in shared memory and the accumulator kept in registers.
 constexpr uint32_t kMaxHeadDim = 256;
+// Floats an invocation keeps live across a step: qpg heads' accumulators and step scores. Past
+// this the compiler spills or occupancy collapses, and a wider head group cannot win back the
+// K/V reads it saves.
+constexpr uint32_t kMaxLiveFloats = 64;
 
 std::vector<KnobSpec> online_knobs(bool split) {
-  // vec: 4 reads q, K and V as vec4 (D % 4 == 0); keys: positions per invocation per step.
+  // vec: 4 reads q, K and V as vec4 (D % 4 == 0); keys: positions per invocation per step;
+  // qpg: query heads per workgroup, consecutive heads of one KV head's group (GQA), which then
+  // read each K and V element once instead of once per head.
   std::vector<KnobSpec> knobs = {
       {"vec", ints({1, 4})}, {"keys", ints({1, 2, 4})}, {"wg", ints({32, 64, 128})}};
   if (split) knobs.push_back({"slices", ints({2, 4, 8, 16, 32})});
+  knobs.push_back({"qpg", ints({1, 2, 4, 8})});
   return knobs;
 }
 
@@ -32,26 +40,53 @@ class SdpaOnline final : public Family {
   Layout layout(const Knobs&) const override { return Layout::none; }
   uint32_t workgroup_size(const Knobs& k) const override { return get(k, "wg"); }
   uint32_t shared_bytes(const Knobs& k) const override {
-    // As the shader: qs [DMAX], ps [wg * keys], the reduction [wg], the split's last_slice.
-    return (kMaxHeadDim + get(k, "wg") * get(k, "keys") + get(k, "wg") + (split_ ? 1 : 0)) * 4;
+    // As the shader: qs [qpg, DMAX], ps [qpg, wg * keys], the reduction [qpg, wg], the split's
+    // last_slice.
+    const uint32_t qpg = get(k, "qpg"), wg = get(k, "wg");
+    return (qpg * (kMaxHeadDim + wg * get(k, "keys") + wg) + (split_ ? 1 : 0)) * 4;
   }
   uint64_t workspace_bytes(const Knobs& k, const Problem& p) const override {
     if (!split_) return 0;
-    // As the shader: a counter per row, (m, l) per (row, slice), each part rounded up to 4
-    // words, then acc [rows, slices, D].
+    // As the shader: a counter per head group (the workgroups of a group arrive together),
+    // (m, l) per (row, slice), each part rounded up to 4 words, then acc [rows, slices, D].
     const uint64_t rows = uint64_t{p.m} * p.heads, states = rows * slices(k);
-    return (ceil_div(rows, 4) * 4 + ceil_div(2 * states, 4) * 4 + states * p.k) * 4;
+    const uint64_t head_groups = rows / get(k, "qpg");
+    return (ceil_div(head_groups, 4) * 4 + ceil_div(2 * states, 4) * 4 + states * p.k) * 4;
   }
   ShaderSpec source(const Knobs& k) const override {
     return {"sdpa_online.comp",
             {{"WG", str(get(k, "wg"))},
              {"KEYS", str(get(k, "keys"))},
              {"VEC", str(get(k, "vec"))},
-             {"SLICES", str(slices(k))}}};
+             {"SLICES", str(slices(k))},
+             {"QPG", str(get(k, "qpg"))}}};
   }
   std::array<uint32_t, 3> groups(const Knobs& k, const Problem& p,
                                  const vk::DeviceInfo& d) const override {
-    return {clamp_groups(uint64_t{p.m} * p.heads * slices(k), d), 1, 1};
+    return {clamp_groups(uint64_t{p.m} * p.heads / get(k, "qpg") * slices(k), d), 1, 1};
+  }
+
+ protected:
+  std::string combination_error(const Knobs& k) const override {
+    // The shader's acc [qpg][ACC] of VTYPE, ACC = ceil(DMAX / vec / wg), and s [keys][qpg].
+    const uint32_t vec = get(k, "vec"), qpg = get(k, "qpg");
+    const uint32_t acc = static_cast<uint32_t>(ceil_div(kMaxHeadDim / vec, get(k, "wg"))) * vec;
+    if (const uint32_t live = qpg * (acc + get(k, "keys")); live > kMaxLiveFloats) {
+      return "qpg=" + str(qpg) + " keeps " + str(live) + " accumulator and score floats live " +
+             "per invocation, more than " + str(kMaxLiveFloats) + " (register pressure)";
+    }
+    return {};
+  }
+  // A shape check, kept here because it needs the problem (Constraints hold no head counts;
+  // the runtime keys tuned sdpa problems by heads and kv_heads, so it never crosses groups).
+  std::string device_error(const Knobs& k, const Problem& p, const vk::DeviceInfo&) const override {
+    const uint32_t qpg = get(k, "qpg"), group = p.heads / p.kv_heads;
+    if (group % qpg != 0) {
+      return "qpg=" + str(qpg) + " does not divide the " + str(group) +
+             " query heads per KV head (heads " + str(p.heads) + " / kv_heads " +
+             str(p.kv_heads) + "): a workgroup's heads must share one KV head";
+    }
+    return {};
   }
 
  private:

@@ -4,7 +4,9 @@
 // 2 V cache [L (or more), kv_heads, D] (only the first L positions are read), 3 out
 // [M, heads, D], 4 a workspace of Family::workspace_bytes (declared by the kernels using one).
 // Token t sits at cache position L - M + t and attends positions 0..L - M + t (causal).
-// Needs WG (a power of two) and VEC (1, or 4: q, K, V and out read as vec4, D % 4 == 0).
+// Needs WG (a power of two), VEC (1, or 4: q, K, V and out read as vec4, D % 4 == 0) and QPG
+// (the query heads a workgroup serves: the reductions take one value per head, so the heads
+// share their barriers).
 
 layout(push_constant) uniform Push {
   uint tokens;    // M
@@ -31,34 +33,38 @@ layout(std430, binding = 3) writeonly buffer OBuf { VTYPE o[]; };
 // A score below any real one (finite, so that exp(a - b) of two of them is never NaN).
 const float kNoScore = -1.0e30;
 
-shared float red[WG];
+shared float red[QPG * WG];
 
-// The workgroup's max / sum of `v`; every invocation calls it, in uniform control flow. The
-// barriers also publish whatever shared memory the caller wrote before.
-float workgroup_max(float v) {
+// The workgroup's max / sum of each v[r], in place; every invocation calls it, in uniform
+// control flow. The barriers also publish whatever shared memory the caller wrote before.
+void workgroup_max(inout float v[QPG]) {
   const uint lid = gl_LocalInvocationID.x;
-  red[lid] = v;
+  [[unroll]] for (uint r = 0; r < QPG; ++r) red[r * WG + lid] = v[r];
   barrier();
   for (uint h = WG / 2; h > 0; h >>= 1) {
-    if (lid < h) red[lid] = max(red[lid], red[lid + h]);
+    if (lid < h) {
+      [[unroll]] for (uint r = 0; r < QPG; ++r) {
+        red[r * WG + lid] = max(red[r * WG + lid], red[r * WG + lid + h]);
+      }
+    }
     barrier();
   }
-  const float r = red[0];
-  barrier();  // everyone has read red[0] before the next reduction overwrites it
-  return r;
+  [[unroll]] for (uint r = 0; r < QPG; ++r) v[r] = red[r * WG];
+  barrier();  // everyone has read the results before the next reduction overwrites them
 }
 
-float workgroup_sum(float v) {
+void workgroup_sum(inout float v[QPG]) {
   const uint lid = gl_LocalInvocationID.x;
-  red[lid] = v;
+  [[unroll]] for (uint r = 0; r < QPG; ++r) red[r * WG + lid] = v[r];
   barrier();
   for (uint h = WG / 2; h > 0; h >>= 1) {
-    if (lid < h) red[lid] += red[lid + h];
+    if (lid < h) {
+      [[unroll]] for (uint r = 0; r < QPG; ++r) red[r * WG + lid] += red[r * WG + lid + h];
+    }
     barrier();
   }
-  const float r = red[0];
+  [[unroll]] for (uint r = 0; r < QPG; ++r) v[r] = red[r * WG];
   barrier();
-  return r;
 }
 
 // Cache positions that token `t` attends.

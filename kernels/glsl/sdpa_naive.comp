@@ -4,11 +4,13 @@
 // the bytes three separate dispatches would, in one dispatch.
 #version 450
 #extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
 
 #ifndef WG
 #define WG 64
 #endif
 #define VEC 1
+#define QPG 1
 
 layout(local_size_x = WG) in;
 
@@ -32,21 +34,23 @@ void main() {
       scores[s0 + j] = s;
       local_max = max(local_max, s);
     }
-    const float m = workgroup_max(local_max);
+    float m[1] = {local_max};
+    workgroup_max(m);
     // Pass 2: the softmax's numerators and their sum (each invocation rereads its own scores).
     float local_sum = 0.0;
     for (uint j = lid; j < n; j += WG) {
-      const float p = exp(scores[s0 + j] - m);
+      const float p = exp(scores[s0 + j] - m[0]);
       scores[s0 + j] = p;
       local_sum += p;
     }
     memoryBarrierBuffer();  // pass 3 reads every invocation's numerators
-    const float sum = workgroup_sum(local_sum);
+    float sum[1] = {local_sum};
+    workgroup_sum(sum);
     // Pass 3: the weighted sum of V, one head-dim element per invocation.
     for (uint i = lid; i < D; i += WG) {
       float acc = 0.0;
       for (uint j = 0; j < n; ++j) acc += scores[s0 + j] * vc[cache_index(j, h, i)];
-      o[row * D + i] = acc / sum;
+      o[row * D + i] = acc / sum[0];
     }
   }
 }

@@ -106,16 +106,27 @@ TEST(SdpaFamilies, HeadDimAndDeviceLimitsAreClearErrors) {
   }
   EXPECT_TRUE(naive.legality(naive.all_variants().front(), wide, ok).ok);  // any head dim
   // vec4 needs D % 4 == 0.
-  const Legality odd = fused.legality(parse_key("sdpa_fused[vec=4,keys=1,wg=64]").knobs,
+  const Legality odd = fused.legality(parse_key("sdpa_fused[vec=4,keys=1,wg=64,qpg=1]").knobs,
                                       sdpa(1, 64, 4, 1, 42), ok);
   EXPECT_NE(odd.reason.find("head dim D=42 is not a multiple of 4"), std::string::npos)
       << odd.reason;
   // Workgroup size and shared memory past the device's.
-  const Knobs big = parse_key("sdpa_split[vec=1,keys=4,wg=128,slices=2]").knobs;
+  const Knobs big = parse_key("sdpa_split[vec=1,keys=4,wg=128,slices=2,qpg=1]").knobs;
   const Problem p = sdpa(1, 64, 4, 1, 64);
   EXPECT_NE(split.legality(big, p, device(64, 32768)).reason.find("workgroup size 128 exceeds"),
             std::string::npos);
   EXPECT_NE(split.legality(big, p, device(1024, 2048)).reason.find("bytes of shared memory"),
+            std::string::npos);
+  // qpg must divide the query heads per KV head (GQA group): here 8 / 4 = 2.
+  const Knobs qpg4 = parse_key("sdpa_split[vec=4,keys=1,wg=64,slices=8,qpg=4]").knobs;
+  EXPECT_NE(split.legality(qpg4, sdpa(1, 64, 8, 4, 64), ok)
+                .reason.find("qpg=4 does not divide the 2 query heads per KV head"),
+            std::string::npos);
+  EXPECT_TRUE(split.legality(qpg4, sdpa(1, 64, 8, 2, 64), ok).ok);
+  // Too many live accumulators: qpg 8 at wg 32 keeps 8 * (8 + 1) floats per invocation.
+  EXPECT_NE(fused.legality(parse_key("sdpa_fused[vec=1,keys=1,wg=32,qpg=8]").knobs,
+                           sdpa(1, 64, 8, 1, 64), ok)
+                .reason.find("register pressure"),
             std::string::npos);
   // A bad problem is rejected by every family, with validate()'s reason.
   EXPECT_NE(naive.legality(naive.all_variants().front(), sdpa(1, 64, 3, 2, 64), ok)
@@ -126,11 +137,16 @@ TEST(SdpaFamilies, HeadDimAndDeviceLimitsAreClearErrors) {
 TEST(SdpaFamilies, GeometryAndWorkspace) {
   const vk::DeviceInfo d = device(1024, 32768);
   const Problem p = sdpa(2, 100, 8, 2, 64);
-  const Knobs k = parse_key("sdpa_split[vec=4,keys=1,wg=64,slices=8]").knobs;
+  const Knobs k = parse_key("sdpa_split[vec=4,keys=1,wg=64,slices=8,qpg=1]").knobs;
   const Family& split = *find_family("sdpa_split");
   EXPECT_EQ(split.groups(k, p, d)[0], 2u * 8 * 8);
-  // 16 row counters, (m, l) of 128 states, acc [16, 8, 64].
+  // 16 counters (qpg 1: one per row), (m, l) of 128 states, acc [16, 8, 64].
   EXPECT_EQ(split.workspace_bytes(k, p), (16u + 256 + 128 * 64) * 4);
+  // qpg 4 serves the 4 query heads of a KV head per workgroup: a quarter of the workgroups
+  // and of the counters, the same per-row states.
+  const Knobs k4 = parse_key("sdpa_split[vec=4,keys=1,wg=64,slices=8,qpg=4]").knobs;
+  EXPECT_EQ(split.groups(k4, p, d)[0], 2u * 2 * 8);
+  EXPECT_EQ(split.workspace_bytes(k4, p), (4u + 256 + 128 * 64) * 4);
   const Family& naive = *find_family("sdpa_naive");
   EXPECT_EQ(naive.workspace_bytes(naive.all_variants().front(), p), 2u * 8 * 100 * 4);
   const Family& fused = *find_family("sdpa_fused");

@@ -1,6 +1,7 @@
 // sdpa's kernels on the test device (lavapipe here): every family against the fp64 reference
 // on ragged shapes (L a multiple of nothing, head dims 64, 128, 80 and 42, GQA ratios 1, 4 and
-// 8, decode and causal prefill, more slices than positions), and a cache longer than L.
+// 8, decode and causal prefill, more slices than positions, workgroups serving 1 to 8 query
+// heads of a KV head's group), and a cache longer than L.
 #include <gtest/gtest.h>
 
 #include "tests/kernels/instance_sweep_fixture.h"
@@ -45,7 +46,7 @@ TEST_F(SdpaTest, Split) {
 // An engine binds its whole cache, of Lmax positions, and pushes the current L: the kernels
 // read only the first L, so the same instance's result must not depend on what lies beyond.
 TEST_F(SdpaTest, ReadsOnlyTheFirstLPositionsOfALongerCache) {
-  const Problem p = sdpa(2, 40, 4, 2, 64);
+  const Problem p = sdpa(2, 40, 8, 1, 64);  // GQA 8: the online variants' qpg=8 is legal
   Problem longer = p;
   longer.n = 64;
   const ProblemData data = make_random(p, 3);

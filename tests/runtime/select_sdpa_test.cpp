@@ -28,9 +28,9 @@ class SelectSdpa : public ::testing::Test {
  protected:
   SelectSdpa() {
     const auto fused = db.store.upsert_kernel(testing::fake_kernel(
-        "sdpa_fused[vec=4,keys=2,wg=64]", R"({"k_multiple":4,"k_max":256})"));
+        "sdpa_fused[vec=4,keys=2,wg=64,qpg=1]", R"({"k_multiple":4,"k_max":256})"));
     const auto split = db.store.upsert_kernel(testing::fake_kernel(
-        "sdpa_split[vec=4,keys=1,wg=128,slices=16]", R"({"k_multiple":4,"k_max":256})"));
+        "sdpa_split[vec=4,keys=1,wg=128,slices=16,qpg=4]", R"({"k_multiple":4,"k_max":256})"));
     const auto device = db.store.upsert_device(db.a);
     const auto run = db.store.begin_run({});
     db.store.add_measurement(
@@ -60,13 +60,13 @@ TEST_F(SelectSdpa, OtherHeadCountsAndWideHeadsUseTheBuiltins) {
   Selection s = snap->select(query_for(db.a), attention(1, 512, 24, 8, 128));
   ASSERT_TRUE(s.ok()) << s.error;
   EXPECT_EQ(s.shape_match, ShapeMatch::builtin);
-  EXPECT_EQ(s.variant_key, "sdpa_fused[vec=4,keys=1,wg=64]");
+  EXPECT_EQ(s.variant_key, "sdpa_fused[vec=4,keys=1,wg=64,qpg=1]");
   EXPECT_FALSE(s.spirv.empty());  // shipped
   s = snap->select(query_for(db.a), attention(1, 512, 32, 8, 320));
   ASSERT_TRUE(s.ok()) << s.error;
   EXPECT_EQ(s.variant_key, "sdpa_naive[wg=64]");
   s = snap->select(query_for(db.a), attention(1, 512, 32, 8, 42));  // no vec4
-  EXPECT_EQ(s.variant_key, "sdpa_fused[vec=1,keys=1,wg=64]");
+  EXPECT_EQ(s.variant_key, "sdpa_fused[vec=1,keys=1,wg=64,qpg=1]");
 }
 
 TEST_F(SelectSdpa, BadQueriesAreErrors) {
