@@ -41,9 +41,12 @@ void Session::train_model() {
   for (kernels::Op op : {kernels::Op::q4gsw, kernels::Op::rms_norm, kernels::Op::sdpa}) {
     const size_t n = count_problems(observations_, op);
     if (n == 0) continue;
-    text += " " + std::to_string(n) + " " + kernels::op_name(op) + " problem" +
-            (n == 1 ? "" : "s") +
-            (model_->covers(op) ? "," : " (too few to rank: swept and learnt from),");
+    // Appended piece by piece: GCC 12 warns (-Wrestrict, a known false positive) on
+    // " " + std::string chains here.
+    ((text += ' ') += std::to_string(n)) += ' ';
+    text += kernels::op_name(op);
+    text += n == 1 ? " problem" : " problems";
+    text += model_->covers(op) ? "," : " (too few to rank: swept and learnt from),";
   }
   char seconds[48];
   std::snprintf(seconds, sizeof seconds, " %.1f s",

@@ -63,7 +63,9 @@ TEST(SdpaProblem, F16IsRefusedWithTheReason) {
   expect_invalid(half, "sdpa is f32-only for now");
   EXPECT_EQ(describe(half), "sdpa M=1 L=512 Hq=32 Hkv=8 D=128 f16");
   for (const Family* f : families()) {
-    if (f->op() == Op::sdpa) EXPECT_EQ(f->dtype(), DType::f32) << f->name();
+    if (f->op() == Op::sdpa) {
+      EXPECT_EQ(f->dtype(), DType::f32) << f->name();
+    }
   }
   const Family& fused = *find_family("sdpa_fused");
   const Legality legal = fused.legality(fused.all_variants().front(), half, device(1024, 49152));
