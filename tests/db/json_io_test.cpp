@@ -1,5 +1,5 @@
 // JSON export/import: loss-free round trip, the compact version 2 layout, version 1 documents
-// still read, and field-by-field validation with paths.
+// still read (what is refused: json_rejects_test.cpp).
 #include "db/json_io.h"
 
 #include <gtest/gtest.h>
@@ -14,54 +14,17 @@
 
 #include "db/error.h"
 #include "tests/db/fixtures.h"
+#include "tests/db/json_documents.h"
 
 namespace vktune::db {
 namespace {
 
 using nlohmann::json;
+using testing::cell;
+using testing::cell_path;
+using testing::exported;
+using testing::exported_v1;
 using testing::v1_document;
-
-json exported() {
-  Store s = Store::open_memory();
-  testing::populate(s);
-  return export_json(s);
-}
-
-// The same store as version 1 wrote it.
-json exported_v1() { return v1_document(exported()); }
-
-// Position of column `name` in the header of `section`.
-size_t column(const json& doc, const char* section, const std::string& name) {
-  const json& header = doc.at("columns").at(section);
-  for (size_t c = 0; c < header.size(); ++c) {
-    if (header[c] == name) return c;
-  }
-  ADD_FAILURE() << "no column " << name << " in " << section;
-  return 0;
-}
-// One cell of a version 2 row, by column name.
-json& cell(json& doc, const char* section, size_t row, const std::string& name) {
-  return doc[section][row][column(doc, section, name)];
-}
-// The path an error names for that cell: "measurements[0][6]".
-std::string cell_path(const json& doc, const char* section, size_t row, const std::string& name) {
-  return std::string(section) + "[" + std::to_string(row) + "][" +
-         std::to_string(column(doc, section, name)) + "]";
-}
-
-// Imports `doc` into a fresh store expecting an Error containing every needle.
-void expect_rejected(const json& doc, std::initializer_list<std::string> needles) {
-  Store s = Store::open_memory();
-  try {
-    import_json(s, doc, "doc.json");
-    FAIL() << "accepted " << doc.dump().substr(0, 200);
-  } catch (const Error& e) {
-    const std::string what = e.what();
-    EXPECT_NE(what.find("doc.json"), std::string::npos) << what;
-    for (const auto& n : needles) EXPECT_NE(what.find(n), std::string::npos) << what;
-  }
-  EXPECT_TRUE(s.devices().empty()) << "a rejected document must not be half-imported";
-}
 
 // Every table of `a` and `b` holds the same rows.
 void expect_same_store(const Store& a, const Store& b) {
@@ -421,201 +384,6 @@ TEST(JsonIo, WinnersOnlyExportReproducesTheWinners) {
   };
   EXPECT_EQ(winners(a), winners(b));
   EXPECT_FALSE(winners(a).empty());
-}
-
-TEST(JsonIo, MissingFieldsAreNamedByPath) {
-  for (const json& original : {exported(), exported_v1()}) {
-    json doc = original;
-    doc["devices"][1].erase("vendor_id");
-    expect_rejected(doc, {"devices[1].vendor_id", "missing"});
-    doc = original;
-    doc.erase("runs");
-    expect_rejected(doc, {"runs", "missing"});
-    doc = original;
-    doc["runs"][0].erase("uuid");
-    expect_rejected(doc, {"runs[0].uuid", "missing"});
-  }
-  json doc = exported_v1();
-  doc["measurements"][2]["kernel"].erase("source_hash");
-  expect_rejected(doc, {"measurements[2].kernel.source_hash", "missing"});
-  // Version 2: rows are complete arrays under a header naming their columns.
-  doc = exported();
-  doc["measurements"][2].erase(13);
-  expect_rejected(doc, {"measurements[2]: expected an array of 14 values", "got an array of 13"});
-  doc = exported();
-  doc["coverage"][1] = json::object();
-  expect_rejected(doc, {"coverage[1]: expected an array of 7 values", "got object"});
-  doc = exported();
-  doc.erase("columns");
-  expect_rejected(doc, {"document.columns", "missing"});
-  doc = exported();
-  doc["columns"].erase("coverage");
-  expect_rejected(doc, {"columns.coverage", "missing"});
-  doc = exported();
-  std::swap(doc["columns"]["measurements"][6], doc["columns"]["measurements"][7]);
-  expect_rejected(doc, {"columns.measurements", "expected [\"run\",\"device\""});
-}
-
-TEST(JsonIo, WrongTypesAreNamedByPath) {
-  for (const json& original : {exported(), exported_v1()}) {
-    json doc = original;
-    doc["problems"][0]["m"] = "one";
-    expect_rejected(doc, {"problems[0].m", "unsigned 32-bit integer"});
-    doc = original;
-    doc["problems"][0]["k"] = -4;
-    expect_rejected(doc, {"problems[0].k", "unsigned"});
-    doc = original;
-    doc["kernels"][0]["spirv"] = "not base64!";
-    expect_rejected(doc, {"kernels[0].spirv", "base64"});
-    doc = original;
-    doc["kernels"][0]["knobs_json"] = "{broken";
-    expect_rejected(doc, {"kernels[0].knobs_json", "not valid JSON"});
-    doc = original;
-    doc["devices"] = json::object();
-    expect_rejected(doc, {"devices", "expected an array"});
-    doc = original;
-    doc["measurements"] = "none";
-    expect_rejected(doc, {"measurements", "expected an array"});
-  }
-  // Version 1 rows are objects.
-  json doc = exported_v1();
-  doc["measurements"][0]["median_ns"] = "fast";
-  expect_rejected(doc, {"measurements[0].median_ns", "expected a number"});
-  doc = exported_v1();
-  doc["measurements"][0]["status"] = "great";
-  expect_rejected(doc, {"measurements[0].status"});
-  doc = exported_v1();
-  doc["coverage"][1]["budget_cut"] = 1;
-  expect_rejected(doc, {"coverage[1].budget_cut", "expected true or false"});
-  doc = exported_v1();
-  doc["coverage"][0]["stages"][1] = -1;
-  expect_rejected(doc, {"coverage[0].stages[1]", "unsigned"});
-  doc = exported_v1();
-  doc["coverage"][0]["stages"] = "2>1";
-  expect_rejected(doc, {"coverage[0].stages", "expected an array"});
-  doc = exported_v1();
-  doc["coverage"][0].erase("legal");
-  expect_rejected(doc, {"coverage[0].legal", "missing"});
-  // Version 2 rows are arrays: errors name the cell and its column.
-  const json v2 = exported();
-  auto rejected_cell = [&](const char* section, size_t row, const char* name, json value,
-                           const std::string& what) {
-    json d = v2;
-    cell(d, section, row, name) = std::move(value);
-    expect_rejected(d, {cell_path(d, section, row, name) + ": " + what});
-  };
-  rejected_cell("measurements", 0, "median_ns", "fast", "median_ns: expected a number, got string");
-  rejected_cell("measurements", 0, "median_ns", nullptr, "median_ns: null for an ok result");
-  rejected_cell("measurements", 0, "status", "great", "status: \"great\" is not a known status");
-  rejected_cell("measurements", 0, "status", 0, "status: expected a string, got number");
-  rejected_cell("measurements", 3, "n", -1, "n: expected an unsigned 32-bit integer, got -1");
-  rejected_cell("measurements", 3, "n", 1.5, "n: expected an unsigned 32-bit integer, got 1.5");
-  rejected_cell("measurements", 1, "gbps", "fast", "gbps: expected a number, got string");
-  rejected_cell("measurements", 1, "message", nullptr, "message: expected a string, got null");
-  rejected_cell("measurements", 1, "kernel", "0", "kernel: expected an index into 'kernels', got string");
-  rejected_cell("measurements", 1, "run", -1, "run: expected an index into 'runs', got -1");
-  rejected_cell("measurements", 1, "device", 0.0, "device: expected an index into 'devices', got 0.0");
-  rejected_cell("measurements", 1, "problem", nullptr, "problem: expected an index into 'problems', got null");
-  rejected_cell("coverage", 1, "budget_cut", 1, "budget_cut: expected true or false, got number");
-  rejected_cell("coverage", 0, "stages", "2>1", "stages: expected an array, got string");
-  rejected_cell("coverage", 0, "legal", nullptr, "legal: expected an unsigned 32-bit integer, got null");
-  rejected_cell("winners", 0, "median_ns", nullptr, "median_ns: expected a number, got null");
-  json d = v2;
-  cell(d, "coverage", 0, "stages")[1] = -1;
-  expect_rejected(d, {cell_path(d, "coverage", 0, "stages") + "[1]: stages: expected an unsigned"});
-}
-
-TEST(JsonIo, IndicesOutOfRangeAreRejected) {
-  const json v2 = exported();
-  auto rejected_index = [&](const char* section, size_t row, const char* name, int value,
-                            const std::string& what) {
-    json d = v2;
-    cell(d, section, row, name) = value;
-    expect_rejected(d, {cell_path(d, section, row, name) + ": " + what});
-  };
-  rejected_index("measurements", 1, "problem", 999, "problem index 999 out of range (2 problems)");
-  rejected_index("measurements", 4, "kernel", 2, "kernel index 2 out of range (2 kernels)");
-  rejected_index("measurements", 0, "device", 2, "device index 2 out of range (2 devices)");
-  rejected_index("measurements", 0, "run", 1, "run index 1 out of range (1 run)");
-  rejected_index("coverage", 1, "run", 5, "run index 5 out of range (1 run)");
-  rejected_index("coverage", 0, "problem", 2, "problem index 2 out of range (2 problems)");
-  rejected_index("winners", 2, "kernel", 7, "kernel index 7 out of range (2 kernels)");
-  rejected_index("winners", 0, "device", 3, "device index 3 out of range (2 devices)");
-  // Against the document's own sections, not the database's rows.
-  json d = v2;
-  d["problems"].erase(1);
-  expect_rejected(d, {"problem index 1 out of range (1 problem)"});
-}
-
-TEST(JsonIo, DanglingReferencesAreRejected) {
-  // Version 1 refers by natural key.
-  json doc = exported_v1();
-  doc["measurements"][0]["problem"]["m"] = 77;
-  expect_rejected(doc, {"measurements[0].problem", "missing from 'problems'"});
-  doc = exported_v1();
-  doc["measurements"][0]["run"] = "nope";
-  expect_rejected(doc, {"measurements[0].run"});
-  doc = exported_v1();
-  doc["measurements"][3]["kernel"]["source_hash"] = "other";
-  expect_rejected(doc, {"measurements[3].kernel", "missing from 'kernels'"});
-  doc = exported_v1();
-  doc["coverage"][1]["run"] = "nope";
-  expect_rejected(doc, {"coverage[1].run", "missing from 'runs'"});
-}
-
-TEST(JsonIo, HeaderIsChecked) {
-  for (const json& original : {exported(), exported_v1()}) {
-    json doc = original;
-    doc["version"] = 99;
-    expect_rejected(doc, {"document.version", "99", "reads 1 to 2"});
-    doc["version"] = 0;
-    expect_rejected(doc, {"document.version", "0 is not supported"});
-    doc = original;
-    doc["format"] = "something-else";
-    expect_rejected(doc, {"document.format"});
-  }
-  // A version 2 document labelled version 1 reads as a broken version 1 one.
-  json doc = exported();
-  doc["version"] = 1;
-  expect_rejected(doc, {"measurements[0]", "expected an object, got array"});
-  expect_rejected(json::array(), {"expected an object"});
-  Store s = Store::open_memory();
-  EXPECT_THROW(import_json_text(s, "{\"format\": ", "cut.json"), Error);
-}
-
-// Timings that cannot be are refused by the path of the value: negative or non-finite ones (an
-// export writes a non-finite value as null, so only a hand-made document holds one), and
-// quantiles out of order.
-TEST(JsonIo, ImpossibleTimingsAreRejectedByPath) {
-  for (const json& original : {exported(), exported_v1()}) {
-    const bool v1 = original["version"] == 1;
-    const auto value = [&](json& doc, const std::string& name) -> json& {
-      return v1 ? doc["measurements"][0][name] : cell(doc, "measurements", 0, name);
-    };
-    const auto path = [&](const json& doc, const std::string& name) {
-      return v1 ? "measurements[0]." + name : cell_path(doc, "measurements", 0, name);
-    };
-    json doc = original;
-    value(doc, "median_ns") = -5.0;
-    expect_rejected(doc, {path(doc, "median_ns"), "finite and >= 0"});
-    doc = original;
-    value(doc, "p90_ns") = std::numeric_limits<double>::infinity();
-    expect_rejected(doc, {path(doc, "p90_ns"), "finite and >= 0"});
-    doc = original;
-    value(doc, "p10_ns") = value(doc, "median_ns").get<double>() * 2;
-    expect_rejected(doc, {path(doc, "median_ns"), "below p10_ns", "min_ns <= p10_ns"});
-    doc = original;
-    value(doc, "min_ns") = value(doc, "median_ns").get<double>() + 1;
-    value(doc, "p10_ns") = nullptr;
-    expect_rejected(doc, {path(doc, "median_ns"), "below min_ns"});
-  }
-}
-
-TEST(JsonIo, ValueErrorsInsideRecordsAreRejectedWholesale) {
-  for (json doc : {exported(), exported_v1()}) {
-    doc["devices"][0]["device_type"] = "gpu";
-    expect_rejected(doc, {"devices[0]", "device_type"});
-  }
 }
 
 }  // namespace
