@@ -303,17 +303,14 @@ Summary summarize(const db::Store& store, const SummaryOptions& options) {
 }
 
 std::string problem_label(const db::Problem& p) {
-  // sdpa's shape spelt as kernels::describe spells it: context, heads, head dim.
+  std::string s = p.op + " M=" + std::to_string(p.m);
   if (p.op == "sdpa") {
-    std::string s = p.op + " M=" + std::to_string(p.m) + " L=" + std::to_string(p.n) +
-                    " Hq=" + std::to_string(p.heads) + " Hkv=" + std::to_string(p.kv_heads) +
-                    " D=" + std::to_string(p.k);
-    if (p.dtype != "f32" && !p.dtype.empty()) s += " " + p.dtype;
-    return s;
-  }
-  std::string s = p.op + " M=" + std::to_string(p.m) + " N=" + std::to_string(p.n);
-  if (p.op != "rms_norm") {
-    s += " K=" + std::to_string(p.k) + " gs=" + std::to_string(p.group_size);
+    // As kernels::describe spells it: context, heads, head dim.
+    s += " L=" + std::to_string(p.n) + " Hq=" + std::to_string(p.heads) +
+         " Hkv=" + std::to_string(p.kv_heads) + " D=" + std::to_string(p.k);
+  } else {
+    s += " N=" + std::to_string(p.n);
+    if (p.op != "rms_norm") s += " K=" + std::to_string(p.k) + " gs=" + std::to_string(p.group_size);
   }
   if (p.dtype != "f32" && !p.dtype.empty()) s += " " + p.dtype;
   return s;
