@@ -309,7 +309,7 @@ ProblemOutcome Session::tune_problem(size_t index, int64_t problem_id, std::vect
     std::vector<Candidate*> chunk;
     if (search) {
       const std::vector<size_t> picks = search->next(size);
-      if (picks.empty()) break;  // the model expects no gain above the noise
+      if (picks.empty()) break;  // the search stopped: stop_reason() says why
       for (size_t i : picks) {
         if (!list[i].resumed) chunk.push_back(&list[i]);
       }
