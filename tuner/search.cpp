@@ -35,13 +35,13 @@ std::string fixed_routing_key(const kernels::Problem& p) {
        p.heads, p.kv_heads}));
 }
 
-void order_candidates(std::vector<Candidate>& list, const std::map<int64_t, double>& warm_rank,
+void order_candidates(std::vector<Candidate>& list, const std::map<std::string, double>& warm_rank,
                       const std::function<bool(const Candidate&)>& is_baseline) {
   std::vector<Candidate> warm, baselines;
   std::vector<std::vector<Candidate>> by_family;  // in order of first appearance
   std::vector<const kernels::Family*> families;
   for (Candidate& c : list) {
-    if (warm_rank.count(c.kernel_id)) {
+    if (warm_rank.count(c.key)) {
       warm.push_back(std::move(c));
     } else if (is_baseline(c)) {
       baselines.push_back(std::move(c));
@@ -56,7 +56,7 @@ void order_candidates(std::vector<Candidate>& list, const std::map<int64_t, doub
     }
   }
   std::stable_sort(warm.begin(), warm.end(), [&](const Candidate& a, const Candidate& b) {
-    return warm_rank.at(a.kernel_id) < warm_rank.at(b.kernel_id);
+    return warm_rank.at(a.key) < warm_rank.at(b.key);
   });
   list.clear();
   for (Candidate& c : warm) list.push_back(std::move(c));

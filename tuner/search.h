@@ -30,10 +30,10 @@ std::vector<Candidate*> halve(const std::vector<Candidate*>& pool, size_t finali
 std::string fixed_routing_key(const kernels::Problem& problem);
 
 // Measurement order, for runs whose budget may end a problem early: first the winners of
-// tuned neighbouring problems (`warm_rank`: kernel id -> log-distance of the nearest problem
+// tuned neighbouring problems (`warm_rank`: variant key -> log-distance of the nearest problem
 // it won; nearest first), then the baselines every speedup is quoted against, then the rest
 // round-robin across families, so a cut run has still sampled every family.
-void order_candidates(std::vector<Candidate>& list, const std::map<int64_t, double>& warm_rank,
+void order_candidates(std::vector<Candidate>& list, const std::map<std::string, double>& warm_rank,
                       const std::function<bool(const Candidate&)>& is_baseline);
 
 // Stage `stage` of halving: stage 0 is a cheap estimate (one short sample); stage 1 takes three

@@ -31,6 +31,17 @@ double log_distance(const kernels::Problem& a, const db::Problem& b) {
   return std::sqrt(term(a.m, b.m) + term(a.n, b.n) + term(a.k, b.k));
 }
 
+void append_winners(const db::Store& store, int64_t device_id,
+                    std::vector<std::pair<db::Problem, std::string>>& winners) {
+  std::map<int64_t, db::Problem> problems;
+  for (db::Problem& p : store.problems()) problems.emplace(p.id, std::move(p));
+  std::map<int64_t, std::string> keys;
+  for (db::KernelRecord& k : store.kernels()) keys.emplace(k.id, std::move(k.variant_key));
+  for (const db::BestRow& best : store.best(device_id)) {
+    winners.emplace_back(problems.at(best.problem_id), keys.at(best.kernel_id));
+  }
+}
+
 std::string host_name() {
   char name[256] = {};
   return gethostname(name, sizeof name - 1) == 0 ? name : "unknown";
@@ -138,12 +149,12 @@ TuneResult Session::run() {
   result.device_id = device_id_;
   result.copy_gbps = bandwidth.gbps;
 
-  // The database's winners before this run, read once: the warm start of every problem.
-  {
-    std::map<int64_t, db::Problem> problems;
-    for (db::Problem& p : store_.problems()) problems.emplace(p.id, std::move(p));
-    for (const db::BestRow& best : store_.best(device_id_)) {
-      tuned_winners_.emplace_back(problems.at(best.problem_id), best.kernel_id);
+  // The winners before this run, read once: the warm start of every problem.
+  append_winners(store_, device_id_, tuned_winners_);
+  if (options_.train_store != nullptr) {
+    // Matched by name, as the model's training data is (tuner/cost_model.h).
+    for (const db::DeviceRecord& d : options_.train_store->devices()) {
+      if (d.name == device_->info().name) append_winners(*options_.train_store, d.id, tuned_winners_);
     }
   }
   if (options_.strategy == Strategy::model) train_model();
@@ -269,15 +280,15 @@ std::vector<Candidate> Session::candidates(const kernels::Problem& problem, int6
   return list;
 }
 
-std::map<int64_t, double> Session::neighbour_winners(const kernels::Problem& problem) const {
-  std::map<int64_t, double> rank;
-  for (const auto& [p, kernel_id] : tuned_winners_) {
+std::map<std::string, double> Session::neighbour_winners(const kernels::Problem& problem) const {
+  std::map<std::string, double> rank;
+  for (const auto& [p, key] : tuned_winners_) {
     if (p.op != kernels::op_name(problem.op) || p.group_size != problem.group_size ||
         p.heads != problem.heads || p.kv_heads != problem.kv_heads) {
       continue;
     }
     const double d = log_distance(problem, p);
-    auto [it, inserted] = rank.emplace(kernel_id, d);
+    auto [it, inserted] = rank.emplace(key, d);
     if (!inserted) it->second = std::min(it->second, d);
   }
   return rank;

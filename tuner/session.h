@@ -102,8 +102,8 @@ class Session {
   std::vector<Candidate> candidates(const kernels::Problem& problem, int64_t problem_id,
                                     ProblemOutcome& outcome);
   void warm_start_order(const kernels::Problem& problem, std::vector<Candidate>& list) const;
-  // Kernel id -> log-distance of the nearest tuned problem (same op and group size) it won.
-  std::map<int64_t, double> neighbour_winners(const kernels::Problem& problem) const;
+  // Variant key -> log-distance of the nearest tuned problem (same op and group size) it won.
+  std::map<std::string, double> neighbour_winners(const kernels::Problem& problem) const;
   // Strategy::model (session_model.cpp): learns from the stores' measurements on this device.
   void train_model();
   // The search over `list` when the model ranks the problem's op; nullopt: sweep it instead.
@@ -151,8 +151,9 @@ class Session {
   std::unique_ptr<ClockProbe> probe_;  // GPUs only (tuner/clock_probe.h)
   std::unique_ptr<BatchTimer> timer_;
   std::unique_ptr<ProblemState> shared_;  // of the problem being tuned
-  // The database's winners on this device when the run started, with their problems.
-  std::vector<std::pair<db::Problem, int64_t>> tuned_winners_;
+  // The winners on this device when the run started, with their problems: the database's and
+  // the training database's (--train-db), by variant key since the two number kernels apart.
+  std::vector<std::pair<db::Problem, std::string>> tuned_winners_;
   std::set<int64_t> finished_problems_;
   std::vector<Observation> observations_;  // what the model learns from (Strategy::model)
   std::optional<CostModel> model_;  // of a resumed run: those it has a coverage record of

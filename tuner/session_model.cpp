@@ -70,12 +70,12 @@ std::optional<ModelSearch> Session::model_search(const kernels::Problem& problem
     family.push_back(family_index.emplace(c.family, family_index.size()).first->second);
   }
   // First: the nearest neighbours' winners, then the baselines every speedup is quoted against.
-  const std::map<int64_t, double> winners = neighbour_winners(problem);
+  const std::map<std::string, double> winners = neighbour_winners(problem);
   std::vector<std::pair<double, size_t>> near;
   std::vector<size_t> first;
   const std::string fixed = fixed_routing_key(problem);
   for (size_t i = 0; i < list.size(); ++i) {
-    const auto it = winners.find(list[i].kernel_id);
+    const auto it = winners.find(list[i].key);
     if (it != winners.end()) near.emplace_back(it->second, i);
   }
   std::stable_sort(near.begin(), near.end());

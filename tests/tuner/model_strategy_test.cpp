@@ -1,8 +1,8 @@
 // --strategy model on the test device, from a fresh database: the first problems are swept (too
 // little to learn from yet), then the model ranks the next problem's variants, measures fewer
 // than exhaustive does and still finds exhaustive's winner (or a variant exhaustive timed as
-// fast). A model run learning from another database, aborted midway, resumes without
-// duplicates.
+// fast). A model run learning from another database measures that database's winners first and,
+// aborted midway, resumes without duplicates.
 #include <gtest/gtest.h>
 
 #include <functional>
@@ -97,6 +97,32 @@ TEST_F(ModelStrategyTest, SweepsAFreshDatabaseThenMeasuresFewerAndFindsTheWinner
     found |= all.count(key) > 0 && all.at(key) <= best * 1.05;
   }
   EXPECT_TRUE(found) << "exhaustive's winner " << *exhaustive.problems[0].winner_key;
+}
+
+TEST_F(ModelStrategyTest, MeasuresTheTrainingDatabasesWinnersFirst) {
+  db::Store train = db::Store::open_memory();
+  Run(train, kLearn, Strategy::halving);
+  std::set<std::string> winners;
+  std::map<int64_t, std::string> keys;
+  for (const db::KernelRecord& k : train.kernels()) keys[k.id] = k.variant_key;
+  for (const db::DeviceRecord& d : train.devices()) {
+    for (const db::BestRow& best : train.best(d.id)) winners.insert(keys.at(best.kernel_id));
+  }
+  ASSERT_FALSE(winners.empty());
+
+  // A run into an empty database: its warm start comes from the training database alone.
+  db::Store store = db::Store::open_memory();
+  EXPECT_THROW(Run(store, {kTarget}, Strategy::model,
+                   [&](TuneOptions& o) {
+                     o.train_store = &train;
+                     o.abort_after_results = winners.size();
+                   }),
+               TuneAborted);
+  std::set<std::string> first;
+  std::map<int64_t, std::string> store_keys;
+  for (const db::KernelRecord& k : store.kernels()) store_keys[k.id] = k.variant_key;
+  for (const db::Measurement& m : store.measurements()) first.insert(store_keys.at(m.kernel_id));
+  EXPECT_EQ(first, winners);
 }
 
 TEST_F(ModelStrategyTest, LearnsFromATrainingDatabaseAndResumesWithoutDuplicates) {

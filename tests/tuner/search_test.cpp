@@ -70,7 +70,7 @@ TEST(SearchTest, OrderPutsWarmWinnersThenBaselinesThenFamiliesInTurn) {
     list[i].key = spec[i].second;
     list[i].kernel_id = static_cast<int64_t>(i + 1);
   }
-  order_candidates(list, {{7, 0.5}, {2, 1.5}},
+  order_candidates(list, {{"warm", 0.5}, {"a1", 1.5}},
                    [](const Candidate& c) { return c.key == "fixed"; });
   std::vector<std::string> keys;
   for (const auto& c : list) keys.push_back(c.key);

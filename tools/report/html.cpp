@@ -204,13 +204,13 @@ std::string figure(const std::string& caption, const std::string& svg, const std
          "</figure>\n";
 }
 
-// Coverage of the device's problems: how many searches finished, how many were cut, how many
-// nobody can tell (no coverage record).
+// Coverage of the device's problems: how many searches finished (every variant, or the cost
+// model's choice), how many were cut, how many nobody can tell (no coverage record).
 std::string coverage_table(const DeviceSummary& ds) {
-  int64_t complete = 0, cut = 0, unknown = 0, measured = 0, legal = 0;
+  int64_t complete = 0, searched = 0, cut = 0, unknown = 0, measured = 0, legal = 0;
   for (const ProblemSummary& p : ds.problems) {
     const std::optional<bool> c = p.cut();
-    (!c ? unknown : (*c ? cut : complete)) += 1;
+    (!c ? unknown : *c ? cut : p.searched() ? searched : complete) += 1;
     if (p.coverage) measured += p.measured(), legal += p.coverage->legal;
   }
   auto row = [](std::string_view k, int64_t v, const char* cls = "") {
@@ -218,7 +218,8 @@ std::string coverage_table(const DeviceSummary& ds) {
            std::to_string(v) + "</td></tr>";
   };
   return "<table class=\"kv\">" + row("problems", static_cast<int64_t>(ds.problems.size())) +
-         row("search complete", complete) + row("search cut", cut, " bad") +
+         row("search complete", complete) + row("searched by the cost model", searched) +
+         row("search cut", cut, " bad") +
          row("coverage unknown", unknown) +
          "<tr><th>variants measured (any run) / legal (latest run)</th><td class=\"num\">" + std::to_string(measured) +
          " / " + std::to_string(legal) + "</td></tr></table>\n";
@@ -354,7 +355,8 @@ std::string render_html(const Summary& summary, const HtmlOptions& options) {
       "by any run out of those legal on the device (hover: variants timed per stage). \"cut\" "
       "marks an unfinished search, whose winner may not be the best: a legal variant has no "
       "result or a wall-time budget ended the latest run (vktune tune --fill finishes it); "
-      "\"?\": no run recorded coverage (a database from before schema v3). \"spread\" is "
+      "\"searched\": a finished cost-model search (--strategy model), which measures the "
+      "variants its model ranks best by design; \"?\": no run recorded coverage (a database from before schema v3). \"spread\" is "
       "the winner's p90 - p10 over its median; \"margin\" how much slower the runner-up is "
       "(hover: which). Flags: a time slower than a larger M of the same shape, or a neighbouring "
       "M's winner that a cut search never tried here.</p>\n";

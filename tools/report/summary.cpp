@@ -216,7 +216,11 @@ StatusCounts& StatusCounts::operator+=(const StatusCounts& other) noexcept {
 
 std::optional<bool> ProblemSummary::cut() const noexcept {
   if (!coverage) return std::nullopt;
-  return measured() < coverage->legal || coverage->budget_cut;
+  return coverage->budget_cut || (measured() < coverage->legal && !model_searched);
+}
+
+bool ProblemSummary::searched() const noexcept {
+  return coverage && !*cut() && measured() < coverage->legal;
 }
 
 std::optional<double> ProblemSummary::spread_pct() const noexcept {
@@ -256,6 +260,8 @@ Summary summarize(const db::Store& store, const SummaryOptions& options) {
   for (const auto& p : problem_rows) problems[p.id] = &p;
   std::vector<db::RunRecord> runs = store.runs();
   const auto coverage = latest_coverage(store.coverage(), runs);
+  std::unordered_map<int64_t, std::string> strategy_of;
+  for (const db::RunRecord& r : runs) strategy_of[r.id] = r.strategy;
 
   std::set<int64_t> run_ids;
   for (const db::DeviceRecord& device : devices) {
@@ -287,6 +293,7 @@ Summary summarize(const db::Store& store, const SummaryOptions& options) {
       ds.status_counts += ds.problems.back().status_counts;
       if (const auto c = coverage.find({device.id, problem_id}); c != coverage.end()) {
         ds.problems.back().coverage = c->second;
+        ds.problems.back().model_searched = strategy_of.at(c->second.run_id) == "model";
       }
     }
     std::sort(ds.problems.begin(), ds.problems.end(),
@@ -389,7 +396,7 @@ std::string format_speedup(std::optional<double> value) {
 std::string format_coverage(const ProblemSummary& p) {
   std::string s = std::to_string(p.measured()) + "/";
   if (!p.coverage) return s + "?";
-  return s + std::to_string(p.coverage->legal) + (*p.cut() ? " cut" : "");
+  return s + std::to_string(p.coverage->legal) + (*p.cut() ? " cut" : p.searched() ? " searched" : "");
 }
 
 std::string format_stages(const ProblemSummary& p) {

@@ -37,6 +37,7 @@ Json problem_json(const ProblemSummary& p, const std::vector<std::string>& flags
           {"measured", p.measured()},
           {"legal", p.coverage ? Json(p.coverage->legal) : Json(nullptr)},
           {"cut", or_null(p.cut())},
+          {"searched", p.searched()},
           {"flags", flags}};
 }
 
