@@ -105,10 +105,13 @@ json export_json(const Store& store, ExportScope scope) {
     // the rows carry the times): re-imported, the document ranks its winners alone.
     std::unordered_set<int64_t> kernel_ids, problem_ids, run_ids, measurement_ids;
     for (const auto& w : winners) measurement_ids.insert(w.measurement_id);
-    for (const auto& w : ranked) {
-      kernel_ids.insert(w.kernel_id);
-      problem_ids.insert(w.problem_id);
-      run_ids.insert(w.run_id);
+    // A winner need not be in its problem's ranked rows (those are read within one run).
+    for (const auto* rows : {&winners, &ranked}) {
+      for (const auto& w : *rows) {
+        kernel_ids.insert(w.kernel_id);
+        problem_ids.insert(w.problem_id);
+        run_ids.insert(w.run_id);
+      }
     }
     std::erase_if(kernels, [&](const KernelRecord& k) { return !kernel_ids.count(k.id); });
     std::erase_if(problems, [&](const Problem& p) { return !problem_ids.count(p.id); });

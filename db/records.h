@@ -168,9 +168,13 @@ struct Catalog {
   std::vector<KernelRecord> kernels;
   std::vector<Problem> problems;
   std::vector<BestRow> winners;
-  // Per (device, problem), up to kRankedPerProblem distinct kernels, fastest first, each by its
-  // best ok measurement (the winner first), by the `best` view's rules. Grouped by device and
-  // problem. A catalog read from a document without them holds the winners here.
+  // Per (device, problem), up to kRankedPerProblem distinct kernels of its reference run: the
+  // run that measured the most distinct kernels there (the latest on a tie). Fastest first,
+  // each by its best ok measurement in that run, otherwise by the `best` view's rules, so the
+  // first is that run's fastest, which need not be the winner: runs differ in clocks and
+  // protocol (one H100 run's times are a third of another's), and a ratio of times from two
+  // runs compares the runs, not the variants. Grouped by device and problem. A catalog read
+  // from a document without them holds the winners here.
   std::vector<BestRow> ranked;
 };
 

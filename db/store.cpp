@@ -11,6 +11,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <span>
 
 #include "db/error.h"
 #include "db/json_io.h"
@@ -91,6 +92,31 @@ BestRow read_best(const Statement& s) {
                  s.integer("run_id"),    s.integer("measurement_id"), s.real("median_ns")};
 }
 
+// One ok measurement that may rank, with its run's rank by (started_at, id).
+struct Candidate {
+  BestRow row;
+  size_t run_rank;
+};
+
+// The run a problem's ranked list is read from (Catalog::ranked): of its candidates' runs, the
+// one that measured the most distinct kernels there, the latest of those on a tie. Runs differ
+// in clocks and protocol, so only times of one run are compared with each other.
+size_t reference_run(std::span<const Candidate> problem, std::vector<std::pair<size_t, int64_t>>& runs) {
+  runs.clear();
+  for (const Candidate& x : problem) runs.emplace_back(x.run_rank, x.row.kernel_id);
+  std::sort(runs.begin(), runs.end());
+  runs.erase(std::unique(runs.begin(), runs.end()), runs.end());
+  size_t best = 0, best_count = 0;
+  for (size_t i = 0, j = 0; i < runs.size(); i = j) {
+    while (j < runs.size() && runs[j].first == runs[i].first) ++j;
+    if (j - i >= best_count) {  // runs ascend: a tie goes to the later one
+      best = runs[i].first;
+      best_count = j - i;
+    }
+  }
+  return best;
+}
+
 // The `best` view's rule without SQLite's window sort or its per-row NOT EXISTS probe
 // (catalog() at 50,000 results: 70-110 ms before, 16-25 ms with this and the by-index problem
 // reads, which keeps runtime snapshot loads under 50 ms). Runs are ranked once by
@@ -98,10 +124,10 @@ BestRow read_best(const Statement& s) {
 // measurements are read in one plain scan that also collects the wrong_result triples; the
 // winner of each (device, problem) is the first of its candidates in the view's order.
 // Exact ties (same run and median) go to the lower measurement id. Store_test's
-// CatalogWinnersEqualBestView keeps this in step with the view. With `per_problem` > 1 the
-// next fastest kernels follow each winner, each by its best measurement, in the same order:
-// Catalog::ranked.
-std::vector<BestRow> fast_ranked(const Connection& c, size_t per_problem) {
+// CatalogWinnersEqualBestView keeps this in step with the view. Fills `out.winners` and
+// `out.ranked` (Catalog::ranked: up to `per_problem` kernels of each problem's reference run,
+// in the same order).
+void fast_best_rows(const Connection& c, size_t per_problem, Catalog& out) {
   // The view joins runs: a measurement whose run row is missing never wins.
   std::vector<std::pair<int64_t, size_t>> run_rank;  // (run id, rank), sorted by id
   {
@@ -110,10 +136,6 @@ std::vector<BestRow> fast_ranked(const Connection& c, size_t per_problem) {
     while (s.step()) run_rank.emplace_back(s.integer(id), run_rank.size());
     std::sort(run_rank.begin(), run_rank.end());
   }
-  struct Candidate {
-    BestRow row;
-    size_t run_rank;
-  };
   using Triple = std::array<int64_t, 3>;  // device, problem, kernel
   std::vector<Candidate> candidates;
   std::vector<Triple> wrong;
@@ -152,20 +174,28 @@ std::vector<BestRow> fast_ranked(const Connection& c, size_t per_problem) {
     if (a.run_rank != b.run_rank) return a.run_rank > b.run_rank;
     return a.row.measurement_id < b.row.measurement_id;
   });
-  std::vector<BestRow> out;
-  size_t first = 0;  // where the current (device, problem) starts in `out`
-  for (const Candidate& x : candidates) {
-    if (out.empty() || out.back().device_id != x.row.device_id ||
-        out.back().problem_id != x.row.problem_id) {
-      first = out.size();
-    } else if (out.size() - first == per_problem ||
-               std::any_of(out.begin() + static_cast<ptrdiff_t>(first), out.end(),
-                           [&](const BestRow& r) { return r.kernel_id == x.row.kernel_id; })) {
-      continue;  // full, or a slower result of a kernel already ranked
+  std::vector<std::pair<size_t, int64_t>> scratch;
+  for (size_t first = 0, end = 0; first < candidates.size(); first = end) {
+    const BestRow& head = candidates[first].row;
+    while (end < candidates.size() && candidates[end].row.device_id == head.device_id &&
+           candidates[end].row.problem_id == head.problem_id) {
+      ++end;
     }
-    out.push_back(x.row);
+    out.winners.push_back(head);
+    const std::span rows(candidates.begin() + static_cast<ptrdiff_t>(first),
+                         candidates.begin() + static_cast<ptrdiff_t>(end));
+    const size_t reference = reference_run(rows, scratch);
+    const size_t ranked_first = out.ranked.size();
+    for (const Candidate& x : rows) {
+      if (x.run_rank != reference ||
+          std::any_of(out.ranked.begin() + static_cast<ptrdiff_t>(ranked_first), out.ranked.end(),
+                      [&](const BestRow& r) { return r.kernel_id == x.row.kernel_id; })) {
+        continue;  // another run's, or a slower result of a kernel already ranked
+      }
+      out.ranked.push_back(x.row);
+      if (out.ranked.size() - ranked_first == per_problem) break;
+    }
   }
-  return out;
 }
 
 int64_t returned_id(Statement& s, const Connection& c, const char* what) {
@@ -506,13 +536,7 @@ Catalog Store::catalog(bool with_spirv) const {
                                    static_cast<uint32_t>(p.integer(heads)),
                                    static_cast<uint32_t>(p.integer(kv_heads))});
     }
-    c.ranked = fast_ranked(connection_, kRankedPerProblem);
-    for (const BestRow& r : c.ranked) {
-      if (c.winners.empty() || c.winners.back().device_id != r.device_id ||
-          c.winners.back().problem_id != r.problem_id) {
-        c.winners.push_back(r);
-      }
-    }
+    fast_best_rows(connection_, kRankedPerProblem, c);
     if (own) connection_.exec("COMMIT");
     return c;
   } catch (...) {

@@ -21,8 +21,9 @@ std::vector<std::pair<int64_t, int64_t>> problem_kernels(const std::vector<BestR
   return out;
 }
 
-// Problem 1 measures more kernels than a ranked list keeps; problem 2 measures kernel 1 twice
-// (its faster result ranks it) and kernel 3 with a wrong result in another run.
+// Problem 1 measures more kernels than a ranked list keeps; problem 2 measures kernels 0 and
+// 1 in `run` and kernel 0 again, faster, in `run2` (its winner), and kernel 2 with a wrong
+// result in run2.
 struct RankedStore {
   Store store = Store::open_memory();
   std::vector<int64_t> kernels;
@@ -52,16 +53,41 @@ struct RankedStore {
   }
 };
 
-TEST(Ranked, CatalogKeepsTheFastestDistinctKernelsOfEachProblem) {
+// Problem 2's list is read from `run`, which measured two kernels there: kernel 1 (250) ahead
+// of kernel 0 (300), though kernel 0's 200 in run2 makes it the winner. Across runs kernel 1
+// would rank behind kernel 0, a comparison of the runs' clocks rather than the kernels.
+TEST(Ranked, CatalogKeepsTheFastestDistinctKernelsOfEachProblemsWidestRun) {
   RankedStore s;
   const Catalog c = s.store.catalog(false);
   std::vector<std::pair<int64_t, int64_t>> want;
   for (size_t i = 0; i < kRankedPerProblem; ++i) want.emplace_back(s.p1, s.kernels[i]);
-  want.emplace_back(s.p2, s.kernels[0]);
   want.emplace_back(s.p2, s.kernels[1]);
+  want.emplace_back(s.p2, s.kernels[0]);
   EXPECT_EQ(problem_kernels(c.ranked), want);
-  EXPECT_EQ(c.ranked[kRankedPerProblem].median_ns, 200.0);
+  EXPECT_EQ(c.ranked[kRankedPerProblem].median_ns, 250.0);
+  EXPECT_EQ(c.ranked[kRankedPerProblem + 1].median_ns, 300.0);
   EXPECT_EQ(c.winners, s.store.best());
+}
+
+// Two runs that measured as many kernels: the later one's times rank them.
+TEST(Ranked, ATieBetweenRunsGoesToTheLaterRun) {
+  Store store = Store::open_memory();
+  const auto device = store.upsert_device(fake_device());
+  const auto k0 = store.upsert_kernel(fake_kernel("q4gsw_tiled[v=0]"));
+  const auto k1 = store.upsert_kernel(fake_kernel("q4gsw_tiled[v=1]"));
+  const auto p = store.upsert_problem(fake_problem(1, 4096, 4096));
+  const auto early = store.begin_run({});
+  const auto late = store.begin_run({});
+  store.add_measurement(ok_measurement(early, device, p, k0, 100));
+  store.add_measurement(ok_measurement(early, device, p, k1, 200));
+  store.add_measurement(ok_measurement(late, device, p, k1, 300));
+  store.add_measurement(ok_measurement(late, device, p, k0, 400));
+  const Catalog c = store.catalog(false);
+  const std::vector<std::pair<int64_t, int64_t>> want{{p, k1}, {p, k0}};
+  EXPECT_EQ(problem_kernels(c.ranked), want);
+  ASSERT_EQ(c.winners.size(), 1u);
+  EXPECT_EQ(c.winners[0].kernel_id, k0);
+  EXPECT_EQ(c.winners[0].run_id, early);
 }
 
 TEST(Ranked, BothExportsCarryTheRankedRows) {

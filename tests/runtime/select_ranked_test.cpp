@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <tuple>
 
 #include "runtime/snapshot.h"
 #include "tests/runtime/fake_catalog.h"
@@ -24,6 +25,35 @@ TEST(SelectRanked, AnUntunedShapeGetsTheVariantGoodOnBothNeighbours) {
   EXPECT_EQ(s.matched_m, 4u);
   EXPECT_EQ(s.median_ns, 120.0);
   EXPECT_NEAR(s.shape_distance, std::log(2.0), 1e-12);
+}
+
+// M=4 and M=16 both measured tiled-a (300) ahead of tiled-b (330) in one slow run; a second,
+// faster run timed tiled-b alone at M=4 (100), which makes it M=4's winner. Ratios mixing the
+// runs would rank tiled-b 1 and tiled-a 3 at M=4 and pick tiled-b for M=8; within M=4's widest
+// run tiled-a leads on both neighbours, and is picked.
+TEST(SelectRanked, RatiosAreReadWithinOneRun) {
+  db::Store store = db::Store::open_memory();
+  const db::DeviceRecord a = testing::FakeDb::device(0x10de, 0x2684, 100, "discrete", "A");
+  const auto ta = store.upsert_kernel(testing::fake_kernel("q4gsw_tiled[layout=raw,tm=4,tn=4,wg=64,bk=0]"));
+  const auto tb = store.upsert_kernel(testing::fake_kernel("q4gsw_tiled[layout=raw,tm=8,tn=4,wg=64,bk=0]"));
+  const auto device = store.upsert_device(a);
+  const auto p4 = store.upsert_problem(testing::fake_problem(4, 4096, 4096));
+  const auto p16 = store.upsert_problem(testing::fake_problem(16, 4096, 4096));
+  const auto slow = store.begin_run({});
+  const auto fast = store.begin_run({});
+  for (const auto& [run, problem, kernel, ns] :
+       {std::tuple{slow, p4, ta, 300.0}, {slow, p4, tb, 330.0}, {slow, p16, ta, 300.0},
+        {slow, p16, tb, 330.0}, {fast, p4, tb, 100.0}}) {
+    store.add_measurement(testing::ok_measurement(run, device, problem, kernel, ns));
+  }
+  const auto snap = testing::snapshot_of(store, "catalog");
+  ASSERT_TRUE(snap);
+  EXPECT_EQ(snap->select(testing::query_for(a), q4(4, 4096, 4096)).variant_key,
+            "q4gsw_tiled[layout=raw,tm=8,tn=4,wg=64,bk=0]");  // exact: the winner stays
+  const Selection s = snap->select(testing::query_for(a), q4(8, 4096, 4096));
+  EXPECT_EQ(s.shape_match, ShapeMatch::ranked);
+  EXPECT_EQ(s.variant_key, "q4gsw_tiled[layout=raw,tm=4,tn=4,wg=64,bk=0]");
+  EXPECT_EQ(s.median_ns, 300.0);
 }
 
 TEST(SelectRanked, ExactStaysExact) {

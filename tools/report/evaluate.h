@@ -19,15 +19,21 @@ struct EvaluationCase {
   std::string device;
   db::Problem problem;
   std::string picked;  // the pick's variant key
-  std::string best;    // the hidden problem's fastest variant key
+  // The hidden problem's fastest variant key and its time: in the run `regret` is read in, or
+  // over every run for a miss.
+  std::string best;
   double best_ns = 0;
-  std::optional<double> picked_ns;  // the pick's time there; unset for a miss
-  std::optional<double> regret;     // picked_ns / best_ns - 1; unset for a miss
-  // The same read within one run: of the runs that measured the pick there, the one that
-  // measured the most variants there (the first such), pick / that run's fastest - 1. Runs differ in clocks and protocol (one H100 run's times are
-  // a third of another's on the same problem), so a pick timed in one run against a best timed
-  // in another can compare the runs rather than the variants. Unset for a miss.
-  std::optional<double> regret_within_run;
+  std::optional<double> picked_ns;  // the pick's time in that run; unset for a miss
+  // pick / best - 1, both timed in one run: of the runs that measured the pick there, the one
+  // that measured the most variants there (the first such). Runs differ in clocks and protocol
+  // (one H100 run's times are a third of another's on the same problem), so a pick timed in one
+  // run against a best timed in another compares the runs rather than the variants; the
+  // runtime's ranked ratios are read within one run for the same reason (db::Catalog::ranked).
+  // Unset for a miss.
+  std::optional<double> regret;
+  // The same with each variant's best ok median over every run (what regret was before runs
+  // were told apart), kept for comparison. Unset for a miss.
+  std::optional<double> regret_across_runs;
   std::string miss;                 // why the pick has no time there; empty when it has one
   runtime::ShapeMatch shape_match = runtime::ShapeMatch::builtin;
   double shape_distance = 0;
@@ -38,8 +44,8 @@ struct Evaluation {
   size_t misses = 0;
   // Over the cases with a regret (none when every case is a miss).
   double median = 0, p90 = 0, max = 0;
-  // The same over regret_within_run.
-  double within_run_median = 0, within_run_p90 = 0, within_run_max = 0;
+  // The same over regret_across_runs.
+  double across_runs_median = 0, across_runs_p90 = 0, across_runs_max = 0;
 };
 
 // What the runtime is built from: the catalog as a database or a full export gives it (each
@@ -49,9 +55,9 @@ enum class RuntimeInput { ranked, winners };
 
 // Hides each problem (from every device) in turn, builds runtime::Snapshot::from_catalog of
 // the rest and selects for every device that measured the problem, with that device's exact
-// fingerprint. A variant's time on a problem is its best ok median there over runs and kernel
-// builds of the same variant key (per run, for regret_within_run); a variant with a
-// wrong_result there is not legal there.
+// fingerprint. A variant's time on a problem in a run is its best ok median there over that
+// run's kernel builds of the same variant key (over every run, for regret_across_runs); a
+// variant with a wrong_result there is not legal there.
 // Throws ReportError when fewer than two problems have ok measurements (nothing to hide one
 // from) or when a snapshot cannot be built.
 Evaluation evaluate_leave_one_out(const db::Store& store,
