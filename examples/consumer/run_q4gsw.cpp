@@ -84,9 +84,13 @@ int run(const char* db_path, const rt::ProblemQuery& problem) {
     std::fprintf(stderr, "%s\n", error.c_str());
     return 1;
   }
-  rt::DeviceQuery device{props.vendorID, props.deviceID,
-                         uint32_t(chain.get<vk::PhysicalDeviceDriverProperties>().driverID),
-                         props.driverVersion, rt::DeviceType(props.deviceType)};
+  rt::DeviceQuery device{
+      .vendor_id = props.vendorID,
+      .device_id = props.deviceID,
+      .driver_id = uint32_t(chain.get<vk::PhysicalDeviceDriverProperties>().driverID),
+      .driver_version = props.driverVersion,
+      .device_type = rt::DeviceType(props.deviceType),
+      .name = props.deviceName.data()};
   std::copy_n(props.pipelineCacheUUID.data(), VK_UUID_SIZE, device.pipeline_cache_uuid.begin());
   rt::Selection s = db->select(device, problem);
   if (s.ok() && s.spirv.empty()) {
@@ -115,16 +119,16 @@ int run(const char* db_path, const rt::ProblemQuery& problem) {
   // Random q4gsw inputs in the raw layout: x [M, K], weights [N, K/2], scales [K/gs, N].
   std::mt19937 random(problem.m * 7919u + problem.n * 31u + problem.k);
   std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-  std::vector<float> x(size_t{problem.m} * problem.k),
-      scales(problem.k / problem.group_size * problem.n);
+  std::vector<float> x(size_t{problem.m} * problem.k);
+  std::vector<float> scales(size_t{problem.k / problem.group_size} * problem.n);
   std::vector<uint8_t> raw(size_t{problem.n} * (problem.k / 2));
   for (float& v : x) v = uniform(random);
   for (float& v : scales) v = 1.0f + 0.5f * uniform(random);
   for (uint8_t& b : raw) b = uint8_t(random());
   std::vector<uint8_t> weights;
-  if (const std::string e = rt::prepack(plan.layout, raw, problem.n, problem.k, weights);
-      !e.empty()) {
-    std::fprintf(stderr, "prepack: %s\n", e.c_str());
+  const std::string prepacked = rt::prepack(plan.layout, raw, problem.n, problem.k, weights);
+  if (!prepacked.empty()) {
+    std::fprintf(stderr, "prepack: %s\n", prepacked.c_str());
     return 1;
   }
 
