@@ -1,0 +1,251 @@
+// What an engine does with vktune, in C++: at graph build time it asks the runtime which variant
+// runs a q4gsw node on its VkDevice, how to dispatch it and how to prepack the weights; then it
+// runs the returned SPIR-V with its own Vulkan code (here vulkan_raii.hpp) and, being an example,
+// checks the result against a CPU reference. Usage: run_q4gsw DB M N K GS
+// VKTUNE_FORCE_BUILTIN=1 runs the built-in variants (the runtime's own SPIR-V) instead.
+#include <vktune/runtime/builtin.h>
+#include <vktune/runtime/dispatch.h>
+#include <vktune/runtime/environment.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+#include <vulkan/vulkan_raii.hpp>
+
+namespace rt = vktune::runtime;
+
+namespace {
+
+int validation_messages = 0;  // warnings and errors of the validation layer, when it is on
+
+VKAPI_ATTR VkBool32 VKAPI_CALL count_message(VkDebugUtilsMessageSeverityFlagBitsEXT,
+                                             VkDebugUtilsMessageTypeFlagsEXT,
+                                             const VkDebugUtilsMessengerCallbackDataEXT* data,
+                                             void*) {
+  std::fprintf(stderr, "validation: %s\n", data->pMessage);
+  ++validation_messages;
+  return VK_FALSE;
+}
+
+// One storage buffer in host-visible memory, mapped for the whole run (lavapipe's memory is all
+// host-visible; a discrete GPU's engine would stage through device-local memory instead).
+struct HostBuffer {
+  vk::raii::Buffer buffer;
+  vk::raii::DeviceMemory memory;
+  void* data;
+};
+
+HostBuffer make_buffer(const vk::raii::PhysicalDevice& gpu, const vk::raii::Device& device,
+                       vk::DeviceSize bytes) {
+  vk::raii::Buffer buffer(device, {{}, bytes, vk::BufferUsageFlagBits::eStorageBuffer});
+  const vk::MemoryRequirements need = buffer.getMemoryRequirements();
+  const auto host =
+      vk::MemoryPropertyFlagBits::eHostVisible | vk::MemoryPropertyFlagBits::eHostCoherent;
+  const vk::PhysicalDeviceMemoryProperties types = gpu.getMemoryProperties();
+  uint32_t type = 0;
+  while (!((need.memoryTypeBits >> type) & 1) ||
+         (types.memoryTypes[type].propertyFlags & host) != host) {
+    if (++type == types.memoryTypeCount) throw std::runtime_error("no host-visible memory");
+  }
+  vk::raii::DeviceMemory memory(device, {need.size, type});
+  buffer.bindMemory(*memory, 0);
+  void* data = memory.mapMemory(0, VK_WHOLE_SIZE);
+  std::memset(data, 0, bytes);
+  return {std::move(buffer), std::move(memory), data};
+}
+
+int run(const char* db_path, const rt::ProblemQuery& problem) {
+  vk::raii::Context context;
+  const vk::ApplicationInfo app("run_q4gsw", 1, nullptr, 0, VK_API_VERSION_1_2);
+  const char* debug_utils = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
+  const vk::raii::Instance instance(context, vk::InstanceCreateInfo({}, &app, {}, debug_utils));
+  using Severity = vk::DebugUtilsMessageSeverityFlagBitsEXT;
+  using Type = vk::DebugUtilsMessageTypeFlagBitsEXT;
+  const vk::raii::DebugUtilsMessengerEXT messenger(
+      instance, {{},
+                 Severity::eWarning | Severity::eError,
+                 Type::eGeneral | Type::eValidation | Type::ePerformance,
+                 count_message});
+  const vk::raii::PhysicalDevice gpu = std::move(vk::raii::PhysicalDevices(instance).front());
+  const auto chain =
+      gpu.getProperties2<vk::PhysicalDeviceProperties2, vk::PhysicalDeviceDriverProperties>();
+  const vk::PhysicalDeviceProperties& props = chain.get<vk::PhysicalDeviceProperties2>().properties;
+
+  // Graph build: the databases (the application's, under any VKTUNE_DB), the variant for this
+  // device and shape, its dispatch plan and the weights in its layout.
+  std::string error;
+  const auto app_db = rt::Snapshot::load(db_path, &error);
+  const auto db = app_db ? rt::layers_from_environment({app_db}, &error) : nullptr;
+  if (!db) {
+    std::fprintf(stderr, "%s\n", error.c_str());
+    return 1;
+  }
+  rt::DeviceQuery device{
+      .vendor_id = props.vendorID,
+      .device_id = props.deviceID,
+      .driver_id = uint32_t(chain.get<vk::PhysicalDeviceDriverProperties>().driverID),
+      .driver_version = props.driverVersion,
+      .device_type = rt::DeviceType(props.deviceType),
+      .name = props.deviceName.data()};
+  std::copy_n(props.pipelineCacheUUID.data(), VK_UUID_SIZE, device.pipeline_cache_uuid.begin());
+  rt::Selection s = db->select(device, problem);
+  if (s.ok() && s.spirv.empty()) {
+    // The database names a variant without its SPIR-V; with no shader compiler, take the
+    // built-in answer, which always carries it.
+    std::printf("%s: no SPIR-V in the database, using the built-in variant\n",
+                s.variant_key.data());
+    rt::select_builtin(problem, s);
+  }
+  if (!s.ok()) {
+    std::fprintf(stderr, "select: %s\n", s.error.data());
+    return 1;
+  }
+  const auto& max_groups = props.limits.maxComputeWorkGroupCount;
+  const rt::DispatchPlan plan =
+      rt::plan_dispatch(s, problem, {max_groups[0], max_groups[1], max_groups[2]});
+  if (!plan.ok()) {
+    std::fprintf(stderr, "plan: %s\n", plan.error.c_str());
+    return 1;
+  }
+  std::printf("%s (device %s, shape %s): groups %u x %u x %u\n", s.variant_key.data(),
+              std::string(rt::to_string(s.device_match)).c_str(),
+              std::string(rt::to_string(s.shape_match)).c_str(), plan.groups[0], plan.groups[1],
+              plan.groups[2]);
+
+  // Random q4gsw inputs in the raw layout: x [M, K], weights [N, K/2], scales [K/gs, N].
+  std::mt19937 random(problem.m * 7919u + problem.n * 31u + problem.k);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  std::vector<float> x(size_t{problem.m} * problem.k);
+  std::vector<float> scales(size_t{problem.k / problem.group_size} * problem.n);
+  std::vector<uint8_t> raw(size_t{problem.n} * (problem.k / 2));
+  for (float& v : x) v = uniform(random);
+  for (float& v : scales) v = 1.0f + 0.5f * uniform(random);
+  for (uint8_t& b : raw) b = uint8_t(random());
+  std::vector<uint8_t> weights;
+  const std::string prepacked = rt::prepack(plan.layout, raw, problem.n, problem.k, weights);
+  if (!prepacked.empty()) {
+    std::fprintf(stderr, "prepack: %s\n", prepacked.c_str());
+    return 1;
+  }
+
+  // The engine's own Vulkan: a device, one buffer per binding of the plan, the returned SPIR-V.
+  const auto families = gpu.getQueueFamilyProperties();
+  const auto compute = std::ranges::find_if(families, [](const vk::QueueFamilyProperties& f) {
+    return bool(f.queueFlags & vk::QueueFlagBits::eCompute);
+  });
+  const uint32_t family = uint32_t(compute - families.begin());
+  const float priority = 1.0f;
+  const vk::DeviceQueueCreateInfo queue_info({}, family, 1, &priority);
+  const vk::raii::Device vk_device(gpu, vk::DeviceCreateInfo({}, queue_info));
+
+  std::vector<HostBuffer> buffers;
+  std::vector<vk::DescriptorSetLayoutBinding> layout_bindings;
+  const float* out = nullptr;
+  for (const rt::BindingPlan& b : plan.bindings) {
+    HostBuffer& buffer = buffers.emplace_back(make_buffer(gpu, vk_device, b.alloc_bytes));
+    if (b.name == "x") std::memcpy(buffer.data, x.data(), b.bytes);
+    if (b.name == "weight") std::memcpy(buffer.data, weights.data(), b.bytes);
+    if (b.name == "scales") std::memcpy(buffer.data, scales.data(), b.bytes);
+    if (b.name == "out") {  // NaN: an output the variant never writes cannot pass
+      std::fill_n(static_cast<float*>(buffer.data), b.bytes / 4, NAN);
+      out = static_cast<const float*>(buffer.data);
+    }
+    layout_bindings.push_back(
+        {b.binding, vk::DescriptorType::eStorageBuffer, 1, vk::ShaderStageFlagBits::eCompute});
+  }
+  const vk::raii::DescriptorSetLayout set_layout_owner(vk_device, {{}, layout_bindings});
+  const vk::DescriptorSetLayout set_layout = *set_layout_owner;
+  const vk::PushConstantRange push_range(vk::ShaderStageFlagBits::eCompute, 0,
+                                         uint32_t(plan.push_constants.size()));
+  const vk::raii::PipelineLayout layout(vk_device, {{}, set_layout, push_range});
+  const vk::raii::ShaderModule shader(
+      vk_device, {{}, s.spirv.size(), reinterpret_cast<const uint32_t*>(s.spirv.data())});
+  const vk::raii::Pipeline pipeline(
+      vk_device, nullptr,
+      vk::ComputePipelineCreateInfo({}, {{}, vk::ShaderStageFlagBits::eCompute, *shader, "main"},
+                                    *layout));
+
+  const vk::DescriptorPoolSize pool_size(vk::DescriptorType::eStorageBuffer,
+                                         uint32_t(plan.bindings.size()));
+  const vk::raii::DescriptorPool pool(
+      vk_device, {vk::DescriptorPoolCreateFlagBits::eFreeDescriptorSet, 1, pool_size});
+  const vk::raii::DescriptorSet set =
+      std::move(vk::raii::DescriptorSets(vk_device, {*pool, set_layout}).front());
+  std::vector<vk::DescriptorBufferInfo> infos;
+  for (const HostBuffer& buffer : buffers) infos.push_back({*buffer.buffer, 0, VK_WHOLE_SIZE});
+  std::vector<vk::WriteDescriptorSet> writes;
+  for (uint32_t i = 0; i < infos.size(); ++i) {
+    writes.push_back(
+        {*set, plan.bindings[i].binding, 0, vk::DescriptorType::eStorageBuffer, {}, infos[i]});
+  }
+  vk_device.updateDescriptorSets(writes, nullptr);
+
+  const vk::raii::CommandPool commands(vk_device, {{}, family});
+  const vk::raii::CommandBuffer cmd = std::move(
+      vk::raii::CommandBuffers(vk_device, {*commands, vk::CommandBufferLevel::ePrimary, 1})
+          .front());
+  cmd.begin({vk::CommandBufferUsageFlagBits::eOneTimeSubmit});
+  cmd.bindPipeline(vk::PipelineBindPoint::eCompute, *pipeline);
+  cmd.bindDescriptorSets(vk::PipelineBindPoint::eCompute, *layout, 0, *set, nullptr);
+  cmd.pushConstants<std::byte>(*layout, vk::ShaderStageFlagBits::eCompute, 0, plan.push_constants);
+  cmd.dispatch(plan.groups[0], plan.groups[1], plan.groups[2]);
+  const vk::MemoryBarrier to_host(vk::AccessFlagBits::eShaderWrite, vk::AccessFlagBits::eHostRead);
+  cmd.pipelineBarrier(vk::PipelineStageFlagBits::eComputeShader, vk::PipelineStageFlagBits::eHost,
+                      {}, to_host, nullptr, nullptr);
+  cmd.end();
+  const vk::raii::Queue queue(vk_device, family, 0);
+  const vk::CommandBuffer cmd_handle = *cmd;
+  queue.submit(vk::SubmitInfo({}, {}, cmd_handle));
+  queue.waitIdle();
+
+  // The CPU reference in double: out[m, n] = sum_k x[m, k] (q(n, k) - 8) scale[k / gs, n], with
+  // q(n, k) the low nibble of byte k/2 of row n for even k; each error is measured against
+  // sum_k |x w|, so the tolerance does not depend on the data's cancellation.
+  double max_error = 0;
+  for (uint32_t m = 0; m < problem.m; ++m) {
+    for (uint32_t n = 0; n < problem.n; ++n) {
+      double sum = 0, bound = 0;
+      for (uint32_t k = 0; k < problem.k; ++k) {
+        const int q = (raw[size_t{n} * (problem.k / 2) + k / 2] >> (4 * (k % 2))) & 0xF;
+        const double w = (q - 8) * double{scales[size_t{k / problem.group_size} * problem.n + n]};
+        sum += x[size_t{m} * problem.k + k] * w;
+        bound += std::abs(x[size_t{m} * problem.k + k] * w);
+      }
+      const double e = std::abs(out[size_t{m} * problem.n + n] - sum) / (bound + 1e-30);
+      max_error = std::isnan(e) ? INFINITY : std::max(max_error, e);
+    }
+  }
+  // fp32 accumulation errs ~1e-7 of the bound at these sizes; a wrong kernel errs ~1e-2 or more.
+  const bool pass = max_error <= 1e-4 && validation_messages == 0;
+  std::printf("  %s: M=%u N=%u K=%u gs=%u, max error %.2e of sum|x w|, %d validation messages\n",
+              pass ? "PASS" : "FAIL", problem.m, problem.n, problem.k, problem.group_size,
+              max_error, validation_messages);
+  return pass ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 6) {
+    std::fprintf(stderr, "usage: %s DB M N K GS\n", argv[0]);
+    return 2;
+  }
+  const rt::ProblemQuery problem{"q4gsw",
+                                 "f32",
+                                 uint32_t(std::atoi(argv[2])),
+                                 uint32_t(std::atoi(argv[3])),
+                                 uint32_t(std::atoi(argv[4])),
+                                 uint32_t(std::atoi(argv[5]))};
+  try {
+    return run(argv[1], problem);
+  } catch (const std::exception& e) {  // vulkan_raii.hpp throws vk::SystemError on failure
+    std::fprintf(stderr, "run_q4gsw: %s\n", e.what());
+    return 1;
+  }
+}
