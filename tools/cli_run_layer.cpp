@@ -1,8 +1,11 @@
-// `vktune run-layer`: builds the weight-bound part of a Llama decoder layer with the runtime's
-// choices (a tuned database beside the built-in routing, or the built-in routing alone), checks
-// it against the fp64 reference and prints per node the variant, how it was found and its time.
+// `vktune run-layer`: builds a Llama decoder layer (attention over a KV cache included) with the
+// runtime's choices (a tuned database beside the built-in routing, or the built-in routing
+// alone), checks it against the fp64 reference and prints per node the variant, how it was
+// found and its time; with --decode-steps, runs a decode loop through the one built graph.
 #include <algorithm>
 #include <cstdio>
+#include <fstream>
+#include <sstream>
 #include <memory>
 #include <optional>
 #include <string>
@@ -13,6 +16,8 @@
 #include "kernels/vk/instance.h"
 #include "runtime/snapshot.h"
 #include "tools/cli.h"
+#include "tools/engine/decode_loop.h"
+#include "tools/engine/elementwise.h"
 #include "tools/engine/graph.h"
 #include "tools/engine/layer_reference.h"
 #include "tuner/shape_sets.h"
@@ -22,7 +27,10 @@ namespace {
 
 struct RunLayerOptions {
   std::string preset = "smoke";
+  std::string model;  // a config.json instead of the preset
   uint32_t m = 1;
+  uint32_t context = 0;  // L; M when not given
+  uint32_t decode_steps = 0;
   std::string dtype = "f32";
   std::string db;
   bool fixed = false;
@@ -36,6 +44,7 @@ struct ModeResult {
   std::string label;
   std::vector<engine::Route> routes;
   engine::GraphTimes times;
+  std::vector<engine::DecodeStep> steps;  // --decode-steps
   engine::LayerCheck check;
 };
 
@@ -50,14 +59,22 @@ std::string duration(double ns) {
   return text;
 }
 
+double median_ns(const std::vector<engine::DecodeStep>& steps) {
+  std::vector<double> ns;
+  for (const engine::DecodeStep& s : steps) ns.push_back(s.ns);
+  std::sort(ns.begin(), ns.end());
+  return ns[ns.size() / 2];
+}
+
 void print_mode(const engine::Layer& layer, const ModeResult& r, size_t checked_rows) {
   std::printf("\n%s\n", r.label.c_str());
   std::printf("  %-14s %-32s %-60s %10s  %s\n", "node", "problem", "variant", "time", "found");
   for (size_t i = 0; i < layer.nodes.size(); ++i) {
     const engine::Node& node = layer.nodes[i];
     const engine::Route& route = r.routes[i];
-    const std::string variant =
-        route.family != nullptr ? route.key : std::string(engine::elementwise_shader(node.kind));
+    const std::string variant = route.family != nullptr
+                                    ? route.key
+                                    : engine::elementwise_shader(layer, node, UINT32_MAX).key;
     std::printf("  %-14s %-32s %-60s %10s  %s\n", node.name.c_str(), engine::describe(node).c_str(),
                 variant.c_str(), duration(r.times.node_ns[i]).c_str(),
                 route.family != nullptr ? route.how().c_str() : "-");
@@ -98,13 +115,60 @@ void print_comparison(const engine::Layer& layer, const ModeResult& tuned,
     row(layer.nodes[i].name, tuned.times.node_ns[i], fixed.times.node_ns[i]);
   }
   row("layer total", tuned.times.total_ns, fixed.times.total_ns);
+  if (!tuned.steps.empty()) row("decode step", median_ns(tuned.steps), median_ns(fixed.steps));
+}
+
+// One line per decode step and the median: tokens/s of one layer and of the model's layers
+// (the layers alone: no embedding, lm_head or sampling).
+void print_decode(const tuner::LayerShape& shape, const std::vector<engine::DecodeStep>& steps) {
+  auto line = [&](const std::string& what, double ns) {
+    std::printf("  %-16s %10s  %10.0f tok/s per layer", what.c_str(), duration(ns).c_str(),
+                1e9 / ns);
+    if (shape.layers > 0) {
+      std::printf("  %8.1f tok/s for %u layers", 1e9 / (ns * shape.layers), shape.layers);
+    }
+    std::printf("\n");
+  };
+  std::printf("  decode: one graph, the context pushed each step\n");
+  for (size_t i = 0; i < steps.size(); ++i) {
+    line("step " + std::to_string(i + 1) + " L=" + std::to_string(steps[i].context), steps[i].ns);
+  }
+  line("median step", median_ns(steps));
+}
+
+tuner::LayerShape layer_shape(const RunLayerOptions& o) {
+  if (o.model.empty()) return tuner::preset_layer(o.preset);
+  std::ifstream file(o.model);
+  if (!file) throw std::runtime_error("cannot read " + o.model);
+  std::stringstream text;
+  text << file.rdbuf();
+  return tuner::layer_shape(tuner::parse_model_config(text.str(), o.model));
+}
+
+// The checked rows: --check-rows spread evenly, else as many as the reference's budget allows.
+std::vector<uint32_t> checked_rows(const RunLayerOptions& o, const engine::Layer& layer) {
+  if (o.check_rows == 0) return engine::rows_to_check(layer);
+  std::vector<uint32_t> rows;
+  const uint32_t count = std::min(o.check_rows, layer.m);
+  for (uint32_t i = 0; i < count; ++i) {
+    rows.push_back(count == 1 ? 0 : uint32_t(uint64_t{layer.m - 1} * i / (count - 1)));
+  }
+  return rows;
 }
 
 void run_layer(const RunLayerOptions& o) {
-  const tuner::LayerShape shape = tuner::preset_layer(o.preset);
+  const tuner::LayerShape shape = layer_shape(o);
   const std::optional<kernels::DType> dtype = kernels::parse_dtype(o.dtype);
   if (!dtype) throw CLI::ValidationError("--dtype", "unknown dtype " + o.dtype + " (f32, f16)");
-  const engine::Layer layer = engine::make_layer(shape, o.m, *dtype);
+  const bool decode = o.decode_steps > 0;
+  if (decode && o.m != 1) {
+    throw CLI::ValidationError("--decode-steps", "decode steps are M=1; drop --m " +
+                                                     std::to_string(o.m));
+  }
+  const uint32_t context = o.context;
+  // A decode loop's cache holds its last step's context; the first step attends `context`.
+  const uint32_t capacity = decode && context > 0 ? context + o.decode_steps - 1 : context;
+  const engine::Layer layer = engine::make_layer(shape, o.m, capacity, *dtype);
   std::shared_ptr<const runtime::Snapshot> snapshot;
   if (!o.db.empty()) {
     std::string error;
@@ -120,22 +184,20 @@ void run_layer(const RunLayerOptions& o) {
   ShaderCompiler compiler;
   kernels::PipelineCache pipelines;
 
-  std::printf("decoder layer of %s: hidden %u, kv %u, ffn %u, gs %u; M = %u (tokens), %s\n",
-              o.preset.c_str(), shape.hidden, shape.kv_width, shape.ffn, shape.group_size, o.m,
-              o.dtype.c_str());
+  std::printf(
+      "decoder layer of %s: hidden %u, %u heads / %u kv heads of %u, ffn %u, gs %u, %u layers; "
+      "M = %u (tokens), context L = %u, %s\n",
+      o.model.empty() ? o.preset.c_str() : o.model.c_str(), shape.hidden, shape.heads,
+      shape.kv_heads, shape.head_dim, shape.ffn, shape.group_size, shape.layers, o.m, capacity,
+      o.dtype.c_str());
+  if (decode) {
+    std::printf("decode: %u steps, L = %u .. %u; attention routed for L = %u\n", o.decode_steps,
+                context, capacity, capacity);
+  }
   std::printf("device: %s\n", device.info().name.c_str());
 
   const engine::LayerData data = engine::make_layer_data(layer, o.seed);
-  std::vector<uint32_t> rows;
-  if (o.check_rows == 0) {
-    rows = engine::rows_to_check(layer);
-  } else {
-    const uint32_t count = std::min(o.check_rows, o.m);
-    for (uint32_t i = 0; i < count; ++i) {
-      rows.push_back(count == 1 ? 0 : uint32_t(uint64_t{o.m - 1} * i / (count - 1)));
-    }
-  }
-  const engine::LayerReference ref = engine::reference_layer(layer, data, rows);
+  const std::vector<uint32_t> rows = checked_rows(o, layer);
 
   std::vector<ModeResult> results;
   auto run_mode = [&](std::string label, std::shared_ptr<const runtime::Snapshot> snap) {
@@ -144,9 +206,13 @@ void run_layer(const RunLayerOptions& o) {
     ModeResult r;
     r.label = std::move(label);
     r.routes = graph.routes();
+    if (decode) r.steps = engine::run_decode(graph, context, o.decode_steps);
+    // Decode: the per-node times and the check are the last step's, on the cache it left.
     r.times = graph.time(o.iterations);
-    r.check = engine::check_layer(graph, data, ref);
-    print_mode(layer, r, ref.rows.size());
+    const engine::LayerData checked = decode ? engine::as_left(graph, data) : data;
+    r.check = engine::check_layer(graph, checked, engine::reference_layer(layer, checked, rows));
+    print_mode(layer, r, rows.size());
+    if (decode) print_decode(shape, r.steps);
     results.push_back(std::move(r));
   };
   if (snapshot) {
@@ -169,14 +235,29 @@ void run_layer(const RunLayerOptions& o) {
 void add_run_layer_command(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "run-layer",
-      "build a Llama decoder layer (weight-bound part) with the runtime's choices, check it "
-      "against an fp64 reference and time it: tuned (--db) beside fixed, or fixed alone");
+      "build a Llama decoder layer (attention over a KV cache included) with the runtime's "
+      "choices, check it against an fp64 reference and time it: tuned (--db) beside fixed, or "
+      "fixed alone; --decode-steps runs a decode loop through one built graph");
   auto o = std::make_shared<RunLayerOptions>();
-  cmd->add_option("--preset", o->preset, "model preset: llama3.2-1b, llama3-8b or smoke")
-      ->capture_default_str();
+  auto* preset =
+      cmd->add_option("--preset", o->preset, "model preset: llama3.2-1b, llama3-8b or smoke")
+          ->capture_default_str();
+  cmd->add_option("--model", o->model,
+                  "a model's config.json instead of --preset (its heads, sizes, rope_theta, "
+                  "num_hidden_layers)")
+      ->excludes(preset);
   cmd->add_option("--m", o->m, "tokens (rows of every activation), e.g. 1, 128, 512")
       ->capture_default_str()
       ->check(number_check(false));
+  auto* context = cmd->add_option("--context", o->context,
+                  "context length L: the cache holds L - M earlier positions and the M new tokens "
+                  "are appended at L - M .. L - 1 (default: M; with --decode-steps, the first "
+                  "step's L)")
+      ->check(number_check(true));
+  cmd->add_option("--decode-steps", o->decode_steps,
+                  "run N decode steps (M = 1) through one built graph, the cache growing by one "
+                  "position a step; prints each step's time and tokens/s")
+      ->check(number_check(true));
   cmd->add_option("--dtype", o->dtype,
                   "f32 or f16: every activation and the scales in this type (f16 needs "
                   "storageBuffer16BitAccess)")
@@ -194,10 +275,11 @@ void add_run_layer_command(CLI::App& app) {
                   "rows checked against the reference (default: all that fit a ~4 G "
                   "multiply-add budget, spread evenly)");
   add_device_option(*cmd, o->device);
-  cmd->callback([o] {
+  cmd->callback([o, context] {
     if (o->db.empty() && !o->fixed) {
       throw CLI::ValidationError("run-layer", "give --db FILE (tuned beside fixed) or --fixed");
     }
+    if (context->count() == 0) o->context = o->m;
     run_layer(*o);
   });
 }

@@ -28,6 +28,14 @@ class Fields {
   uint32_t number_or(const char* key, uint32_t fallback) const {
     return has(key) ? number(key) : fallback;
   }
+  double real_or(const char* key, double fallback) const {
+    if (!has(key)) return fallback;
+    if (!object_[key].is_number() || object_[key].get<double>() <= 0) {
+      throw std::invalid_argument(name_ + ": \"" + key + "\" must be a positive number, got " +
+                                  object_[key].dump());
+    }
+    return object_[key].get<double>();
+  }
   bool flag_or(const char* key, bool fallback) const {
     if (!has(key)) return fallback;
     if (!object_[key].is_boolean()) {
@@ -98,6 +106,8 @@ ModelConfig parse_model_config(std::string_view json_text, const std::string& na
   }
   c.head_dim = f.number_or("head_dim", c.hidden_size / c.num_attention_heads);
   c.vocab_size = f.number("vocab_size");
+  c.num_hidden_layers = f.number_or("num_hidden_layers", 0);
+  c.rope_theta = f.real_or("rope_theta", c.rope_theta);
   c.tie_word_embeddings = f.flag_or("tie_word_embeddings", false);
   // transformers' Qwen2 attention hard-codes bias on q/k/v (and none on o); Llama-style
   // configs say it with attention_bias (all four) and mlp_bias.

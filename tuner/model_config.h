@@ -16,6 +16,10 @@ struct ModelConfig {
   uint32_t hidden_size = 0, intermediate_size = 0;
   uint32_t num_attention_heads = 0, num_key_value_heads = 0, head_dim = 0;
   uint32_t vocab_size = 0;
+  // Not shapes, but what a whole-model figure and RoPE need: decoder layers (0: not stated) and
+  // RoPE's base frequency (transformers' default 10000 when absent).
+  uint32_t num_hidden_layers = 0;
+  double rope_theta = 10000;
   // The lm_head reuses the token embedding; it is still a [vocab, hidden] linear per token.
   bool tie_word_embeddings = false;
   bool qkv_bias = false, o_bias = false, mlp_bias = false;

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
 
 #include "tests/tools/report_fixture.h"
 #include "tests/tools/run_vktune.h"
@@ -60,6 +61,20 @@ TEST(VktuneCli, RunLayerOptionErrors) {
   const VktuneResult preset = vktune("run-layer --preset llama-70b --fixed");
   EXPECT_EQ(preset.exit_code, 1);
   EXPECT_NE(preset.output.find("is not a preset"), std::string::npos) << preset.output;
+  // Shapes the layer cannot have, named with the fix.
+  TempDir dir;
+  std::ofstream(dir.file("groups.json"))
+      << R"({"hidden_size": 64, "intermediate_size": 128, "num_attention_heads": 4,
+             "num_key_value_heads": 3, "head_dim": 16, "vocab_size": 256})";
+  for (const auto& [args, says] :
+       {std::pair<std::string, std::string>{"--context 2 --m 3", "L must be at least M"},
+        {"--context 0", "L=0 is empty"},
+        {"--m 4 --decode-steps 2", "decode steps are M=1"},
+        {"--model '" + dir.file("groups.json") + "'", "does not divide num_attention_heads=4"}}) {
+    const VktuneResult r = vktune("run-layer --fixed " + args);
+    EXPECT_NE(r.exit_code, 0) << args << "\n" << r.output;
+    EXPECT_NE(r.output.find(says), std::string::npos) << args << "\n" << r.output;
+  }
 }
 
 TEST(VktuneCli, ReportErrors) {

@@ -1,11 +1,15 @@
 // The decoder-layer engine on the smoke preset's layer (lavapipe here): built with built-in
 // routing and with a tiny tuned database, it matches the fp64 reference node by node and end to
 // end; a database winner that cannot run on the device falls back to built-in routing; every
-// node says how its variant was found.
+// node says how its variant was found. A tiny GQA layer checks attention over the cache at
+// several M and L, that the check sees the cache, decode steps through one graph, and the
+// refusals of bad shapes.
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "db/store.h"
@@ -13,6 +17,7 @@
 #include "kernels/knobs.h"
 #include "runtime/snapshot.h"
 #include "tests/kernels/vulkan_fixture.h"
+#include "tools/engine/decode_loop.h"
 #include "tools/engine/graph.h"
 #include "tools/engine/layer_reference.h"
 #include "tuner/records.h"
@@ -85,9 +90,14 @@ class EngineTest : public test::VulkanFixture {
                                  << t.result.non_finite << " non-finite";
       }
     }
-    EXPECT_EQ(check.outputs.size(), 3u);  // out, k, v
+    EXPECT_EQ(check.outputs.size(), 3u);  // out, k_cache, v_cache
   }
 
+  // Tiny, with grouped-query attention: 4 query heads of 16 over 2 KV heads.
+  static tuner::LayerShape tiny() {
+    return {.hidden = 64, .ffn = 128, .group_size = 32, .heads = 4, .kv_heads = 2,
+            .head_dim = 16, .layers = 3};
+  }
   static const tuner::LayerShape& shape() {
     static const tuner::LayerShape s = tuner::preset_layer("smoke");
     return s;
@@ -107,14 +117,27 @@ class EngineTest : public test::VulkanFixture {
 };
 
 TEST_F(EngineTest, LayerGraphHasTheDecoderNodes) {
-  const Layer layer = make_layer(shape(), 3);
-  ASSERT_EQ(layer.nodes.size(), 12u);
-  EXPECT_EQ(layer.nodes[4].name, "o_proj");
-  // o is fed q: attention is out of scope.
-  EXPECT_EQ(layer.nodes[4].inputs, std::vector<size_t>{layer.tensor("q")});
-  EXPECT_EQ(layer.nodes[4].problem, linear(3, 256, 256));
-  EXPECT_EQ(layer.nodes[10].problem, linear(3, 256, 512));  // down
+  const Layer layer = make_layer(shape(), 3, 10);
+  ASSERT_EQ(layer.nodes.size(), 16u);
+  EXPECT_EQ(layer.nodes[7].name, "attention");
+  EXPECT_EQ(layer.nodes[7].inputs, (std::vector<size_t>{layer.tensor("q_rot"),
+                                                        layer.tensor("k_cache"),
+                                                        layer.tensor("v_cache")}));
+  Problem sdpa{Op::sdpa, 3, 10, 32, 0, false};
+  sdpa.heads = 8;
+  sdpa.kv_heads = 2;
+  EXPECT_EQ(layer.nodes[7].problem, sdpa);
+  EXPECT_EQ(layer.nodes[8].name, "o_proj");
+  EXPECT_EQ(layer.nodes[8].inputs, std::vector<size_t>{layer.tensor("attn")});
+  EXPECT_EQ(layer.nodes[8].problem, linear(3, 256, 256));
+  EXPECT_EQ(layer.nodes[14].problem, linear(3, 256, 512));  // down
   EXPECT_EQ(layer.nodes[2].problem, linear(3, 64, 256));    // k
+  EXPECT_EQ(layer.nodes[5].output, layer.tensor("k_cache"));  // rope_k appends k
+  EXPECT_EQ(layer.rows(layer.tensor("k_cache")), 10u);
+  // An f16 layer casts attention's fp32 output back before o_proj.
+  const Layer f16 = make_layer(shape(), 3, 10, kernels::DType::f16);
+  EXPECT_EQ(f16.nodes[8].name, "attn_cast");
+  EXPECT_EQ(f16.nodes[9].inputs, std::vector<size_t>{f16.tensor("attn_h")});
   EXPECT_EQ(layer.nodes.back().inputs,
             (std::vector<size_t>{layer.tensor("h"), layer.tensor("down")}));
 }
@@ -126,12 +149,12 @@ TEST_F(EngineTest, FixedRoutingMatchesReference) {
     if (dtype == kernels::DType::f16 && !device().info().features.storage_16bit) continue;
     const std::string suffix = dtype == kernels::DType::f16 ? "_f16" : "";
     for (uint32_t m : {1u, 5u}) {
-      const Layer layer = make_layer(shape(), m, dtype);
+      const Layer layer = make_layer(shape(), m, 3 * m + 4, dtype);
       const LayerData data = make_layer_data(layer, 7);
       const Router router(nullptr, device().info());
       auto [graph, check] = run(layer, data, router);
       expect_ok(check);
-      EXPECT_EQ(count_routes(graph.routes()), (RouteCounts{0, 0, 9, 0})) << "M=" << m;
+      EXPECT_EQ(count_routes(graph.routes()), (RouteCounts{0, 0, 10, 0})) << "M=" << m;
       EXPECT_EQ(route_of(graph, "q_proj").key,
                 m == 1 ? "q4gsw_gemv" + suffix + "[layout=raw,wg=64,rows=1,load=u32,reduce=shared]"
                        : "q4gsw_tiled" + suffix + "[layout=raw,tm=4,tn=4,wg=64,bk=0]");
@@ -150,13 +173,14 @@ TEST_F(EngineTest, TunedRoutingMatchesReference) {
                                {linear(5, 512, 256), tiled}});
   const Router router(snapshot, device().info());
   {
-    const Layer layer = make_layer(shape(), 1);
+    const Layer layer = make_layer(shape(), 1, 9);
     const LayerData data = make_layer_data(layer, 11);
     auto [graph, check] = run(layer, data, router);
     expect_ok(check);
     // Exact: both norms, q and o. Nearest: k and v (N=64), gate and up (N=512: the M=1 gemv
-    // winner is nearer than the M=5 tiled one) and down (K=512).
-    EXPECT_EQ(count_routes(graph.routes()), (RouteCounts{4, 5, 0, 0}));
+    // winner is nearer than the M=5 tiled one) and down (K=512). Nothing tuned for attention:
+    // built-in.
+    EXPECT_EQ(count_routes(graph.routes()), (RouteCounts{4, 5, 1, 0}));
     const Route& q = route_of(graph, "q_proj");
     EXPECT_EQ(q.source, Source::exact);
     EXPECT_EQ(q.key, gemv);
@@ -169,7 +193,7 @@ TEST_F(EngineTest, TunedRoutingMatchesReference) {
     EXPECT_EQ(route_of(graph, "attn_norm").key, "rms_norm[vec=4,wg=64]");
   }
   {
-    const Layer layer = make_layer(shape(), 5);
+    const Layer layer = make_layer(shape(), 5, 5);
     const LayerData data = make_layer_data(layer, 12);
     auto [graph, check] = run(layer, data, router);
     expect_ok(check);
@@ -202,7 +226,7 @@ TEST_F(EngineTest, IllegalWinnerFallsBackToBuiltin) {
   if (illegal.empty()) GTEST_SKIP() << "every variant that fits the shape is legal here";
   const auto snapshot = tuned({{q, illegal}, {norm(1), "rms_norm[vec=1,wg=32]"}});
   const Router router(snapshot, device().info());
-  const Layer layer = make_layer(shape(), 1);
+  const Layer layer = make_layer(shape(), 1, 6);
   const LayerData data = make_layer_data(layer, 13);
   auto [graph, check] = run(layer, data, router);
   expect_ok(check);
@@ -213,12 +237,13 @@ TEST_F(EngineTest, IllegalWinnerFallsBackToBuiltin) {
     EXPECT_NE(r.rejected.find(illegal), std::string::npos) << r.rejected;
   }
   // k, v, gate, up and down take the illegal winner as their nearest where its constraints
-  // allow (and fall back), else built-in routing; nothing the device cannot run is used.
+  // allow (and fall back), else built-in routing, as attention does; nothing the device cannot
+  // run is used.
   const RouteCounts counts = count_routes(graph.routes());
   EXPECT_EQ(counts.exact, 2u);  // the norms
   EXPECT_EQ(counts.nearest, 0u);
   EXPECT_GE(counts.fallback, 2u);
-  EXPECT_EQ(counts.fallback + counts.builtin, 7u);
+  EXPECT_EQ(counts.fallback + counts.builtin, 8u);
 }
 
 TEST_F(EngineTest, UnknownFamilyFallsBack) {
@@ -247,13 +272,13 @@ TEST_F(EngineTest, UnknownFamilyFallsBack) {
 }
 
 TEST_F(EngineTest, CheckCatchesAWrongNode) {
-  const Layer layer = make_layer(shape(), 2);
+  const Layer layer = make_layer(shape(), 2, 7);
   LayerData data = make_layer_data(layer, 21);
   const Router router(nullptr, device().info());
   Graph graph = Graph::build(device(), compiler(), pipelines(), layer, data, router);
   graph.execute();
   // The reference now uses other weights for up's first output than the GPU did.
-  const size_t up = 8;
+  const size_t up = 12;
   ASSERT_EQ(layer.nodes[up].name, "up_proj");
   for (uint32_t j = 0; j < layer.nodes[up].problem.k / 2; ++j) data.params[up].weight[j] ^= 0x88;
   const LayerCheck check = check_layer(graph, data, reference_layer(layer, data, {0, 1}));
@@ -291,6 +316,89 @@ TEST_F(EngineTest, WeightsOnlyInputsNeedAnExternalX) {
       kernels::check(out.download<float>(p.n), kernels::reference(p, data), gemv.tolerance(p));
   EXPECT_TRUE(c.ok) << c.max_error;
   EXPECT_EQ(inst.download_output(), out.download<float>(p.n));
+}
+
+TEST_F(EngineTest, AttentionOverTheCacheMatchesReference) {
+  const Router router(nullptr, device().info());
+  for (const auto& [m, context] : {std::pair{1u, 5u}, {1u, 40u}, {3u, 3u}, {3u, 17u}, {3u, 40u}}) {
+    const Layer layer = make_layer(tiny(), m, context);
+    const LayerData data = make_layer_data(layer, 31);
+    auto [graph, check] = run(layer, data, router);
+    SCOPED_TRACE("M=" + std::to_string(m) + " L=" + std::to_string(context));
+    expect_ok(check);
+    EXPECT_EQ(route_of(graph, "attention").family->op(), Op::sdpa);
+  }
+}
+
+// The earlier positions of the cache reach the output: a reference that sees other values at
+// position 0 than the GPU did disagrees with the layer's output, not only with the cache.
+TEST_F(EngineTest, CheckSeesTheCache) {
+  const Layer layer = make_layer(tiny(), 1, 12);
+  LayerData data = make_layer_data(layer, 33);
+  const Router router(nullptr, device().info());
+  auto [graph, check] = run(layer, data, router);
+  expect_ok(check);
+  for (uint32_t i = 0; i < tiny().kv_width(); ++i) data.v_cache[i] += 3.0f;
+  const LayerCheck changed = check_layer(graph, data, reference_layer(layer, data, {0}));
+  EXPECT_FALSE(changed.ok);
+  EXPECT_FALSE(changed.outputs[0].result.ok) << "out does not depend on the cache";
+  EXPECT_TRUE(changed.nodes[7].result.ok) << "attention on its GPU inputs";
+}
+
+// Decode through one graph: the context pushed per step, each step's key appended at its
+// position (checked against the reference of a layer at that context), the last step checked
+// whole on the cache the earlier steps left.
+TEST_F(EngineTest, DecodeStepsGrowTheCache) {
+  const uint32_t first = 5, steps = 4, last = first + steps - 1;
+  const Layer layer = make_layer(tiny(), 1, last);
+  const LayerData data = make_layer_data(layer, 35);
+  const Router router(nullptr, device().info());
+  Graph graph = Graph::build(device(), compiler(), pipelines(), layer, data, router);
+  EXPECT_THROW(graph.set_context(0), std::invalid_argument);
+  EXPECT_THROW(graph.set_context(last + 1), std::invalid_argument);
+  EXPECT_THROW(run_decode(graph, first, steps + 1), std::invalid_argument);
+  const std::vector<DecodeStep> done = run_decode(graph, first, steps);
+  ASSERT_EQ(done.size(), steps);
+  for (uint32_t s = 0; s < steps; ++s) {
+    EXPECT_EQ(done[s].context, first + s);
+    EXPECT_GT(done[s].ns, 0);
+  }
+  EXPECT_EQ(graph.context(), last);
+  const LayerData left = as_left(graph, data);
+  expect_ok(check_layer(graph, left, reference_layer(layer, left, {0})));
+  const size_t k_cache = layer.tensor("k_cache");
+  const uint32_t width = tiny().kv_width();
+  for (uint32_t context = first; context < last; ++context) {
+    const Layer at = make_layer(tiny(), 1, context);
+    const kernels::Reference all = reference_layer(at, make_layer_data(at, 35), {0}).tensors[k_cache];
+    const uint64_t row = uint64_t{context - 1} * width;
+    kernels::Reference key;
+    key.values.assign(all.values.begin() + row, all.values.begin() + row + width);
+    key.bounds.assign(all.bounds.begin() + row, all.bounds.begin() + row + width);
+    const kernels::CheckResult c = kernels::check(
+        std::span<const float>(left.k_cache).subspan(row, width), key, graph.tolerance());
+    EXPECT_TRUE(c.ok) << "position " << context - 1 << ": " << c.max_error;
+  }
+}
+
+TEST_F(EngineTest, BadShapesAreRefused) {
+  auto refusal = [](const tuner::LayerShape& s, uint32_t m, uint32_t context) {
+    try {
+      make_layer(s, m, context);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_NE(refusal(tiny(), 3, 2).find("L must be at least M"), std::string::npos);
+  EXPECT_NE(refusal(tiny(), 1, 0).find("L=0 is empty"), std::string::npos);
+  tuner::LayerShape odd_groups = tiny();
+  odd_groups.kv_heads = 3;
+  EXPECT_NE(refusal(odd_groups, 1, 4).find("heads=4 is not a multiple of kv_heads=3"),
+            std::string::npos);
+  tuner::LayerShape odd_dim = tiny();
+  odd_dim.head_dim = 15;
+  EXPECT_NE(refusal(odd_dim, 1, 4).find("RoPE"), std::string::npos);
 }
 
 }  // namespace

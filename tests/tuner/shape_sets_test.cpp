@@ -134,13 +134,16 @@ TEST(ShapeSetsTest, BadInputIsAClearError) {
 TEST(ShapeSetsTest, PresetLayersMatchTheirLinearShapes) {
   const LayerShape l = preset_layer("llama3-8b");
   EXPECT_EQ(l.hidden, 4096u);
-  EXPECT_EQ(l.kv_width, 1024u);
+  EXPECT_EQ(l.kv_width(), 1024u);
+  EXPECT_EQ(l.q_width(), 4096u);
+  EXPECT_EQ(l.layers, 32u);
+  EXPECT_EQ(l.rope_theta, 500000);
   EXPECT_EQ(l.ffn, 14336u);
   EXPECT_EQ(l.group_size, 32u);
   // Every projection of the layer is among the preset's tuned shapes.
   const auto problems = load_shapes("llama3.2-1b", {});
   const LayerShape s = preset_layer("llama3.2-1b");
-  for (const auto& [n, k] : {std::pair{s.hidden, s.hidden}, {s.kv_width, s.hidden},
+  for (const auto& [n, k] : {std::pair{s.hidden, s.hidden}, {s.kv_width(), s.hidden},
                             {s.ffn, s.hidden}, {s.hidden, s.ffn}}) {
     const kernels::Problem p{Op::q4gsw, 1, n, k, s.group_size, false};
     EXPECT_NE(std::find(problems.begin(), problems.end(), p), problems.end()) << describe(p);

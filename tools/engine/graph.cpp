@@ -8,25 +8,17 @@
 #include <stdexcept>
 
 #include "kernels/float16.h"
+#include "kernels/op.h"
 #include "kernels/problem_buffers.h"
+#include "tools/engine/elementwise.h"
 
 namespace vktune::engine {
 namespace {
 
-constexpr uint32_t kElementwiseWg = 256;
-// add and silu * mul round each output a few times (2^-24 each; exp a few ulps): 1e-5 of the
-// output's magnitude leaves a wide margin; an fp16 output adds its own rounding.
+// add, silu * mul and RoPE round each output a few times (2^-24 each; exp a few ulps): 1e-5 of
+// the output's magnitude leaves a wide margin; an fp16 output adds its own rounding.
 double elementwise_tolerance(kernels::DType dtype) {
   return 1e-5 + (dtype == kernels::DType::f16 ? kernels::fp16_output_tolerance() : 0.0);
-}
-
-struct ElementwisePush {
-  uint32_t count, pad0, pad1, pad2;
-};
-
-// `count` NaNs in `dtype`, to upload.
-std::vector<std::byte> poison(size_t count, kernels::DType dtype) {
-  return kernels::encode(std::vector<float>(count, std::numeric_limits<float>::quiet_NaN()), dtype);
 }
 
 double median(std::vector<double> v) {
@@ -35,65 +27,110 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+// The attention problem at `context`: the same shape attending fewer positions.
+kernels::Problem at_context(kernels::Problem problem, uint32_t context) {
+  problem.n = context;
+  return problem;
+}
+
 }  // namespace
 
 Graph Graph::build(vk::Device& device, ShaderCompiler& compiler, kernels::PipelineCache& pipelines,
                    const Layer& layer, const LayerData& data, const Router& router) {
-  if (data.params.size() != layer.nodes.size() ||
-      data.x.size() != uint64_t{layer.m} * layer.shape.hidden) {
+  if (data.params.size() != layer.nodes.size()) {
     throw std::invalid_argument("the layer data does not match the layer");
   }
   Graph g(device);
   g.layer_ = layer;
-  for (const TensorSpec& t : layer.tensors) {
-    g.tensors_.push_back(std::make_unique<vk::Buffer>(kernels::padded_buffer(
-        device, uint64_t{layer.m} * t.width * kernels::dtype_bytes(layer.dtype))));
+  g.context_ = layer.context;
+  for (size_t t = 0; t < layer.tensors.size(); ++t) {
+    const TensorSpec& spec = layer.tensors[t];
+    const uint64_t count = uint64_t{layer.rows(t)} * spec.width;
+    g.tensors_.push_back(std::make_unique<vk::Buffer>(
+        kernels::padded_buffer(device, count * kernels::dtype_bytes(spec.dtype))));
+    const std::vector<float>* initial = initial_values(layer, data, t);
+    if (initial != nullptr && initial->size() != count) {
+      throw std::invalid_argument("the layer data's " + spec.name + " does not match the layer");
+    }
+    // Every tensor a node computes starts as NaN, so one never written shows.
+    const std::vector<float> values =
+        initial != nullptr ? *initial
+                           : std::vector<float>(count, std::numeric_limits<float>::quiet_NaN());
+    g.tensors_[t]->upload(std::span<const std::byte>(kernels::encode(values, spec.dtype)));
   }
-  g.tensors_[0]->upload(std::span<const std::byte>(kernels::encode(data.x, layer.dtype)));
 
+  const uint32_t max_groups = device.info().limits.max_workgroup_count[0];
   for (size_t i = 0; i < layer.nodes.size(); ++i) {
     const Node& node = layer.nodes[i];
     vk::Buffer& out = *g.tensors_[node.output];
     const vk::Buffer& x = *g.tensors_[node.inputs[0]];
-    if (node.routed()) {
-      Route route = router.route(node.problem);
-      const kernels::Family& family = *route.family;
+    std::vector<const vk::Buffer*> bindings;
+    for (size_t t : node.inputs) bindings.push_back(g.tensors_[t].get());
+    bindings.push_back(&out);
+    if (!node.routed()) {
+      const ElementwiseShader shader = elementwise_shader(layer, node, max_groups);
+      const std::vector<std::byte> push = elementwise_push(layer, node, g.context_);
+      const auto spirv = compiler.compile(shader.file, shader.defines, shader.key);
+      vk::PipelineDesc desc;
+      desc.name = shader.key;
+      desc.spirv = *spirv;
+      desc.buffer_count = uint32_t(bindings.size());
+      desc.push_constant_bytes = uint32_t(push.size());
+      auto pipeline = pipelines.get_or_create(device, desc.name, desc);
+      g.dispatches_.push_back(
+          Dispatch{pipeline, pipeline->bind(bindings), push, {shader.groups, 1, 1}});
+      g.kernels_.emplace_back();
+      g.routes_.emplace_back();
+      g.tolerances_.push_back(elementwise_tolerance(layer.tensors[node.output].dtype));
+      continue;
+    }
+    Route route = router.route(node.problem);
+    const kernels::Family& family = *route.family;
+    if (node.kind == NodeKind::attention) {
+      // Bound like KernelInstance binds sdpa (q, K, V, out, workspace), over the graph's own
+      // cache, which RoPE and the append write in place.
+      g.attention_workspace_.emplace(
+          kernels::padded_buffer(device, family.workspace_bytes(route.knobs, node.problem)));
+      device.run([&](vk::CommandBuffer& cb) { cb.fill(*g.attention_workspace_, 0); });
+      bindings.push_back(&*g.attention_workspace_);
+      auto pipeline =
+          kernels::KernelInstance::pipeline(device, compiler, family, route.knobs, &pipelines);
+      g.dispatches_.push_back(Dispatch{pipeline, pipeline->bind(bindings),
+                                       kernels::push_constants(node.problem),
+                                       family.groups(route.knobs, node.problem, device.info())});
+      g.kernels_.emplace_back();
+    } else {
       auto weights = kernels::ProblemBuffers::create_weights_only(
           device, node.problem, data.params[i], family.layout(route.knobs));
       g.kernels_.emplace_back(kernels::KernelInstance::create(
           device, compiler, family, route.knobs, node.problem, std::move(weights),
           kernels::KernelInstance::ExternalBuffers{&x, &out}, &pipelines));
-      g.elementwise_.emplace_back();
-      g.tolerances_.push_back(family.tolerance(node.problem));
-      g.routes_.push_back(std::move(route));
-      continue;
+      g.dispatches_.emplace_back();
     }
-    const std::string name(elementwise_shader(node.kind));
-    Defines defines = {{"WG", std::to_string(kElementwiseWg)}};
-    if (layer.dtype == kernels::DType::f16) defines.emplace_back("F16", "1");
-    const auto spirv = compiler.compile(name + ".comp", defines, name);
-    vk::PipelineDesc desc;
-    desc.name = name + (layer.dtype == kernels::DType::f16 ? "_f16" : "");
-    desc.spirv = *spirv;
-    desc.buffer_count = 3;
-    desc.push_constant_bytes = sizeof(ElementwisePush);
-    auto pipeline = pipelines.get_or_create(device, desc.name, desc);
-    const vk::Buffer* bindings[] = {&x, g.tensors_[node.inputs[1]].get(), &out};
-    const uint32_t count = node.problem.m * node.problem.n;
-    const ElementwisePush constants{count, 0, 0, 0};
-    const auto push = vk::push_bytes(constants);
-    const uint32_t groups = uint32_t(std::min<uint64_t>(
-        kernels::ceil_div(count, kElementwiseWg), device.info().limits.max_workgroup_count[0]));
-    g.elementwise_.push_back(Elementwise{
-        pipeline, pipeline->bind(bindings), {push.begin(), push.end()}, {groups, 1, 1}});
-    out.upload(std::span<const std::byte>(poison(count, layer.dtype)));
-    g.kernels_.emplace_back();
-    g.routes_.emplace_back();
-    g.tolerances_.push_back(elementwise_tolerance(layer.dtype));
+    g.tolerances_.push_back(family.tolerance(node.problem));
+    g.routes_.push_back(std::move(route));
   }
   g.timestamps_.emplace(vk::TimestampPool::create(device, uint32_t(layer.nodes.size() + 1)));
   g.record();
   return g;
+}
+
+void Graph::set_context(uint32_t context) {
+  if (context < layer_.m || context > layer_.context) {
+    throw std::invalid_argument("context " + std::to_string(context) + " is outside M=" +
+                                std::to_string(layer_.m) + " .. the cache's " +
+                                std::to_string(layer_.context) + " positions");
+  }
+  context_ = context;
+  for (size_t i = 0; i < layer_.nodes.size(); ++i) {
+    const Node& node = layer_.nodes[i];
+    if (node.kind == NodeKind::attention) {
+      dispatches_[i]->push = kernels::push_constants(at_context(node.problem, context));
+    } else if (dispatches_[i]) {
+      dispatches_[i]->push = elementwise_push(layer_, node, context);
+    }
+  }
+  record();
 }
 
 void Graph::record() {
@@ -114,7 +151,7 @@ void Graph::record() {
     if (kernels_[i]) {
       kernels_[i]->record(cb);
     } else {
-      const Elementwise& e = *elementwise_[i];
+      const Dispatch& e = *dispatches_[i];
       cb.dispatch(*e.pipeline, e.set, e.push, e.groups);
     }
     written.insert(node.output);
@@ -156,24 +193,40 @@ GraphTimes Graph::time(uint32_t iterations, uint32_t warmup) {
 
 LayerCheck check_layer(const Graph& graph, const LayerData& data, const LayerReference& ref) {
   const Layer& layer = graph.layer();
+  if (graph.context() != layer.context) {
+    throw std::invalid_argument("check_layer: the graph attends " +
+                                std::to_string(graph.context()) + " positions, the reference " +
+                                std::to_string(layer.context));
+  }
   LayerCheck c;
   c.tolerance = graph.tolerance();
   std::vector<std::vector<float>> gpu;
-  for (size_t t = 0; t < layer.tensors.size(); ++t) {
-    gpu.push_back(select_rows(graph.download(t), layer.tensors[t].width, ref.rows));
-  }
+  for (size_t t = 0; t < layer.tensors.size(); ++t) gpu.push_back(graph.download(t));
+  // Tensor `t` on `rows` (of its own: token rows, or cache positions).
+  auto on_rows = [&](size_t t, std::span<const uint32_t> rows) {
+    return select_rows(gpu[t], layer.tensors[t].width, rows);
+  };
   for (size_t i = 0; i < layer.nodes.size(); ++i) {
     const Node& node = layer.nodes[i];
+    const std::vector<uint32_t> rows = node_rows(layer, i, ref.rows);
     std::vector<kernels::Reference> exact_inputs;
-    for (size_t t : node.inputs) exact_inputs.push_back(exact(gpu[t]));
+    for (size_t t : node.inputs) {
+      exact_inputs.push_back(exact(layer.tensors[t].rows == Rows::tokens ? on_rows(t, rows) : gpu[t]));
+    }
     std::vector<const kernels::Reference*> inputs;
     for (const kernels::Reference& r : exact_inputs) inputs.push_back(&r);
-    const kernels::Reference expected = reference_node(layer, data, i, inputs, ref.rows.size());
-    c.nodes.push_back({node.name, kernels::check(gpu[node.output], expected, graph.tolerance(i))});
+    const kernels::Reference expected = reference_node(layer, data, i, inputs, rows);
+    std::vector<uint32_t> written = rows;  // a cache's rows are the tokens' positions
+    if (layer.tensors[node.output].rows == Rows::context) {
+      for (uint32_t& r : written) r += layer.first_position();
+    }
+    c.nodes.push_back(
+        {node.name, kernels::check(on_rows(node.output, written), expected, graph.tolerance(i))});
   }
   for (size_t t : layer.outputs) {
-    c.outputs.push_back(
-        {layer.tensors[t].name, kernels::check(gpu[t], ref.tensors[t], c.tolerance)});
+    c.outputs.push_back({layer.tensors[t].name,
+                         kernels::check(on_rows(t, tensor_rows(layer, t, ref.rows)),
+                                        ref.tensors[t], c.tolerance)});
   }
   c.ok = true;
   for (const auto* list : {&c.nodes, &c.outputs}) {
@@ -183,10 +236,11 @@ LayerCheck check_layer(const Graph& graph, const LayerData& data, const LayerRef
 }
 
 std::vector<float> Graph::download(size_t index) const {
-  const uint64_t count = uint64_t{layer_.m} * layer_.tensors.at(index).width;
+  const TensorSpec& spec = layer_.tensors.at(index);
+  const uint64_t count = uint64_t{layer_.rows(index)} * spec.width;
   return kernels::decode(
-      tensors_.at(index)->download<std::byte>(count * kernels::dtype_bytes(layer_.dtype)),
-      layer_.dtype);
+      tensors_.at(index)->download<std::byte>(count * kernels::dtype_bytes(spec.dtype)),
+      spec.dtype);
 }
 
 }  // namespace vktune::engine

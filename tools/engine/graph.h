@@ -1,6 +1,7 @@
 // A decoder layer built for one device: every node routed (tuned or built-in), its weights
 // prepacked into the chosen layout, its pipeline created once, and the whole layer recorded
-// into one command buffer, so that executing it is one submit.
+// into one command buffer, so that executing it is one submit. The attended context is push
+// constants only, so a decode loop moves it with set_context and a re-record, never a rebuild.
 #pragma once
 
 #include <array>
@@ -35,8 +36,9 @@ struct GraphTimes {
 
 class Graph {
  public:
-  // Routes every routed node of `layer` through `router`, uploads `data` (weights prepacked to
-  // the chosen layouts; every tensor but x poisoned with NaN), creates the pipelines through
+  // Routes every routed node of `layer` through `router` (attention for the layer's context L),
+  // uploads `data` (weights prepacked to the chosen layouts; x, the caches and the RoPE table as
+  // given; every other tensor poisoned with NaN), creates the pipelines through
   // `pipelines` (compiled from the embedded sources) and records the command buffer: a barrier
   // before each node that reads a tensor written since the last barrier, a timestamp at every
   // node boundary. Throws what KernelInstance::create and Router::route throw.
@@ -56,10 +58,16 @@ class Graph {
 
   // Executes the layer once (one submit) and waits; throws vk::Error on timeout or device loss.
   void execute();
+  // From the next execution on, the M tokens sit at positions `context` - M .. `context` - 1
+  // and attend positions up to theirs: pushed to the RoPE, append and attention dispatches,
+  // and the command buffer re-recorded (pipelines, buffers and weights stay). Throws
+  // std::invalid_argument unless M <= context <= the layer's L (the cache's capacity).
+  void set_context(uint32_t context);
+  uint32_t context() const noexcept { return context_; }
   // `warmup` untimed executions, then `iterations` (>= 1) timed ones.
   GraphTimes time(uint32_t iterations, uint32_t warmup = 2);
 
-  // Tensor `index` of the layer, [M, width] (blocks; after an execution).
+  // Tensor `index` of the layer, [rows, width] (blocks; after an execution).
   std::vector<float> download(size_t index) const;
 
   const Layer& layer() const noexcept { return layer_; }
@@ -72,8 +80,9 @@ class Graph {
   double tolerance() const noexcept;
 
  private:
-  // An engine_*.comp dispatch.
-  struct Elementwise {
+  // A dispatch without a KernelInstance: an engine_*.comp shader, or attention (whose push
+  // constants change with the context).
+  struct Dispatch {
     std::shared_ptr<const vk::ComputePipeline> pipeline;
     vk::DescriptorSet set;
     std::vector<std::byte> push;
@@ -85,13 +94,15 @@ class Graph {
 
   vk::Device* device_;
   Layer layer_;
+  uint32_t context_ = 0;
   std::vector<Route> routes_;
   std::vector<double> tolerances_;
   // One buffer per tensor; KernelInstances bind them by address, so each is heap-allocated
   // once and never moves.
   std::vector<std::unique_ptr<vk::Buffer>> tensors_;
-  std::vector<std::optional<kernels::KernelInstance>> kernels_;  // per node: routed ones
-  std::vector<std::optional<Elementwise>> elementwise_;          // per node: the others
+  std::vector<std::optional<kernels::KernelInstance>> kernels_;  // per node: norms, linears
+  std::vector<std::optional<Dispatch>> dispatches_;              // per node: the others
+  std::optional<vk::Buffer> attention_workspace_;  // Family::workspace_bytes, zeroed once
   std::optional<vk::TimestampPool> timestamps_;
   std::optional<vk::CommandBuffer> commands_;
 };
@@ -107,11 +118,13 @@ struct LayerCheck {
   // Every node on the GPU's own inputs (its inputs downloaded, taken as exact): the kernels'
   // correctness gate, node by node, with their tight bounds and Graph::tolerance(node).
   std::vector<TensorCheck> nodes;
-  // The layer's outputs (out, k, v) against the fp64 reference of the whole layer, with the
-  // bounds propagated through the graph.
+  // The layer's outputs (out, k_cache, v_cache) against the fp64 reference of the whole layer,
+  // with the bounds propagated through the graph.
   std::vector<TensorCheck> outputs;
   bool ok = false;
 };
+// Throws std::invalid_argument unless the graph attends the layer's whole context (the
+// reference's).
 LayerCheck check_layer(const Graph& graph, const LayerData& data, const LayerReference& ref);
 
 }  // namespace vktune::engine

@@ -1,7 +1,8 @@
-// The weight-bound part of a Llama decoder layer as a graph of nodes over [M, width] tensors of
-// one dtype (fp32 or fp16), and its random weights:
-//   x -> attn_norm -> q, k, v -> o (fed q: attention is out of scope) -> + x -> ffn_norm
-//     -> gate, up -> silu(gate) * up -> down -> + residual -> out
+// A Llama decoder layer as a graph of nodes over tensors, and its random weights and KV cache:
+//   x -> attn_norm -> q, k, v -> rope(q), rope(k) appended to the K cache, v appended to the V
+//     cache -> sdpa over the cache -> o -> + x -> ffn_norm -> gate, up -> silu(gate) * up
+//     -> down -> + residual -> out
+// for M new tokens at cache positions L - M .. L - 1 (L: the context).
 #pragma once
 
 #include <cstdint>
@@ -16,65 +17,93 @@
 namespace vktune::engine {
 
 enum class NodeKind {
-  rms_norm,  // y = rms_norm(x) * w                      (routed: a kernel family)
-  linear,    // y = q4gsw(x, W)                          (routed: a kernel family)
-  add,       // y = a + b                                (engine_add.comp)
-  silu_mul,  // y = silu(a) * b, silu(a) = a / (1 + e^-a) (engine_silu_mul.comp)
+  rms_norm,   // y = rms_norm(x) * w                       (routed: a kernel family)
+  linear,     // y = q4gsw(x, W)                           (routed: a kernel family)
+  attention,  // y = sdpa(q, K cache, V cache), causal      (routed: a kernel family)
+  add,        // y = a + b                                 (engine_add.comp)
+  silu_mul,   // y = silu(a) * b, silu(a) = a / (1 + e^-a)  (engine_silu_mul.comp)
+  rope,       // y = RoPE(x, table) at the tokens' positions (engine_rope.comp)
+  copy,       // y = x converted to y's dtype, from row `row` on (engine_copy.comp)
+};
+
+// How many rows a tensor has.
+enum class Rows {
+  tokens,   // M: one per new token
+  context,  // L: the KV cache, one per position (the layer writes rows L - M .. L - 1)
 };
 
 struct TensorSpec {
   std::string name;
-  uint32_t width = 0;  // [M, width] in the layer's dtype
+  uint32_t width = 0;
+  Rows rows = Rows::tokens;
+  kernels::DType dtype = kernels::DType::f32;
 };
 
 struct Node {
   std::string name;  // "attn_norm", "q_proj", ...
   NodeKind kind = NodeKind::linear;
-  std::vector<size_t> inputs;  // tensor indices: x first (add: a, b; silu_mul: gate, up)
-  size_t output = 0;           // tensor index; every tensor is written by exactly one node
-  // What the runtime is asked for routed nodes (op, M, N, K, group size); for elementwise nodes
-  // only m and n (the width) are meaningful.
+  // Tensor indices: x first (add: a, b; silu_mul: gate, up; rope: x, table; attention: q, K
+  // cache, V cache).
+  std::vector<size_t> inputs;
+  size_t output = 0;  // tensor index; each tensor is written by one node (the caches in place)
+  // What the runtime is asked for routed nodes (op, M, N, K, group size; attention: N = L, K =
+  // head dim, heads); for the others only m and n (the width) are meaningful.
   kernels::Problem problem;
 
-  bool routed() const noexcept { return kind == NodeKind::rms_norm || kind == NodeKind::linear; }
+  bool routed() const noexcept {
+    return kind == NodeKind::rms_norm || kind == NodeKind::linear || kind == NodeKind::attention;
+  }
 };
 
 struct Layer {
   tuner::LayerShape shape;
-  uint32_t m = 0;                   // tokens: rows of every tensor
-  kernels::DType dtype = kernels::DType::f32;  // of every tensor and routed problem
-  std::vector<TensorSpec> tensors;  // tensors[0] is the input x [M, hidden]
-  std::vector<Node> nodes;          // in execution order; inputs are produced earlier
-  std::vector<size_t> outputs;      // what the check compares: out, k, v
+  uint32_t m = 0;        // tokens: rows of every Rows::tokens tensor
+  uint32_t context = 0;  // L: rows of the caches; the tokens sit at positions L - M .. L - 1
+  kernels::DType dtype = kernels::DType::f32;  // of the activations and the projections
+  // tensors[0] is the input x [M, hidden]; the caches are fp32 [L, kv_heads x head_dim] and the
+  // RoPE table fp32 [L, head_dim / 2] (cos, sin) pairs, all three uploaded from LayerData.
+  std::vector<TensorSpec> tensors;
+  std::vector<Node> nodes;      // in execution order; inputs are produced earlier
+  std::vector<size_t> outputs;  // what the check compares: out, k_cache, v_cache
 
   // The index of the tensor named `name`; throws std::out_of_range.
   size_t tensor(std::string_view name) const;
+  // Rows of tensor `index`: M or L.
+  uint32_t rows(size_t index) const;
+  // Position of the first new token: L - M.
+  uint32_t first_position() const noexcept { return context - m; }
 };
 
-// The layer of `shape` for `m` tokens in `dtype`. Throws std::invalid_argument naming the node
-// when a problem is invalid (e.g. hidden % group_size != 0).
-Layer make_layer(const tuner::LayerShape& shape, uint32_t m,
+// The layer of `shape` for `m` tokens at context `context` (the cache holds context - m earlier
+// positions) in `dtype`. Throws std::invalid_argument naming the bad value and the fix: m or
+// context 0, context < m, heads not a multiple of kv_heads, an odd head dim (RoPE rotates
+// pairs), or a node whose problem is invalid (e.g. hidden % group_size != 0).
+Layer make_layer(const tuner::LayerShape& shape, uint32_t m, uint32_t context,
                  kernels::DType dtype = kernels::DType::f32);
 
 // Host data of a layer, in the raw layout.
 struct LayerData {
   std::vector<float> x;  // [M, hidden]
-  // Per node: linear: weight and scales; rms_norm: norm_weight; elementwise: empty.
+  // [L, kv_width]: positions before L - M random like x (the earlier tokens' keys and values);
+  // the M positions the layer writes are NaN, so a missing append shows.
+  std::vector<float> k_cache, v_cache;
+  std::vector<float> rope;  // [L, head_dim / 2] (cos, sin) of position p and frequency i
+  // Per node: linear: weight and scales; rms_norm: norm_weight; the others: empty.
   std::vector<kernels::ProblemData> params;
 };
 
-// Random, never-zero data, the same for the same (layer shape, seed) whatever M (weights do not
-// depend on it): x, quantized weights and norm weights as kernels::make_random draws them, the
-// scales shrunk by 1 / (5 sqrt(K)) so that every projection maps unit-RMS inputs to roughly
-// unit-RMS outputs and the layer's output stays O(1). For an f16 layer every float is an fp16
-// value.
+// Random, never-zero data, the same for the same (layer shape, seed) whatever M and L (weights
+// do not depend on them): x, quantized weights and norm weights as kernels::make_random draws
+// them, the scales shrunk by 1 / (5 sqrt(K)) so that every projection maps unit-RMS inputs to
+// roughly unit-RMS outputs and the layer's output stays O(1). For an f16 layer every float of
+// x and the weights is an fp16 value.
 LayerData make_layer_data(const Layer& layer, uint64_t seed);
 
-// The shader of an elementwise node: "engine_add" or "engine_silu_mul" (kernels/glsl/<name>.comp);
-// empty for routed nodes.
-std::string_view elementwise_shader(NodeKind kind) noexcept;
+// What tensor `index` holds before the layer runs, as uploaded: x, the caches and the RoPE
+// table; null for the tensors nodes compute.
+const std::vector<float>* initial_values(const Layer& layer, const LayerData& data, size_t index);
 
-// "rms_norm M=1 N=256" / "q4gsw M=1 N=256 K=256 gs=32" / "add M=1 N=256".
+// "rms_norm M=1 N=256" / "q4gsw M=1 N=256 K=256 gs=32" / "sdpa ..." / "add M=1 N=256".
 std::string describe(const Node& node);
 
 }  // namespace vktune::engine

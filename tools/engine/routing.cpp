@@ -19,6 +19,8 @@ runtime::ProblemQuery query(const kernels::Problem& p) {
   q.n = p.n;
   q.k = p.op == kernels::Op::rms_norm ? p.n : p.k;
   q.group_size = p.op == kernels::Op::rms_norm ? 0 : p.group_size;
+  q.heads = p.heads;
+  q.kv_heads = p.kv_heads;
   return q;
 }
 

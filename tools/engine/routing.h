@@ -59,7 +59,7 @@ class Router {
 
   bool tuned() const noexcept { return snapshot_ != nullptr; }
 
-  // The variant for `problem` (q4gsw or rms_norm). Throws std::runtime_error when the runtime
+  // The variant for `problem` (q4gsw, rms_norm or sdpa). Throws std::runtime_error when the runtime
   // rejects the query or not even the built-in variant is legal on the device.
   Route route(const kernels::Problem& problem) const;
 
