@@ -54,9 +54,14 @@ void Progress::note(const std::string& text) {
   std::fflush(out_);
 }
 
-void Progress::end_problem(const std::string& summary) {
+void Progress::end_problem(const std::string& summary,
+                           const std::optional<std::string>& winner_key) {
   draw(true);
   std::fprintf(out_, "    %s\n", summary.c_str());
+  if (winner_key && !best_key_.empty() && *winner_key != best_key_) {
+    std::fprintf(out_, "    (the finalists' re-measurement changed the leader: the live best was %s)\n",
+                 best_key_.c_str());
+  }
   std::fflush(out_);
 }
 

@@ -20,7 +20,9 @@ class Progress {
   void variant_done(size_t done, const std::string& best_key, std::optional<double> best_ns);
   // A line that does not belong to the live line (a device loss, a stage change).
   void note(const std::string& text);
-  void end_problem(const std::string& summary);
+  // The problem's closing line. A `winner_key` other than the live line's best is said to
+  // come from the finalists' re-measurement, so the two lines do not seem to disagree.
+  void end_problem(const std::string& summary, const std::optional<std::string>& winner_key = {});
 
  private:
   void draw(bool final_line);

@@ -262,7 +262,7 @@ ProblemOutcome Session::tune_problem(size_t index, int64_t problem_id, std::vect
                          {}, false},
                         db::OnConflict::keep);
     record_winner(problem_id, list, outcome);
-    progress_.end_problem(describe_winner(outcome));
+    progress_.end_problem(describe_winner(outcome), outcome.winner_key);
     return outcome;
   }
   uint64_t workspace = 0;
@@ -413,7 +413,7 @@ ProblemOutcome Session::tune_problem(size_t index, int64_t problem_id, std::vect
   if (options_.strategy == Strategy::model) learn(problem, list);
   for (Candidate& c : list) c.instance.reset();
   shared_.reset();
-  progress_.end_problem(describe_winner(outcome));
+  progress_.end_problem(describe_winner(outcome), outcome.winner_key);
   return outcome;
 }
 
