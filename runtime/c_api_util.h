@@ -26,6 +26,8 @@ inline ProblemQuery to_query(const vktune_problem_query& problem) noexcept {
   q.n = problem.n;
   q.k = problem.k;
   q.group_size = problem.group_size;
+  q.heads = problem.heads;
+  q.kv_heads = problem.kv_heads;
   return q;
 }
 

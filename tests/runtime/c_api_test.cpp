@@ -57,6 +57,21 @@ TEST(CApi, NullArgumentsAreErrorsNotCrashes) {
   vktune_snapshot_free(nullptr);
 }
 
+// sdpa through the C API: the head counts reach the runtime (a built-in answer for grouped-query
+// decode attention), and head counts that do not divide are an invalid query, not an answer.
+TEST(CApi, SdpaQueriesCarryTheirHeadCounts) {
+  vktune_selection s{};
+  vktune_device_query d{};
+  vktune_problem_query p{"sdpa", "f32", 1, 2048, 128, 0, 32, 8};
+  ASSERT_EQ(vktune_select(nullptr, &d, &p, &s), VKTUNE_OK) << s.error;
+  EXPECT_EQ(std::string(s.family).rfind("sdpa_", 0), 0u) << s.family;
+  p.kv_heads = 5;
+  EXPECT_EQ(vktune_select(nullptr, &d, &p, &s), VKTUNE_INVALID_QUERY);
+  EXPECT_NE(std::string(s.error).find("head"), std::string::npos) << s.error;
+  p.kv_heads = 0;
+  EXPECT_EQ(vktune_select(nullptr, &d, &p, &s), VKTUNE_INVALID_QUERY);
+}
+
 TEST(CApi, LayersFromMemoryNameTheLayerThatAnswered) {
   testing::FakeDb system_db;
   testing::UserDb user_db;
