@@ -43,17 +43,12 @@ uint packed_word(uint n, uint kw) { return ((kw >> 2) * pc.n_pad + n) * 4u + (kw
 // packed_s16 (fp16 scales interleaved; gs % 32 == 0): tile (group g, octet n / 8) of gs / 4 + 1
 // uvec4s, the group's blocks of 8 outputs then their 8 fp16 scales. The first uvec4 of the tile
 // holding output n's group g ...
-uint s16_tile(uint n, uint g) {
-  return (g * (pc.n_pad >> 3) + (n >> 3)) * ((pc.gs >> 2) + 1u);
-}
-// ... the uvec4 index of output n's block kb (32 nibbles, k = 32 kb ..) ...
-uint s16_block(uint n, uint kb) {
-  const uint d = pc.gs >> 5, g = kb / d;
-  return s16_tile(n, g) + (kb - g * d) * 8u + (n & 7u);
-}
-// ... and output n's scale of group g: the u32 holding it and its neighbour's, unpacked (core
-// GLSL, no 16-bit storage needed).
-float s16_scale(uint n, uint g) {
-  const vec2 pair = unpackHalf2x16(w[(s16_tile(n, g) + (pc.gs >> 2)) * 4u + ((n & 7u) >> 1)]);
+uint s16_tile(uint n, uint g) { return (g * (pc.n_pad >> 3) + (n >> 3)) * ((pc.gs >> 2) + 1u); }
+// ... the uvec4 index there of output n's block j of the group (k = g * gs + 32 j ..) ...
+uint s16_block(uint tile, uint j, uint n) { return tile + j * 8u + (n & 7u); }
+// ... and output n's scale: the u32 holding it and its neighbour's, unpacked (core GLSL, no
+// 16-bit storage needed).
+float s16_scale(uint tile, uint n) {
+  const vec2 pair = unpackHalf2x16(w[(tile + (pc.gs >> 2)) * 4u + ((n & 7u) >> 1)]);
   return (n & 1u) != 0u ? pair.y : pair.x;
 }

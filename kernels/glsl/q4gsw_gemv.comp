@@ -67,13 +67,14 @@ void main() {
     for (uint c = s; c < chunks; c += LPR) {
       const uint k = c * CHUNK;
 #if PACKED == 2
-      const float sc = s16_scale(nc, k / pc.gs);
+      const uint tile = s16_tile(nc, k / pc.gs), jb = (k % pc.gs) >> 5;  // block in the group
+      const float sc = s16_scale(tile, nc);
 #else
       const float sc = float(scales[(k / pc.gs) * pc.N + nc]);
 #endif
 #if LOAD_X4
 #if PACKED == 2
-      const uvec4 q = w4[s16_block(nc, c)];
+      const uvec4 q = w4[s16_block(tile, jb, nc)];
 #elif PACKED
       const uvec4 q = w4[c * pc.n_pad + nc];
 #else
@@ -90,7 +91,7 @@ void main() {
       }
 #else
 #if PACKED == 2
-      const uint q = w[s16_block(nc, c >> 2) * 4u + (c & 3u)];
+      const uint q = w[s16_block(tile, jb, nc) * 4u + (c & 3u)];
 #elif PACKED
       const uint q = w[packed_word(nc, c)];
 #else

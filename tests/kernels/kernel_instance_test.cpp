@@ -204,6 +204,19 @@ TEST_P(KernelVariantsTest, GemvFastLongK) {
   EXPECT_GT(sweep("q4gsw_gemv_fast", q4(8, 100, 2080, 160, true), spread(4), 3), 3u);
 }
 
+// The fast kernel on packed_s16: ragged N, one to four blocks per group and a partial unroll
+// block, M in 1..8 (each M its own mmax), with and without bias.
+TEST_P(KernelVariantsTest, GemvFastS16) {
+  size_t offset = 0;
+  for (const Problem& p : {q4(1, 37, 96, 32, true), q4(3, 100, 256, 128, false),
+                           q4(8, 13, 192, 64, true), q4(1, 100, 2080, 32, false)}) {
+    EXPECT_GT(sweep("q4gsw_gemv_fast_s16", p, spread(p.m > 4 ? 5 : 13), offset += 2),
+              sampling() ? 2u : 30u)
+        << describe(p);
+  }
+  EXPECT_EQ(sweep("q4gsw_gemv_fast_s16", q4(1, 37, 64, 16, true)), 0u);  // gs % 32 != 0
+}
+
 // The fast kernel against the built-in raw gemv and the reference, N spanning many tiles, read
 // from the second of two weight copies.
 TEST_F(KernelInstanceTest, GemvFastMatchesBuiltinAndReference) {
