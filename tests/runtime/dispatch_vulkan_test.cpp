@@ -62,7 +62,8 @@ class DispatchOnDevice : public vktune::test::VulkanFixture {
       if (b.name == "w") upload(data.norm_weight);
       if (b.name == "weight") {
         std::vector<uint8_t> weight;
-        ASSERT_EQ(prepack(plan.layout, data.weight, p.n, p.k, weight), "");
+        ASSERT_EQ(prepack(plan.layout, data.weight, data.scales, p.n, p.k, p.group_size, weight),
+                  "");
         ASSERT_EQ(weight.size(), b.bytes);
         buffer.upload(std::span<const uint8_t>(weight));
       }
@@ -118,6 +119,22 @@ TEST_F(DispatchOnDevice, PackedLayoutPrepackedByTheRuntime) {
   s.variant_key = "q4gsw_tiled[layout=packed,tm=2,tn=4,wg=64,bk=0]";
   s.knobs_json = R"({"layout":"packed","tm":2,"tn":4,"wg":64,"bk":0})";
   run(s, {"q4gsw", "f32", 3, 45, 256, 32});
+}
+
+// packed_s16: the runtime's prepack puts the scales in the weight; the plan binds none.
+TEST_F(DispatchOnDevice, PackedS16PrepackedByTheRuntime) {
+  Selection s;
+  s.status = Status::ok;
+  s.family = "q4gsw_gemv";
+  s.variant_key = "q4gsw_gemv[layout=packed_s16,wg=64,rows=4,load=u32x4,reduce=shared]";
+  s.knobs_json = R"({"layout":"packed_s16","wg":64,"rows":4,"load":"u32x4","reduce":"shared"})";
+  run(s, {"q4gsw", "f32", 2, 45, 256, 64});
+  Selection fast;
+  fast.status = Status::ok;
+  fast.family = "q4gsw_gemv_fast_s16";
+  fast.variant_key = "q4gsw_gemv_fast_s16[wg=64,ksplit=2,npl=2,unroll=2,mmax=1]";
+  fast.knobs_json = R"({"wg":64,"ksplit":2,"npl":2,"unroll":2,"mmax":1})";
+  run(fast, {"q4gsw", "f32", 1, 45, 256, 32});
 }
 
 }  // namespace
