@@ -9,6 +9,7 @@
 
 #include "kernels/families/q4gsw_layout.h"
 #include "runtime/builtin.h"
+#include "tests/runtime/hand_selection.h"
 
 namespace vktune::runtime {
 namespace {
@@ -26,12 +27,9 @@ Selection builtin_for(const ProblemQuery& q) {
 }
 
 Selection splitk_selection() {
-  Selection s;
-  s.status = Status::ok;
-  s.family = "q4gsw_coopmat_splitk";
-  s.variant_key = "q4gsw_coopmat_splitk[bm=64,bn=128,bk=64,sg=8,buf=2,splitk=2]";
-  s.knobs_json = R"({"bm":64,"bn":128,"bk":64,"sg":8,"buf":2,"splitk":2})";
-  return s;
+  return test::hand_selection("q4gsw_coopmat_splitk",
+                              "q4gsw_coopmat_splitk[bm=64,bn=128,bk=64,sg=8,buf=2,splitk=2]",
+                              R"({"bm":64,"bn":128,"bk":64,"sg":8,"buf":2,"splitk":2})");
 }
 
 TEST(Dispatch, BindingsCarryEveryBuffersSizeInShaderOrder) {
@@ -154,11 +152,9 @@ TEST(Dispatch, PrepackS16CarriesTheScales) {
 
 // The dispatch plan of a packed_s16 variant binds no scales: the weight holds them.
 TEST(Dispatch, PackedS16PlanHasNoScalesBytes) {
-  Selection s;
-  s.status = Status::ok;
-  s.family = "q4gsw_gemv";
-  s.variant_key = "q4gsw_gemv[layout=packed_s16,wg=64,rows=2,load=u32x4,reduce=shared]";
-  s.knobs_json = R"({"layout":"packed_s16","wg":64,"rows":2,"load":"u32x4","reduce":"shared"})";
+  const Selection s = test::hand_selection(
+      "q4gsw_gemv", "q4gsw_gemv[layout=packed_s16,wg=64,rows=2,load=u32x4,reduce=shared]",
+      R"({"layout":"packed_s16","wg":64,"rows":2,"load":"u32x4","reduce":"shared"})");
   const DispatchPlan plan = plan_dispatch(s, q4(1, 50, 256, 32), kLargeGrid);
   ASSERT_TRUE(plan.ok()) << plan.error;
   EXPECT_EQ(plan.layout, "packed_s16");
