@@ -4,9 +4,12 @@
 // databases combine.
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "db/records.h"
 #include "db/store.h"
@@ -25,21 +28,32 @@ inline constexpr int kJsonFormatVersion = 2;
 inline constexpr int kJsonOldestReadVersion = 1;
 
 // What an export holds: everything, or only the winners with the rows they refer to (their
-// kernels with SPIR-V, problems, runs and winning measurements; every device; no coverage) —
-// what a runtime needs, a small fraction of the whole, and importing it reproduces the same
-// winners.
+// kernels, problems, runs and winning measurements; every device; no coverage) and the ranked
+// rows with their kernels — what a runtime needs, a small fraction of the whole, and importing
+// it reproduces the same winners. A winners export carries SPIR-V for exactly the kernels a
+// runtime can answer with: the winners' and the first kRankedPickable of each ranked list; the
+// other ranked kernels only score those (runtime/rank.h), and their SPIR-V (~25 KB each on the
+// H100) would grow the shipped file fourfold.
 enum class ExportScope { all, winners };
+
+// The SPIR-V of a kernel the store holds none for (compiled from its family and knobs: the
+// tools pass tuner::compile_spirv; db/ has no shader compiler). Throws Error when it cannot.
+using SpirvSource = std::function<std::vector<uint8_t>(const KernelRecord&)>;
 
 // The store (or its winners' part): devices, kernels (SPIR-V as base64), problems, runs,
 // measurements, coverage (per run, device and problem: legal, measured, stages, budget_cut),
 // and the current winners (derived, for readers that do not want to rank measurements).
-nlohmann::json export_json(const Store& store, ExportScope scope = ExportScope::all);
+// A winners export asks `spirv_source`, where given, for each kernel a runtime can answer with
+// whose SPIR-V the store lacks; without it such kernels go without.
+nlohmann::json export_json(const Store& store, ExportScope scope = ExportScope::all,
+                           const SpirvSource& spirv_source = {});
 // export_json as text. Each row of measurements, coverage and winners and each entry of
 // devices, kernels, problems and runs starts a line of its own, so the file diffs by row;
 // `indent` >= 0 indents the sections and expands the entry objects (rows stay one line each);
 // -1 writes everything else compactly (no indentation, no spaces).
 std::string export_json_text(const Store& store, int indent = 1,
-                             ExportScope scope = ExportScope::all);
+                             ExportScope scope = ExportScope::all,
+                             const SpirvSource& spirv_source = {});
 
 // Reads versions kJsonOldestReadVersion..kJsonFormatVersion. Validates every field of
 // `document` first (a missing or wrong-typed field throws Error naming its path, e.g.

@@ -160,6 +160,9 @@ struct MeasurementFilter {
 // (the runtime's ranking of untuned shapes, runtime/rank.h), few enough that the winners'
 // export stays small.
 inline constexpr size_t kRankedPerProblem = 32;
+// How many of the head of each problem's ranked list the runtime may answer with (the rest only
+// score them; runtime/rank.h). With the winners, the kernels a winners export carries SPIR-V for.
+inline constexpr size_t kRankedPickable = 3;
 
 // Everything a lookup needs, read in one go (the runtime's input). winners and ranked refer to
 // the ids of the records in the same Catalog.

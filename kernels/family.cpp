@@ -57,6 +57,12 @@ ShaderSpec Family::shader(const Knobs& knobs) const {
   return spec;
 }
 
+Requirements Family::requirements(const Knobs& knobs) const {
+  Requirements r = shader_requirements(knobs);
+  if (dtype_ == DType::f16) r.add(Feature::storage_buffer_16bit);  // float_type.glsl
+  return r;
+}
+
 double Family::arithmetic_tolerance(const Problem& problem) const {
   return fp32_tolerance(problem);
 }
@@ -141,10 +147,7 @@ Legality Family::legality(const Knobs& knobs, const Problem& p,
   if (p.dtype != dtype_) {
     return no(name_ + " computes " + dtype_name(dtype_) + " problems, not " + dtype_name(p.dtype));
   }
-  if (dtype_ == DType::f16 && !device.features.storage_16bit) {
-    return no(device.name + " lacks storageBuffer16BitAccess, which " + name_ +
-              " needs for its fp16 tensors");
-  }
+  if (std::string e = check(requirements(knobs), device, name_); !e.empty()) return no(e);
   if (std::string e = validate(p); !e.empty()) return no(e);
   if (std::string e = check(constraints(knobs), p); !e.empty()) return no(e);
 

@@ -16,6 +16,7 @@
 #include "kernels/knobs.h"
 #include "kernels/op.h"
 #include "kernels/problem.h"
+#include "kernels/requirements.h"
 #include "kernels/shader_spec.h"
 #include "kernels/vk/device_info.h"
 
@@ -76,6 +77,10 @@ class Family {
   Legality legality(const Knobs& knobs, const Problem& problem,
                     const vk::DeviceInfo& device) const;
 
+  // The device features the variant's shader needs (16-bit storage for f16, then the
+  // family's own): what legality checks and what an engine must enable to run it.
+  Requirements requirements(const Knobs& knobs) const;
+
   virtual Constraints constraints(const Knobs& knobs) const = 0;
   virtual Layout layout(const Knobs& knobs) const = 0;
   virtual uint32_t workgroup_size(const Knobs& knobs) const = 0;
@@ -104,7 +109,9 @@ class Family {
   virtual double arithmetic_tolerance(const Problem& problem) const;
   // Why a knob combination is useless for every shape and device; empty when it is fine.
   virtual std::string combination_error(const Knobs&) const { return {}; }
-  // Family-specific device checks (subgroup operations, cooperative matrix, ...).
+  // The family's own feature requirements (subgroup operations, cooperative matrix, ...).
+  virtual Requirements shader_requirements(const Knobs&) const { return {}; }
+  // Family-specific device checks beyond the features (cooperative-matrix shapes, ...).
   virtual std::string device_error(const Knobs&, const Problem&, const vk::DeviceInfo&) const {
     return {};
   }

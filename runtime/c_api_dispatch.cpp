@@ -4,6 +4,7 @@
 #include <cstring>
 #include <string>
 
+#include "kernels/requirements.h"
 #include "runtime/c_api_util.h"
 #include "runtime/dispatch.h"
 
@@ -54,7 +55,18 @@ extern "C" int vktune_plan_dispatch(const vktune_selection* selection,
   std::copy(plan.groups.begin(), plan.groups.end(), out->groups);
   out->workgroup_size = plan.workgroup_size;
   copy_error(plan.layout, out->layout, sizeof out->layout);
+  out->required_features = plan.required_feature_bits;
+  out->required_subgroup_size = plan.required_subgroup_size;
+  out->subgroup_size_divides = plan.subgroup_size_divides;
   return out->status;
+}
+
+extern "C" const char* vktune_feature_name(uint32_t feature_bit) {
+  for (const vktune::kernels::FeatureDesc& f : vktune::kernels::feature_descs()) {
+    // The names are string literals of the feature table: NUL-terminated, static.
+    if (static_cast<uint32_t>(f.feature) == feature_bit) return f.name.data();
+  }
+  return "";
 }
 
 extern "C" uint64_t vktune_prepacked_size(const char* layout, uint32_t n, uint32_t k) {

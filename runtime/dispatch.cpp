@@ -67,6 +67,11 @@ DispatchPlan plan_dispatch(const Selection& s, const ProblemQuery& q,
     device.limits.max_workgroup_count = max_workgroup_count;
     plan.groups = family->groups(knobs, p, device);
     plan.workgroup_size = family->workgroup_size(knobs);
+    const kernels::Requirements needs = family->requirements(knobs);
+    plan.required_features = kernels::feature_names(needs);
+    plan.required_feature_bits = needs.features;
+    plan.required_subgroup_size = needs.subgroup_size;
+    plan.subgroup_size_divides = needs.subgroup_size_divides;
     return plan;
   } catch (const std::exception& e) {
     return refuse(std::string(s.variant_key) + ": " + e.what());

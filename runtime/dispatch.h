@@ -1,7 +1,7 @@
 // The dispatch contract: what an engine needs to run a Selection on one problem with its own
 // Vulkan code, as plain data — the push-constant bytes, the bindings with their sizes (the
 // split-K workspace included), the workgroup counts (clamped to the device's limits; the
-// shaders grid-stride past them) — and the CPU prepack into the layout a Selection names. All
+// shaders grid-stride past them), the device features to enable — and the CPU prepack into the layout a Selection names. All
 // of it is read from the kernel catalogue, the same description the tuner dispatched.
 #pragma once
 
@@ -39,6 +39,18 @@ struct DispatchPlan {
   std::array<uint32_t, 3> groups{};
   uint32_t workgroup_size = 0;
   std::string layout;  // the weight layout to prepack to ("raw", "packed", "packed_s16", "none")
+  // The device features the variant needs, by their Vulkan names, in the catalogue's order
+  // (kernels/requirements.h): "storageBuffer16BitAccess" (VkPhysicalDeviceVulkan11Features),
+  // "shaderFloat16" (VkPhysicalDeviceVulkan12Features), "VK_SUBGROUP_FEATURE_ARITHMETIC_BIT"
+  // (VkPhysicalDeviceSubgroupProperties::supportedOperations, compute stage),
+  // "VK_NV_cooperative_matrix" (the extension and its cooperativeMatrix feature, with a
+  // 16x16x16 f16*f16+f32 shape). Empty: a Vulkan 1.2 device with nothing enabled runs it. The
+  // engine checks the device has each and enables it on its VkDevice.
+  std::vector<std::string> required_features;
+  uint32_t required_feature_bits = 0;  // the same as VKTUNE_FEATURE_* bits
+  uint32_t required_subgroup_size = 0;  // the subgroup size the shader assumes; 0: any
+  // The device's subgroup size must divide this (whole subgroups per output); 0: any.
+  uint32_t subgroup_size_divides = 0;
 
   bool ok() const noexcept { return status == Status::ok; }
 };

@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <span>
 
+#include "db/records.h"
+
 #include "runtime/selection.h"
 #include "runtime/shape_index.h"
 
@@ -30,7 +32,7 @@ struct RankedPick {
 // picked. Every neighbour's whole list still counts in the scores. Chosen by leave-one-problem-
 // out over the H100 database (`vktune evaluate`; docs/evaluate.md says what else was tried).
 inline constexpr size_t kRankNeighbours = 6;
-inline constexpr size_t kRankCandidatesPerNeighbour = 3;
+inline constexpr size_t kRankCandidatesPerNeighbour = db::kRankedPickable;
 
 // Picks, among the first kRankCandidatesPerNeighbour variants of each neighbour that are legal
 // for `q`, the one with the lowest score sum_j w_j r_j^2 / sum_j w_j over the neighbours j,

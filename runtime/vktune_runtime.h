@@ -115,6 +115,19 @@ typedef struct vktune_binding {
   int zero_once;        /* zero before the first dispatch (split-K workspace counters) */
 } vktune_binding;
 
+/* Device features a variant needs (vktune_dispatch.required_features), the bits of
+   kernels/requirements.h's Feature; vktune_feature_name gives each one's Vulkan name. */
+enum {
+  VKTUNE_FEATURE_STORAGE_BUFFER_16BIT = 1u << 0, /* VkPhysicalDeviceVulkan11Features::
+                                                     storageBuffer16BitAccess */
+  VKTUNE_FEATURE_SHADER_FLOAT16 = 1u << 1,       /* VkPhysicalDeviceVulkan12Features::shaderFloat16 */
+  VKTUNE_FEATURE_SUBGROUP_ARITHMETIC = 1u << 2,  /* VK_SUBGROUP_FEATURE_ARITHMETIC_BIT in
+                                                     subgroupSupportedOperations, compute stage */
+  VKTUNE_FEATURE_COOPERATIVE_MATRIX_NV = 1u << 3 /* extension VK_NV_cooperative_matrix, its
+                                                     cooperativeMatrix feature enabled and the
+                                                     16x16x16 f16*f16+f32 shape supported */
+};
+
 typedef struct vktune_dispatch {
   int status; /* VKTUNE_OK or VKTUNE_INVALID_QUERY */
   char error[256];
@@ -125,7 +138,18 @@ typedef struct vktune_dispatch {
   uint32_t groups[3];
   uint32_t workgroup_size;
   char layout[16]; /* the weight layout to prepack to: "raw", "packed", "packed_s16" or "none" */
+  /* What the engine's VkDevice must support and enable: VKTUNE_FEATURE_* bits (0: nothing
+     beyond Vulkan 1.2), the subgroup size the shader assumes (0: any), and a count the device's
+     subgroup size must divide (0: any). */
+  uint32_t required_features;
+  uint32_t required_subgroup_size;
+  uint32_t subgroup_size_divides;
 } vktune_dispatch;
+
+/* The Vulkan name of one VKTUNE_FEATURE_* bit ("storageBuffer16BitAccess", "shaderFloat16",
+   "VK_SUBGROUP_FEATURE_ARITHMETIC_BIT", "VK_NV_cooperative_matrix"); "" for anything else.
+   Static storage. */
+const char* vktune_feature_name(uint32_t feature_bit);
 
 /* Plans `selection` (an ok answer of vktune_select) on `problem` for a device with
    `max_workgroup_count` (maxComputeWorkGroupCount). Fills *out and returns out->status; a

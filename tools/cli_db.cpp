@@ -7,12 +7,14 @@
 #include <string>
 #include <vector>
 
+#include "kernels/shader_compiler.h"
 #include "kernels/vk/device_info.h"
 #include "kernels/vk/device_select.h"
 #include "kernels/vk/instance.h"
 #include "tools/cli.h"
 #include "tools/engine/device_query.h"
 #include "tools/report/db_tools.h"
+#include "tuner/records.h"
 
 namespace vktune::cli {
 namespace {
@@ -98,10 +100,15 @@ void add_export_command(CLI::App& app) {
       ->capture_default_str();
   auto winners_only = std::make_shared<bool>(false);
   cmd->add_flag("--winners-only", *winners_only,
-                "only the winners and what they refer to (what a runtime loads)");
+                "only the winners and what they refer to (what a runtime loads), with SPIR-V for "
+                "every kernel a runtime can answer with (compiled where the database lacks it)");
   cmd->callback([db, output, indent, winners_only] {
     refuse_to_overwrite(*db, *output);
-    report::export_database(*db, *output, *indent, *winners_only);
+    ShaderCompiler compiler;
+    report::export_database(*db, *output, *indent, *winners_only,
+                            [&compiler](const db::KernelRecord& k) {
+                              return tuner::compile_spirv(compiler, k);
+                            });
   });
 }
 

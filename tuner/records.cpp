@@ -3,6 +3,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "db/error.h"
+
 namespace vktune::tuner {
 
 db::DeviceRecord device_record(const vk::DeviceInfo& info) {
@@ -64,6 +66,25 @@ db::KernelRecord kernel_record(const kernels::Family& family, const kernels::Kno
     r.spirv = std::vector<uint8_t>(bytes, bytes + spirv->size() * sizeof(uint32_t));
   }
   return r;
+}
+
+std::vector<uint8_t> compile_spirv(ShaderCompiler& compiler, const db::KernelRecord& record) {
+  const kernels::Family* family = kernels::find_family(record.family);
+  if (family == nullptr) {
+    throw db::Error(record.variant_key + ": family '" + record.family +
+                    "' is not in this build's catalogue; its SPIR-V cannot be compiled");
+  }
+  try {
+    const kernels::Knobs knobs = family->knobs_from_json(nlohmann::json::parse(record.knobs_json));
+    const kernels::ShaderSpec spec = family->shader(knobs);
+    const auto spirv = compiler.compile(spec.file, spec.defines, record.variant_key);
+    const auto* bytes = reinterpret_cast<const uint8_t*>(spirv->data());
+    return {bytes, bytes + spirv->size() * sizeof(uint32_t)};
+  } catch (const db::Error&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw db::Error(record.variant_key + ": cannot compile its SPIR-V: " + e.what());
+  }
 }
 
 }  // namespace vktune::tuner

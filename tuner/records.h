@@ -1,7 +1,9 @@
 // What the tuner stores: a device fingerprint, a problem and a variant as database records.
 #pragma once
 
+#include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "db/records.h"
 #include "kernels/family.h"
@@ -19,5 +21,10 @@ std::optional<kernels::Problem> problem_from_record(const db::Problem& record);
 // `spirv` may be null (not stored); the source hash covers the shader and its includes.
 db::KernelRecord kernel_record(const kernels::Family& family, const kernels::Knobs& knobs,
                                const Spirv* spirv);
+// The SPIR-V of `record` compiled now from its family and knobs with the shaders this build
+// embeds (as the tuner compiles them), for a record stored without it: db::SpirvSource for the
+// winners' export. Throws db::Error naming the kernel when its family or knobs are unknown here
+// or the shader does not compile.
+std::vector<uint8_t> compile_spirv(ShaderCompiler& compiler, const db::KernelRecord& record);
 
 }  // namespace vktune::tuner

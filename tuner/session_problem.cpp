@@ -40,6 +40,19 @@ RecordDispatch recorder(const Candidate* c) {
   return [c](vk::CommandBuffer& cb, uint32_t i) { c->instance->record(cb, i); };
 }
 
+// The problem's input data seed: the run's seed mixed with the problem's own fields (FNV-1a),
+// not its position in the run's list, so a problem is timed on the same data in every run
+// that shares a seed: a tuning run, the bench re-timing its winners, a --resume.
+uint64_t data_seed(const kernels::Problem& p, uint64_t seed) {
+  uint64_t h = 14695981039346656037ull ^ seed;
+  for (const uint64_t v : {uint64_t(p.op), uint64_t(p.dtype), uint64_t(p.m), uint64_t(p.n),
+                           uint64_t(p.k), uint64_t(p.group_size), uint64_t(p.heads),
+                           uint64_t(p.kv_heads), uint64_t(p.has_bias)}) {
+    h = (h ^ v) * 1099511628211ull;
+  }
+  return h;
+}
+
 }  // namespace
 
 void Session::fail(Candidate& c, db::Status status, const std::string& message) {
@@ -269,8 +282,8 @@ ProblemOutcome Session::tune_problem(size_t index, int64_t problem_id, std::vect
   for (const Candidate& c : list) {
     workspace = std::max(workspace, c.family->workspace_bytes(c.knobs, problem));
   }
-  shared_ = std::make_unique<ProblemState>(problem, kernels::make_random(problem, options_.seed + index),
-                                     workspace);
+  shared_ = std::make_unique<ProblemState>(
+      problem, kernels::make_random(problem, data_seed(problem, options_.seed)), workspace);
 
   // Stage one, chunk by chunk: gate, then a first timing (the full one when exhaustive).
   // The model strategy estimates what its search picks as halving does, then halves the same way.

@@ -66,6 +66,86 @@ static host_buffer make_buffer(VkPhysicalDevice gpu, VkDevice device, VkDeviceSi
   return b;
 }
 
+/* The device features the plan asks for (VKTUNE_FEATURE_* bits), checked on `gpu` and enabled in
+   the chain v11 -> v12 (-> coopmat) and `extensions` — exactly those. Returns 0, or prints which
+   one the device lacks and returns 1. */
+typedef struct enabled_features {
+  VkPhysicalDeviceVulkan11Features v11;
+  VkPhysicalDeviceVulkan12Features v12;
+  VkPhysicalDeviceCooperativeMatrixFeaturesNV coopmat;
+  const char* extensions[1];
+  uint32_t extension_count;
+} enabled_features;
+
+static int enable_features(VkPhysicalDevice gpu, const vktune_dispatch* plan, enabled_features* on) {
+  VkPhysicalDeviceCooperativeMatrixFeaturesNV coopmat = {
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
+  VkPhysicalDeviceVulkan12Features v12 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+  VkPhysicalDeviceVulkan11Features v11 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES,
+                                          .pNext = &v12};
+  VkPhysicalDeviceFeatures2 has = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &v11};
+  uint32_t extension_count = 0;
+  vkEnumerateDeviceExtensionProperties(gpu, NULL, &extension_count, NULL);
+  VkExtensionProperties* extensions = malloc((extension_count + 1) * sizeof *extensions);
+  vkEnumerateDeviceExtensionProperties(gpu, NULL, &extension_count, extensions);
+  int has_coopmat = 0;
+  for (uint32_t i = 0; i < extension_count; ++i) {
+    has_coopmat |= strcmp(extensions[i].extensionName, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME) == 0;
+  }
+  free(extensions);
+  if (has_coopmat) v12.pNext = &coopmat; /* the struct is only known with the extension */
+  vkGetPhysicalDeviceFeatures2(gpu, &has);
+  VkPhysicalDeviceSubgroupProperties subgroup = {
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
+  VkPhysicalDeviceProperties2 props = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
+                                       .pNext = &subgroup};
+  vkGetPhysicalDeviceProperties2(gpu, &props);
+
+  memset(on, 0, sizeof *on);
+  on->v11.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES;
+  on->v11.pNext = &on->v12;
+  on->v12.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES;
+  on->coopmat.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV;
+  for (uint32_t bit = 1; bit != 0; bit <<= 1) {
+    if (!(plan->required_features & bit)) continue;
+    int supported = 0;
+    switch (bit) {
+      case VKTUNE_FEATURE_STORAGE_BUFFER_16BIT:
+        supported = v11.storageBuffer16BitAccess;
+        on->v11.storageBuffer16BitAccess = VK_TRUE;
+        break;
+      case VKTUNE_FEATURE_SHADER_FLOAT16:
+        supported = v12.shaderFloat16;
+        on->v12.shaderFloat16 = VK_TRUE;
+        break;
+      case VKTUNE_FEATURE_SUBGROUP_ARITHMETIC:
+        supported = (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT) &&
+                    (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT);
+        break;
+      case VKTUNE_FEATURE_COOPERATIVE_MATRIX_NV:
+        supported = has_coopmat && coopmat.cooperativeMatrix;
+        on->coopmat.cooperativeMatrix = VK_TRUE;
+        on->v12.pNext = &on->coopmat;
+        on->extensions[on->extension_count++] = VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME;
+        break;
+      default: /* a feature this example does not know stays unsupported */
+        break;
+    }
+    if (!supported) {
+      fprintf(stderr, "the variant needs %s, which this device lacks\n", vktune_feature_name(bit));
+      return 1;
+    }
+  }
+  const uint32_t size = subgroup.subgroupSize;
+  if ((plan->required_subgroup_size != 0 && size != plan->required_subgroup_size) ||
+      (plan->subgroup_size_divides != 0 && plan->subgroup_size_divides % size != 0)) {
+    fprintf(stderr, "the variant needs subgroup size %u (or one dividing %u); this device has %u\n",
+            plan->required_subgroup_size, plan->subgroup_size_divides, size);
+    return 1;
+  }
+  return 0;
+}
+
 static float uniform(void) { return 2.0f * (float)rand() / (float)RAND_MAX - 1.0f; } /* [-1, 1] */
 
 int main(int argc, char** argv) {
@@ -199,9 +279,14 @@ int main(int argc, char** argv) {
                                               .queueFamilyIndex = family,
                                               .queueCount = 1,
                                               .pQueuePriorities = &priority};
+  enabled_features features;
+  if (enable_features(gpu, &plan, &features) != 0) return 1;
   const VkDeviceCreateInfo device_info = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
+                                          .pNext = &features.v11,
                                           .queueCreateInfoCount = 1,
-                                          .pQueueCreateInfos = &queue_info};
+                                          .pQueueCreateInfos = &queue_info,
+                                          .enabledExtensionCount = features.extension_count,
+                                          .ppEnabledExtensionNames = features.extensions};
   VkDevice vk_device;
   VK_CHECK(vkCreateDevice(gpu, &device_info, NULL, &vk_device));
 

@@ -60,6 +60,56 @@ HostBuffer make_buffer(const vk::raii::PhysicalDevice& gpu, const vk::raii::Devi
   return {std::move(buffer), std::move(memory), data};
 }
 
+// The device features the plan names, checked on `gpu` and enabled in `chain` (and `extensions`)
+// — exactly those, nothing more. Returns why the device cannot run the variant, or "".
+using FeatureChain = vk::StructureChain<vk::DeviceCreateInfo, vk::PhysicalDeviceVulkan11Features,
+                                        vk::PhysicalDeviceVulkan12Features,
+                                        vk::PhysicalDeviceCooperativeMatrixFeaturesNV>;
+std::string enable_features(const vk::raii::PhysicalDevice& gpu, const rt::DispatchPlan& plan,
+                            FeatureChain& chain, std::vector<const char*>& extensions) {
+  const auto has = gpu.getFeatures2<vk::PhysicalDeviceFeatures2, vk::PhysicalDeviceVulkan11Features,
+                                    vk::PhysicalDeviceVulkan12Features>();
+  const auto subgroup = gpu.getProperties2<vk::PhysicalDeviceProperties2,
+                                           vk::PhysicalDeviceSubgroupProperties>()
+                            .get<vk::PhysicalDeviceSubgroupProperties>();
+  chain.unlink<vk::PhysicalDeviceCooperativeMatrixFeaturesNV>();
+  for (const std::string& name : plan.required_features) {
+    bool supported = false;
+    if (name == "storageBuffer16BitAccess") {
+      supported = has.get<vk::PhysicalDeviceVulkan11Features>().storageBuffer16BitAccess;
+      chain.get<vk::PhysicalDeviceVulkan11Features>().storageBuffer16BitAccess = true;
+    } else if (name == "shaderFloat16") {
+      supported = has.get<vk::PhysicalDeviceVulkan12Features>().shaderFloat16;
+      chain.get<vk::PhysicalDeviceVulkan12Features>().shaderFloat16 = true;
+    } else if (name == "VK_SUBGROUP_FEATURE_ARITHMETIC_BIT") {
+      supported = (subgroup.supportedOperations & vk::SubgroupFeatureFlagBits::eArithmetic) &&
+                  (subgroup.supportedStages & vk::ShaderStageFlagBits::eCompute);
+    } else if (name == VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME) {
+      for (const vk::ExtensionProperties& e : gpu.enumerateDeviceExtensionProperties()) {
+        supported = supported || name == e.extensionName.data();
+      }
+      supported = supported && gpu.getFeatures2<vk::PhysicalDeviceFeatures2,
+                                                vk::PhysicalDeviceCooperativeMatrixFeaturesNV>()
+                                   .get<vk::PhysicalDeviceCooperativeMatrixFeaturesNV>()
+                                   .cooperativeMatrix;
+      extensions.push_back(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
+      chain.relink<vk::PhysicalDeviceCooperativeMatrixFeaturesNV>();
+      chain.get<vk::PhysicalDeviceCooperativeMatrixFeaturesNV>().cooperativeMatrix = true;
+    }  // a name this example does not know stays unsupported
+    if (!supported) return "the variant needs " + name + ", which this device lacks";
+  }
+  const uint32_t size = subgroup.subgroupSize;
+  if (plan.required_subgroup_size != 0 && size != plan.required_subgroup_size) {
+    return "the variant needs subgroup size " + std::to_string(plan.required_subgroup_size) +
+           "; this device has " + std::to_string(size);
+  }
+  if (plan.subgroup_size_divides != 0 && plan.subgroup_size_divides % size != 0) {
+    return "the variant needs a subgroup size dividing " +
+           std::to_string(plan.subgroup_size_divides) + "; this device has " + std::to_string(size);
+  }
+  return {};
+}
+
 int run(const char* db_path, const rt::ProblemQuery& problem) {
   vk::raii::Context context;
   const vk::ApplicationInfo app("run_q4gsw", 1, nullptr, 0, VK_API_VERSION_1_2);
@@ -113,10 +163,12 @@ int run(const char* db_path, const rt::ProblemQuery& problem) {
     std::fprintf(stderr, "plan: %s\n", plan.error.c_str());
     return 1;
   }
-  std::printf("%s (device %s, shape %s): groups %u x %u x %u\n", s.variant_key.data(),
-              std::string(rt::to_string(s.device_match)).c_str(),
+  std::string features;
+  for (const std::string& f : plan.required_features) features += " " + f;
+  std::printf("%s (device %s, shape %s): groups %u x %u x %u, features:%s\n",
+              s.variant_key.data(), std::string(rt::to_string(s.device_match)).c_str(),
               std::string(rt::to_string(s.shape_match)).c_str(), plan.groups[0], plan.groups[1],
-              plan.groups[2]);
+              plan.groups[2], features.empty() ? " none" : features.c_str());
 
   // Random q4gsw inputs in the raw layout: x [M, K], weights [N, K/2], scales [K/gs, N].
   std::mt19937 random(problem.m * 7919u + problem.n * 31u + problem.k);
@@ -145,7 +197,16 @@ int run(const char* db_path, const rt::ProblemQuery& problem) {
   const uint32_t family = uint32_t(compute - families.begin());
   const float priority = 1.0f;
   const vk::DeviceQueueCreateInfo queue_info({}, family, 1, &priority);
-  const vk::raii::Device vk_device(gpu, vk::DeviceCreateInfo({}, queue_info));
+  FeatureChain device_info;
+  std::vector<const char*> extensions;
+  if (const std::string missing = enable_features(gpu, plan, device_info, extensions);
+      !missing.empty()) {
+    std::fprintf(stderr, "%s: %s\n", s.variant_key.data(), missing.c_str());
+    return 1;
+  }
+  device_info.get<vk::DeviceCreateInfo>().setQueueCreateInfos(queue_info).setPEnabledExtensionNames(
+      extensions);
+  const vk::raii::Device vk_device(gpu, device_info.get<vk::DeviceCreateInfo>());
 
   std::vector<HostBuffer> buffers;
   std::vector<vk::DescriptorSetLayoutBinding> layout_bindings;

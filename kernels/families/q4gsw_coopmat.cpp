@@ -141,21 +141,19 @@ class Coopmat final : public Family {
                " for each of " + std::to_string(g.splitk) + " slices";
       }
     }
-    if (!d.features.coopmat_nv) {
-      return d.name + " has no VK_NV_cooperative_matrix";
-    }
-    if (!d.features.shader_float16) return d.name + " has no shaderFloat16 (fp16 arithmetic)";
     bool shape = false;
     for (const vk::CoopMatShape& s : d.features.coopmat_shapes) {
       shape = shape || (s.m == 16 && s.n == 16 && s.k == 16 && s.a_type == "f16" &&
                         s.b_type == "f16" && s.c_type == "f32" && s.result_type == "f32");
     }
     if (!shape) return d.name + " lacks the cooperative-matrix shape 16x16x16 f16*f16+f32";
-    if (d.subgroup_size != kSubgroupSize) {
-      return "q4gsw_coopmat needs subgroup size 32; " + d.name + " has " +
-             std::to_string(d.subgroup_size);
-    }
     return {};
+  }
+  Requirements shader_requirements(const Knobs&) const override {
+    Requirements r;
+    r.add(Feature::cooperative_matrix_nv).add(Feature::shader_float16).subgroup_size =
+        kSubgroupSize;
+    return r;
   }
 
  private:

@@ -62,19 +62,11 @@ class Gemv final : public Family {
     }
     return {};
   }
-  std::string device_error(const Knobs& k, const Problem&,
-                           const vk::DeviceInfo& d) const override {
+  Requirements shader_requirements(const Knobs& k) const override {
     if (!subgroup(k)) return {};
-    if (!d.features.subgroup_arithmetic) {
-      return "reduce=subgroup needs subgroup arithmetic in compute shaders, which " + d.name +
-             " lacks";
-    }
-    if (d.subgroup_size == 0 || lanes_per_row(k) % d.subgroup_size != 0) {
-      return "reduce=subgroup needs whole subgroups per output: wg/rows = " +
-             std::to_string(lanes_per_row(k)) + " lanes is not a multiple of the subgroup size " +
-             std::to_string(d.subgroup_size);
-    }
-    return {};
+    Requirements r;
+    r.add(Feature::subgroup_arithmetic).subgroup_size_divides = lanes_per_row(k);
+    return r;
   }
 };
 

@@ -20,7 +20,7 @@ std::vector<KnobSpec> online_knobs(bool split) {
   // read each K and V element once instead of once per head.
   std::vector<KnobSpec> knobs = {
       {"vec", ints({1, 4})}, {"keys", ints({1, 2, 4})}, {"wg", ints({32, 64, 128})}};
-  if (split) knobs.push_back({"slices", ints({2, 4, 8, 16, 32})});
+  if (split) knobs.push_back({"slices", ints({2, 4, 8, 16, 32, 64, 128})});
   knobs.push_back({"qpg", ints({1, 2, 4, 8})});
   return knobs;
 }

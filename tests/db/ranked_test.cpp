@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <set>
+#include <string>
 
 #include "db/error.h"
 #include "db/json_io.h"
@@ -29,10 +31,12 @@ struct RankedStore {
   std::vector<int64_t> kernels;
   int64_t p1 = 0, p2 = 0;
 
-  RankedStore() {
+  explicit RankedStore(bool with_spirv = true) {
     const auto device = store.upsert_device(fake_device());
     for (size_t i = 0; i < kRankedPerProblem + 3; ++i) {
-      kernels.push_back(store.upsert_kernel(fake_kernel("q4gsw_tiled[v=" + std::to_string(i) + "]")));
+      KernelRecord k = fake_kernel("q4gsw_tiled[v=" + std::to_string(i) + "]");
+      if (!with_spirv) k.spirv.reset();
+      kernels.push_back(store.upsert_kernel(k));
     }
     p1 = store.upsert_problem(fake_problem(1, 4096, 4096));
     p2 = store.upsert_problem(fake_problem(8, 4096, 4096));
@@ -111,6 +115,33 @@ TEST(Ranked, BothExportsCarryTheRankedRows) {
   Store back = Store::open_memory();
   import_json(back, doc, "doc");
   EXPECT_EQ(back.catalog(false).ranked.size(), 2u);
+}
+
+// A winners export carries SPIR-V for the kernels a runtime can answer with, from the source
+// where the store has none: problem 1's first kRankedPickable and problem 2's two (its winner
+// among them); the rest of problem 1's list only scores, and goes without.
+TEST(Ranked, WinnersExportCarriesSpirvForEveryAnswer) {
+  RankedStore s(/*with_spirv=*/false);
+  size_t asked = 0;
+  const SpirvSource source = [&asked](const KernelRecord&) {
+    ++asked;
+    return std::vector<uint8_t>{0x03, 0x02, 0x23, 0x07};
+  };
+  const Catalog c = catalog_from_json(export_json_text(s.store, 1, ExportScope::winners, source), "doc");
+  std::set<std::string> with_spirv;
+  for (const KernelRecord& k : c.kernels) {
+    if (k.spirv) with_spirv.insert(k.variant_key);
+  }
+  std::set<std::string> want;
+  for (size_t i = 0; i < kRankedPickable; ++i) want.insert("q4gsw_tiled[v=" + std::to_string(i) + "]");
+  EXPECT_EQ(with_spirv, want);
+  EXPECT_EQ(asked, kRankedPickable);
+  for (const BestRow& w : c.winners) EXPECT_TRUE(c.kernels[w.kernel_id - 1].spirv);
+  // Without a source those kernels go without; the full export never compiles.
+  const Catalog plain = catalog_from_json(export_json_text(s.store, 1, ExportScope::winners), "doc");
+  for (const KernelRecord& k : plain.kernels) EXPECT_FALSE(k.spirv);
+  export_json(s.store, ExportScope::all, source);
+  EXPECT_EQ(asked, kRankedPickable);
 }
 
 TEST(Ranked, ADocumentWithoutRankedRowsRanksItsWinners) {

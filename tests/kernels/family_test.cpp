@@ -196,6 +196,10 @@ TEST(Legality, RejectsWithReasons) {
   const Knobs c = parse_key("q4gsw_coopmat[bm=64,bn=64,bk=32,sg=4,buf=2]").knobs;
   l = cm.legality(c, q4(128, 4096, 4096, 32), lp);
   EXPECT_FALSE(l.ok);
+  EXPECT_NE(l.reason.find("shaderFloat16, which q4gsw_coopmat needs"), std::string::npos) << l.reason;
+  vk::DeviceInfo lp_fp16 = lp;
+  lp_fp16.features.shader_float16 = true;
+  l = cm.legality(c, q4(128, 4096, 4096, 32), lp_fp16);
   EXPECT_NE(l.reason.find("cooperative_matrix"), std::string::npos) << l.reason;
   EXPECT_TRUE(cm.legality(c, q4(128, 4096, 4096, 32), h100_like()).ok);
   EXPECT_TRUE(cm.legality(c, q4(3, 37, 64, 32), h100_like()).ok);

@@ -128,13 +128,14 @@ std::vector<db::ImportStats> merge_databases(const std::vector<std::string>& inp
 }
 
 void export_database(const std::string& db_path, const std::string& json_path, int indent,
-                     bool winners_only) {
+                     bool winners_only, const db::SpirvSource& spirv_source) {
   require_file(db_path, "database");
   std::string text;
   try {
     const db::Store store = db::Store::open(db_path, db::OpenMode::read_only);
     text = db::export_json_text(store, indent,
-                                winners_only ? db::ExportScope::winners : db::ExportScope::all);
+                                winners_only ? db::ExportScope::winners : db::ExportScope::all,
+                                spirv_source);
   } catch (const db::Error& e) {
     throw ReportError(e.what());
   }

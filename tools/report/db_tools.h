@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "db/json_io.h"
 #include "db/records.h"
 #include "db/store.h"
 #include "runtime/selection.h"
@@ -23,9 +24,10 @@ std::vector<db::ImportStats> merge_databases(const std::vector<std::string>& inp
                                              const std::string& output);
 
 // Writes db::export_json_text of `db_path` to `json_path`, indented by `indent` spaces per
-// level (-1: compact, one line); only the winners' part with `winners_only`.
+// level (-1: compact, one line); only the winners' part with `winners_only`, the SPIR-V the
+// database lacks for it from `spirv_source` (see db::export_json).
 void export_database(const std::string& db_path, const std::string& json_path, int indent = 1,
-                     bool winners_only = false);
+                     bool winners_only = false, const db::SpirvSource& spirv_source = {});
 
 // Adds the JSON document at `json_path` to `db_path` (created if missing). Returns the rows
 // added.
