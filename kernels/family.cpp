@@ -182,10 +182,11 @@ std::span<const Family* const> families() {
   static const Family* const all[] = {
       &naive_family(DType::f32),          &tiled_family(DType::f32),
       &gemv_family(DType::f32),           &gemv_fast_family(DType::f32),
-      &coopmat_family(DType::f32),        &coopmat_splitk_family(DType::f32),
-      &rms_norm_family(DType::f32),       &naive_family(DType::f16),
-      &tiled_family(DType::f16),          &gemv_family(DType::f16),
-      &gemv_fast_family(DType::f16),      &coopmat_family(DType::f16),
+      &gemv_fast_s16_family(DType::f32),  &coopmat_family(DType::f32),
+      &coopmat_splitk_family(DType::f32), &rms_norm_family(DType::f32),
+      &naive_family(DType::f16),          &tiled_family(DType::f16),
+      &gemv_family(DType::f16),           &gemv_fast_family(DType::f16),
+      &gemv_fast_s16_family(DType::f16),  &coopmat_family(DType::f16),
       &coopmat_splitk_family(DType::f16), &rms_norm_family(DType::f16),
       &sdpa_naive_family(),               &sdpa_fused_family(),
       &sdpa_split_family()};

@@ -45,9 +45,28 @@ const char* layout_name(Layout layout) noexcept {
   switch (layout) {
     case Layout::raw: return "raw";
     case Layout::packed: return "packed";
+    case Layout::packed_s16: return "packed_s16";
     case Layout::none: return "none";
   }
   return "?";
+}
+
+std::optional<Layout> layout_from_name(std::string_view name) noexcept {
+  for (Layout l : {Layout::raw, Layout::packed, Layout::packed_s16, Layout::none}) {
+    if (name == layout_name(l)) return l;
+  }
+  return std::nullopt;
+}
+
+uint64_t weight_bytes(Layout layout, uint32_t n, uint32_t k, uint32_t group_size) noexcept {
+  switch (layout) {
+    case Layout::raw: return uint64_t{n} * (k / 2);
+    case Layout::packed: return packed_weight_bytes(n, k);
+    case Layout::packed_s16:
+      return group_size % kPackedKBlock == 0 ? packed_s16_weight_bytes(n, k, group_size) : 0;
+    case Layout::none: return 0;
+  }
+  return 0;
 }
 
 const OpDesc& op_desc(Op op) {
@@ -101,9 +120,11 @@ BindingSizes binding_sizes(const Problem& p, Layout layout) {
   }
   s.x = uint64_t{p.m} * p.k * e;
   s.out = uint64_t{p.m} * p.n * e;
-  s.scales = p.group_size ? uint64_t{p.k / p.group_size} * p.n * e : 0;
+  s.scales = p.group_size && !layout_holds_scales(layout) ? uint64_t{p.k / p.group_size} * p.n * e
+                                                          : 0;
   s.bias = p.has_bias ? uint64_t{p.n} * e : 0;
-  s.weight = layout == Layout::packed ? packed_weight_bytes(p.n, p.k) : uint64_t{p.n} * (p.k / 2);
+  // none: the q4gsw callers that name no layout (limits, output sizes) mean the raw one.
+  s.weight = weight_bytes(layout == Layout::none ? Layout::raw : layout, p.n, p.k, p.group_size);
   return s;
 }
 

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -14,10 +15,18 @@
 
 namespace vktune::kernels {
 
-// Weight layout a variant reads: raw [N, K/2] bytes, packed (kernels/families/q4gsw_layout.h)
-// or none (rms_norm has no quantized weight).
-enum class Layout { raw, packed, none };
+// Weight layout a variant reads: raw [N, K/2] bytes, packed or packed_s16 (the packed blocks
+// with fp16 scales interleaved: kernels/families/q4gsw_layout.h), or none (rms_norm and sdpa
+// have no quantized weight).
+enum class Layout { raw, packed, packed_s16, none };
 const char* layout_name(Layout layout) noexcept;
+// The layout named `name` ("raw", "packed", "packed_s16", "none"), or nullopt.
+std::optional<Layout> layout_from_name(std::string_view name) noexcept;
+// Whether the weight buffer carries the scales (the scales binding is then unused, 0 bytes).
+constexpr bool layout_holds_scales(Layout layout) { return layout == Layout::packed_s16; }
+// Bytes of the q4gsw weight buffer of an N x K problem with `group_size` in `layout` (0 for
+// none, or for packed_s16 with a group size it cannot hold).
+uint64_t weight_bytes(Layout layout, uint32_t n, uint32_t k, uint32_t group_size) noexcept;
 
 // What a storage-buffer binding holds. `vector` is q4gsw's bias and rms_norm's weight w; `x`
 // is sdpa's queries, `keys` and `values` its KV cache.

@@ -95,14 +95,14 @@ std::shared_ptr<const ProblemBuffers> ProblemBuffers::make(vk::Device& device, c
     }
   }
   if (q4) {
-    const std::vector<uint8_t> packed =
-        layout == Layout::packed ? prepack(data.weight, p.n, p.k) : std::vector<uint8_t>{};
-    const std::vector<uint8_t>& weight = layout == Layout::packed ? packed : data.weight;
+    const std::vector<uint8_t> weight =
+        prepack_weight(layout, data.weight, data.scales, p.n, p.k, p.group_size);
     for (uint32_t c = 0; c < weight_copies; ++c) {
       buffers->weights_.push_back(padded_buffer(device, sizes.weight));
       upload(buffers->weights_.back(), weight);
+      // packed_s16 carries the scales in the weight: the binding gets a placeholder.
       buffers->scales_.push_back(padded_buffer(device, sizes.scales));
-      upload(buffers->scales_.back(), data.scales, p.dtype);
+      if (!layout_holds_scales(layout)) upload(buffers->scales_.back(), data.scales, p.dtype);
     }
   }
   return buffers;

@@ -19,7 +19,7 @@ namespace vktune::kernels {
 
 class ProblemBuffers {
  public:
-  // Uploads `data` (raw layout; prepacked here when `layout` is packed) with `weight_copies`
+  // Uploads `data` (raw layout; prepacked here into `layout`) with `weight_copies`
   // (>= 1) identical copies of the weight and scales (sdpa: of the K and V cache), so a timing
   // loop can rotate among them and read the weights cold. Throws std::invalid_argument when `data` does not match
   // `problem`, vk::Error on Vulkan failures. `device` must outlive the buffers.

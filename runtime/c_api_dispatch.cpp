@@ -70,18 +70,36 @@ extern "C" const char* vktune_feature_name(uint32_t feature_bit) {
 }
 
 extern "C" uint64_t vktune_prepacked_size(const char* layout, uint32_t n, uint32_t k) {
-  return layout == nullptr ? 0 : vktune::runtime::prepacked_bytes(layout, n, k);
+  return vktune_prepacked_weight_size(layout, n, k, 0);
+}
+
+extern "C" uint64_t vktune_prepacked_weight_size(const char* layout, uint32_t n, uint32_t k,
+                                                 uint32_t group_size) {
+  return layout == nullptr ? 0 : vktune::runtime::prepacked_bytes(layout, n, k, group_size);
 }
 
 extern "C" int vktune_prepack(const char* layout, const uint8_t* raw, size_t raw_size, uint32_t n,
                               uint32_t k, uint8_t* out, size_t out_size, char* err,
                               size_t errlen) {
-  if (layout == nullptr || (raw == nullptr && raw_size > 0) || out == nullptr) {
-    copy_error("layout, raw and out must not be NULL", err, errlen);
+  if (layout != nullptr && std::string_view(layout) == "packed_s16") {
+    copy_error("packed_s16 holds the scales: use vktune_prepack_weight", err, errlen);
+    return VKTUNE_INVALID_QUERY;
+  }
+  return vktune_prepack_weight(layout, raw, raw_size, nullptr, 0, n, k, 0, out, out_size, err,
+                               errlen);
+}
+
+extern "C" int vktune_prepack_weight(const char* layout, const uint8_t* raw, size_t raw_size,
+                                     const float* scales, size_t scale_count, uint32_t n,
+                                     uint32_t k, uint32_t group_size, uint8_t* out,
+                                     size_t out_size, char* err, size_t errlen) {
+  if (layout == nullptr || (raw == nullptr && raw_size > 0) ||
+      (scales == nullptr && scale_count > 0) || out == nullptr) {
+    copy_error("layout, raw, scales and out must not be NULL", err, errlen);
     return VKTUNE_INVALID_QUERY;
   }
   try {
-    const uint64_t needed = vktune::runtime::prepacked_bytes(layout, n, k);
+    const uint64_t needed = vktune::runtime::prepacked_bytes(layout, n, k, group_size);
     if (out_size < needed) {
       copy_error("out holds " + std::to_string(out_size) + " bytes; " + layout + " needs " +
                      std::to_string(needed),
@@ -89,8 +107,9 @@ extern "C" int vktune_prepack(const char* layout, const uint8_t* raw, size_t raw
       return VKTUNE_INVALID_QUERY;
     }
     std::vector<uint8_t> packed;
-    const std::string error =
-        vktune::runtime::prepack(layout, std::span<const uint8_t>(raw, raw_size), n, k, packed);
+    const std::string error = vktune::runtime::prepack(
+        layout, std::span<const uint8_t>(raw, raw_size), std::span<const float>(scales, scale_count),
+        n, k, group_size, packed);
     if (!error.empty()) {
       copy_error(error, err, errlen);
       return VKTUNE_INVALID_QUERY;

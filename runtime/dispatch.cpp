@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -79,32 +80,39 @@ DispatchPlan plan_dispatch(const Selection& s, const ProblemQuery& q,
   }
 }
 
-uint64_t prepacked_bytes(std::string_view layout, uint32_t n, uint32_t k) noexcept {
-  if (layout == "raw") return uint64_t{n} * (k / 2);
-  if (layout == "packed") return kernels::packed_weight_bytes(n, k);
-  return 0;
+uint64_t prepacked_bytes(std::string_view layout, uint32_t n, uint32_t k,
+                         uint32_t group_size) noexcept {
+  const std::optional<kernels::Layout> l = kernels::layout_from_name(layout);
+  return l ? kernels::weight_bytes(*l, n, k, group_size) : 0;
 }
 
-std::string prepack(std::string_view layout, std::span<const uint8_t> raw, uint32_t n,
-                    uint32_t k, std::vector<uint8_t>& out) noexcept {
+std::string prepack(std::string_view layout, std::span<const uint8_t> raw,
+                    std::span<const float> scales, uint32_t n, uint32_t k, uint32_t group_size,
+                    std::vector<uint8_t>& out) noexcept {
   try {
-    if (layout != "raw" && layout != "packed") {
-      return "layout '" + std::string(layout) + "' has no weights to prepack; expected raw or packed";
+    const std::optional<kernels::Layout> l = kernels::layout_from_name(layout);
+    if (!l || *l == kernels::Layout::none) {
+      return "layout '" + std::string(layout) +
+             "' has no weights to prepack; expected raw, packed or packed_s16";
     }
     if (k % 2 != 0) return "K=" + std::to_string(k) + " is odd; int4 weights need an even K";
     if (raw.size() != uint64_t{n} * (k / 2)) {
       return "raw weights hold " + std::to_string(raw.size()) + " bytes; N x K/2 = " +
              std::to_string(uint64_t{n} * (k / 2));
     }
-    if (layout == "raw") {
-      out.assign(raw.begin(), raw.end());
-    } else {
-      out = kernels::prepack(raw, n, k);
-    }
+    out = kernels::prepack_weight(*l, raw, scales, n, k, group_size);
     return {};
   } catch (const std::exception& e) {
     return std::string("prepack: ") + e.what();
   }
+}
+
+std::string prepack(std::string_view layout, std::span<const uint8_t> raw, uint32_t n,
+                    uint32_t k, std::vector<uint8_t>& out) noexcept {
+  if (layout == kernels::layout_name(kernels::Layout::packed_s16)) {
+    return "packed_s16 holds the scales: prepack it with the scales and the group size";
+  }
+  return prepack(layout, raw, {}, n, k, 0, out);
 }
 
 }  // namespace vktune::runtime

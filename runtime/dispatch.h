@@ -38,7 +38,7 @@ struct DispatchPlan {
   std::vector<BindingPlan> bindings;  // in binding order, one per storage buffer
   std::array<uint32_t, 3> groups{};
   uint32_t workgroup_size = 0;
-  std::string layout;  // the weight layout to prepack to ("raw", "packed", "none")
+  std::string layout;  // the weight layout to prepack to ("raw", "packed", "packed_s16", "none")
   // The device features the variant needs, by their Vulkan names, in the catalogue's order
   // (kernels/requirements.h): "storageBuffer16BitAccess" (VkPhysicalDeviceVulkan11Features),
   // "shaderFloat16" (VkPhysicalDeviceVulkan12Features), "VK_SUBGROUP_FEATURE_ARITHMETIC_BIT"
@@ -62,12 +62,21 @@ struct DispatchPlan {
 DispatchPlan plan_dispatch(const Selection& selection, const ProblemQuery& problem,
                            const std::array<uint32_t, 3>& max_workgroup_count) noexcept;
 
-// Bytes of the weights of an N x K problem in `layout` (0 for "none" or an unknown layout).
-uint64_t prepacked_bytes(std::string_view layout, uint32_t n, uint32_t k) noexcept;
+// Bytes of the weights of an N x K problem with `group_size` in `layout` ("raw", "packed",
+// "packed_s16"; packed_s16 holds the scales too). 0 for "none", an unknown layout, or
+// packed_s16 with a group size that is not a multiple of 32 (0 included).
+uint64_t prepacked_bytes(std::string_view layout, uint32_t n, uint32_t k,
+                         uint32_t group_size = 0) noexcept;
 
 // Raw int4 weights [N, K/2] (byte j of row n: q(n, 2j+1) << 4 | q(n, 2j)) in `layout`, into
-// `out` (resized to prepacked_bytes). Returns an empty string, or why it cannot (unknown
-// layout, K odd, raw of the wrong size).
+// `out` (resized to prepacked_bytes). `scales` [K/gs, N] (an f16 problem's widened to float)
+// are read by packed_s16 only, which stores them rounded to fp16 and leaves the scales binding
+// unused. Returns an empty string, or why it cannot (unknown layout, K odd, raw or scales of
+// the wrong size, a group size packed_s16 cannot hold).
+std::string prepack(std::string_view layout, std::span<const uint8_t> raw,
+                    std::span<const float> scales, uint32_t n, uint32_t k, uint32_t group_size,
+                    std::vector<uint8_t>& out) noexcept;
+// The same for the layouts without scales (raw, packed); packed_s16 is refused with the reason.
 std::string prepack(std::string_view layout, std::span<const uint8_t> raw, uint32_t n,
                     uint32_t k, std::vector<uint8_t>& out) noexcept;
 

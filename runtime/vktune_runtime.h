@@ -140,7 +140,7 @@ typedef struct vktune_dispatch {
   uint32_t binding_count;
   uint32_t groups[3];
   uint32_t workgroup_size;
-  char layout[16]; /* the weight layout to prepack to: "raw", "packed" or "none" */
+  char layout[16]; /* the weight layout to prepack to: "raw", "packed", "packed_s16" or "none" */
   /* What the engine's VkDevice must support and enable: VKTUNE_FEATURE_* bits (0: nothing
      beyond Vulkan 1.2), the subgroup size the shader assumes (0: any), and a count the device's
      subgroup size must divide (0: any). */
@@ -163,10 +163,26 @@ int vktune_plan_dispatch(const vktune_selection* selection, const vktune_problem
 /* Bytes of an N x K weight in `layout` ("raw" or "packed"); 0 for any other layout. */
 uint64_t vktune_prepacked_size(const char* layout, uint32_t n, uint32_t k);
 
-/* Raw int4 weights [N, K/2] into `layout`, written to out (out_size >= vktune_prepacked_size).
-   Returns VKTUNE_OK, or VKTUNE_INVALID_QUERY with a message in err. */
+/* Raw int4 weights [N, K/2] into `layout` ("raw" or "packed"), written to out (out_size >=
+   vktune_prepacked_size). Returns VKTUNE_OK, or VKTUNE_INVALID_QUERY with a message in err
+   (packed_s16 included: it needs the scales, see vktune_prepack_weight). */
 int vktune_prepack(const char* layout, const uint8_t* raw, size_t raw_size, uint32_t n,
                    uint32_t k, uint8_t* out, size_t out_size, char* err, size_t errlen);
+
+/* Bytes of an N x K weight with `group_size` in any layout ("raw", "packed", "packed_s16":
+   that one holds the fp16 scales too); 0 for another layout or a group size it cannot hold. */
+uint64_t vktune_prepacked_weight_size(const char* layout, uint32_t n, uint32_t k,
+                                      uint32_t group_size);
+
+/* Raw int4 weights [N, K/2] and scales [K/group_size, N] (scale_count of them, as floats; an
+   f16 problem's widened) into `layout`, written to out (out_size >= vktune_prepacked_weight_size).
+   Only packed_s16 reads the scales (rounded to fp16; the plan's scales binding is then 0 bytes,
+   bind any 16-byte buffer); the others accept scales NULL with scale_count 0. Returns
+   VKTUNE_OK, or VKTUNE_INVALID_QUERY with a message in err. */
+int vktune_prepack_weight(const char* layout, const uint8_t* raw, size_t raw_size,
+                          const float* scales, size_t scale_count, uint32_t n, uint32_t k,
+                          uint32_t group_size, uint8_t* out, size_t out_size, char* err,
+                          size_t errlen);
 
 /* Frees a snapshot from vktune_snapshot_load; NULL is a no-op. Selections die with it. */
 void vktune_snapshot_free(vktune_snapshot* snapshot);

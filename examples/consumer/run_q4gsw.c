@@ -249,12 +249,17 @@ int main(int argc, char** argv) {
   uint8_t* raw = malloc(raw_size);
   srand(m_count * 7919u + n_count * 31u + k_count);
   for (size_t i = 0; i < x_count; ++i) x[i] = uniform();
-  for (size_t i = 0; i < scale_count; ++i) scales[i] = 1.0f + 0.5f * uniform();
+  /* fp16 values (multiples of 2^-10 in [0.5, 1.5]), as engines ship int4 scales: the packed_s16
+     layout stores them as fp16, and then the reference below still holds exactly. */
+  for (size_t i = 0; i < scale_count; ++i)
+    scales[i] = ldexpf(roundf(ldexpf(1.0f + 0.5f * uniform(), 10)), -10);
   for (size_t i = 0; i < raw_size; ++i) raw[i] = (uint8_t)rand();
-  const size_t weight_size = (size_t)vktune_prepacked_size(plan.layout, n_count, k_count);
+  const size_t weight_size =
+      (size_t)vktune_prepacked_weight_size(plan.layout, n_count, k_count, problem.group_size);
   uint8_t* weights = malloc(weight_size ? weight_size : 1);
-  if (vktune_prepack(plan.layout, raw, raw_size, n_count, k_count, weights, weight_size, err,
-                     sizeof err) != VKTUNE_OK) {
+  if (vktune_prepack_weight(plan.layout, raw, raw_size, scales, scale_count, n_count, k_count,
+                            problem.group_size, weights, weight_size, err,
+                            sizeof err) != VKTUNE_OK) {
     fprintf(stderr, "prepack: %s\n", err);
     return 1;
   }

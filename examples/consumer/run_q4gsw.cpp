@@ -177,10 +177,13 @@ int run(const char* db_path, const rt::ProblemQuery& problem) {
   std::vector<float> scales(size_t{problem.k / problem.group_size} * problem.n);
   std::vector<uint8_t> raw(size_t{problem.n} * (problem.k / 2));
   for (float& v : x) v = uniform(random);
-  for (float& v : scales) v = 1.0f + 0.5f * uniform(random);
+  // fp16 values (multiples of 2^-10 in [0.5, 1.5]), as engines ship int4 scales: the
+  // packed_s16 layout stores them as fp16, and then the reference below still holds exactly.
+  for (float& v : scales) v = std::ldexp(std::round(std::ldexp(1.0f + 0.5f * uniform(random), 10)), -10);
   for (uint8_t& b : raw) b = uint8_t(random());
   std::vector<uint8_t> weights;
-  const std::string prepacked = rt::prepack(plan.layout, raw, problem.n, problem.k, weights);
+  const std::string prepacked =
+      rt::prepack(plan.layout, raw, scales, problem.n, problem.k, problem.group_size, weights);
   if (!prepacked.empty()) {
     std::fprintf(stderr, "prepack: %s\n", prepacked.c_str());
     return 1;

@@ -10,6 +10,7 @@ const Family& naive_family(DType dtype);
 const Family& tiled_family(DType dtype);
 const Family& gemv_family(DType dtype);
 const Family& gemv_fast_family(DType dtype);
+const Family& gemv_fast_s16_family(DType dtype);  // q4gsw_gemv_fast on packed_s16
 const Family& coopmat_family(DType dtype);
 const Family& coopmat_splitk_family(DType dtype);
 const Family& rms_norm_family(DType dtype);

@@ -10,13 +10,21 @@ class Gemv final : public Family {
  public:
   explicit Gemv(DType dtype)
       : Family("q4gsw_gemv", dtype, Op::q4gsw,
-               {{"layout", words({"raw", "packed"})},
+               {{"layout", words({"raw", "packed", "packed_s16"})},
                 {"wg", ints({32, 64, 128, 256})},
                 {"rows", ints({1, 2, 4, 8})},
                 {"load", words({"u32", "u32x4"})},
                 {"reduce", words({"shared", "subgroup"})}}) {}
 
-  static bool packed(const Knobs& k) { return knob_word(k, "layout") == "packed"; }
+  static Layout layout_of(const Knobs& k) {
+    return *layout_from_name(knob_word(k, "layout"));  // a candidate value: raw, packed*
+  }
+  // Lanes of neighbouring outputs adjacent (the packed layouts) rather than one output's lanes.
+  static bool packed(const Knobs& k) { return layout_of(k) != Layout::raw; }
+  // The shader's PACKED: 0 raw, 1 packed, 2 packed_s16.
+  static const char* packed_define(const Knobs& k) {
+    return !packed(k) ? "0" : layout_of(k) == Layout::packed ? "1" : "2";
+  }
   static bool x4(const Knobs& k) { return knob_word(k, "load") == "u32x4"; }
   static bool subgroup(const Knobs& k) { return knob_word(k, "reduce") == "subgroup"; }
   static uint32_t lanes_per_row(const Knobs& k) {
@@ -24,12 +32,11 @@ class Gemv final : public Family {
   }
 
   Constraints constraints(const Knobs& k) const override {
-    const uint32_t chunk = x4(k) ? 32 : 8;  // nibbles per load, all under one scale
+    // Nibbles per load, all under one scale; packed_s16 tiles hold whole 32-nibble blocks.
+    const uint32_t chunk = x4(k) || layout_of(k) == Layout::packed_s16 ? 32 : 8;
     return {chunk, chunk, 1, 1, kMaxM};
   }
-  Layout layout(const Knobs& k) const override {
-    return packed(k) ? Layout::packed : Layout::raw;
-  }
+  Layout layout(const Knobs& k) const override { return layout_of(k); }
   uint32_t workgroup_size(const Knobs& k) const override {
     return static_cast<uint32_t>(knob_int(k, "wg"));
   }
@@ -40,7 +47,7 @@ class Gemv final : public Family {
              {"ROWS", str(knob_int(k, "rows"))},
              {"LOAD_X4", x4(k) ? "1" : "0"},
              {"REDUCE_SUBGROUP", subgroup(k) ? "1" : "0"},
-             {"PACKED", packed(k) ? "1" : "0"}}};
+             {"PACKED", packed_define(k)}}};
   }
   std::array<uint32_t, 3> groups(const Knobs& k, const Problem& p,
                                  const vk::DeviceInfo& d) const override {

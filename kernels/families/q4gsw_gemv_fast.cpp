@@ -1,5 +1,7 @@
 // q4gsw_gemv_fast: decode GEMV (M <= 8) on the packed layout, built to stream weights at DRAM
 // speed; see q4gsw_gemv_fast.comp for the lane mapping and why each knob matters on NVIDIA.
+// q4gsw_gemv_fast_s16: the same kernel on the packed_s16 layout (fp16 scales interleaved), a
+// family of its own so that the keys of the packed one stay as tuned databases hold them.
 #include "kernels/families/families.h"
 
 namespace vktune::kernels {
@@ -12,13 +14,15 @@ class GemvFast final : public Family {
   // each per npl); npl: outputs per lane (x reuse and independent loads); unroll: 16-byte
   // blocks per output loaded before any arithmetic (bytes in flight); mmax: rows of x compiled
   // in (serves M in (mmax/2, mmax], so exactly one value is legal for a given M).
-  explicit GemvFast(DType dtype)
-      : Family("q4gsw_gemv_fast", dtype, Op::q4gsw,
+  GemvFast(DType dtype, Layout layout)
+      : Family(layout == Layout::packed_s16 ? "q4gsw_gemv_fast_s16" : "q4gsw_gemv_fast", dtype,
+               Op::q4gsw,
                {{"wg", ints({64, 128, 256, 512})},
                 {"ksplit", ints({1, 2, 4, 8, 16})},
                 {"npl", ints({1, 2, 4})},
                 {"unroll", ints({1, 2, 4})},
-                {"mmax", ints({1, 2, 4, 8})}}) {}
+                {"mmax", ints({1, 2, 4, 8})}}),
+        layout_(layout) {}
 
   static uint32_t get(const Knobs& k, std::string_view name) {
     return static_cast<uint32_t>(knob_int(k, name));
@@ -30,19 +34,21 @@ class GemvFast final : public Family {
     const uint32_t mmax = get(k, "mmax");
     return {32, 32, 1, mmax / 2 + 1, mmax};
   }
-  Layout layout(const Knobs&) const override { return Layout::packed; }
+  Layout layout(const Knobs&) const override { return layout_; }
   uint32_t workgroup_size(const Knobs& k) const override { return get(k, "wg"); }
   uint32_t shared_bytes(const Knobs& k) const override {
     if (get(k, "ksplit") == 1) return 0;
     return get(k, "npl") * get(k, "mmax") * get(k, "wg") * 4;
   }
   ShaderSpec source(const Knobs& k) const override {
-    return {"q4gsw_gemv_fast.comp",
-            {{"WG", str(get(k, "wg"))},
-             {"KSPLIT", str(get(k, "ksplit"))},
-             {"NPL", str(get(k, "npl"))},
-             {"UNROLL", str(get(k, "unroll"))},
-             {"MMAX", str(get(k, "mmax"))}}};
+    ShaderSpec spec{"q4gsw_gemv_fast.comp",
+                    {{"WG", str(get(k, "wg"))},
+                     {"KSPLIT", str(get(k, "ksplit"))},
+                     {"NPL", str(get(k, "npl"))},
+                     {"UNROLL", str(get(k, "unroll"))},
+                     {"MMAX", str(get(k, "mmax"))}}};
+    if (layout_ == Layout::packed_s16) spec.defines.emplace_back("PACKED_S16", "1");
+    return spec;
   }
   std::array<uint32_t, 3> groups(const Knobs& k, const Problem& p,
                                  const vk::DeviceInfo& d) const override {
@@ -73,12 +79,20 @@ class GemvFast final : public Family {
     }
     return {};
   }
+
+ private:
+  Layout layout_;  // packed or packed_s16
 };
 
 }  // namespace
 
 const Family& gemv_fast_family(DType dtype) {
-  static const GemvFast f32(DType::f32), f16(DType::f16);
+  static const GemvFast f32(DType::f32, Layout::packed), f16(DType::f16, Layout::packed);
+  return dtype == DType::f16 ? f16 : f32;
+}
+
+const Family& gemv_fast_s16_family(DType dtype) {
+  static const GemvFast f32(DType::f32, Layout::packed_s16), f16(DType::f16, Layout::packed_s16);
   return dtype == DType::f16 ? f16 : f32;
 }
 

@@ -59,7 +59,9 @@ ProblemData random_f32(const Problem& p, uint64_t seed) {
   d.weight.resize(uint64_t{p.n} * (p.k / 2));
   for (uint8_t& b : d.weight) b = static_cast<uint8_t>(rng.next() & 0xFF);
   d.scales.resize(uint64_t{p.k / p.group_size} * p.n);
-  for (float& v : d.scales) v = rng.uniform(0.5f, 1.5f);
+  // fp16 values for every dtype: the packed_s16 layout stores scales as fp16 (what engines
+  // ship for symmetric int4), so the reference reads exactly the scale every layout holds.
+  for (float& v : d.scales) v = round_to_half(rng.uniform(0.5f, 1.5f));
   if (p.has_bias) {
     d.bias.resize(p.n);
     for (float& v : d.bias) v = rng.signed_nonzero();

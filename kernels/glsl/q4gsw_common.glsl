@@ -1,7 +1,7 @@
 // Bindings and push constants shared by the q4gsw kernels. Problem sizes are push constants,
 // so one compiled variant serves every shape; tile and workgroup knobs are #defines.
-// Bindings: 0 x [M, K], 1 weight (raw [N, K/2] bytes or packed, see q4gsw_layout.h),
-// 2 scales [K/gs, N], 3 bias [N] (read only when has_bias != 0), 4 out [M, N], 5 a workspace of
+// Bindings: 0 x [M, K], 1 weight (raw [N, K/2] bytes, packed or packed_s16, see
+// q4gsw_layout.h), 2 scales [K/gs, N] (unused by packed_s16, whose weight holds them), 3 bias [N] (read only when has_bias != 0), 4 out [M, N], 5 a workspace of
 // Family::workspace_bytes (declared by the kernels that use one). x, scales, bias and out are
 // FLOAT_T: fp32, or fp16 with F16 1. Reads convert to fp32 (float(), vec4()) and the sums stay
 // fp32, so fp16 needs only 16-bit storage, not fp16 arithmetic; stores convert back (FLOAT_T()).
@@ -39,3 +39,16 @@ void dequant8(uint word, float s, out vec4 lo, out vec4 hi) {
 uint raw_word(uint n, uint kw) { return n * (pc.K >> 3) + kw; }
 // ... and in the packed layout: block (kw / 4, n), component kw % 4.
 uint packed_word(uint n, uint kw) { return ((kw >> 2) * pc.n_pad + n) * 4u + (kw & 3u); }
+
+// packed_s16 (fp16 scales interleaved; gs % 32 == 0): tile (group g, octet n / 8) of gs / 4 + 1
+// uvec4s, the group's blocks of 8 outputs then their 8 fp16 scales. The first uvec4 of the tile
+// holding output n's group g ...
+uint s16_tile(uint n, uint g) { return (g * (pc.n_pad >> 3) + (n >> 3)) * ((pc.gs >> 2) + 1u); }
+// ... the uvec4 index there of output n's block j of the group (k = g * gs + 32 j ..) ...
+uint s16_block(uint tile, uint j, uint n) { return tile + j * 8u + (n & 7u); }
+// ... and output n's scale: the u32 holding it and its neighbour's, unpacked (core GLSL, no
+// 16-bit storage needed).
+float s16_scale(uint tile, uint n) {
+  const vec2 pair = unpackHalf2x16(w[(tile + (pc.gs >> 2)) * 4u + ((n & 7u) >> 1)]);
+  return (n & 1u) != 0u ? pair.y : pair.x;
+}

@@ -2,9 +2,10 @@
 // WG / ROWS lanes of one output split K between them in chunks of 8 (LOAD_X4 0: one uint)
 // or 32 nibbles (LOAD_X4 1: one uvec4, 16 bytes feeding 32 FMAs per row m), so weights are
 // read once and reused for all M rows, and each chunk needs one scale (gs % chunk == 0).
-// Raw layout: an output's lanes are adjacent (lane = r * LPR + s) and read consecutive 16-byte
-// pieces of its row. Packed layout: lanes of neighbouring outputs are adjacent
-// (lane = s * ROWS + r) and read neighbouring blocks. Partial sums are reduced by a shared
+// Raw layout (PACKED 0): an output's lanes are adjacent (lane = r * LPR + s) and read
+// consecutive 16-byte pieces of its row. Packed layouts (PACKED 1; 2: packed_s16, the scales in
+// the weight's tiles): lanes of neighbouring outputs are adjacent (lane = s * ROWS + r) and read
+// neighbouring blocks. Partial sums are reduced by a shared
 // tree or, raw only, subgroupAdd (needs whole subgroups per output: LPR % subgroup size == 0,
 // with the usual linear mapping of invocations to subgroups).
 #version 450
@@ -65,9 +66,16 @@ void main() {
 
     for (uint c = s; c < chunks; c += LPR) {
       const uint k = c * CHUNK;
+#if PACKED == 2
+      const uint tile = s16_tile(nc, k / pc.gs), jb = (k % pc.gs) >> 5;  // block in the group
+      const float sc = s16_scale(tile, nc);
+#else
       const float sc = float(scales[(k / pc.gs) * pc.N + nc]);
+#endif
 #if LOAD_X4
-#if PACKED
+#if PACKED == 2
+      const uvec4 q = w4[s16_block(tile, jb, nc)];
+#elif PACKED
       const uvec4 q = w4[c * pc.n_pad + nc];
 #else
       const uvec4 q = w4[nc * chunks + c];
@@ -82,7 +90,9 @@ void main() {
         acc[m] += d;
       }
 #else
-#if PACKED
+#if PACKED == 2
+      const uint q = w[s16_block(tile, jb, nc) * 4u + (c & 3u)];
+#elif PACKED
       const uint q = w[packed_word(nc, c)];
 #else
       const uint q = w[raw_word(nc, c)];

@@ -11,6 +11,8 @@
 //   32 neighbouring floats (one 128-byte line), and their x loads one address (a broadcast:
 //   one L1 wavefront per 16 bytes). In the raw-layout gemv each lane reads its own x line, so
 //   x costs 8x the weight bytes in L1 traffic.
+//   With PACKED_S16 (the packed_s16 layout) they read 4 octets' 128-byte runs of one group's
+//   tiles instead, and 4 16-byte scale words of the same tiles (2 bytes a scale, not 4).
 // - Bytes in flight: all UNROLL * NPL weight blocks and scales of an iteration are loaded into
 //   registers before any arithmetic, so a warp has UNROLL * NPL * 640 bytes outstanding while
 //   it waits (vs one 16-byte load per lane in a load-use-load loop); 16-32 KiB per SM cover
@@ -42,6 +44,9 @@
 #endif
 #ifndef MMAX
 #define MMAX 1
+#endif
+#ifndef PACKED_S16
+#define PACKED_S16 0  // 1: the packed_s16 layout, scales in the weight's tiles (q4gsw_layout.h)
 #endif
 
 #define NL (WG / KSPLIT)  // lanes along n
@@ -93,10 +98,20 @@ void main() {
         const uint cc = min(c, chunks - 1u);  // past the end: reread the last block, scale 0
         uint hi, lo;
         umulExtended(cc, gmul, hi, lo);
-        const uint srow = (gdiv == 1u ? cc : hi) * pc.N;
+        const uint g = gdiv == 1u ? cc : hi;
+#if PACKED_S16
+        const uint jb = cc - g * gdiv;  // block within the group
+#endif
         [[unroll]] for (uint j = 0; j < NPL; ++j) {
+#if PACKED_S16
+          const uint tile = s16_tile(nn[j], g);
+          q[u][j] = w4[s16_block(tile, jb, nn[j])];
+          const float sv = s16_scale(tile, nn[j]);
+#else
           q[u][j] = w4[cc * pc.n_pad + nn[j]];
-          const float sv = float(scales[srow + nn[j]]);  // unconditional load, then a select
+          const float sv = float(scales[g * pc.N + nn[j]]);
+#endif
+          // Unconditional loads, then a select.
           sc[u][j] = c < chunks ? sv : 0.0;
         }
       }

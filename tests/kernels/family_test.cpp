@@ -123,9 +123,9 @@ TEST(Registry, AllFamiliesInOrder) {
   for (const Family* f : families()) names.push_back(f->name());
   EXPECT_EQ(names, (std::vector<std::string>{
                        "q4gsw_naive", "q4gsw_tiled", "q4gsw_gemv", "q4gsw_gemv_fast",
-                       "q4gsw_coopmat", "q4gsw_coopmat_splitk", "rms_norm", "q4gsw_naive_f16",
-                       "q4gsw_tiled_f16", "q4gsw_gemv_f16", "q4gsw_gemv_fast_f16",
-                       "q4gsw_coopmat_f16", "q4gsw_coopmat_splitk_f16", "rms_norm_f16",
+                       "q4gsw_gemv_fast_s16", "q4gsw_coopmat", "q4gsw_coopmat_splitk",
+                       "rms_norm", "q4gsw_naive_f16", "q4gsw_tiled_f16", "q4gsw_gemv_f16",
+                       "q4gsw_gemv_fast_f16", "q4gsw_gemv_fast_s16_f16", "q4gsw_coopmat_f16", "q4gsw_coopmat_splitk_f16", "rms_norm_f16",
                         "sdpa_naive", "sdpa_fused", "sdpa_split"}));
   for (const Family* f : families()) {
     EXPECT_EQ(f->dtype() == DType::f16, f->name().ends_with("_f16")) << f->name();
@@ -235,7 +235,7 @@ TEST(Legality, DtypeMatchesAndF16NeedsSixteenBitStorage) {
   Knobs interleaved = k;
   interleaved[0].value = KnobValue(std::string("interleaved"));
   EXPECT_EQ(gemv16.legality(interleaved, p16, lp).reason,
-            "q4gsw_gemv_f16: layout=interleaved is not one of {raw, packed}");
+            "q4gsw_gemv_f16: layout=interleaved is not one of {raw, packed, packed_s16}");
 
   // Same key, same knobs, its own shader: F16 set for the f16 instance only.
   EXPECT_EQ(gemv16.key(k), "q4gsw_gemv_f16[layout=raw,wg=64,rows=1,load=u32,reduce=shared]");
@@ -248,6 +248,30 @@ TEST(Legality, DtypeMatchesAndF16NeedsSixteenBitStorage) {
   EXPECT_EQ(gemv16.shader(k).file, gemv.shader(k).file);
   // The output's rounding to fp16 widens the gate's tolerance by 2^-11 of the bound.
   EXPECT_DOUBLE_EQ(gemv16.tolerance(p16) - gemv.tolerance(q4(1, 64, 128, 32)), 0x1p-11);
+}
+
+// packed_s16: whole 32-nibble blocks under one scale, the scales in the weight buffer, and
+// (read as u32 + unpackHalf2x16) no 16-bit storage needed.
+TEST(Legality, PackedS16) {
+  const Family& gemv = family("q4gsw_gemv");
+  const Knobs k =
+      parse_key("q4gsw_gemv[layout=packed_s16,wg=64,rows=2,load=u32,reduce=shared]").knobs;
+  EXPECT_EQ(gemv.layout(k), Layout::packed_s16);
+  EXPECT_EQ(gemv.constraints(k).gs_multiple, 32u);
+  EXPECT_EQ(gemv.legality(k, q4(1, 64, 128, 16), lavapipe_like()).reason,
+            "group_size=16 is not a multiple of 32 (gs_multiple)");
+  vk::DeviceInfo no16 = lavapipe_like();
+  no16.features.storage_16bit = false;
+  EXPECT_TRUE(gemv.legality(k, q4(1, 37, 128, 64), no16).ok);
+  const BindingSizes s = binding_sizes(q4(1, 37, 128, 64), Layout::packed_s16);
+  EXPECT_EQ(s.scales, 0u);
+  EXPECT_EQ(s.weight, 2u * 5 * 17 * 16);  // 2 groups x 5 octets x (16 blocks + scales) x 16
+  EXPECT_EQ(layout_from_name("packed_s16"), Layout::packed_s16);
+  EXPECT_EQ(layout_from_name("tiles"), std::nullopt);
+  // The subgroup reduction needs one output's lanes together, as for packed.
+  EXPECT_FALSE(gemv.legality(parse_key("q4gsw_gemv[layout=packed_s16,wg=64,rows=2,load=u32,"
+                                       "reduce=subgroup]").knobs,
+                             q4(1, 64, 128, 32), lavapipe_like()).ok);
 }
 
 // f16 problems: every float tensor in 2-byte elements; the int4 weight is unchanged.

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <optional>
 #include <string>
 
 #include "kernels/kernel_instance.h"
@@ -50,14 +51,17 @@ class InstanceSweepFixture : public test::VulkanFixture {
     return true;
   }
 
-  // All legal variants of `name` (every `stride`-th one, offset by `offset`) on `p`.
-  size_t sweep(std::string_view name, const Problem& p, size_t stride = 1, size_t offset = 0) {
+  // All legal variants of `name` (every `stride`-th one, offset by `offset`; of those reading
+  // `only` when given) on `p`.
+  size_t sweep(std::string_view name, const Problem& p, size_t stride = 1, size_t offset = 0,
+               std::optional<Layout> only = std::nullopt) {
     const Family* f = find_family(name);
     EXPECT_NE(f, nullptr) << name;
     const ProblemData data = make_random(p, p.m * 1000003u + p.n * 101u + p.k);
     const Reference ref = reference(p, data);
     size_t ran = 0, index = 0;
     for (const Knobs& k : f->all_variants()) {
+      if (only && f->layout(k) != *only) continue;
       if (index++ % stride != offset % stride) continue;
       ran += run_and_check(*f, k, p, data, ref);
       if (HasFailure()) break;  // one broken family should not flood the log

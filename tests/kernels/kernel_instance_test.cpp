@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <optional>
 
 #include "kernels/families/q4gsw_layout.h"
 #include "tests/kernels/instance_sweep_fixture.h"
@@ -25,9 +26,10 @@ class KernelVariantsTest : public KernelInstanceTest, public ::testing::WithPara
                    << "is legal (tests/kernels/family_test.cpp checks the reason)";
     }
   }
-  size_t sweep(std::string_view base_name, Problem p, size_t stride = 1, size_t offset = 0) {
+  size_t sweep(std::string_view base_name, Problem p, size_t stride = 1, size_t offset = 0,
+               std::optional<Layout> only = std::nullopt) {
     p.dtype = GetParam();
-    return KernelInstanceTest::sweep(family_name(base_name, p.dtype), p, stride, offset);
+    return KernelInstanceTest::sweep(family_name(base_name, p.dtype), p, stride, offset, only);
   }
 };
 
@@ -74,6 +76,20 @@ TEST_P(KernelVariantsTest, Gemv) {
         << describe(p);
   }
   EXPECT_EQ(sweep("q4gsw_gemv", kSmall[4]), 0u);  // M = 33 > 8: nothing legal
+}
+
+// The fp16-scale layout on its own (the sweeps above sample it with the others): ragged N,
+// one to four blocks per group, M in 1..8, with and without bias.
+TEST_P(KernelVariantsTest, GemvPackedS16) {
+  size_t offset = 0;
+  for (const Problem& p : {q4(1, 37, 64, 32, true), q4(3, 100, 256, 128, false),
+                           q4(8, 13, 192, 64, true), q4(1, 9, 2048, 32, false)}) {
+    EXPECT_GT(sweep("q4gsw_gemv", p, spread(3), offset += 1, Layout::packed_s16),
+              sampling() ? 3u : 20u)
+        << describe(p);
+  }
+  // gs = 16 holds no whole block: no packed_s16 variant is legal.
+  EXPECT_EQ(sweep("q4gsw_gemv", q4(1, 37, 64, 16, true), 1, 0, Layout::packed_s16), 0u);
 }
 
 TEST_P(KernelVariantsTest, GemvLongK) {
@@ -186,6 +202,19 @@ TEST_P(KernelVariantsTest, GemvFastLongK) {
   // M > 4: 36 of the variants are legal (mmax=8 only), so a denser sample.
   EXPECT_GT(sweep("q4gsw_gemv_fast", q4(5, 37, 2080, 2080, false), spread(5), 1), 3u);
   EXPECT_GT(sweep("q4gsw_gemv_fast", q4(8, 100, 2080, 160, true), spread(4), 3), 3u);
+}
+
+// The fast kernel on packed_s16: ragged N, one to four blocks per group and a partial unroll
+// block, M in 1..8 (each M its own mmax), with and without bias.
+TEST_P(KernelVariantsTest, GemvFastS16) {
+  size_t offset = 0;
+  for (const Problem& p : {q4(1, 37, 96, 32, true), q4(3, 100, 256, 128, false),
+                           q4(8, 13, 192, 64, true), q4(1, 100, 2080, 32, false)}) {
+    EXPECT_GT(sweep("q4gsw_gemv_fast_s16", p, spread(p.m > 4 ? 5 : 13), offset += 2),
+              sampling() ? 2u : 30u)
+        << describe(p);
+  }
+  EXPECT_EQ(sweep("q4gsw_gemv_fast_s16", q4(1, 37, 64, 16, true)), 0u);  // gs % 32 != 0
 }
 
 // The fast kernel against the built-in raw gemv and the reference, N spanning many tiles, read

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <limits>
+#include <tuple>
 
 #include "kernels/families/q4gsw_layout.h"
 
@@ -33,6 +34,51 @@ TEST(Prepack, BlockOrderIsAsDocumented) {
   const int want = (raw[row * k / 2 + kk / 2] >> 4) & 15;
   EXPECT_EQ((packed[(1 * 16 + row) * 16 + (kk % 32) / 2] >> 4) & 15, want);
   EXPECT_EQ(packed[(0 * 16 + 12) * 16], 0x88);  // padding row: q = 8, weight 0
+}
+
+TEST(PrepackS16, RoundTripsWithFp16Scales) {
+  // Ragged N (not a multiple of 8), one and several blocks per group.
+  for (auto [n, k, gs] : {std::tuple{37u, 96u, 32u}, {8u, 32u, 32u}, {13u, 256u, 128u},
+                          {1u, 128u, 64u}, {100u, 2048u, 32u}}) {
+    const Problem p{Op::q4gsw, 1, n, k, gs, false};
+    const ProblemData d = make_random(p, n * 7 + k);
+    const std::vector<uint8_t> packed = prepack_s16(d.weight, d.scales, n, k, gs);
+    EXPECT_EQ(packed.size(), packed_s16_weight_bytes(n, k, gs));
+    EXPECT_EQ(packed.size() % 16, 0u);
+    // The weight holds 2 bytes per (group, output) on top of the packed blocks, no padding.
+    EXPECT_EQ(packed.size(), packed_weight_bytes(n, k) + uint64_t{k / gs} * packed_n(n) * 2);
+    const RawWeights back = unpack_s16(packed, n, k, gs);
+    EXPECT_EQ(back.weight, d.weight) << "N=" << n << " K=" << k << " gs=" << gs;
+    // The random scales are fp16 values already, so the layout keeps them exactly.
+    EXPECT_EQ(back.scales, d.scales) << "N=" << n << " K=" << k << " gs=" << gs;
+  }
+  const std::vector<uint8_t> raw(8 * 16);
+  EXPECT_THROW(prepack_s16(raw, std::vector<float>(8), 8, 32, 16), std::invalid_argument);  // gs
+  EXPECT_THROW(prepack_s16(raw, std::vector<float>(7), 8, 32, 32), std::invalid_argument);  // count
+  // Scales that are not fp16 values come back rounded to nearest.
+  const std::vector<float> odd(8, 1.0f + 0x1p-12f);
+  EXPECT_EQ(unpack_s16(prepack_s16(raw, odd, 8, 32, 32), 8, 32, 32).scales,
+            std::vector<float>(8, 1.0f));
+}
+
+TEST(PrepackS16, TileOrderIsAsDocumented) {
+  // N=9 (Np=16, two octets), K=128, gs=64: d=2 blocks per group, tiles of 17 uvec4s at
+  // (g * 2 + n/8) * 17. Nibble (n, k): block (k/32) % 2, slot n % 8; scale after 16 blocks.
+  const uint32_t n = 9, k = 128, gs = 64;
+  std::vector<uint8_t> raw(n * k / 2);
+  for (size_t i = 0; i < raw.size(); ++i) raw[i] = static_cast<uint8_t>(i * 37 + 11);
+  std::vector<float> scales(k / gs * n);
+  for (size_t i = 0; i < scales.size(); ++i) scales[i] = static_cast<float>(i + 1);
+  const std::vector<uint8_t> packed = prepack_s16(raw, scales, n, k, gs);
+  const uint32_t row = 8, kk = 101;  // group 1, octet 1: tile 3; block 3 % 2 = 1, slot 0
+  const size_t tile = 3 * 17 * 16;
+  EXPECT_EQ((packed[tile + (1 * 8 + 0) * 16 + (kk % 32) / 2] >> 4) & 15,
+            (raw[row * k / 2 + kk / 2] >> 4) & 15);
+  // Scale (n=8, g=1) = scales[1 * 9 + 8] = 18 = 0x4C80 in fp16, at the tile's word 16, slot 0.
+  EXPECT_EQ(packed[tile + 16 * 16], 0x80);
+  EXPECT_EQ(packed[tile + 16 * 16 + 1], 0x4C);
+  EXPECT_EQ(packed[tile + 16 * 16 + 2], 0x00);  // n = 9: padding, scale 0
+  EXPECT_EQ(packed[tile + (0 * 8 + 1) * 16], 0x88);  // padding nibbles: q = 8
 }
 
 TEST(Random, NeverZeroAndReproducible) {

@@ -56,5 +56,15 @@ int vktune_c_dispatch_smoke(void) {
       VKTUNE_INVALID_QUERY || strstr(err, "needs") == NULL) return __LINE__;
   if (vktune_prepack("tiles", raw, sizeof raw, 64, 256, packed, sizeof packed, err, sizeof err) !=
       VKTUNE_INVALID_QUERY) return __LINE__;
+  /* packed_s16 carries the scales: 8 groups x 8 octets x (8 blocks + 1 scale word) x 16. */
+  static float scales[8 * 64];
+  if (vktune_prepacked_weight_size("packed_s16", 64, 256, 32) != 8 * 8 * 9 * 16) return __LINE__;
+  if (vktune_prepack_weight("packed_s16", raw, sizeof raw, scales, 8 * 64, 64, 256, 32, packed,
+                            sizeof packed, err, sizeof err) != VKTUNE_OK) return __LINE__;
+  if (vktune_prepack_weight("packed_s16", raw, sizeof raw, scales, 7, 64, 256, 32, packed,
+                            sizeof packed, err, sizeof err) != VKTUNE_INVALID_QUERY) return __LINE__;
+  if (vktune_prepack("packed_s16", raw, sizeof raw, 64, 256, packed, sizeof packed, err,
+                     sizeof err) != VKTUNE_INVALID_QUERY || strstr(err, "scales") == NULL)
+    return __LINE__;
   return 0;
 }

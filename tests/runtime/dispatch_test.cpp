@@ -9,6 +9,7 @@
 
 #include "kernels/families/q4gsw_layout.h"
 #include "runtime/builtin.h"
+#include "tests/runtime/hand_selection.h"
 
 namespace vktune::runtime {
 namespace {
@@ -26,12 +27,9 @@ Selection builtin_for(const ProblemQuery& q) {
 }
 
 Selection splitk_selection() {
-  Selection s;
-  s.status = Status::ok;
-  s.family = "q4gsw_coopmat_splitk";
-  s.variant_key = "q4gsw_coopmat_splitk[bm=64,bn=128,bk=64,sg=8,buf=2,splitk=2]";
-  s.knobs_json = R"({"bm":64,"bn":128,"bk":64,"sg":8,"buf":2,"splitk":2})";
-  return s;
+  return test::hand_selection("q4gsw_coopmat_splitk",
+                              "q4gsw_coopmat_splitk[bm=64,bn=128,bk=64,sg=8,buf=2,splitk=2]",
+                              R"({"bm":64,"bn":128,"bk":64,"sg":8,"buf":2,"splitk":2})");
 }
 
 TEST(Dispatch, BindingsCarryEveryBuffersSizeInShaderOrder) {
@@ -128,6 +126,42 @@ TEST(Dispatch, PrepackMatchesTheCataloguesLayouts) {
   EXPECT_NE(prepack("packed", raw, n, k + 1, out), "");                    // odd K
   EXPECT_NE(prepack("packed", std::span(raw).first(5), n, k, out), "");    // wrong size
   EXPECT_EQ(prepacked_bytes("tiles", n, k), 0u);
+}
+
+TEST(Dispatch, PrepackS16CarriesTheScales) {
+  const uint32_t n = 10, k = 128, gs = 64;
+  std::vector<uint8_t> raw(n * k / 2);
+  std::iota(raw.begin(), raw.end(), uint8_t{3});
+  std::vector<float> scales(k / gs * n);
+  for (size_t i = 0; i < scales.size(); ++i) scales[i] = 0.25f * static_cast<float>(i + 1);
+  std::vector<uint8_t> out;
+  EXPECT_EQ(prepack("packed_s16", raw, scales, n, k, gs, out), "");
+  EXPECT_EQ(out.size(), prepacked_bytes("packed_s16", n, k, gs));
+  const kernels::RawWeights back = kernels::unpack_s16(out, n, k, gs);
+  EXPECT_EQ(back.weight, raw);
+  EXPECT_EQ(back.scales, scales);  // quarters are fp16 values
+  // The scales are part of it: the overload without them, a wrong count or group size refuse.
+  EXPECT_NE(prepack("packed_s16", raw, n, k, out).find("scales"), std::string::npos);
+  EXPECT_NE(prepack("packed_s16", raw, std::span(scales).first(3), n, k, gs, out), "");
+  EXPECT_NE(prepack("packed_s16", raw, scales, n, k, 16, out), "");  // not a multiple of 32
+  EXPECT_EQ(prepacked_bytes("packed_s16", n, k, 16), 0u);
+  // The other layouts ignore the scales.
+  EXPECT_EQ(prepack("packed", raw, scales, n, k, gs, out), "");
+  EXPECT_EQ(kernels::unpack(out, n, k), raw);
+}
+
+// The dispatch plan of a packed_s16 variant binds no scales: the weight holds them.
+TEST(Dispatch, PackedS16PlanHasNoScalesBytes) {
+  const Selection s = test::hand_selection(
+      "q4gsw_gemv", "q4gsw_gemv[layout=packed_s16,wg=64,rows=2,load=u32x4,reduce=shared]",
+      R"({"layout":"packed_s16","wg":64,"rows":2,"load":"u32x4","reduce":"shared"})");
+  const DispatchPlan plan = plan_dispatch(s, q4(1, 50, 256, 32), kLargeGrid);
+  ASSERT_TRUE(plan.ok()) << plan.error;
+  EXPECT_EQ(plan.layout, "packed_s16");
+  EXPECT_EQ(plan.bindings.at(2).name, "scales");
+  EXPECT_EQ(plan.bindings.at(2).bytes, 0u);
+  EXPECT_EQ(plan.bindings.at(1).bytes, prepacked_bytes("packed_s16", 50, 256, 32));
+  EXPECT_FALSE(plan_dispatch(s, q4(1, 50, 256, 16), kLargeGrid).ok());  // gs % 32 != 0
 }
 
 }  // namespace

@@ -19,6 +19,7 @@
 #include "runtime/builtin.h"
 #include "runtime/dispatch.h"
 #include "runtime/query_problem.h"
+#include "tests/runtime/hand_selection.h"
 #include "tests/kernels/vulkan_fixture.h"
 
 namespace vktune::runtime {
@@ -58,11 +59,12 @@ class DispatchOnDevice : public vktune::test::VulkanFixture {
         buffer.upload(std::span<const std::byte>(kernels::encode(values, p.dtype)));
       };
       if (b.name == "x") upload(data.x);
-      if (b.name == "scales") upload(data.scales);
+      if (b.name == "scales" && b.bytes > 0) upload(data.scales);  // 0: in the weight (packed_s16)
       if (b.name == "w") upload(data.norm_weight);
       if (b.name == "weight") {
         std::vector<uint8_t> weight;
-        ASSERT_EQ(prepack(plan.layout, data.weight, p.n, p.k, weight), "");
+        ASSERT_EQ(prepack(plan.layout, data.weight, data.scales, p.n, p.k, p.group_size, weight),
+                  "");
         ASSERT_EQ(weight.size(), b.bytes);
         buffer.upload(std::span<const uint8_t>(weight));
       }
@@ -112,12 +114,21 @@ TEST_F(DispatchOnDevice, BuiltinsOnRaggedShapes) {
 }
 
 TEST_F(DispatchOnDevice, PackedLayoutPrepackedByTheRuntime) {
-  Selection s;
-  s.status = Status::ok;
-  s.family = "q4gsw_tiled";
-  s.variant_key = "q4gsw_tiled[layout=packed,tm=2,tn=4,wg=64,bk=0]";
-  s.knobs_json = R"({"layout":"packed","tm":2,"tn":4,"wg":64,"bk":0})";
-  run(s, {"q4gsw", "f32", 3, 45, 256, 32});
+  run(test::hand_selection("q4gsw_tiled", "q4gsw_tiled[layout=packed,tm=2,tn=4,wg=64,bk=0]",
+                           R"({"layout":"packed","tm":2,"tn":4,"wg":64,"bk":0})"),
+      {"q4gsw", "f32", 3, 45, 256, 32});
+}
+
+// packed_s16: the runtime's prepack puts the scales in the weight; the plan binds none.
+TEST_F(DispatchOnDevice, PackedS16PrepackedByTheRuntime) {
+  run(test::hand_selection(
+          "q4gsw_gemv", "q4gsw_gemv[layout=packed_s16,wg=64,rows=4,load=u32x4,reduce=shared]",
+          R"({"layout":"packed_s16","wg":64,"rows":4,"load":"u32x4","reduce":"shared"})"),
+      {"q4gsw", "f32", 2, 45, 256, 64});
+  run(test::hand_selection("q4gsw_gemv_fast_s16",
+                           "q4gsw_gemv_fast_s16[wg=64,ksplit=2,npl=2,unroll=2,mmax=1]",
+                           R"({"wg":64,"ksplit":2,"npl":2,"unroll":2,"mmax":1})"),
+      {"q4gsw", "f32", 1, 45, 256, 32});
 }
 
 }  // namespace
