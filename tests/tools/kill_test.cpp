@@ -30,10 +30,11 @@ size_t stored(const std::string& path) {
   }
 }
 
-// Starts `vktune tune <kShapes> <extra> --db <db>`; returns its pid, or -1.
-pid_t start_tune(const std::string& db, const std::string& extra = "") {
+// Starts `vktune tune <shapes> <extra> --db <db>`; returns its pid, or -1.
+pid_t start_tune(const std::string& db, const std::string& extra = "",
+                 const std::string& shapes = kShapes) {
   std::vector<std::string> args = {"tune"};
-  std::istringstream words(kShapes + " " + extra);
+  std::istringstream words(shapes + " " + extra);
   for (std::string word; words >> word;) args.push_back(word);
   args.insert(args.end(), {"--db", db});
   return start_vktune(std::move(args));
@@ -107,12 +108,17 @@ TEST(VktuneKill, SigintStopsBetweenChunksKeepingWhatWasMeasured) {
 TEST(VktuneKill, ResumingARunAnotherProcessTunesIsRefused) {
   TempDir dir;
   const std::string db = dir.file("r.db");
+  // Four times kShapes' problems: each run must still be going when the next command starts
+  // beside it (with eight, a resume on a loaded machine could finish the few variants the
+  // killed run had left before the refused one started).
+  std::string shapes = "--shapes smoke --ops rms_norm --plain --m 1";
+  for (int m = 2; m <= 32; ++m) shapes += "," + std::to_string(m);
   const std::string slow = "--variant-budget 5";
   int status = 0;
-  const pid_t first = start_tune(db, slow);
+  const pid_t first = start_tune(db, slow, shapes);
   ASSERT_GT(first, 0);
   ASSERT_TRUE(wait_for_results(first, db, 1, status)) << "the run ended before the resume";
-  const VktuneResult beside_run = vktune("tune " + kShapes + " --resume --db " + quoted(db));
+  const VktuneResult beside_run = vktune("tune " + shapes + " --resume --db " + quoted(db));
   EXPECT_EQ(beside_run.exit_code, 1) << beside_run.output;
   EXPECT_NE(beside_run.output.find("run 1 of " + db + " is being tuned by process " +
                                    std::to_string(first)),
@@ -121,10 +127,10 @@ TEST(VktuneKill, ResumingARunAnotherProcessTunesIsRefused) {
   stop(first, SIGKILL);
   const size_t kept = stored(db);
 
-  const pid_t second = start_tune(db, slow + " --resume");
+  const pid_t second = start_tune(db, slow + " --resume", shapes);
   ASSERT_GT(second, 0);
   ASSERT_TRUE(wait_for_results(second, db, kept + 1, status)) << "the resume ended too soon";
-  const VktuneResult beside_resume = vktune("tune " + kShapes + " --resume --db " + quoted(db));
+  const VktuneResult beside_resume = vktune("tune " + shapes + " --resume --db " + quoted(db));
   EXPECT_EQ(beside_resume.exit_code, 1) << beside_resume.output;
   EXPECT_NE(beside_resume.output.find("is being tuned by process " + std::to_string(second)),
             std::string::npos)
