@@ -112,7 +112,7 @@ TEST(VktuneKill, ResumingARunAnotherProcessTunesIsRefused) {
   // beside it (with eight, a resume on a loaded machine could finish the few variants the
   // killed run had left before the refused one started).
   std::string shapes = "--shapes smoke --ops rms_norm --plain --m 1";
-  for (int m = 2; m <= 32; ++m) shapes += "," + std::to_string(m);
+  for (int m = 2; m <= 32; ++m) (shapes += ',') += std::to_string(m);  // no GCC 12 -Wrestrict
   const std::string slow = "--variant-budget 5";
   int status = 0;
   const pid_t first = start_tune(db, slow, shapes);
