@@ -54,14 +54,19 @@ uint32_t shaderc_env_version(TargetEnv env) {
 
 }  // namespace
 
-std::string content_hash(std::string_view text) {
+uint64_t content_hash_value(std::string_view text) {
   uint64_t hash = 1469598103934665603ull;
   for (unsigned char c : text) {
     hash ^= c;
     hash *= 1099511628211ull;
   }
+  return hash;
+}
+
+std::string content_hash(std::string_view text) {
   char hex[17];
-  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash));
+  std::snprintf(hex, sizeof hex, "%016llx",
+                static_cast<unsigned long long>(content_hash_value(text)));
   return hex;
 }
 

@@ -27,7 +27,9 @@ using Spirv = std::vector<uint32_t>;
 
 enum class TargetEnv { vulkan_1_1, vulkan_1_2, vulkan_1_3 };
 
-// 64-bit FNV-1a of `text`, as 16 hex digits.
+// 64-bit FNV-1a of `text` (the project's offset basis, which every stored source hash uses).
+uint64_t content_hash_value(std::string_view text);
+// The same as 16 hex digits.
 std::string content_hash(std::string_view text);
 
 // Hash of an embedded source file together with every embedded include it could pull in:

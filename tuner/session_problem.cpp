@@ -6,6 +6,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "kernels/shader_compiler.h"
 #include "kernels/vk/command_buffer.h"
 #include "tuner/batch_timer.h"
 #include "tuner/gate_stage.h"
@@ -40,17 +41,11 @@ RecordDispatch recorder(const Candidate* c) {
   return [c](vk::CommandBuffer& cb, uint32_t i) { c->instance->record(cb, i); };
 }
 
-// The problem's input data seed: the run's seed mixed with the problem's own fields (FNV-1a),
+// The problem's input data seed: the run's seed mixed with a hash of the problem's description,
 // not its position in the run's list, so a problem is timed on the same data in every run
 // that shares a seed: a tuning run, the bench re-timing its winners, a --resume.
 uint64_t data_seed(const kernels::Problem& p, uint64_t seed) {
-  uint64_t h = 14695981039346656037ull ^ seed;
-  for (const uint64_t v : {uint64_t(p.op), uint64_t(p.dtype), uint64_t(p.m), uint64_t(p.n),
-                           uint64_t(p.k), uint64_t(p.group_size), uint64_t(p.heads),
-                           uint64_t(p.kv_heads), uint64_t(p.has_bias)}) {
-    h = (h ^ v) * 1099511628211ull;
-  }
-  return h;
+  return content_hash_value(kernels::describe(p)) ^ seed;
 }
 
 }  // namespace
