@@ -2,6 +2,7 @@
 #include <atomic>
 #include <csignal>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -13,6 +14,7 @@
 #include "kernels/vk/instance.h"
 #include "tools/cli.h"
 #include "tools/report/db_tools.h"
+#include "tools/report/device_database.h"
 #include "tools/report/summary.h"
 #include "tools/report/summary_json.h"
 #include "tuner/progress.h"
@@ -76,6 +78,19 @@ std::vector<const kernels::Family*> parse_families(const std::string& text) {
 // measured is committed and the exact resume command can be printed.
 std::atomic<bool> stop_requested = false;
 volatile std::sig_atomic_t stop_signal = 0;
+
+// --train-db: a database, or a folder holding one per device (db/tuned), where the one recorded on
+// the tuned device is read; a folder without one leaves the model to this run's own database.
+std::optional<std::string> train_database(const std::string& path, const std::string& device) {
+  if (path.empty() || !std::filesystem::is_directory(path)) {
+    return path.empty() ? std::nullopt : std::optional(path);
+  }
+  std::optional<std::string> found = report::database_of_device(path, device);
+  std::fprintf(stderr, "vktune tune: --train-db %s: %s\n", path.c_str(),
+               found ? ("learning from " + *found).c_str()
+                     : ("no database recorded on " + device + " there").c_str());
+  return found;
+}
 
 extern "C" void request_stop(int signal) {
   stop_signal = signal;
@@ -143,8 +158,8 @@ void run_tune(const TuneFlags& flags) {
   kernels::require_fit(options.problems, devices[index]);
   db::Store store = db::Store::open(flags.db);
   std::optional<db::Store> train_store;
-  if (!flags.train_db.empty()) {
-    train_store.emplace(report::read_store(flags.train_db));
+  if (const std::optional<std::string> train = train_database(flags.train_db, devices[index].name)) {
+    train_store.emplace(report::read_store(*train));
     options.train_store = &*train_store;
   }
   std::fprintf(stderr, "vktune tune: %zu problems (%s) on [%zu] %s, %s strategy, %s cache, db %s\n",
@@ -226,8 +241,9 @@ void add_tune_command(CLI::App& app) {
       ->check(CLI::IsMember({"exhaustive", "halving", "model"}))
       ->capture_default_str();
   cmd->add_option("--train-db", flags->train_db,
-                  "with --strategy model: learn from this database (.db or exported JSON) too")
-      ->check(CLI::ExistingFile);
+                  "with --strategy model: learn from this database (.db or exported JSON) too, "
+                  "or from the one in this folder recorded on the device (e.g. db/tuned)")
+      ->check(CLI::ExistingPath);
   cmd->add_option("--budget", flags->budget_s, "wall-time budget of the whole run, seconds (0: none)")
       ->check(number_check(true));
   cmd->add_option("--variant-budget", flags->variant_budget_s,
