@@ -150,6 +150,7 @@ Legality Family::legality(const Knobs& knobs, const Problem& p,
   if (std::string e = check(requirements(knobs), device, name_); !e.empty()) return no(e);
   if (std::string e = validate(p); !e.empty()) return no(e);
   if (std::string e = check(constraints(knobs), p); !e.empty()) return no(e);
+  if (std::string e = shape_error(knobs, p); !e.empty()) return no(e);
 
   const vk::DeviceLimits& lim = device.limits;
   const uint32_t wg = workgroup_size(knobs);

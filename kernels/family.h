@@ -82,6 +82,10 @@ class Family {
   Requirements requirements(const Knobs& knobs) const;
 
   virtual Constraints constraints(const Knobs& knobs) const = 0;
+  // Why the variant cannot compute `problem` although its Constraints allow it (they hold no
+  // head counts: sdpa's head groups); empty when it can. Legality and the runtime's dispatch
+  // plan both ask it, so a plan is never made for a shape the shader would get wrong.
+  virtual std::string shape_error(const Knobs&, const Problem&) const { return {}; }
   virtual Layout layout(const Knobs& knobs) const = 0;
   virtual uint32_t workgroup_size(const Knobs& knobs) const = 0;
   // Shared memory the shader declares, in bytes.

@@ -85,9 +85,6 @@ KernelInstance KernelInstance::create(vk::Device& device, ShaderCompiler& compil
   }
 
   const BindingSizes sizes = binding_sizes(p, layout);
-  if (external.x == nullptr && !inputs->has_x()) {
-    throw std::invalid_argument(key + ": the inputs hold weights only and no external x is given");
-  }
   auto check_external = [&](const vk::Buffer* buffer, uint64_t bytes, const char* what) {
     if (buffer != nullptr && buffer->size() < bytes) {
       throw std::invalid_argument(key + ": the external " + what + " buffer holds " +
@@ -95,7 +92,6 @@ KernelInstance KernelInstance::create(vk::Device& device, ShaderCompiler& compil
                                   " needs " + std::to_string(bytes));
     }
   };
-  check_external(external.x, sizes.x, "x");
   check_external(external.out, sizes.out, "output");
   const uint64_t workspace = family.workspace_bytes(knobs, p);
   check_external(external.workspace, workspace, "workspace");
@@ -115,7 +111,7 @@ KernelInstance KernelInstance::create(vk::Device& device, ShaderCompiler& compil
     inst.reset_output();
   }
 
-  const vk::Buffer* x = external.x != nullptr ? external.x : &inputs->x();
+  const vk::Buffer* x = &inputs->x();
   const vk::Buffer* out = &inst.output();
   const OpDesc& op = op_desc(p.op);
   const auto has = [&](BufferRole role) {

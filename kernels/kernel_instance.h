@@ -46,15 +46,12 @@ class PipelineCache {
 
 class KernelInstance {
  public:
-  // Buffers of a graph that an instance binds instead of its own (kernels of one graph read
-  // each other's outputs): `x` replaces the inputs' x (required when they hold weights only),
-  // `out` replaces the instance's own output. Not owned: they must outlive the instance. Each
-  // must hold at least the problem's x ([M, K]; rms_norm [M, N]) or out ([M, N]) floats.
+  // Buffers an instance binds instead of its own: `out` replaces the instance's own output
+  // ([M, N] at least). Not owned: they must outlive the instance.
   // An external output is the caller's: create() does not poison it (record_poison() does).
   // `workspace` replaces the instance's own split-K workspace (Family::workspace_bytes), so
   // that many instances of one problem share one; the caller zeroes it (record_poison()).
   struct ExternalBuffers {
-    const vk::Buffer* x = nullptr;
     vk::Buffer* out = nullptr;  // written by the dispatch and by reset_output()
     vk::Buffer* workspace = nullptr;
   };
@@ -75,7 +72,7 @@ class KernelInstance {
                                std::shared_ptr<const ProblemBuffers> inputs,
                                PipelineCache* cache = nullptr);
   // The same binding `external` buffers (see ExternalBuffers); throws std::invalid_argument
-  // when one is too small or x is missing from both.
+  // when one is too small.
   static KernelInstance create(vk::Device& device, ShaderCompiler& compiler, const Family& family,
                                const Knobs& knobs, const Problem& problem,
                                std::shared_ptr<const ProblemBuffers> inputs,

@@ -33,9 +33,9 @@ bool op_data_ok(const Problem& p, const ProblemData& data) {
   return false;
 }
 
-void check_sizes(const Problem& p, const ProblemData& data, bool with_x) {
+void check_sizes(const Problem& p, const ProblemData& data) {
   const uint64_t x = binding_sizes(p, Layout::raw).x / dtype_bytes(p.dtype);
-  const bool ok = (!with_x || data.x.size() == x) && op_data_ok(p, data);
+  const bool ok = data.x.size() == x && op_data_ok(p, data);
   if (!ok) throw std::invalid_argument("ProblemData does not match " + describe(p));
 }
 
@@ -50,40 +50,16 @@ std::shared_ptr<const ProblemBuffers> ProblemBuffers::create(vk::Device& device,
                                                              const ProblemData& data,
                                                              Layout layout,
                                                              uint32_t weight_copies) {
-  return make(device, p, data, layout, weight_copies, true);
-}
-
-std::shared_ptr<const ProblemBuffers> ProblemBuffers::create_weights_only(
-    vk::Device& device, const Problem& p, const ProblemData& data, Layout layout,
-    uint32_t weight_copies) {
-  return make(device, p, data, layout, weight_copies, false);
-}
-
-const vk::Buffer& ProblemBuffers::x() const {
-  if (!x_) {
-    throw std::logic_error(describe(problem_) +
-                           ": these buffers hold weights only; bind x through "
-                           "KernelInstance's ExternalBuffers");
-  }
-  return *x_;
-}
-
-std::shared_ptr<const ProblemBuffers> ProblemBuffers::make(vk::Device& device, const Problem& p,
-                                                           const ProblemData& data, Layout layout,
-                                                           uint32_t weight_copies, bool with_x) {
   require_valid(p);
-  check_sizes(p, data, with_x);
+  check_sizes(p, data);
   if (weight_copies == 0) throw std::invalid_argument("weight_copies must be at least 1");
   const bool q4 = p.op == Op::q4gsw;
   const BindingSizes sizes = binding_sizes(p, layout);
   std::shared_ptr<ProblemBuffers> buffers(
-      new ProblemBuffers(padded_buffer(device, sizes.bias)));
+      new ProblemBuffers(padded_buffer(device, sizes.x), padded_buffer(device, sizes.bias)));
   buffers->problem_ = p;
   buffers->layout_ = layout;
-  if (with_x) {
-    buffers->x_.emplace(padded_buffer(device, sizes.x));
-    upload(*buffers->x_, data.x, p.dtype);
-  }
+  upload(buffers->x_, data.x, p.dtype);
   upload(buffers->vector_, q4 ? data.bias : data.norm_weight, p.dtype);
   buffers->copies_ = p.op == Op::rms_norm ? 1 : weight_copies;
   if (p.op == Op::sdpa) {

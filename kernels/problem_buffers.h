@@ -4,7 +4,6 @@
 
 #include <cstdint>
 #include <memory>
-#include <optional>
 #include <vector>
 
 #include "kernels/family.h"
@@ -26,22 +25,13 @@ class ProblemBuffers {
   static std::shared_ptr<const ProblemBuffers> create(vk::Device& device, const Problem& problem,
                                                       const ProblemData& data, Layout layout,
                                                       uint32_t weight_copies = 1);
-  // The same without x: for a node of a graph whose x is another node's output, bound through
-  // KernelInstance's ExternalBuffers. `data.x` is ignored (may be empty).
-  static std::shared_ptr<const ProblemBuffers> create_weights_only(vk::Device& device,
-                                                                   const Problem& problem,
-                                                                   const ProblemData& data,
-                                                                   Layout layout,
-                                                                   uint32_t weight_copies = 1);
 
   const Problem& problem() const noexcept { return problem_; }
   Layout layout() const noexcept { return layout_; }
   // Copies of the weight and scales, or of the KV cache; 1 for rms_norm.
   uint32_t weight_copies() const noexcept { return copies_; }
 
-  bool has_x() const noexcept { return x_.has_value(); }
-  // Throws std::logic_error for buffers made by create_weights_only.
-  const vk::Buffer& x() const;
+  const vk::Buffer& x() const noexcept { return x_; }
   // q4gsw: the bias (a placeholder when the problem has none); rms_norm: the norm weight.
   const vk::Buffer& vector() const noexcept { return vector_; }
   // q4gsw only: weight copy `c` and its scales.
@@ -52,14 +42,11 @@ class ProblemBuffers {
   const vk::Buffer& values(uint32_t c) const { return values_.at(c); }
 
  private:
-  explicit ProblemBuffers(vk::Buffer vector) : vector_(std::move(vector)) {}
-  static std::shared_ptr<const ProblemBuffers> make(vk::Device& device, const Problem& problem,
-                                                    const ProblemData& data, Layout layout,
-                                                    uint32_t weight_copies, bool with_x);
+  ProblemBuffers(vk::Buffer x, vk::Buffer vector) : x_(std::move(x)), vector_(std::move(vector)) {}
 
   Problem problem_;
   Layout layout_ = Layout::none;
-  std::optional<vk::Buffer> x_;
+  vk::Buffer x_;
   vk::Buffer vector_;
   uint32_t copies_ = 1;
   std::vector<vk::Buffer> weights_, scales_, keys_, values_;

@@ -54,6 +54,7 @@ extern "C" int vktune_plan_dispatch(const vktune_selection* selection,
   }
   std::copy(plan.groups.begin(), plan.groups.end(), out->groups);
   out->workgroup_size = plan.workgroup_size;
+  out->shared_memory_bytes = plan.shared_memory_bytes;
   copy_error(plan.layout, out->layout, sizeof out->layout);
   out->required_features = plan.required_feature_bits;
   out->required_subgroup_size = plan.required_subgroup_size;

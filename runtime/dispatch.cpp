@@ -48,6 +48,9 @@ DispatchPlan plan_dispatch(const Selection& s, const ProblemQuery& q,
     if (std::string e = kernels::check(family->constraints(knobs), p); !e.empty()) {
       return refuse(std::string(s.variant_key) + " cannot run " + kernels::describe(p) + ": " + e);
     }
+    if (std::string e = family->shape_error(knobs, p); !e.empty()) {
+      return refuse(std::string(s.variant_key) + " cannot run " + kernels::describe(p) + ": " + e);
+    }
 
     DispatchPlan plan;
     plan.status = Status::ok;
@@ -67,6 +70,7 @@ DispatchPlan plan_dispatch(const Selection& s, const ProblemQuery& q,
     device.limits.max_workgroup_count = max_workgroup_count;
     plan.groups = family->groups(knobs, p, device);
     plan.workgroup_size = family->workgroup_size(knobs);
+    plan.shared_memory_bytes = family->shared_bytes(knobs);
     const kernels::Requirements needs = family->requirements(knobs);
     plan.required_features = kernels::feature_names(needs);
     plan.required_feature_bits = needs.features;

@@ -19,7 +19,9 @@ namespace vktune::runtime {
 
 struct BindingPlan {
   uint32_t binding = 0;
-  std::string_view name;  // "x", "weight", "scales", "bias", "w", "out", "workspace"
+  // q4gsw: "x", "weight", "scales", "bias", "out", "workspace"; rms_norm: "x", "w", "out";
+  // sdpa: "q", "k_cache", "v_cache", "out", "workspace".
+  std::string_view name;
   // Bytes of the tensor (what to upload). 0: the variant does not read it (q4gsw without bias).
   uint64_t bytes = 0;
   // Bytes to allocate and bind: `bytes` rounded up to 16, at least 16 (the shaders load whole
@@ -38,6 +40,9 @@ struct DispatchPlan {
   std::vector<BindingPlan> bindings;  // in binding order, one per storage buffer
   std::array<uint32_t, 3> groups{};
   uint32_t workgroup_size = 0;
+  // Shared memory the shader declares: the device's maxComputeSharedMemorySize must hold it, as
+  // its maxComputeWorkGroupInvocations and maxComputeWorkGroupSize[0] must hold workgroup_size.
+  uint32_t shared_memory_bytes = 0;
   std::string layout;  // the weight layout to prepack to ("raw", "packed", "packed_s16", "none")
   // The device features the variant needs, by their Vulkan names, in the catalogue's order
   // (kernels/requirements.h): "storageBuffer16BitAccess" (VkPhysicalDeviceVulkan11Features),
@@ -58,7 +63,8 @@ struct DispatchPlan {
 // The plan for `selection` (an ok answer of select or select_builtin) on `problem`, for a
 // device with `max_workgroup_count` (VkPhysicalDeviceLimits::maxComputeWorkGroupCount).
 // Refuses, with status invalid_query and the reason, a selection that is not ok, names a
-// family or knobs this catalogue does not know, or whose constraints the problem breaks.
+// family or knobs this catalogue does not know, or whose constraints the problem breaks (sdpa:
+// a head group `qpg` that does not divide heads / kv_heads included).
 DispatchPlan plan_dispatch(const Selection& selection, const ProblemQuery& problem,
                            const std::array<uint32_t, 3>& max_workgroup_count) noexcept;
 

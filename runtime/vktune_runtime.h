@@ -140,6 +140,7 @@ typedef struct vktune_dispatch {
   uint32_t binding_count;
   uint32_t groups[3];
   uint32_t workgroup_size;
+  uint32_t shared_memory_bytes; /* the device's maxComputeSharedMemorySize must hold it */
   char layout[16]; /* the weight layout to prepack to: "raw", "packed", "packed_s16" or "none" */
   /* What the engine's VkDevice must support and enable: VKTUNE_FEATURE_* bits (0: nothing
      beyond Vulkan 1.2), the subgroup size the shader assumes (0: any), and a count the device's

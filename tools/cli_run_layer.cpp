@@ -72,12 +72,12 @@ void print_mode(const engine::Layer& layer, const ModeResult& r, size_t checked_
   for (size_t i = 0; i < layer.nodes.size(); ++i) {
     const engine::Node& node = layer.nodes[i];
     const engine::Route& route = r.routes[i];
-    const std::string variant = route.family != nullptr
+    const std::string variant = route.routed()
                                     ? route.key
                                     : engine::elementwise_shader(layer, node, UINT32_MAX).key;
     std::printf("  %-14s %-32s %-60s %10s  %s\n", node.name.c_str(), engine::describe(node).c_str(),
                 variant.c_str(), duration(r.times.node_ns[i]).c_str(),
-                route.family != nullptr ? route.how().c_str() : "-");
+                route.routed() ? route.how().c_str() : "-");
     if (!route.rejected.empty()) std::printf("  %14s ! %s\n", "", route.rejected.c_str());
   }
   std::printf("  %-14s %-32s %-60s %10s  (median of %u submits)\n", "layer total", "", "",

@@ -66,6 +66,18 @@ class SdpaOnline final : public Family {
     return {clamp_groups(uint64_t{p.m} * p.heads / get(k, "qpg") * slices(k), d), 1, 1};
   }
 
+  // Constraints hold no head counts; the runtime keys tuned sdpa problems by heads and kv_heads,
+  // so its answers never cross groups, but a hand-made or stale selection could.
+  std::string shape_error(const Knobs& k, const Problem& p) const override {
+    const uint32_t qpg = get(k, "qpg"), group = p.heads / p.kv_heads;
+    if (group % qpg != 0) {
+      return "qpg=" + str(qpg) + " does not divide the " + str(group) +
+             " query heads per KV head (heads " + str(p.heads) + " / kv_heads " +
+             str(p.kv_heads) + "): a workgroup's heads must share one KV head";
+    }
+    return {};
+  }
+
  protected:
   std::string combination_error(const Knobs& k) const override {
     // The shader's acc [qpg][ACC] of VTYPE, ACC = ceil(DMAX / vec / wg), and s [keys][qpg].
@@ -74,17 +86,6 @@ class SdpaOnline final : public Family {
     if (const uint32_t live = qpg * (acc + get(k, "keys")); live > kMaxLiveFloats) {
       return "qpg=" + str(qpg) + " keeps " + str(live) + " accumulator and score floats live " +
              "per invocation, more than " + str(kMaxLiveFloats) + " (register pressure)";
-    }
-    return {};
-  }
-  // A shape check, kept here because it needs the problem (Constraints hold no head counts;
-  // the runtime keys tuned sdpa problems by heads and kv_heads, so it never crosses groups).
-  std::string device_error(const Knobs& k, const Problem& p, const vk::DeviceInfo&) const override {
-    const uint32_t qpg = get(k, "qpg"), group = p.heads / p.kv_heads;
-    if (group % qpg != 0) {
-      return "qpg=" + str(qpg) + " does not divide the " + str(group) +
-             " query heads per KV head (heads " + str(p.heads) + " / kv_heads " +
-             str(p.kv_heads) + "): a workgroup's heads must share one KV head";
     }
     return {};
   }

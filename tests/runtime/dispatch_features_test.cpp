@@ -85,6 +85,8 @@ TEST(DispatchFeatures, SubgroupAndCooperativeMatrixVariantsNameTheirs) {
   EXPECT_EQ(d.required_features,
             uint32_t{VKTUNE_FEATURE_SHADER_FLOAT16 | VKTUNE_FEATURE_COOPERATIVE_MATRIX_NV});
   EXPECT_EQ(d.required_subgroup_size, 32u);
+  EXPECT_EQ(d.shared_memory_bytes, cm.shared_memory_bytes);
+  EXPECT_GT(d.shared_memory_bytes, 0u);
   EXPECT_STREQ(vktune_feature_name(VKTUNE_FEATURE_STORAGE_BUFFER_16BIT), "storageBuffer16BitAccess");
   EXPECT_STREQ(vktune_feature_name(VKTUNE_FEATURE_SUBGROUP_ARITHMETIC),
                "VK_SUBGROUP_FEATURE_ARITHMETIC_BIT");
@@ -143,6 +145,14 @@ TEST(DispatchFeatures, MatchTheFamiliesOwnDeviceChecks) {
           EXPECT_EQ(listed, (plan.required_feature_bits & uint32_t(f.feature)) != 0);
           EXPECT_EQ(!family->legality(knobs, p, without).ok, listed)
               << family->key(knobs) << " and " << f.name;
+        }
+        // The shared memory the plan names is what the family's own check holds the device to.
+        if (plan.shared_memory_bytes > 0) {
+          vk::DeviceInfo small = full;
+          small.limits.max_shared_memory_bytes = plan.shared_memory_bytes - 1;
+          EXPECT_FALSE(family->legality(knobs, p, small).ok) << family->key(knobs);
+          small.limits.max_shared_memory_bytes = plan.shared_memory_bytes;
+          EXPECT_TRUE(family->legality(knobs, p, small).ok) << family->key(knobs);
         }
         vk::DeviceInfo other_size = full;
         other_size.subgroup_size = 64;

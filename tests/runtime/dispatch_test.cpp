@@ -112,6 +112,28 @@ TEST(Dispatch, RefusesWhatTheVariantCannotRun) {
   EXPECT_FALSE(plan_dispatch(tiled, q4(4, 64, 4095, 5), kLargeGrid).ok());  // invalid problem
 }
 
+// sdpa's contract: its own bindings over the caches, and a head group that must divide the query
+// heads of one KV head, which the Constraints cannot say (they hold no head counts).
+TEST(Dispatch, SdpaPlanBindsTheCachesAndChecksTheHeadGroup) {
+  const Selection fused = test::hand_selection("sdpa_fused", "sdpa_fused[vec=1,keys=1,wg=32,qpg=2]",
+                                               R"({"vec":1,"keys":1,"wg":32,"qpg":2})");
+  // 8 query heads over 2 KV heads: 4 per group, 2 per workgroup.
+  const ProblemQuery gqa{"sdpa", "f32", 1, 16, 16, 0, 8, 2};
+  const DispatchPlan plan = plan_dispatch(fused, gqa, kLargeGrid);
+  ASSERT_TRUE(plan.ok()) << plan.error;
+  const char* names[] = {"q", "k_cache", "v_cache", "out", "workspace"};
+  ASSERT_EQ(plan.bindings.size(), 5u);
+  for (uint32_t i = 0; i < 5; ++i) EXPECT_EQ(plan.bindings[i].name, names[i]);
+  EXPECT_EQ(plan.bindings[1].bytes, 16u * 2 * 16 * 4);  // L x kv_heads x D floats
+  EXPECT_EQ(plan.groups[0], 8u / 2);                    // M x heads / qpg
+  EXPECT_EQ(plan.shared_memory_bytes, 2u * (256 + 32 + 32) * 4);
+  EXPECT_EQ(plan.layout, "none");
+  // One query head per KV head: a workgroup of two heads would straddle two KV heads.
+  const DispatchPlan mha = plan_dispatch(fused, {"sdpa", "f32", 1, 16, 16, 0, 4, 4}, kLargeGrid);
+  EXPECT_EQ(mha.status, Status::invalid_query);
+  EXPECT_NE(mha.error.find("qpg=2 does not divide"), std::string::npos) << mha.error;
+}
+
 TEST(Dispatch, PrepackMatchesTheCataloguesLayouts) {
   const uint32_t n = 10, k = 96;
   std::vector<uint8_t> raw(n * k / 2);

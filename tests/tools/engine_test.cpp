@@ -1,11 +1,13 @@
 // The decoder-layer engine on the smoke preset's layer (lavapipe here): built with built-in
 // routing and with a tiny tuned database, it matches the fp64 reference node by node and end to
-// end; a database winner that cannot run on the device falls back to built-in routing; every
-// node says how its variant was found. A tiny GQA layer checks attention over the cache at
+// end; it runs the runtime's SPIR-V (a database's included, whatever the catalogue's shader
+// says); a database winner that cannot run on the device, or comes without SPIR-V, falls back
+// to built-in routing; every node says how its variant was found. A tiny GQA layer checks attention over the cache at
 // several M and L, that the check sees the cache, decode steps through one graph, and the
 // refusals of bad shapes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 #include <span>
 #include <string>
@@ -15,6 +17,7 @@
 #include "db/store.h"
 #include "kernels/families/q4gsw_layout.h"
 #include "kernels/knobs.h"
+#include "runtime/builtin_spirv.h"
 #include "runtime/snapshot.h"
 #include "tests/kernels/vulkan_fixture.h"
 #include "tools/engine/decode_loop.h"
@@ -32,6 +35,9 @@ struct Winner {
   Problem problem;
   std::string key;  // canonical variant key
   double median_ns = 1000;
+  // The SPIR-V stored with it: the key's own (compiled from the catalogue) when empty, another
+  // variant's when a key, none when "none".
+  std::string spirv_of = {};
 };
 
 class EngineTest : public test::VulkanFixture {
@@ -60,7 +66,16 @@ class EngineTest : public test::VulkanFixture {
       m.run_id = run_id;
       m.device_id = device_id;
       m.problem_id = store.upsert_problem(tuner::problem_record(w.problem));
-      m.kernel_id = store.upsert_kernel(tuner::kernel_record(*family, parsed.knobs, nullptr));
+      db::KernelRecord kernel = tuner::kernel_record(*family, parsed.knobs, nullptr);
+      if (w.spirv_of != "none") {
+        db::KernelRecord source = kernel;
+        if (!w.spirv_of.empty()) {
+          const kernels::ParsedKey other = kernels::parse_key(w.spirv_of);
+          source = tuner::kernel_record(*kernels::find_family(other.family), other.knobs, nullptr);
+        }
+        kernel.spirv = tuner::compile_spirv(compiler(), source);
+      }
+      m.kernel_id = store.upsert_kernel(kernel);
       m.status = db::Status::ok;
       m.n = 5;
       m.median_ns = w.median_ns;
@@ -185,7 +200,7 @@ TEST_F(EngineTest, TunedRoutingMatchesReference) {
     EXPECT_EQ(q.source, Source::exact);
     EXPECT_EQ(q.key, gemv);
     EXPECT_EQ(q.device_match, runtime::DeviceMatch::exact);
-    EXPECT_EQ(q.family->layout(q.knobs), kernels::Layout::packed);  // prepacked at build
+    EXPECT_EQ(q.plan.layout, "packed");  // prepacked at build by the runtime
     const Route& k = route_of(graph, "k_proj");
     EXPECT_EQ(k.source, Source::nearest);
     EXPECT_GT(k.distance, 0);
@@ -267,8 +282,61 @@ TEST_F(EngineTest, UnknownFamilyFallsBack) {
   const Router router(runtime::Snapshot::from_catalog(store.catalog()), device().info());
   const Route r = router.route(linear(1, 256, 256));
   EXPECT_EQ(r.source, Source::fallback);
-  EXPECT_NE(r.rejected.find("unknown family"), std::string::npos) << r.rejected;
-  EXPECT_EQ(router.route(linear(1, 256, 256)).family->name(), "q4gsw_gemv");
+  EXPECT_NE(r.rejected.find("not in this runtime's catalogue"), std::string::npos) << r.rejected;
+  EXPECT_EQ(r.family, "q4gsw_gemv");
+}
+
+// Every routed node runs the SPIR-V the runtime returned: the built-ins' own, and a database's
+// even where it is not what the catalogue's shader compiles to. Here the packed gemv winner
+// carries the raw-layout gemv's SPIR-V (same bindings, push constants and workgroups), so an
+// engine that ran it reads the weights the runtime prepacked in the wrong order and fails the
+// check; one that recompiled the catalogue's GLSL for the key would pass.
+TEST_F(EngineTest, RoutedNodesRunTheRuntimesSpirv) {
+  {
+    const Layer layer = make_layer(shape(), 1, 5);
+    const Graph graph =
+        Graph::build(device(), compiler(), pipelines(), layer, make_layer_data(layer, 41),
+                     Router(nullptr, device().info()));
+    size_t routed = 0;
+    for (const Route& r : graph.routes()) {
+      if (!r.routed()) continue;
+      ++routed;
+      const std::span<const uint32_t> builtin = runtime::builtin_spirv(r.key);
+      ASSERT_FALSE(builtin.empty()) << r.key;
+      EXPECT_TRUE(std::equal(r.spirv.begin(), r.spirv.end(), builtin.begin(), builtin.end()))
+          << r.key;
+    }
+    EXPECT_EQ(routed, 10u);
+  }
+  const std::string packed = "q4gsw_gemv[layout=packed,wg=64,rows=2,load=u32x4,reduce=shared]";
+  const std::string raw = "q4gsw_gemv[layout=raw,wg=64,rows=2,load=u32x4,reduce=shared]";
+  const auto snapshot = tuned({{linear(1, 256, 256), packed, 1000, raw}});
+  const Router router(snapshot, device().info());
+  const Layer layer = make_layer(shape(), 1, 5);
+  auto [graph, check] = run(layer, make_layer_data(layer, 42), router);
+  const size_t q = 1;
+  ASSERT_EQ(layer.nodes[q].name, "q_proj");
+  EXPECT_EQ(graph.routes()[q].key, packed);
+  EXPECT_EQ(graph.routes()[q].source, Source::exact);
+  EXPECT_EQ(graph.routes()[q].plan.layout, "packed");
+  EXPECT_FALSE(check.nodes[q].result.ok) << "q_proj ran the catalogue's shader, not the database's";
+  EXPECT_FALSE(check.ok);
+  EXPECT_TRUE(check.nodes[0].result.ok);  // attn_norm: built-in, the catalogue's SPIR-V
+}
+
+// A database that names a winner without its SPIR-V (tuned before SPIR-V was stored, or
+// stripped): the engine has no compiler for tuned ops, so the built-in answer serves.
+TEST_F(EngineTest, WinnerWithoutSpirvFallsBack) {
+  const std::string gemv = "q4gsw_gemv[layout=packed,wg=64,rows=2,load=u32x4,reduce=shared]";
+  const auto snapshot = tuned({{linear(1, 256, 256), gemv, 1000, "none"}});
+  const Router router(snapshot, device().info());
+  const Layer layer = make_layer(shape(), 1, 5);
+  auto [graph, check] = run(layer, make_layer_data(layer, 43), router);
+  expect_ok(check);
+  const Route& q = route_of(graph, "q_proj");
+  EXPECT_EQ(q.source, Source::fallback);
+  EXPECT_EQ(q.key, "q4gsw_gemv[layout=raw,wg=64,rows=1,load=u32,reduce=shared]");
+  EXPECT_NE(q.rejected.find("no SPIR-V"), std::string::npos) << q.rejected;
 }
 
 TEST_F(EngineTest, CheckCatchesAWrongNode) {
@@ -288,36 +356,6 @@ TEST_F(EngineTest, CheckCatchesAWrongNode) {
   EXPECT_FALSE(check.outputs[0].result.ok);    // out
 }
 
-TEST_F(EngineTest, WeightsOnlyInputsNeedAnExternalX) {
-  const Problem p = linear(1, 64, 256);
-  const kernels::ProblemData data = kernels::make_random(p, 3);
-  const kernels::Family& gemv = *kernels::find_family("q4gsw_gemv");
-  const kernels::Knobs knobs =
-      kernels::parse_key("q4gsw_gemv[layout=raw,wg=64,rows=1,load=u32,reduce=shared]").knobs;
-  auto weights =
-      kernels::ProblemBuffers::create_weights_only(device(), p, data, kernels::Layout::raw);
-  EXPECT_FALSE(weights->has_x());
-  EXPECT_THROW(weights->x(), std::logic_error);
-  EXPECT_THROW(
-      kernels::KernelInstance::create(device(), compiler(), gemv, knobs, p, weights, &pipelines()),
-      std::invalid_argument);
-  vk::Buffer small = kernels::padded_buffer(device(), 16);
-  EXPECT_THROW(kernels::KernelInstance::create(device(), compiler(), gemv, knobs, p, weights,
-                                               {&small, nullptr}, &pipelines()),
-               std::invalid_argument);
-  // With x and out bound from outside it computes the op into the external output.
-  vk::Buffer x = kernels::padded_buffer(device(), data.x.size() * 4);
-  x.upload(std::span<const float>(data.x));
-  vk::Buffer out = kernels::padded_buffer(device(), uint64_t{p.m} * p.n * 4);
-  kernels::KernelInstance inst = kernels::KernelInstance::create(
-      device(), compiler(), gemv, knobs, p, weights, {&x, &out}, &pipelines());
-  device().run([&](vk::CommandBuffer& cb) { inst.record(cb); });
-  const kernels::CheckResult c =
-      kernels::check(out.download<float>(p.n), kernels::reference(p, data), gemv.tolerance(p));
-  EXPECT_TRUE(c.ok) << c.max_error;
-  EXPECT_EQ(inst.download_output(), out.download<float>(p.n));
-}
-
 TEST_F(EngineTest, AttentionOverTheCacheMatchesReference) {
   const Router router(nullptr, device().info());
   for (const auto& [m, context] : {std::pair{1u, 5u}, {1u, 40u}, {3u, 3u}, {3u, 17u}, {3u, 40u}}) {
@@ -326,7 +364,7 @@ TEST_F(EngineTest, AttentionOverTheCacheMatchesReference) {
     auto [graph, check] = run(layer, data, router);
     SCOPED_TRACE("M=" + std::to_string(m) + " L=" + std::to_string(context));
     expect_ok(check);
-    EXPECT_EQ(route_of(graph, "attention").family->op(), Op::sdpa);
+    EXPECT_EQ(route_of(graph, "attention").plan.bindings.at(1).name, "k_cache");
   }
 }
 

@@ -1,15 +1,17 @@
-// Graph: routing, prepacking, pipelines, and the one command buffer of the layer.
+// Graph: routing, the runtime's prepack and plans, pipelines, and the one command buffer of the
+// layer.
 #include "tools/engine/graph.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <set>
 #include <stdexcept>
 
+#include "kernels/family.h"
 #include "kernels/float16.h"
-#include "kernels/op.h"
-#include "kernels/problem_buffers.h"
+#include "runtime/dispatch.h"
 #include "tools/engine/elementwise.h"
 
 namespace vktune::engine {
@@ -33,6 +35,18 @@ kernels::Problem at_context(kernels::Problem problem, uint32_t context) {
   return problem;
 }
 
+// `values` in the problem's dtype, as a plan's `bytes` of binding `name` says to upload them.
+std::vector<std::byte> tensor_bytes(const std::vector<float>& values, kernels::DType dtype,
+                                    const runtime::BindingPlan& b, const std::string& key) {
+  std::vector<std::byte> bytes = kernels::encode(values, dtype);
+  if (bytes.size() != b.bytes) {
+    throw std::logic_error(key + ": the plan's " + std::string(b.name) + " is " +
+                           std::to_string(b.bytes) + " bytes; the layer holds " +
+                           std::to_string(bytes.size()));
+  }
+  return bytes;
+}
+
 }  // namespace
 
 Graph Graph::build(vk::Device& device, ShaderCompiler& compiler, kernels::PipelineCache& pipelines,
@@ -46,8 +60,9 @@ Graph Graph::build(vk::Device& device, ShaderCompiler& compiler, kernels::Pipeli
   for (size_t t = 0; t < layer.tensors.size(); ++t) {
     const TensorSpec& spec = layer.tensors[t];
     const uint64_t count = uint64_t{layer.rows(t)} * spec.width;
-    g.tensors_.push_back(std::make_unique<vk::Buffer>(
-        kernels::padded_buffer(device, count * kernels::dtype_bytes(spec.dtype))));
+    // Whole 16-byte words, as a plan's alloc_bytes: the kernels load them at a tensor's end.
+    const uint64_t bytes = std::max<uint64_t>(16, (count * kernels::dtype_bytes(spec.dtype) + 15) / 16 * 16);
+    g.tensors_.push_back(std::make_unique<vk::Buffer>(vk::Buffer::create(device, bytes)));
     const std::vector<float>* initial = initial_values(layer, data, t);
     if (initial != nullptr && initial->size() != count) {
       throw std::invalid_argument("the layer data's " + spec.name + " does not match the layer");
@@ -59,15 +74,18 @@ Graph Graph::build(vk::Device& device, ShaderCompiler& compiler, kernels::Pipeli
     g.tensors_[t]->upload(std::span<const std::byte>(kernels::encode(values, spec.dtype)));
   }
 
+  // The routed nodes' pipelines, one per distinct (key, SPIR-V): a database's SPIR-V need not be
+  // this build's, so the key alone does not name the binary.
+  std::map<std::pair<std::string, std::vector<uint32_t>>,
+           std::shared_ptr<const vk::ComputePipeline>>
+      routed_pipelines;
   const uint32_t max_groups = device.info().limits.max_workgroup_count[0];
   for (size_t i = 0; i < layer.nodes.size(); ++i) {
     const Node& node = layer.nodes[i];
-    vk::Buffer& out = *g.tensors_[node.output];
-    const vk::Buffer& x = *g.tensors_[node.inputs[0]];
-    std::vector<const vk::Buffer*> bindings;
-    for (size_t t : node.inputs) bindings.push_back(g.tensors_[t].get());
-    bindings.push_back(&out);
     if (!node.routed()) {
+      std::vector<const vk::Buffer*> bindings;
+      for (size_t t : node.inputs) bindings.push_back(g.tensors_[t].get());
+      bindings.push_back(g.tensors_[node.output].get());
       const ElementwiseShader shader = elementwise_shader(layer, node, max_groups);
       const std::vector<std::byte> push = elementwise_push(layer, node, g.context_);
       const auto spirv = compiler.compile(shader.file, shader.defines, shader.key);
@@ -79,35 +97,81 @@ Graph Graph::build(vk::Device& device, ShaderCompiler& compiler, kernels::Pipeli
       auto pipeline = pipelines.get_or_create(device, desc.name, desc);
       g.dispatches_.push_back(
           Dispatch{pipeline, pipeline->bind(bindings), push, {shader.groups, 1, 1}});
-      g.kernels_.emplace_back();
       g.routes_.emplace_back();
       g.tolerances_.push_back(elementwise_tolerance(layer.tensors[node.output].dtype));
       continue;
     }
-    Route route = router.route(node.problem);
-    const kernels::Family& family = *route.family;
-    if (node.kind == NodeKind::attention) {
-      // Bound like KernelInstance binds sdpa (q, K, V, out, workspace), over the graph's own
-      // cache, which RoPE and the append write in place.
-      g.attention_workspace_.emplace(
-          kernels::padded_buffer(device, family.workspace_bytes(route.knobs, node.problem)));
-      device.run([&](vk::CommandBuffer& cb) { cb.fill(*g.attention_workspace_, 0); });
-      bindings.push_back(&*g.attention_workspace_);
-      auto pipeline =
-          kernels::KernelInstance::pipeline(device, compiler, family, route.knobs, &pipelines);
-      g.dispatches_.push_back(Dispatch{pipeline, pipeline->bind(bindings),
-                                       kernels::push_constants(node.problem),
-                                       family.groups(route.knobs, node.problem, device.info())});
-      g.kernels_.emplace_back();
-    } else {
-      auto weights = kernels::ProblemBuffers::create_weights_only(
-          device, node.problem, data.params[i], family.layout(route.knobs));
-      g.kernels_.emplace_back(kernels::KernelInstance::create(
-          device, compiler, family, route.knobs, node.problem, std::move(weights),
-          kernels::KernelInstance::ExternalBuffers{&x, &out}, &pipelines));
-      g.dispatches_.emplace_back();
+    const kernels::Problem& p = node.problem;
+    if (p.has_bias || p.eps != kernels::Problem{}.eps) {
+      // The runtime's query carries neither (no bias, rms_norm's default eps): the plan would
+      // leave the bias unbound or push another eps.
+      throw std::invalid_argument(describe(node) +
+                                  ": a bias or a non-default eps is not in the runtime's query");
     }
-    g.tolerances_.push_back(family.tolerance(node.problem));
+    Route route = router.route(p);
+    const runtime::DispatchPlan& plan = route.plan;
+    const kernels::ProblemData& params = data.params[i];
+    // A buffer of the node's own, `bytes` uploaded (all zeros when empty).
+    auto own = [&](const runtime::BindingPlan& b, std::span<const std::byte> bytes) {
+      auto buffer = std::make_unique<vk::Buffer>(vk::Buffer::create(device, b.alloc_bytes));
+      if (!bytes.empty()) {
+        buffer->upload(bytes);
+      } else {
+        device.run([&](vk::CommandBuffer& cb) { cb.fill(*buffer, 0); });
+      }
+      g.parameters_.push_back(std::move(buffer));
+      return g.parameters_.back().get();
+    };
+    // Binding `b` of the plan: a tensor of the layer, or a buffer of the node's own.
+    auto bind = [&](const runtime::BindingPlan& b) -> const vk::Buffer* {
+      const std::string_view name = b.name;
+      const vk::Buffer* tensor = nullptr;
+      if (name == "x" || name == "q") tensor = g.tensors_[node.inputs.at(0)].get();
+      if (name == "k_cache") tensor = g.tensors_[node.inputs.at(1)].get();
+      if (name == "v_cache") tensor = g.tensors_[node.inputs.at(2)].get();
+      if (name == "out") tensor = g.tensors_[node.output].get();
+      if (tensor != nullptr) {
+        if (tensor->size() < b.alloc_bytes) {
+          throw std::logic_error(route.key + ": the plan binds " + std::to_string(b.alloc_bytes) +
+                                 " bytes of " + std::string(name) + "; the layer's tensor holds " +
+                                 std::to_string(tensor->size()));
+        }
+        return tensor;
+      }
+      if (name == "weight") {
+        std::vector<uint8_t> packed;
+        const std::string e = runtime::prepack(plan.layout, params.weight, params.scales, p.n,
+                                               p.k, p.group_size, packed);
+        if (!e.empty()) throw std::runtime_error(route.key + ": " + e);
+        if (packed.size() != b.bytes) {
+          throw std::logic_error(route.key + ": prepacked " + std::to_string(packed.size()) +
+                                 " bytes; the plan binds " + std::to_string(b.bytes));
+        }
+        return own(b, std::as_bytes(std::span<const uint8_t>(packed)));
+      }
+      // Zero bytes: the variant does not read it (no bias; packed_s16 holds the scales).
+      if (b.bytes == 0 || b.zero_once) return own(b, {});
+      if (name == "scales") return own(b, tensor_bytes(params.scales, p.dtype, b, route.key));
+      if (name == "bias") return own(b, tensor_bytes(params.bias, p.dtype, b, route.key));
+      if (name == "w") return own(b, tensor_bytes(params.norm_weight, p.dtype, b, route.key));
+      throw std::logic_error(route.key + ": the plan names binding " + std::string(name) +
+                             ", which this engine does not know");
+    };
+    std::vector<const vk::Buffer*> bindings;
+    for (const runtime::BindingPlan& b : plan.bindings) bindings.push_back(bind(b));
+
+    auto& pipeline = routed_pipelines[{route.key, route.spirv}];
+    if (!pipeline) {
+      vk::PipelineDesc desc;
+      desc.name = route.key;
+      desc.spirv = route.spirv;
+      desc.buffer_count = uint32_t(plan.bindings.size());
+      desc.push_constant_bytes = uint32_t(plan.push_constants.size());
+      pipeline = std::make_shared<const vk::ComputePipeline>(vk::ComputePipeline::create(device, desc));
+    }
+    g.dispatches_.push_back(
+        Dispatch{pipeline, pipeline->bind(bindings), plan.push_constants, plan.groups});
+    g.tolerances_.push_back(kernels::find_family(route.family)->tolerance(p));
     g.routes_.push_back(std::move(route));
   }
   g.timestamps_.emplace(vk::TimestampPool::create(device, uint32_t(layer.nodes.size() + 1)));
@@ -121,15 +185,28 @@ void Graph::set_context(uint32_t context) {
                                 std::to_string(layer_.m) + " .. the cache's " +
                                 std::to_string(layer_.context) + " positions");
   }
-  context_ = context;
   for (size_t i = 0; i < layer_.nodes.size(); ++i) {
     const Node& node = layer_.nodes[i];
-    if (node.kind == NodeKind::attention) {
-      dispatches_[i]->push = kernels::push_constants(at_context(node.problem, context));
-    } else if (dispatches_[i]) {
-      dispatches_[i]->push = elementwise_push(layer_, node, context);
+    if (!node.routed()) {
+      dispatches_[i].push = elementwise_push(layer_, node, context);
+    } else if (node.kind == NodeKind::attention) {
+      // The same variant planned at the new context, over the buffers bound for the full one.
+      const Route& route = routes_[i];
+      const runtime::DispatchPlan plan =
+          runtime::plan_dispatch(route.selection(), to_query(at_context(node.problem, context)),
+                                 device_->info().limits.max_workgroup_count);
+      if (!plan.ok()) throw std::runtime_error(route.key + ": " + plan.error);
+      for (size_t b = 0; b < plan.bindings.size(); ++b) {
+        if (plan.bindings[b].alloc_bytes > route.plan.bindings.at(b).alloc_bytes) {
+          throw std::logic_error(route.key + ": " + std::string(plan.bindings[b].name) +
+                                 " grows at context " + std::to_string(context));
+        }
+      }
+      dispatches_[i].push = plan.push_constants;
+      dispatches_[i].groups = plan.groups;
     }
   }
+  context_ = context;
   record();
 }
 
@@ -148,12 +225,8 @@ void Graph::record() {
       cb.barrier();
       written.clear();
     }
-    if (kernels_[i]) {
-      kernels_[i]->record(cb);
-    } else {
-      const Dispatch& e = *dispatches_[i];
-      cb.dispatch(*e.pipeline, e.set, e.push, e.groups);
-    }
+    const Dispatch& d = dispatches_[i];
+    cb.dispatch(*d.pipeline, d.set, d.push, d.groups);
     written.insert(node.output);
     cb.timestamp(*timestamps_, uint32_t(i + 1));
   }

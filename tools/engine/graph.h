@@ -1,7 +1,10 @@
-// A decoder layer built for one device: every node routed (tuned or built-in), its weights
-// prepacked into the chosen layout, its pipeline created once, and the whole layer recorded
-// into one command buffer, so that executing it is one submit. The attended context is push
-// constants only, so a decode loop moves it with set_context and a re-record, never a rebuild.
+// A decoder layer built for one device: every node routed (tuned or built-in), and run the way
+// any engine runs a vktune answer — the runtime's SPIR-V, its dispatch plan (bindings and sizes,
+// push constants, workgroups) and its CPU prepack of the weights — with this engine's own
+// Vulkan code; the elementwise nodes run the engine's own shaders. Pipelines are created once
+// and the whole layer recorded into one command buffer, so that executing it is one submit. The
+// attended context is push constants only, so a decode loop moves it with set_context and a
+// re-record, never a rebuild.
 #pragma once
 
 #include <array>
@@ -36,13 +39,16 @@ struct GraphTimes {
 
 class Graph {
  public:
-  // Routes every routed node of `layer` through `router` (attention for the layer's context L),
-  // uploads `data` (weights prepacked to the chosen layouts; x, the caches and the RoPE table as
-  // given; every other tensor poisoned with NaN), creates the pipelines through
-  // `pipelines` (compiled from the embedded sources) and records the command buffer: a barrier
-  // before each node that reads a tensor written since the last barrier, a timestamp at every
-  // node boundary. Throws what KernelInstance::create and Router::route throw.
-  // `device`, `compiler` and `pipelines` must outlive the graph.
+  // Routes every routed node of `layer` through `router` (attention for the layer's context L)
+  // and creates its pipeline from the route's SPIR-V and one buffer per binding of its plan:
+  // the layer's tensors where the plan binds activations, the weights prepacked by the runtime
+  // into the plan's layout, the other parameters and a zeroed workspace of the plan's sizes.
+  // Uploads `data` (x, the caches and the RoPE table as given; every other tensor poisoned with
+  // NaN), creates the elementwise pipelines through `compiler` and `pipelines` (compiled from
+  // the embedded sources) and records the command buffer: a barrier before each node that reads
+  // a tensor written since the last barrier, a timestamp at every node boundary. Throws what
+  // Router::route throws, std::runtime_error when the runtime refuses to prepack, vk::Error on
+  // Vulkan failures. `device`, `compiler` and `pipelines` must outlive the graph.
   static Graph build(vk::Device& device, ShaderCompiler& compiler,
                      kernels::PipelineCache& pipelines, const Layer& layer, const LayerData& data,
                      const Router& router);
@@ -71,17 +77,18 @@ class Graph {
   std::vector<float> download(size_t index) const;
 
   const Layer& layer() const noexcept { return layer_; }
-  // Per node, in order: the route of routed nodes; elementwise nodes have no family.
+  // Per node, in order: the route of routed nodes (its SPIR-V is what the node's pipeline was
+  // created from); elementwise nodes have an empty route.
   const std::vector<Route>& routes() const noexcept { return routes_; }
   // Tolerance of node `i` relative to the kernels' bounds: the chosen variant's
-  // (Family::tolerance), or a few ulps' worth for elementwise nodes.
+  // (the catalogue's Family::tolerance: the check's business, not the dispatch's), or a few
+  // ulps' worth for elementwise nodes.
   double tolerance(size_t node) const { return tolerances_.at(node); }
   // The largest of them: what the layer's outputs are held to.
   double tolerance() const noexcept;
 
  private:
-  // A dispatch without a KernelInstance: an engine_*.comp shader, or attention (whose push
-  // constants change with the context).
+  // One node's dispatch: a routed node's plan, or an engine_*.comp shader's.
   struct Dispatch {
     std::shared_ptr<const vk::ComputePipeline> pipeline;
     vk::DescriptorSet set;
@@ -97,12 +104,11 @@ class Graph {
   uint32_t context_ = 0;
   std::vector<Route> routes_;
   std::vector<double> tolerances_;
-  // One buffer per tensor; KernelInstances bind them by address, so each is heap-allocated
-  // once and never moves.
+  // One buffer per tensor, then the routed nodes' own (weights, scales, norm weights,
+  // workspaces); descriptor sets bind them, so each is heap-allocated once and never moves.
   std::vector<std::unique_ptr<vk::Buffer>> tensors_;
-  std::vector<std::optional<kernels::KernelInstance>> kernels_;  // per node: norms, linears
-  std::vector<std::optional<Dispatch>> dispatches_;              // per node: the others
-  std::optional<vk::Buffer> attention_workspace_;  // Family::workspace_bytes, zeroed once
+  std::vector<std::unique_ptr<vk::Buffer>> parameters_;
+  std::vector<Dispatch> dispatches_;  // per node
   std::optional<vk::TimestampPool> timestamps_;
   std::optional<vk::CommandBuffer> commands_;
 };

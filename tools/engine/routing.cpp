@@ -1,8 +1,10 @@
-// Runtime selection -> family + knobs, with legality checked and the built-in fallback.
+// Runtime selection -> SPIR-V and dispatch plan, checked against the device, with the built-in
+// fallback. Only the runtime's contract (runtime/dispatch.h) is read, as any engine would.
 #include "tools/engine/routing.h"
 
+#include <algorithm>
 #include <cstdio>
-#include <nlohmann/json.hpp>
+#include <cstring>
 #include <stdexcept>
 
 #include "runtime/builtin.h"
@@ -11,42 +13,50 @@
 namespace vktune::engine {
 namespace {
 
-runtime::ProblemQuery query(const kernels::Problem& p) {
-  runtime::ProblemQuery q;
-  q.op = kernels::op_name(p.op);
-  q.dtype = kernels::dtype_name(p.dtype);
-  q.m = p.m;
-  q.n = p.n;
-  q.k = p.op == kernels::Op::rms_norm ? p.n : p.k;
-  q.group_size = p.op == kernels::Op::rms_norm ? 0 : p.group_size;
-  q.heads = p.heads;
-  q.kv_heads = p.kv_heads;
-  return q;
+// Whether `device` has the feature the plan names (DeviceInfo reports what vk::Device enables).
+bool has_feature(std::string_view name, const vk::DeviceInfo& device) {
+  const vk::DeviceFeatures& f = device.features;
+  if (name == "storageBuffer16BitAccess") return f.storage_16bit;
+  if (name == "shaderFloat16") return f.shader_float16;
+  if (name == "VK_SUBGROUP_FEATURE_ARITHMETIC_BIT") return f.subgroup_arithmetic;
+  if (name == "VK_NV_cooperative_matrix") {
+    // The contract's shape: 16x16x16, f16 * f16 + f32.
+    return f.coopmat_nv &&
+           std::any_of(f.coopmat_shapes.begin(), f.coopmat_shapes.end(), [](const auto& s) {
+             return s.m == 16 && s.n == 16 && s.k == 16 && s.a_type == "f16" &&
+                    s.b_type == "f16" && s.c_type == "f32" && s.result_type == "f32";
+           });
+  }
+  return false;  // a feature this engine does not know how to enable
 }
 
-// The family and knobs a selection names, legal for `problem` on `device`; on failure returns
-// a route without a family and the reason in `why`.
-Route parse(const runtime::Selection& s, const kernels::Problem& problem,
+// The selection's answer with its SPIR-V and its plan for `q` on `device`; on failure returns a
+// route without a family and the reason in `why`.
+Route parse(const runtime::Selection& s, const runtime::ProblemQuery& q,
             const vk::DeviceInfo& device, std::string& why) {
   Route r;
   r.key = std::string(s.variant_key);
-  const kernels::Family* family = kernels::find_family(s.family);
-  if (family == nullptr) {
-    why = "unknown family \"" + std::string(s.family) + "\"";
+  r.plan = runtime::plan_dispatch(s, q, device.limits.max_workgroup_count);
+  if (!r.plan.ok()) {
+    why = r.plan.error;
     return r;
   }
-  try {
-    r.knobs = family->knobs_from_json(nlohmann::json::parse(s.knobs_json));
-  } catch (const std::exception& e) {
-    why = std::string("bad knobs ") + std::string(s.knobs_json) + ": " + e.what();
+  if (std::string e = device_error(r.plan, device); !e.empty()) {
+    why = e;
     return r;
   }
-  if (const kernels::Legality legal = family->legality(r.knobs, problem, device); !legal) {
-    why = legal.reason;
+  if (s.spirv.empty()) {
+    why = "the database holds no SPIR-V for it";
     return r;
   }
-  r.family = family;
-  r.key = family->key(r.knobs);
+  if (s.spirv.size() % 4 != 0) {
+    why = "its SPIR-V is " + std::to_string(s.spirv.size()) + " bytes, not whole words";
+    return r;
+  }
+  r.spirv.resize(s.spirv.size() / 4);
+  std::memcpy(r.spirv.data(), s.spirv.data(), s.spirv.size());
+  r.knobs_json = std::string(s.knobs_json);
+  r.family = std::string(s.family);
   return r;
 }
 
@@ -59,6 +69,66 @@ std::string shape_text(const runtime::Selection& s) {
 }
 
 }  // namespace
+
+runtime::ProblemQuery to_query(const kernels::Problem& p) noexcept {
+  runtime::ProblemQuery q;
+  q.op = kernels::op_name(p.op);
+  q.dtype = kernels::dtype_name(p.dtype);
+  q.m = p.m;
+  q.n = p.n;
+  q.k = p.op == kernels::Op::rms_norm ? p.n : p.k;
+  q.group_size = p.op == kernels::Op::rms_norm ? 0 : p.group_size;
+  q.heads = p.heads;
+  q.kv_heads = p.kv_heads;
+  return q;
+}
+
+std::string device_error(const runtime::DispatchPlan& plan, const vk::DeviceInfo& device) {
+  for (const std::string& f : plan.required_features) {
+    if (!has_feature(f, device)) return "needs " + f + ", which " + device.name + " lacks";
+  }
+  const uint32_t sg = device.subgroup_size;
+  if (plan.required_subgroup_size != 0 && sg != plan.required_subgroup_size) {
+    return "needs subgroup size " + std::to_string(plan.required_subgroup_size) + "; " +
+           device.name + " has " + std::to_string(sg);
+  }
+  if (plan.subgroup_size_divides != 0 && (sg == 0 || plan.subgroup_size_divides % sg != 0)) {
+    return "needs a subgroup size dividing " + std::to_string(plan.subgroup_size_divides) +
+           "; " + device.name + " has " + std::to_string(sg);
+  }
+  const vk::DeviceLimits& lim = device.limits;
+  if (plan.workgroup_size > std::min(lim.max_invocations, lim.max_workgroup_size[0])) {
+    return "workgroup size " + std::to_string(plan.workgroup_size) + " exceeds " + device.name +
+           "'s limit of " + std::to_string(std::min(lim.max_invocations, lim.max_workgroup_size[0]));
+  }
+  if (plan.shared_memory_bytes > lim.max_shared_memory_bytes) {
+    return "needs " + std::to_string(plan.shared_memory_bytes) + " bytes of shared memory; " +
+           device.name + " has " + std::to_string(lim.max_shared_memory_bytes);
+  }
+  if (plan.push_constants.size() > lim.max_push_constants_bytes) {
+    return "pushes " + std::to_string(plan.push_constants.size()) + " bytes; " + device.name +
+           " takes " + std::to_string(lim.max_push_constants_bytes);
+  }
+  for (const runtime::BindingPlan& b : plan.bindings) {
+    if (b.alloc_bytes > lim.max_storage_buffer_range) {
+      return std::string(b.name) + " is " + std::to_string(b.alloc_bytes) +
+             " bytes, past maxStorageBufferRange (" +
+             std::to_string(lim.max_storage_buffer_range) + ")";
+    }
+  }
+  return {};
+}
+
+runtime::Selection Route::selection() const noexcept {
+  runtime::Selection s;
+  s.status = runtime::Status::ok;
+  s.family = family;
+  s.variant_key = key;
+  s.knobs_json = knobs_json;
+  s.layout = plan.layout;
+  s.spirv = {reinterpret_cast<const uint8_t*>(spirv.data()), spirv.size() * sizeof(uint32_t)};
+  return s;
+}
 
 std::string_view to_string(Source source) noexcept {
   switch (source) {
@@ -90,7 +160,7 @@ std::string Route::how() const {
 RouteCounts count_routes(const std::vector<Route>& routes) {
   RouteCounts c;
   for (const Route& r : routes) {
-    if (r.family == nullptr) continue;
+    if (!r.routed()) continue;
     switch (r.source) {
       case Source::exact:
         ++c.exact;
@@ -113,7 +183,7 @@ Router::Router(std::shared_ptr<const runtime::Snapshot> snapshot, const vk::Devi
     : snapshot_(std::move(snapshot)), device_(&device), query_device_(lookup_device(device)) {}
 
 Route Router::route(const kernels::Problem& problem) const {
-  const runtime::ProblemQuery q = query(problem);
+  const runtime::ProblemQuery q = to_query(problem);
   runtime::Selection s;
   if (snapshot_) {
     s = snapshot_->select(query_device_.query(), q);
@@ -126,7 +196,7 @@ Route Router::route(const kernels::Problem& problem) const {
                              std::string(s.error) + ")");
   }
   std::string why;
-  Route r = parse(s, problem, *device_, why);
+  Route r = parse(s, q, *device_, why);
   r.device_match = s.device_match;
   r.distance = s.shape_distance;
   if (s.shape_match != runtime::ShapeMatch::builtin) {
@@ -137,7 +207,7 @@ Route Router::route(const kernels::Problem& problem) const {
   r.source = s.shape_match == runtime::ShapeMatch::exact   ? Source::exact
              : s.shape_match == runtime::ShapeMatch::builtin ? Source::builtin
                                                              : Source::nearest;
-  if (r.family != nullptr) return r;
+  if (r.routed()) return r;
   if (r.source == Source::builtin) {
     throw std::runtime_error(kernels::describe(problem) + ": the built-in variant " + r.key +
                              " cannot run on " + device_->name + ": " + why);
@@ -146,11 +216,11 @@ Route Router::route(const kernels::Problem& problem) const {
   runtime::Selection builtin;
   runtime::select_builtin(q, builtin);
   std::string builtin_why;
-  Route b = parse(builtin, problem, *device_, builtin_why);
-  if (b.family == nullptr) {
+  Route b = parse(builtin, q, *device_, builtin_why);
+  if (!b.routed()) {
     throw std::runtime_error(kernels::describe(problem) + ": the tuned variant " + r.key +
                              " cannot run here (" + why + ") and neither can the built-in " +
-                             b.key + " (" + builtin_why + ")");
+                             b.key + " (" + (builtin.ok() ? builtin_why : std::string(builtin.error)) + ")");
   }
   b.source = Source::fallback;
   b.device_match = r.device_match;
