@@ -57,8 +57,8 @@ bool index_pickable(std::span<const ShapeIndex::Entry> entries, RankedLists& lis
 // heads; every list entry's kernel looked up in a table of candidate numbers by pickable id,
 // its place written to that candidate's row (non-candidates write to a row nobody reads); then
 // each candidate's score from its row. The per-entry hash probe this replaced branched on the
-// data of each of the ~190 entries of six lists of 32 (the H100 database) and took about half
-// as long again (docs/evaluate.md).
+// data of each of the ~190 entries of six lists of 32 (the H100 database); with it a ranked
+// select took about twice as long (docs/evaluate.md).
 RankedPick rank_neighbours(std::span<const ShapeIndex::Nearest> neighbours, const RankedLists& lists,
                            std::span<const Constraints> constraints, const ProblemQuery& q) noexcept {
   const size_t n = std::min(neighbours.size(), kRankNeighbours);
