@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <limits>
 
 namespace vktune::runtime {
@@ -15,123 +16,137 @@ constexpr double kAbsentRatio = 2.0;
 // Keeps a neighbour at distance 0 (another driver's exact problem) from taking all the weight.
 constexpr double kDistanceFloor = 0.1;
 constexpr size_t kCacheLine = 64;
+// A candidate's place in a list where it is not listed.
+constexpr uint16_t kAbsent = std::numeric_limits<uint16_t>::max();
+// Candidate number of every kernel that is no candidate: its places go to a row nobody reads.
+constexpr uint8_t kNoCandidate = kMaxCandidates;
+static_assert(kMaxCandidates < std::numeric_limits<uint8_t>::max());
 
-// Trivially constructible: only the `count` candidates in use are ever written or read, so
-// the array of them costs nothing to set up.
-struct Candidate {
-  const RankedVariant* variant;
-  const RankedVariant* nearest;  // its entry in the nearest neighbour that has it
-  size_t nearest_j;
-  double sum, weight;
-  uint32_t seen;  // bit j: neighbour j's list holds it
-};
-
-// Open addressing on the kernel index: a few probes per list entry instead of a scan of every
-// candidate. Twice the candidates or more, a power of two.
-class CandidateTable {
- public:
-  CandidateTable() { slot_.fill(kEmpty); }
-  void insert(uint32_t kernel, uint8_t index) noexcept {
-    filter_ |= uint64_t{1} << start(kernel);
-    size_t s = start(kernel);
-    while (slot_[s] != kEmpty) s = (s + 1) % kSlots;
-    slot_[s] = kernel;
-    index_[s] = index;
-  }
-  // The candidate index of `kernel`, or -1.
-  int find(uint32_t kernel) const noexcept {
-    // Most kernels of a neighbour's list are no candidate: one bit test turns them away.
-    if ((filter_ >> start(kernel) & 1) == 0) return -1;
-    for (size_t s = start(kernel); slot_[s] != kEmpty; s = (s + 1) % kSlots) {
-      if (slot_[s] == kernel) return index_[s];
-    }
-    return -1;
-  }
-
- private:
-  static constexpr size_t kSlots = 64;
-  static_assert(kSlots >= 2 * kMaxCandidates && kSlots == 64);
-  static constexpr uint32_t kEmpty = std::numeric_limits<uint32_t>::max();
-  static size_t start(uint32_t kernel) noexcept { return (kernel * 2654435761u) >> 26; }
-  std::array<uint32_t, kSlots> slot_;
-  std::array<uint8_t, kSlots> index_{};
-  uint64_t filter_ = 0;  // bit start(kernel) of every candidate (kSlots == 64 bits)
-};
+void prefetch(const void* data, size_t bytes) noexcept {
+  const auto* p = static_cast<const char*>(data);
+  for (size_t b = 0; b < bytes; b += kCacheLine) __builtin_prefetch(p + b);
+}
 
 }  // namespace
 
-RankedPick rank_neighbours(std::span<const ShapeIndex::Nearest> neighbours,
-                           std::span<const RankedVariant> variants,
+bool index_pickable(std::span<const ShapeIndex::Entry> entries, RankedLists& lists) {
+  constexpr uint16_t kUnnumbered = std::numeric_limits<uint16_t>::max();
+  std::vector<uint16_t> id_of;  // by kernel index
+  lists.pickable = 0;
+  for (const ShapeIndex::Entry& e : entries) {
+    if (e.ranked_count > kAbsent) return false;
+    const size_t head = std::min<size_t>(e.ranked_count, kRankCandidatesPerNeighbour);
+    for (size_t i = 0; i < head; ++i) {
+      const uint32_t kernel = lists.variants[e.ranked_first + i].kernel;
+      if (kernel >= id_of.size()) id_of.resize(size_t{kernel} + 1, kUnnumbered);
+      if (id_of[kernel] != kUnnumbered) continue;
+      if (lists.pickable == kMaxPickable) return false;
+      id_of[kernel] = static_cast<uint16_t>(lists.pickable++);
+    }
+  }
+  lists.pick.resize(lists.variants.size());
+  for (size_t i = 0; i < lists.variants.size(); ++i) {
+    const uint32_t kernel = lists.variants[i].kernel;
+    const uint16_t id = kernel < id_of.size() ? id_of[kernel] : kUnnumbered;
+    lists.pick[i] = id == kUnnumbered ? static_cast<uint16_t>(lists.pickable) : id;
+  }
+  return true;
+}
+
+// Three passes, none of which branches on the data of a list entry: the candidates from the
+// heads; every list entry's kernel looked up in a table of candidate numbers by pickable id,
+// its place written to that candidate's row (non-candidates write to a row nobody reads); then
+// each candidate's score from its row. The per-entry hash probe this replaced branched on the
+// data of each of the ~190 entries of six lists of 32 (the H100 database); with it a ranked
+// select took about twice as long (docs/evaluate.md).
+RankedPick rank_neighbours(std::span<const ShapeIndex::Nearest> neighbours, const RankedLists& lists,
                            std::span<const Constraints> constraints, const ProblemQuery& q) noexcept {
   const size_t n = std::min(neighbours.size(), kRankNeighbours);
+  const RankedVariant* variants = lists.variants.data();
+  const uint16_t* pick = lists.pick.data();
   size_t ranking = 0;
   for (size_t j = 0; j < n; ++j) {
     const ShapeIndex::Entry& e = *neighbours[j].entry;
     ranking += e.ranked_count >= 2 ? 1 : 0;
-    // In a large snapshot each neighbour's list is likely a cache miss (most of a lookup's time
-    // was spent waiting on them one after another): ask for every list now, so the misses
-    // overlap.
-    const auto* list = reinterpret_cast<const char*>(variants.data() + e.ranked_first);
-    for (size_t b = 0; b < e.ranked_count * sizeof(RankedVariant); b += kCacheLine) {
-      __builtin_prefetch(list + b);
-    }
+    // In a large snapshot each neighbour's list is likely a cache miss: ask for every list now,
+    // so the misses overlap.
+    prefetch(pick + e.ranked_first, e.ranked_count * sizeof(uint16_t));
+    prefetch(variants + e.ranked_first, e.ranked_count * sizeof(RankedVariant));
   }
   if (ranking < 2) return {};
 
-  std::array<Candidate, kMaxCandidates> candidates;
+  // Candidate number by pickable id; the shared id of the kernels heading no list included.
+  std::array<uint8_t, kMaxPickable + 1> candidate_of;
+  std::memset(candidate_of.data(), kNoCandidate, lists.pickable + 1);
+  std::array<const RankedVariant*, kMaxCandidates> candidates;
   size_t count = 0;
-  CandidateTable table;
-  std::array<double, kRankNeighbours> weight{};
+  for (size_t j = 0; j < n; ++j) {
+    const ShapeIndex::Entry& e = *neighbours[j].entry;
+    const size_t head = std::min<size_t>(e.ranked_count, kRankCandidatesPerNeighbour);
+    for (size_t i = e.ranked_first; i < e.ranked_first + head; ++i) {
+      const uint16_t id = pick[i];
+      if (candidate_of[id] != kNoCandidate || !constraints[variants[i].kernel].allows(q)) continue;
+      candidate_of[id] = static_cast<uint8_t>(count);
+      candidates[count++] = &variants[i];
+    }
+  }
+  if (count == 0) return {};
+
+  // place[c][j]: where candidate c first appears in neighbour j's list, or kAbsent. Lists are
+  // walked backwards so that the first place is the one left.
+  std::array<std::array<uint16_t, kRankNeighbours>, kMaxCandidates + 1> place;
+  for (size_t c = 0; c < count; ++c) place[c].fill(kAbsent);
+  std::array<double, kRankNeighbours> weight{}, absent_term{};
+  std::array<bool, kRankNeighbours> absent_counts{};
+  std::array<ProblemQuery, kRankNeighbours> there;
   for (size_t j = 0; j < n; ++j) {
     const ShapeIndex::Entry& e = *neighbours[j].entry;
     const double d = neighbours[j].distance + kDistanceFloor;
     weight[j] = 1 / (d * d);
-    const size_t head = std::min<size_t>(e.ranked_count, kRankCandidatesPerNeighbour);
-    for (size_t i = 0; i < head; ++i) {
-      const RankedVariant& v = variants[e.ranked_first + i];
-      if (!constraints[v.kernel].allows(q) || table.find(v.kernel) >= 0) continue;
-      table.insert(v.kernel, static_cast<uint8_t>(count));
-      candidates[count++] = Candidate{&v, nullptr, 0, 0, 0, 0};
+    for (size_t i = e.ranked_count; i-- > 0;) {
+      place[candidate_of[pick[e.ranked_first + i]]][j] = static_cast<uint16_t>(i);
+    }
+    there[j] = ProblemQuery{q.op, q.dtype, e.m, e.n, e.k, q.group_size, q.heads, q.kv_heads};
+    absent_counts[j] = e.ranked_count != 0;
+    if (absent_counts[j]) {
+      const double r = std::max<double>(kAbsentRatio, variants[e.ranked_first + e.ranked_count - 1].ratio);
+      absent_term[j] = weight[j] * r * r;
     }
   }
-  // Every list entry of a candidate adds to its score.
-  for (size_t j = 0; j < n; ++j) {
-    const ShapeIndex::Entry& e = *neighbours[j].entry;
-    for (size_t i = 0; i < e.ranked_count; ++i) {
-      const RankedVariant& v = variants[e.ranked_first + i];
-      const int c = table.find(v.kernel);
-      if (c < 0) continue;
-      Candidate& x = candidates[static_cast<size_t>(c)];
-      x.sum += weight[j] * v.ratio * v.ratio;
-      x.weight += weight[j];
-      if (x.seen == 0) {
-        x.nearest = &v;
-        x.nearest_j = j;
-      }
-      x.seen |= 1u << j;
-    }
-  }
-  const Candidate* best = nullptr;
+
+  // Each score adds the listed terms first, nearest neighbour first, then the absent ones.
+  const RankedVariant* best = nullptr;
+  size_t best_j = 0;
   double best_score = std::numeric_limits<double>::infinity();
   for (size_t c = 0; c < count; ++c) {
-    Candidate& x = candidates[c];
+    double sum = 0, total = 0;
+    const RankedVariant* nearest = nullptr;
+    size_t nearest_j = 0;
     for (size_t j = 0; j < n; ++j) {
-      if ((x.seen >> j & 1u) != 0) continue;
-      const ShapeIndex::Entry& e = *neighbours[j].entry;
-      const ProblemQuery there{q.op, q.dtype, e.m, e.n, e.k, q.group_size, q.heads, q.kv_heads};
-      if (e.ranked_count == 0 || !constraints[x.variant->kernel].allows(there)) continue;
-      const double r = std::max<double>(kAbsentRatio, variants[e.ranked_first + e.ranked_count - 1].ratio);
-      x.sum += weight[j] * r * r;
-      x.weight += weight[j];
+      if (place[c][j] == kAbsent) continue;
+      const RankedVariant& v = variants[neighbours[j].entry->ranked_first + place[c][j]];
+      sum += weight[j] * v.ratio * v.ratio;
+      total += weight[j];
+      if (nearest == nullptr) {
+        nearest = &v;
+        nearest_j = j;
+      }
     }
-    const double score = x.sum / x.weight;
+    const Constraints& legal = constraints[candidates[c]->kernel];
+    for (size_t j = 0; j < n; ++j) {
+      if (place[c][j] != kAbsent || !absent_counts[j] || !legal.allows(there[j])) continue;
+      sum += absent_term[j];
+      total += weight[j];
+    }
+    const double score = sum / total;
     if (score < best_score) {
       best_score = score;
-      best = &x;
+      best = nearest;
+      best_j = nearest_j;
     }
   }
   if (best == nullptr) return {};
-  return {best->nearest, neighbours[best->nearest_j].entry, neighbours[best->nearest_j].distance};
+  return {best, neighbours[best_j].entry, neighbours[best_j].distance};
 }
 
 }  // namespace vktune::runtime

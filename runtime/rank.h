@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include "db/records.h"
 
@@ -34,18 +35,39 @@ struct RankedPick {
 inline constexpr size_t kRankNeighbours = 6;
 inline constexpr size_t kRankCandidatesPerNeighbour = db::kRankedPickable;
 
+// A group's ranked lists as the ranking reads them. `variants` holds every entry's list (each
+// entry's ranked_first/ranked_count slice it); `pick` is, per variant, its kernel's pickable id:
+// kernels that head some list of the group (its first kRankCandidatesPerNeighbour, the only
+// ones that can be picked) are numbered 0..pickable-1, every other kernel shares id `pickable`.
+// The ranking then finds a candidate's place in a list through a table indexed by these ids,
+// instead of hashing kernel indices entry by entry. Built once at load by index_pickable.
+struct RankedLists {
+  std::vector<RankedVariant> variants;
+  std::vector<uint16_t> pick;
+  uint32_t pickable = 0;
+};
+
+// The most pickable kernels in one group: the ranking keeps a table of that many bytes on the
+// stack. A group needs more only if more distinct kernels than this head its lists.
+inline constexpr size_t kMaxPickable = 4095;
+
+// Numbers the kernels heading `entries`' lists in `lists` (fills pick and pickable). Returns
+// false, leaving `lists` unusable, when more than kMaxPickable kernels head them or a list is
+// longer than 65535.
+bool index_pickable(std::span<const ShapeIndex::Entry> entries, RankedLists& lists);
+
 // Picks, among the first kRankCandidatesPerNeighbour variants of each neighbour that are legal
 // for `q`, the one with the lowest score sum_j w_j r_j^2 / sum_j w_j over the neighbours j,
 // where r_j is its time on j relative to j's best and w_j = 1 / (distance_j + 0.1)^2. Squaring
 // the ratio makes a variant that ran badly on one neighbour lose to one that ran well on all.
 // A variant missing from a neighbour's list, though legal there, counts as slower than the
 // list's last entry and at least twice the best; where it is illegal, that neighbour does not
-// count for it. `neighbours` are nearest first; each entry's ranked_first/ranked_count slice
-// `variants`; `constraints[kernel]` is a kernel's legality. Returns no variant when fewer than
-// two neighbours rank two or more variants (a database of winners only): the caller then copies
-// the nearest legal winner. noexcept, allocation-free.
-RankedPick rank_neighbours(std::span<const ShapeIndex::Nearest> neighbours,
-                           std::span<const RankedVariant> variants,
+// count for it. A kernel listed twice in one list counts once, at its first (fastest) place.
+// `neighbours` are nearest first; each entry's ranked_first/ranked_count slice `lists`
+// (indexed by index_pickable); `constraints[kernel]` is a kernel's legality. Returns no
+// variant when fewer than two neighbours rank two or more variants (a database of winners
+// only): the caller then copies the nearest legal winner. noexcept, allocation-free.
+RankedPick rank_neighbours(std::span<const ShapeIndex::Nearest> neighbours, const RankedLists& lists,
                            std::span<const Constraints> constraints, const ProblemQuery& q) noexcept;
 
 }  // namespace vktune::runtime

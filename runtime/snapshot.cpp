@@ -36,8 +36,8 @@ struct Snapshot::Group {
   std::string op, dtype;
   uint32_t group_size = 0, heads = 0, kv_heads = 0;
   ShapeIndex shapes;
-  std::vector<RankedVariant> ranked;  // the entries' fastest variants, sliced by each entry
-  std::vector<double> ranked_ns;      // ranked[i]'s measured time: read for the pick alone
+  RankedLists ranked;             // the entries' fastest variants, sliced by each entry
+  std::vector<double> ranked_ns;  // ranked.variants[i]'s measured time: read for the pick alone
 };
 
 struct Snapshot::Device {
@@ -223,7 +223,7 @@ std::shared_ptr<const Snapshot> Snapshot::from_catalog(const db::Catalog& catalo
       uint32_t device;
       const db::Problem* key;  // op, dtype and group size of the bucket
       std::vector<ShapeIndex::Entry> entries;
-      std::vector<RankedVariant> ranked;
+      RankedLists ranked;
       std::vector<double> ranked_ns;
     };
     std::vector<Bucket> buckets;
@@ -249,13 +249,18 @@ std::shared_ptr<const Snapshot> Snapshot::from_catalog(const db::Catalog& catalo
       ShapeIndex::Entry entry{prob.m, prob.n, prob.k, k->second, w.median_ns,
                               snap->kernels_[k->second].constraints};
       if (const auto run = ranked.find({w.device_id, w.problem_id}); run != ranked.end()) {
-        entry.ranked_first = static_cast<uint32_t>(b.ranked.size());
+        entry.ranked_first = static_cast<uint32_t>(b.ranked.variants.size());
         entry.ranked_count = static_cast<uint32_t>(run->second.second);
-        append_ranked(catalog, run->second, kernel_index, b.ranked, b.ranked_ns);
+        append_ranked(catalog, run->second, kernel_index, b.ranked.variants, b.ranked_ns);
       }
       b.entries.push_back(entry);
     }
     for (auto& b : buckets) {
+      if (!index_pickable(b.entries, b.ranked)) {
+        throw BuildError{"device '" + snap->devices_[b.device].name + "', " + b.key->op +
+                         ": more than " + std::to_string(kMaxPickable) +
+                         " distinct kernels head one group's ranked lists, or a list is longer than 65535"};
+      }
       snap->devices_[b.device].groups.push_back(Group{b.key->op, b.key->dtype, b.key->group_size,
                                                       b.key->heads, b.key->kv_heads, ShapeIndex(std::move(b.entries)),
                                                       std::move(b.ranked), std::move(b.ranked_ns)});
@@ -386,7 +391,7 @@ Selection Snapshot::select(const DeviceQuery& device, const ProblemQuery& proble
         const RankedPick pick = rank_neighbours({neighbours.data(), found}, g.ranked, constraints_, problem);
         if (pick.variant != nullptr) {
           fill(kernels_[pick.variant->kernel], *pick.measured_on, d, source_, out);
-          out.median_ns = g.ranked_ns[static_cast<size_t>(pick.variant - g.ranked.data())];
+          out.median_ns = g.ranked_ns[static_cast<size_t>(pick.variant - g.ranked.variants.data())];
           out.device_match = level;
           out.shape_match = ShapeMatch::ranked;
           out.shape_distance = pick.distance;

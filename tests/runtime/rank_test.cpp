@@ -19,6 +19,7 @@ struct Neighbourhood {
   std::vector<RankedVariant> variants;
   std::vector<Constraints> constraints = std::vector<Constraints>(10);
   std::vector<ShapeIndex::Nearest> nearest;
+  RankedLists lists;  // what pick() ranked: its answer points into it
 
   // One neighbour at `distance` of shape (m, n, k) with (kernel, ratio) fastest first.
   void add(uint32_t m, uint32_t n, uint32_t k, double distance,
@@ -43,7 +44,9 @@ struct Neighbourhood {
   RankedPick pick(const ProblemQuery& q) {
     nearest.clear();
     for (size_t i = 0; i < entries.size(); ++i) nearest.push_back({&entries[i], distances[i]});
-    return rank_neighbours(nearest, variants, constraints, q);
+    lists = RankedLists{variants, {}, 0};
+    EXPECT_TRUE(index_pickable(entries, lists));
+    return rank_neighbours(nearest, lists, constraints, q);
   }
 };
 

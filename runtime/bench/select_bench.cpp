@@ -1,0 +1,219 @@
+// select() and load figures on a real database (default: the shipped H100 winners file), as a
+// table: Snapshot::load of the document and of the same rows imported into a .db, and the
+// latency of select() per path (exact shapes, and untuned shapes answered by ranking).
+//
+//   vktune_select_bench [--rounds N] [--loads N] [FILE.json|FILE.db ...]
+//
+// Untuned shapes are each tuned problem moved off the grid (M up by a third, N by 64, K by two
+// groups), so every one of them walks the index and ranks its neighbours' variants; the table
+// says how many were answered by ranking. Each round times every query of a path, repeated
+// for at least ~20 ms; the figure is the median round (and the fastest), in ns per select().
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+#include "db/json_io.h"
+#include "db/store.h"
+#include "runtime/snapshot.h"
+#include "runtime/stored_device.h"
+
+namespace {
+
+using namespace vktune;
+using runtime::ProblemQuery;
+using runtime::Snapshot;
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+}
+
+struct Figures {
+  double median = 0, min = 0, max = 0;
+};
+
+Figures summarise(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return {v[v.size() / 2], v.front(), v.back()};
+}
+
+// Median, fastest and slowest of `loads` Snapshot::load calls, in ms; the last snapshot loaded.
+std::shared_ptr<const Snapshot> time_loads(const std::string& path, int loads, Figures& out) {
+  std::vector<double> ms;
+  std::shared_ptr<const Snapshot> snap;
+  for (int i = 0; i < loads; ++i) {
+    std::string error;
+    const auto t = Clock::now();
+    snap = Snapshot::load(path, &error);
+    ms.push_back(ms_since(t));
+    if (!snap) {
+      std::fprintf(stderr, "%s\n", error.c_str());
+      return nullptr;
+    }
+  }
+  out = summarise(ms);
+  return snap;
+}
+
+// ns per select() over `queries`: the median and fastest of `rounds` rounds.
+Figures time_selects(const Snapshot& snap, const runtime::DeviceQuery& device,
+                     const std::vector<ProblemQuery>& queries, int rounds) {
+  size_t sink = 0;
+  // Repeats per round so that one round takes ~20 ms.
+  size_t repeats = 1;
+  for (;;) {
+    const auto t = Clock::now();
+    for (size_t r = 0; r < repeats; ++r) {
+      for (const auto& q : queries) sink += snap.select(device, q).variant_key.size();
+    }
+    if (ms_since(t) > 20 || repeats > (1u << 20)) break;
+    repeats *= 2;
+  }
+  std::vector<double> ns;
+  for (int round = 0; round < rounds; ++round) {
+    const auto t = Clock::now();
+    for (size_t r = 0; r < repeats; ++r) {
+      for (const auto& q : queries) sink += snap.select(device, q).variant_key.size();
+    }
+    ns.push_back(ms_since(t) * 1e6 / double(repeats * queries.size()));
+  }
+  if (sink == 0) std::fprintf(stderr, "no select answered\n");
+  return summarise(ns);
+}
+
+bool ends_with(const std::string& s, const char* suffix) {
+  const size_t n = std::strlen(suffix);
+  return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+double megabytes(const std::string& path) {
+  return double(std::filesystem::file_size(path)) / (1 << 20);
+}
+
+int bench(const std::string& path, int rounds, int loads, const std::filesystem::path& scratch) {
+  // The catalog says which device and problems the database holds.
+  db::Catalog catalog;
+  std::string db_path = path;
+  if (ends_with(path, ".db")) {
+    catalog = db::Store::open(path, db::OpenMode::read_only).catalog(false);
+  } else {
+    const std::string text = read_file(path);
+    catalog = db::catalog_from_json(text, path);
+    // The same rows as a .db, as `vktune db import` would write them.
+    db_path = (scratch / (std::filesystem::path(path).stem().string() + ".db")).string();
+    db::Store store = db::Store::open(db_path);
+    db::import_json_text(store, text, path);
+  }
+  if (catalog.winners.empty()) {
+    std::fprintf(stderr, "%s: no winners\n", path.c_str());
+    return 1;
+  }
+  std::printf("%s: %zu devices, %zu problems, %zu kernels, %zu ranked rows\n", path.c_str(),
+              catalog.devices.size(), catalog.problems.size(), catalog.kernels.size(),
+              catalog.ranked.size());
+
+  Figures load_doc, load_db;
+  const auto snap = time_loads(path, loads, load_doc);
+  if (!snap) return 1;
+  if (db_path != path && !time_loads(db_path, loads, load_db)) return 1;
+
+  // Queries on the first winner's device: its problems, and each moved off the grid.
+  const int64_t device_id = catalog.winners.front().device_id;
+  runtime::DeviceQuery device;
+  for (const auto& d : catalog.devices) {
+    if (d.id == device_id) device = runtime::stored_device_query(d);
+  }
+  std::vector<ProblemQuery> exact, ranked, other;
+  size_t off_grid = 0;
+  for (const auto& w : catalog.winners) {
+    if (w.device_id != device_id) continue;
+    const db::Problem* p = nullptr;
+    for (const auto& candidate : catalog.problems) {
+      if (candidate.id == w.problem_id) p = &candidate;
+    }
+    if (p == nullptr) continue;
+    const ProblemQuery q{p->op, p->dtype, p->m, p->n, p->k, p->group_size, p->heads, p->kv_heads};
+    if (snap->select(device, q).shape_match == runtime::ShapeMatch::exact) exact.push_back(q);
+    ProblemQuery moved = q;
+    moved.m = q.m + std::max(1u, q.m / 3);
+    moved.n = q.n + 64;
+    moved.k = q.op == "q4gsw" ? q.k + 2 * q.group_size : q.op == "rms_norm" ? moved.n : q.k;
+    ++off_grid;
+    const auto s = snap->select(device, moved);
+    (s.shape_match == runtime::ShapeMatch::ranked ? ranked : other).push_back(moved);
+  }
+
+  std::printf("\n| %-34s | %8s | %10s | %10s |\n", "select() path", "queries", "median ns", "min ns");
+  std::printf("|%s|%s|%s|%s|\n", std::string(36, '-').c_str(), std::string(9, '-').append(":").c_str(),
+              std::string(11, '-').append(":").c_str(), std::string(11, '-').append(":").c_str());
+  auto row = [&](const char* name, const std::vector<ProblemQuery>& queries) {
+    if (queries.empty()) return;
+    const Figures f = time_selects(*snap, device, queries, rounds);
+    std::printf("| %-34s | %8zu | %10.0f | %10.0f |\n", name, queries.size(), f.median, f.min);
+  };
+  row("exact (tuned shapes)", exact);
+  row("ranked (off-grid shapes)", ranked);
+  row("off-grid, not ranked", other);
+  std::printf("(%zu of %zu off-grid shapes answered by ranking; %d rounds)\n\n", ranked.size(),
+              off_grid, rounds);
+
+  std::printf("| %-34s | %8s | %10s | %10s |\n", "Snapshot::load", "MB", "median ms", "min ms");
+  std::printf("|%s|%s|%s|%s|\n", std::string(36, '-').c_str(), std::string(9, '-').append(":").c_str(),
+              std::string(11, '-').append(":").c_str(), std::string(11, '-').append(":").c_str());
+  std::printf("| %-34s | %8.2f | %10.2f | %10.2f |\n",
+              std::filesystem::path(path).filename().c_str(), megabytes(path), load_doc.median,
+              load_doc.min);
+  if (db_path != path) {
+    std::printf("| %-34s | %8.2f | %10.2f | %10.2f |\n", "the same imported into a .db",
+                megabytes(db_path), load_db.median, load_db.min);
+  }
+  std::printf("(%d loads each)\n", loads);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int rounds = 15, loads = 7;
+  std::vector<std::string> files;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--rounds" && i + 1 < argc) {
+      rounds = std::max(1, std::atoi(argv[++i]));
+    } else if (a == "--loads" && i + 1 < argc) {
+      loads = std::max(1, std::atoi(argv[++i]));
+    } else if (a.starts_with("-")) {
+      std::fprintf(stderr, "usage: %s [--rounds N] [--loads N] [FILE.json|FILE.db ...]\n", argv[0]);
+      return 2;
+    } else {
+      files.push_back(a);
+    }
+  }
+  if (files.empty()) files.push_back(VKTUNE_SOURCE_DIR "/db/tuned/nvidia-h100-80gb-hbm3.winners.json");
+  namespace fs = std::filesystem;
+  const fs::path scratch = fs::temp_directory_path() / ("vktune-select-bench-" + std::to_string(getpid()));
+  fs::create_directories(scratch);
+  int rc = 0;
+  try {
+    for (const auto& f : files) rc |= bench(f, rounds, loads, scratch);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    rc = 1;
+  }
+  fs::remove_all(scratch);
+  return rc;
+}
