@@ -95,6 +95,9 @@ TEST(SdpaProblem, F16IsServedByTheF16InstancesOnly) {
   EXPECT_EQ(s.keys, 512u * 8 * 128 * 2);
   EXPECT_EQ(s.values, s.keys);
   const ProblemData d = make_random(half, 7);
+  EXPECT_EQ(d.x.size(), 32u * 128);
+  EXPECT_EQ(d.keys.size(), 512u * 8 * 128);
+  EXPECT_EQ(d.values.size(), d.keys.size());
   for (const std::vector<float>* t : {&d.x, &d.keys, &d.values}) {
     for (float v : *t) ASSERT_EQ(v, round_to_half(v));
   }
