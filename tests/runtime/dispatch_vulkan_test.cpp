@@ -71,8 +71,10 @@ class DispatchOnDevice : public vktune::test::VulkanFixture {
         ASSERT_EQ(weight.size(), b.bytes);
         buffer.upload(std::span<const uint8_t>(weight));
       }
-      if (b.name == "out")
-        upload(std::vector<float>(kernels::output_count(p), std::numeric_limits<float>::quiet_NaN()));
+      if (b.name == "out") {
+        upload(std::vector<float>(kernels::output_count(p),
+                                  std::numeric_limits<float>::quiet_NaN()));
+      }
       if (b.zero_once) buffer.upload(std::span<const uint8_t>(std::vector<uint8_t>(b.alloc_bytes)));
     }
     for (const vk::Buffer& buffer : buffers) bound.push_back(&buffer);
