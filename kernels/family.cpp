@@ -189,8 +189,9 @@ std::span<const Family* const> families() {
       &gemv_family(DType::f16),           &gemv_fast_family(DType::f16),
       &gemv_fast_s16_family(DType::f16),  &coopmat_family(DType::f16),
       &coopmat_splitk_family(DType::f16), &rms_norm_family(DType::f16),
-      &sdpa_naive_family(),               &sdpa_fused_family(),
-      &sdpa_split_family()};
+      &sdpa_naive_family(DType::f32),     &sdpa_fused_family(DType::f32),
+      &sdpa_split_family(DType::f32),     &sdpa_naive_family(DType::f16),
+      &sdpa_fused_family(DType::f16),     &sdpa_split_family(DType::f16)};
   return all;
 }
 

@@ -18,7 +18,8 @@ const char* op_name(Op op) noexcept;
 std::optional<Op> parse_op(std::string_view name) noexcept;
 
 // Element type of a problem's activations and of every other float tensor: q4gsw's x, scales,
-// bias and out, rms_norm's x, w and y. Accumulation is fp32 either way; the weights stay int4.
+// bias and out, rms_norm's x, w and y, sdpa's q, K and V caches and out. Accumulation (and
+// sdpa's softmax) is fp32 either way; the weights stay int4.
 enum class DType { f32, f16 };
 
 // "f32" / "f16": the spelling of the DB's problems.dtype, the runtime query and the CLI.

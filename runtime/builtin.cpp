@@ -53,8 +53,6 @@ OpBuiltins load(kernels::Op op, kernels::DType dtype) {
   return out;
 }
 
-constexpr std::string_view kSdpaF32Only = "sdpa is f32-only for now; query dtype \"f32\"";
-
 // Built when the library loads, not on first use: select() must neither allocate nor take the
 // lock of a function-local static (tests/runtime/select_alloc_test.cpp). The catalogue's
 // descriptors are function-local statics themselves, so the order of initialisation is safe.
@@ -63,8 +61,7 @@ const OpBuiltins kRmsNorm = load(kernels::Op::rms_norm, kernels::DType::f32);
 const OpBuiltins kSdpa = load(kernels::Op::sdpa, kernels::DType::f32);
 const OpBuiltins kQ4gswF16 = load(kernels::Op::q4gsw, kernels::DType::f16);
 const OpBuiltins kRmsNormF16 = load(kernels::Op::rms_norm, kernels::DType::f16);
-// The sdpa families are f32 only (kernels/families/families.h), so there is nothing to load.
-const OpBuiltins kSdpaF16 = {{}, std::string(kSdpaF32Only)};
+const OpBuiltins kSdpaF16 = load(kernels::Op::sdpa, kernels::DType::f16);
 
 const OpBuiltins& builtins(kernels::Op op, kernels::DType dtype) {
   const bool f16 = dtype == kernels::DType::f16;
@@ -102,7 +99,6 @@ std::string_view validate(const ProblemQuery& q) noexcept {
     if (q.heads % q.kv_heads != 0) return "sdpa needs heads to be a multiple of kv_heads (GQA)";
     if (q.n < q.m) return "sdpa needs L (N) >= M: the queried tokens must be in the cache";
     if (q.group_size != 0) return "sdpa has no groups; pass group_size 0";
-    if (q.dtype != "f32") return kSdpaF32Only;
     return {};
   }
   return kUnknownOp;

@@ -55,7 +55,9 @@ BenchPlan plan_bench(const db::Store& tuned, const vk::DeviceInfo& device) {
   }
   const std::vector<db::BestRow> winners = tuned.best(record->id);
   auto same_space = [](const db::Problem& a, const db::Problem& b) {
-    return a.op == b.op && a.dtype == b.dtype && a.n == b.n && a.k == b.k;
+    // sdpa: the head counts too (qpg must divide the group, so a winner may not carry over).
+    return a.op == b.op && a.dtype == b.dtype && a.n == b.n && a.k == b.k &&
+           a.heads == b.heads && a.kv_heads == b.kv_heads;
   };
   BenchPlan plan;
   for (const db::BestRow& best : winners) {

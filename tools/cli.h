@@ -79,6 +79,9 @@ void add_shape_options(CLI::App& command, ShapeOptions& options, bool m_required
 void add_devices_command(CLI::App& app);
 // `vktune tune` (cli_tune.cpp).
 void add_tune_command(CLI::App& app);
+// --ops of `tune` and `bench`: "q4gsw,rms_norm,sdpa" as ops; throws CLI::ValidationError naming
+// an unknown one.
+std::vector<kernels::Op> parse_ops(const std::string& text);
 // Runs a tuning session with progress and its closing line on stderr; results are the
 // caller's to print on stdout.
 tuner::TuneResult run_session(const vk::Instance& instance, size_t device_index, db::Store& store,

@@ -20,7 +20,8 @@ namespace {
 struct BenchFlags {
   DeviceOptions device;
   std::string db, save = ":memory:", markdown, cache = "cold";
-  std::string shapes, m, gs, dtypes = "f32";  // optional: only these of the database's problems
+  // Optional: only these of the database's problems.
+  std::string shapes, m, gs, context, ops = "q4gsw,rms_norm", dtypes = "f32";
   double variant_budget_s = 0.5;
   bool plain = false, json = false;
 };
@@ -35,6 +36,8 @@ void run_bench(const BenchFlags& flags) {
     tuner::ShapeOptions shape_options;
     if (!flags.m.empty()) shape_options.m = tuner::parse_list(flags.m);
     if (!flags.gs.empty()) shape_options.group_sizes = tuner::parse_list(flags.gs);
+    if (!flags.context.empty()) shape_options.contexts = tuner::parse_list(flags.context);
+    shape_options.ops = parse_ops(flags.ops);
     shape_options.dtypes = tuner::parse_dtypes(flags.dtypes);
     keep_only(plan, tuner::load_shapes(flags.shapes, shape_options));
   }
@@ -91,6 +94,9 @@ void add_bench_command(CLI::App& app) {
                   "bench only the database's problems in this preset or shapes file");
   cmd->add_option("--m", flags->m, "with --shapes: M list");
   cmd->add_option("--gs", flags->gs, "with --shapes: group-size list");
+  cmd->add_option("--ops", flags->ops, "with --shapes: ops, e.g. sdpa or q4gsw,rms_norm,sdpa")
+      ->capture_default_str();
+  cmd->add_option("--context", flags->context, "with --shapes: sdpa context lengths L");
   cmd->add_option("--dtype", flags->dtypes, "with --shapes: dtype list, e.g. f16 or f32,f16")
       ->capture_default_str();
   cmd->add_option("--save", flags->save, "database for the bench's own measurements")

@@ -48,17 +48,6 @@ std::vector<std::string> split_commas(const std::string& text) {
   return items;
 }
 
-std::vector<kernels::Op> parse_ops(const std::string& text) {
-  std::vector<kernels::Op> ops;
-  for (const std::string& name : split_commas(text)) {
-    const auto op = kernels::parse_op(name);
-    if (!op) {
-      throw CLI::ValidationError("--ops", "unknown op \"" + name + "\" (q4gsw, rms_norm, sdpa)");
-    }
-    ops.push_back(*op);
-  }
-  return ops;
-}
 
 std::vector<const kernels::Family*> parse_families(const std::string& text) {
   std::vector<const kernels::Family*> families;
@@ -195,6 +184,18 @@ void run_tune(const TuneFlags& flags) {
 
 }  // namespace
 
+std::vector<kernels::Op> parse_ops(const std::string& text) {
+  std::vector<kernels::Op> ops;
+  for (const std::string& name : split_commas(text)) {
+    const auto op = kernels::parse_op(name);
+    if (!op) {
+      throw CLI::ValidationError("--ops", "unknown op \"" + name + "\" (q4gsw, rms_norm, sdpa)");
+    }
+    ops.push_back(*op);
+  }
+  return ops;
+}
+
 tuner::TuneResult run_session(const vk::Instance& instance, size_t device_index, db::Store& store,
                               tuner::TuneOptions options, bool plain) {
   tuner::Progress progress(stderr, plain);
@@ -231,7 +232,7 @@ void add_tune_command(CLI::App& app) {
                   "sdpa context lengths L, e.g. 512,2048,8192 (default: 128,512,2048,8192)");
   cmd->add_option("--dtype", flags->dtypes,
                   "activation dtypes, each shape tuned in each: f32, f16 or f32,f16 (f16 needs "
-                  "storageBuffer16BitAccess; sdpa is f32 only)")
+                  "storageBuffer16BitAccess; for sdpa: q, KV cache and out in fp16)")
       ->capture_default_str();
   cmd->add_option("--families", flags->families,
                   "only these families, e.g. q4gsw_coopmat,q4gsw_coopmat_splitk (default: all)");

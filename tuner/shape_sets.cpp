@@ -77,7 +77,7 @@ std::vector<uint32_t> number_list(const nlohmann::json& value, const std::string
 class ProblemList {
  public:
   explicit ProblemList(const ShapeOptions& options) : dtypes_(options.dtypes) {}
-  // Validated in each dtype: an sdpa shape with f16 among the dtypes is refused (f32 only).
+  // Validated in each dtype.
   void add(kernels::Problem p) {
     for (kernels::DType dtype : dtypes_) {
       p.dtype = dtype;

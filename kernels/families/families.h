@@ -14,10 +14,9 @@ const Family& gemv_fast_s16_family(DType dtype);  // q4gsw_gemv_fast on packed_s
 const Family& coopmat_family(DType dtype);
 const Family& coopmat_splitk_family(DType dtype);
 const Family& rms_norm_family(DType dtype);
-// f32 only: the sdpa shaders have no F16 path yet (validate() refuses an f16 sdpa problem).
-const Family& sdpa_naive_family();
-const Family& sdpa_fused_family();
-const Family& sdpa_split_family();
+const Family& sdpa_naive_family(DType dtype);
+const Family& sdpa_fused_family(DType dtype);
+const Family& sdpa_split_family(DType dtype);
 
 // Helpers for the descriptors.
 inline KnobValue word(const char* w) { return KnobValue(std::string(w)); }

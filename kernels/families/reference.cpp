@@ -40,7 +40,7 @@ ProblemData random_f32(const Problem& p, uint64_t seed) {
   ProblemData d;
   if (p.op == Op::sdpa) {
     d.x.resize(output_count(p));
-    d.keys.resize(binding_sizes(p, Layout::none).keys / sizeof(float));
+    d.keys.resize(binding_sizes(p, Layout::none).keys / dtype_bytes(p.dtype));
     d.values.resize(d.keys.size());
     for (auto* tensor : {&d.x, &d.keys, &d.values}) {
       for (float& v : *tensor) v = rng.signed_nonzero();

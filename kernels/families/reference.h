@@ -23,8 +23,8 @@ struct ProblemData {
 // Random, never-zero inputs, the same for the same (problem, seed) on every platform:
 // x uniform in [-1, 1] (|x| >= 1/1024), q uniform in 0..15, scales in [0.5, 1.5] rounded to
 // fp16 for every dtype (the packed_s16 layout stores them so), bias in [-1, 1], rms weight in
-// [0.5, 1.5], sdpa q, K and V like x. For an f16 problem every float is rounded to fp16, so
-// the reference computes on exactly what the GPU reads. Throws
+// [0.5, 1.5], sdpa q, K and V like x. For an f16 problem every float (sdpa: q and both caches)
+// is rounded to fp16, so the reference computes on exactly what the GPU reads. Throws
 // InvalidProblem for an invalid problem.
 ProblemData make_random(const Problem& problem, uint64_t seed);
 

@@ -6,7 +6,8 @@ namespace {
 
 class SdpaNaive final : public Family {
  public:
-  SdpaNaive() : Family("sdpa_naive", DType::f32, Op::sdpa, {{"wg", ints({32, 64, 128, 256})}}) {}
+  explicit SdpaNaive(DType dtype)
+      : Family("sdpa_naive", dtype, Op::sdpa, {{"wg", ints({32, 64, 128, 256})}}) {}
 
   Constraints constraints(const Knobs&) const override { return {}; }
   Layout layout(const Knobs&) const override { return Layout::none; }
@@ -14,7 +15,7 @@ class SdpaNaive final : public Family {
     return static_cast<uint32_t>(knob_int(k, "wg"));
   }
   uint32_t shared_bytes(const Knobs& k) const override { return workgroup_size(k) * 4; }
-  // The scores [M, heads, L] between the passes.
+  // The scores [M, heads, L] between the passes, fp32 in either dtype.
   uint64_t workspace_bytes(const Knobs&, const Problem& p) const override {
     return uint64_t{p.m} * p.heads * p.n * 4;
   }
@@ -29,9 +30,9 @@ class SdpaNaive final : public Family {
 
 }  // namespace
 
-const Family& sdpa_naive_family() {
-  static const SdpaNaive family;
-  return family;
+const Family& sdpa_naive_family(DType dtype) {
+  static const SdpaNaive f32(DType::f32), f16(DType::f16);
+  return dtype == DType::f16 ? f16 : f32;
 }
 
 }  // namespace vktune::kernels

@@ -27,8 +27,8 @@ std::vector<KnobSpec> online_knobs(bool split) {
 
 class SdpaOnline final : public Family {
  public:
-  explicit SdpaOnline(bool split)
-      : Family(split ? "sdpa_split" : "sdpa_fused", DType::f32, Op::sdpa, online_knobs(split)),
+  SdpaOnline(bool split, DType dtype)
+      : Family(split ? "sdpa_split" : "sdpa_fused", dtype, Op::sdpa, online_knobs(split)),
         split_(split) {}
 
   Constraints constraints(const Knobs& k) const override {
@@ -41,7 +41,7 @@ class SdpaOnline final : public Family {
   uint32_t workgroup_size(const Knobs& k) const override { return get(k, "wg"); }
   uint32_t shared_bytes(const Knobs& k) const override {
     // As the shader: qs [qpg, DMAX], ps [qpg, wg * keys], the reduction [qpg, wg], the split's
-    // last_slice.
+    // last_slice; all fp32 (q is staged converted) whatever the dtype.
     const uint32_t qpg = get(k, "qpg"), wg = get(k, "wg");
     return (qpg * (kMaxHeadDim + wg * get(k, "keys") + wg) + (split_ ? 1 : 0)) * 4;
   }
@@ -101,14 +101,14 @@ class SdpaOnline final : public Family {
 
 }  // namespace
 
-const Family& sdpa_fused_family() {
-  static const SdpaOnline family(false);
-  return family;
+const Family& sdpa_fused_family(DType dtype) {
+  static const SdpaOnline f32(false, DType::f32), f16(false, DType::f16);
+  return dtype == DType::f16 ? f16 : f32;
 }
 
-const Family& sdpa_split_family() {
-  static const SdpaOnline family(true);
-  return family;
+const Family& sdpa_split_family(DType dtype) {
+  static const SdpaOnline f32(true, DType::f32), f16(true, DType::f16);
+  return dtype == DType::f16 ? f16 : f32;
 }
 
 }  // namespace vktune::kernels

@@ -6,7 +6,9 @@
 // Token t sits at cache position L - M + t and attends positions 0..L - M + t (causal).
 // Needs WG (a power of two), VEC (1, or 4: q, K, V and out read as vec4, D % 4 == 0) and QPG
 // (the query heads a workgroup serves: the reductions take one value per head, so the heads
-// share their barriers).
+// share their barriers). With F16 1 (float_type.glsl) q, the caches and out are fp16 in memory:
+// every load converts to fp32 (VTYPE(...)) and every store from it (STYPE(...)), so scores,
+// softmax and sums stay fp32 and only 16-bit storage is needed.
 
 layout(push_constant) uniform Push {
   uint tokens;    // M
@@ -19,16 +21,21 @@ layout(push_constant) uniform Push {
   uint pad1;
 } pc;
 
+#include "float_type.glsl"
+
+// VTYPE: what one load holds in fp32; STYPE: its storage (fp16 with F16).
 #if VEC == 4
 #define VTYPE vec4
+#define STYPE VEC4_T
 #else
 #define VTYPE float
+#define STYPE FLOAT_T
 #endif
 
-layout(std430, binding = 0) readonly buffer QBuf { VTYPE q[]; };
-layout(std430, binding = 1) readonly buffer KBuf { VTYPE kc[]; };
-layout(std430, binding = 2) readonly buffer VBuf { VTYPE vc[]; };
-layout(std430, binding = 3) writeonly buffer OBuf { VTYPE o[]; };
+layout(std430, binding = 0) readonly buffer QBuf { STYPE q[]; };
+layout(std430, binding = 1) readonly buffer KBuf { STYPE kc[]; };
+layout(std430, binding = 2) readonly buffer VBuf { STYPE vc[]; };
+layout(std430, binding = 3) writeonly buffer OBuf { STYPE o[]; };
 
 // A score below any real one (finite, so that exp(a - b) of two of them is never NaN).
 const float kNoScore = -1.0e30;

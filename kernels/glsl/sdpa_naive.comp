@@ -29,7 +29,7 @@ void main() {
     float local_max = kNoScore;
     for (uint j = lid; j < n; j += WG) {
       float s = 0.0;
-      for (uint i = 0; i < D; ++i) s += q[row * D + i] * kc[cache_index(j, h, i)];
+      for (uint i = 0; i < D; ++i) s += float(q[row * D + i]) * float(kc[cache_index(j, h, i)]);
       s *= pc.scale;
       scores[s0 + j] = s;
       local_max = max(local_max, s);
@@ -49,8 +49,8 @@ void main() {
     // Pass 3: the weighted sum of V, one head-dim element per invocation.
     for (uint i = lid; i < D; i += WG) {
       float acc = 0.0;
-      for (uint j = 0; j < n; ++j) acc += scores[s0 + j] * vc[cache_index(j, h, i)];
-      o[row * D + i] = acc / sum[0];
+      for (uint j = 0; j < n; ++j) acc += scores[s0 + j] * float(vc[cache_index(j, h, i)]);
+      o[row * D + i] = STYPE(acc / sum[0]);
     }
   }
 }

@@ -41,8 +41,8 @@ shared float ps[QPG * STEP];  // head r's step numerators at r * STEP
 
 #if SLICES > 1
 // Workspace, in 4-byte words: a counter per head group (rounded up to 4), then (m, l) per
-// (row, slice) (rounded up to 4), then acc [rows, SLICES, D]. Coherent: the last slice reads
-// the others'.
+// (row, slice) (rounded up to 4), then acc [rows, SLICES, D], all fp32 whatever the dtype (the
+// partial states are sums still to be merged). Coherent: the last slice reads the others'.
 layout(std430, binding = 4) coherent buffer WsCount { uint counter[]; };
 layout(std430, binding = 4) coherent buffer WsMl { float ml[]; };
 layout(std430, binding = 4) coherent buffer WsAcc { VTYPE part[]; };
@@ -64,7 +64,7 @@ void main() {
     const uint begin = min(n, slice * per), end = min(n, begin + per);
 
     [[unroll]] for (uint r = 0; r < QPG; ++r) {
-      for (uint i = lid; i < hd; i += WG) qs[r * DV + i] = q[(row0 + r) * hd + i] * pc.scale;
+      for (uint i = lid; i < hd; i += WG) qs[r * DV + i] = VTYPE(q[(row0 + r) * hd + i]) * pc.scale;
     }
     barrier();
 
@@ -86,7 +86,7 @@ void main() {
           float dot_qk[QPG];
           [[unroll]] for (uint r = 0; r < QPG; ++r) dot_qk[r] = 0.0;
           for (uint i = 0; i < hd; ++i) {
-            const VTYPE k = kc[cache_index(j, h0, i)];  // once for every head of the group
+            const VTYPE k = VTYPE(kc[cache_index(j, h0, i)]);  // once for every head of the group
             [[unroll]] for (uint r = 0; r < QPG; ++r) dot_qk[r] += dot(qs[r * DV + i], k);
           }
           s[c] = dot_qk;
@@ -115,7 +115,7 @@ void main() {
         if (i < hd) {
           [[unroll]] for (uint r = 0; r < QPG; ++r) acc[r][a] *= alpha[r];
           for (uint jj = 0; jj < count; ++jj) {
-            const VTYPE v = vc[cache_index(j0 + jj, h0, i)];  // once for every head
+            const VTYPE v = VTYPE(vc[cache_index(j0 + jj, h0, i)]);  // once for every head
             [[unroll]] for (uint r = 0; r < QPG; ++r) acc[r][a] += ps[r * STEP + jj] * v;
           }
         }
@@ -127,7 +127,7 @@ void main() {
     [[unroll]] for (uint r = 0; r < QPG; ++r) {
       [[unroll]] for (uint a = 0; a < ACC; ++a) {
         const uint i = lid + a * WG;
-        if (i < hd) o[(row0 + r) * hd + i] = acc[r][a] / l[r];
+        if (i < hd) o[(row0 + r) * hd + i] = STYPE(acc[r][a] / l[r]);
       }
     }
 #else
@@ -167,7 +167,7 @@ void main() {
           const float w = exp(ml[ml0 + 2u * (row * SLICES + s)] - m_all);
           sum += part[acc0 / VEC + (row * SLICES + s) * hd + i] * w;
         }
-        o[row * hd + i] = sum / l_all;
+        o[row * hd + i] = STYPE(sum / l_all);
       }
     }
     if (lid == 0u) counter[grp] = 0u;  // ready for the next dispatch

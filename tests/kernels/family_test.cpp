@@ -126,7 +126,8 @@ TEST(Registry, AllFamiliesInOrder) {
                        "q4gsw_gemv_fast_s16", "q4gsw_coopmat", "q4gsw_coopmat_splitk",
                        "rms_norm", "q4gsw_naive_f16", "q4gsw_tiled_f16", "q4gsw_gemv_f16",
                        "q4gsw_gemv_fast_f16", "q4gsw_gemv_fast_s16_f16", "q4gsw_coopmat_f16", "q4gsw_coopmat_splitk_f16", "rms_norm_f16",
-                        "sdpa_naive", "sdpa_fused", "sdpa_split"}));
+                       "sdpa_naive", "sdpa_fused", "sdpa_split", "sdpa_naive_f16",
+                       "sdpa_fused_f16", "sdpa_split_f16"}));
   for (const Family* f : families()) {
     EXPECT_EQ(f->dtype() == DType::f16, f->name().ends_with("_f16")) << f->name();
   }

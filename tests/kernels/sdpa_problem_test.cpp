@@ -8,6 +8,7 @@
 
 #include "kernels/families/reference.h"
 #include "kernels/family.h"
+#include "kernels/float16.h"
 
 namespace vktune::kernels {
 namespace {
@@ -55,22 +56,51 @@ TEST(SdpaProblem, BadInputIsNamedWithTheFix) {
   EXPECT_EQ(parse_op("sdpa"), Op::sdpa);
 }
 
-// The sdpa shaders have no F16 path: an f16 problem is refused with the reason, and no family
-// claims it (the catalogue holds f32 sdpa instances only).
-TEST(SdpaProblem, F16IsRefusedWithTheReason) {
+// f16 sdpa: valid, served by the _f16 instance of every family and only by it, on a device with
+// 16-bit storage; without it, each names the missing feature. Every float tensor (q, both
+// caches, out) is 2-byte; the fp32 workspaces are not; inputs are rounded to fp16.
+TEST(SdpaProblem, F16IsServedByTheF16InstancesOnly) {
   Problem half = sdpa(1, 512, 32, 8, 128);
   half.dtype = DType::f16;
-  expect_invalid(half, "sdpa is f32-only for now");
+  EXPECT_EQ(validate(half), "");
   EXPECT_EQ(describe(half), "sdpa M=1 L=512 Hq=32 Hkv=8 D=128 f16");
-  for (const Family* f : families()) {
-    if (f->op() == Op::sdpa) {
-      EXPECT_EQ(f->dtype(), DType::f32) << f->name();
-    }
+  vk::DeviceInfo with16 = device(1024, 49152);
+  with16.features.storage_16bit = true;
+  vk::DeviceInfo without16 = with16;
+  without16.features.storage_16bit = false;
+  const Problem single = sdpa(1, 512, 32, 8, 128);
+  for (const char* base : {"sdpa_naive", "sdpa_fused", "sdpa_split"}) {
+    const Family& f32 = *find_family(base);
+    const Family& f16 = *find_family(family_name(base, DType::f16));
+    EXPECT_EQ(f16.dtype(), DType::f16);
+    EXPECT_EQ(f16.op(), Op::sdpa);
+    const Knobs k = f16.all_variants().front();
+    EXPECT_TRUE(f16.legality(k, half, with16).ok) << f16.legality(k, half, with16).reason;
+    EXPECT_EQ(f16.legality(k, half, without16).reason,
+              "fake lacks storageBuffer16BitAccess, which " + f16.name() +
+                  " needs for its fp16 tensors");
+    EXPECT_EQ(f32.legality(k, half, with16).reason,
+              std::string(base) + " computes f32 problems, not f16");
+    EXPECT_EQ(f16.legality(k, single, with16).reason,
+              f16.name() + " computes f16 problems, not f32");
+    EXPECT_TRUE(f32.legality(k, single, without16).ok);  // f32 needs no 16-bit storage
+    EXPECT_EQ(f16.workspace_bytes(k, half), f32.workspace_bytes(k, single)) << base;
+    EXPECT_EQ(f16.shared_bytes(k), f32.shared_bytes(k)) << base;
+    // The output's rounding to fp16 adds 2^-11 of the bound to the gate's tolerance.
+    EXPECT_DOUBLE_EQ(f16.tolerance(half) - f32.tolerance(single), 0x1p-11) << base;
   }
-  const Family& fused = *find_family("sdpa_fused");
-  const Legality legal = fused.legality(fused.all_variants().front(), half, device(1024, 49152));
-  EXPECT_FALSE(legal.ok);
-  EXPECT_NE(legal.reason.find("f16"), std::string::npos) << legal.reason;
+  const BindingSizes s = binding_sizes(half, Layout::none);
+  EXPECT_EQ(s.x, 32u * 128 * 2);
+  EXPECT_EQ(s.out, s.x);
+  EXPECT_EQ(s.keys, 512u * 8 * 128 * 2);
+  EXPECT_EQ(s.values, s.keys);
+  const ProblemData d = make_random(half, 7);
+  EXPECT_EQ(d.x.size(), 32u * 128);
+  EXPECT_EQ(d.keys.size(), 512u * 8 * 128);
+  EXPECT_EQ(d.values.size(), d.keys.size());
+  for (const std::vector<float>* t : {&d.x, &d.keys, &d.values}) {
+    for (float v : *t) ASSERT_EQ(v, round_to_half(v));
+  }
 }
 
 TEST(SdpaProblem, SizesWorkAndPushConstants) {

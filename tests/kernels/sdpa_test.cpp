@@ -1,15 +1,37 @@
-// sdpa's kernels on the test device (lavapipe here): every family against the fp64 reference
+// sdpa's kernels on the test device (lavapipe here): every family, in each dtype (f16: q, the
+// caches and out in fp16, the reference on the same fp16 values), against the fp64 reference
 // on ragged shapes (L a multiple of nothing, head dims 64, 128, 80 and 42, GQA ratios 1, 4 and
 // 8, decode and causal prefill, more slices than positions, workgroups serving 1 to 8 query
 // heads of a KV head's group), and a cache longer than L.
 #include <gtest/gtest.h>
+
+#include <random>
 
 #include "tests/kernels/instance_sweep_fixture.h"
 
 namespace vktune::kernels {
 namespace {
 
-using SdpaTest = InstanceSweepFixture;
+// The sweeps, once per dtype: the _f16 instance of each family on the same shapes.
+class SdpaTest : public InstanceSweepFixture, public ::testing::WithParamInterface<DType> {
+ protected:
+  void SetUp() override {
+    InstanceSweepFixture::SetUp();
+    if (GetParam() == DType::f16 && !device().info().features.storage_16bit) {
+      GTEST_SKIP() << device().info().name << " lacks storageBuffer16BitAccess: no f16 variant "
+                   << "is legal (tests/kernels/sdpa_problem_test.cpp checks the reason)";
+    }
+  }
+  size_t sweep(std::string_view base_name, Problem p, size_t stride = 1, size_t offset = 0) {
+    p.dtype = GetParam();
+    return InstanceSweepFixture::sweep(family_name(base_name, p.dtype), p, stride, offset);
+  }
+};
+
+INSTANTIATE_TEST_SUITE_P(Dtypes, SdpaTest, ::testing::Values(DType::f32, DType::f16),
+                         [](const auto& instance) {
+                           return std::string(dtype_name(instance.param));
+                         });
 
 Problem sdpa(uint32_t m, uint32_t l, uint32_t heads, uint32_t kv_heads, uint32_t d) {
   Problem p{Op::sdpa, m, l, d, 0, false};
@@ -24,11 +46,11 @@ const Problem kShapes[] = {
     sdpa(2, 50, 2, 1, 42),
 };
 
-TEST_F(SdpaTest, NaiveBaseline) {
+TEST_P(SdpaTest, NaiveBaseline) {
   for (const Problem& p : kShapes) EXPECT_EQ(sweep("sdpa_naive", p), 4u) << describe(p);
 }
 
-TEST_F(SdpaTest, Fused) {
+TEST_P(SdpaTest, Fused) {
   size_t offset = 0;
   for (const Problem& p : kShapes) {
     // D = 42 takes only the scalar half of the variants.
@@ -36,17 +58,45 @@ TEST_F(SdpaTest, Fused) {
   }
 }
 
-TEST_F(SdpaTest, Split) {
+TEST_P(SdpaTest, Split) {
   size_t offset = 0;
   for (const Problem& p : kShapes) {
     EXPECT_GT(sweep("sdpa_split", p, spread(17), offset += 3), 0u) << describe(p);
   }
 }
 
+// Shapes drawn at random (a fixed seed, so a failure reproduces): ragged L and head dims, GQA
+// ratios 1 to 8, decode and prefill; one legal variant of each family per shape, drawn too.
+TEST_P(SdpaTest, RandomShapes) {
+  std::mt19937 rng(20240518u + static_cast<unsigned>(GetParam()));
+  auto pick = [&](uint32_t lo, uint32_t hi) {
+    return std::uniform_int_distribution<uint32_t>(lo, hi)(rng);
+  };
+  for (int i = 0; i < 4; ++i) {
+    const uint32_t m = pick(0, 1) ? 1 : pick(2, 6);
+    const uint32_t kv = pick(1, 2), ratio = 1u << pick(0, 3);
+    const uint32_t d = 2 * pick(4, 72);  // 8..144, a multiple of 4 about half the time
+    Problem p = sdpa(m, pick(m, 700), kv * ratio, kv, d);
+    p.dtype = GetParam();
+    const ProblemData data = make_random(p, i + 1);
+    const Reference ref = reference(p, data);
+    for (const char* base : {"sdpa_naive", "sdpa_fused", "sdpa_split"}) {
+      const Family& f = *find_family(family_name(base, p.dtype));
+      std::vector<Knobs> legal;
+      for (const Knobs& k : f.all_variants()) {
+        if (f.legality(k, p, device().info())) legal.push_back(k);
+      }
+      ASSERT_FALSE(legal.empty()) << f.name() << " on " << describe(p);
+      EXPECT_TRUE(run_and_check(f, legal[pick(0, uint32_t(legal.size()) - 1)], p, data, ref));
+    }
+  }
+}
+
 // An engine binds its whole cache, of Lmax positions, and pushes the current L: the kernels
 // read only the first L, so the same instance's result must not depend on what lies beyond.
-TEST_F(SdpaTest, ReadsOnlyTheFirstLPositionsOfALongerCache) {
-  const Problem p = sdpa(2, 40, 8, 1, 64);  // GQA 8: the online variants' qpg=8 is legal
+TEST_P(SdpaTest, ReadsOnlyTheFirstLPositionsOfALongerCache) {
+  Problem p = sdpa(2, 40, 8, 1, 64);  // GQA 8: the online variants' qpg=8 is legal
+  p.dtype = GetParam();
   Problem longer = p;
   longer.n = 64;
   const ProblemData data = make_random(p, 3);
@@ -55,7 +105,8 @@ TEST_F(SdpaTest, ReadsOnlyTheFirstLPositionsOfALongerCache) {
   std::copy(data.values.begin(), data.values.end(), padded.values.begin());
   padded.x = data.x;
   const Reference ref = reference(p, data);
-  for (const char* name : {"sdpa_naive", "sdpa_fused", "sdpa_split"}) {
+  for (const char* base : {"sdpa_naive", "sdpa_fused", "sdpa_split"}) {
+    const std::string name = family_name(base, p.dtype);
     const Family& f = *find_family(name);
     const Knobs knobs = f.all_variants().back();
     KernelInstance inst = KernelInstance::create(device(), compiler(), f, knobs, longer, padded,

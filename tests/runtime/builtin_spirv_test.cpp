@@ -29,7 +29,6 @@ std::vector<Compiled> compile_builtins() {
   std::vector<Compiled> out;
   for (kernels::DType dtype : {kernels::DType::f32, kernels::DType::f16}) {
     for (kernels::Op op : {kernels::Op::q4gsw, kernels::Op::rms_norm, kernels::Op::sdpa}) {
-      if (op == kernels::Op::sdpa && dtype != kernels::DType::f32) continue;  // f32 only
       for (const kernels::BuiltinVariant& v : kernels::builtin_variants(op)) {
         const kernels::Family& family = kernels::builtin_family(v, dtype);
         const kernels::Knobs knobs = family.knobs_from_json(nlohmann::json::parse(v.knobs_json));

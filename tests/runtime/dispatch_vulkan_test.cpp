@@ -1,7 +1,8 @@
 // The dispatch contract proven on a device: buffers allocated, filled and bound only as the plan
 // says, weights prepacked by the runtime, the variant's SPIR-V, one dispatch of the plan's
 // groups with its push constants; the output matches the fp64 reference. Ragged shapes, both
-// weight layouts, rms_norm, both dtypes (f16 buffers in 2-byte elements).
+// weight layouts, rms_norm, sdpa (q and the KV caches as an engine holds them), both dtypes (f16
+// buffers in 2-byte elements).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -58,7 +59,9 @@ class DispatchOnDevice : public vktune::test::VulkanFixture {
       const auto upload = [&](const std::vector<float>& values) {
         buffer.upload(std::span<const std::byte>(kernels::encode(values, p.dtype)));
       };
-      if (b.name == "x") upload(data.x);
+      if (b.name == "x" || b.name == "q") upload(data.x);
+      if (b.name == "k_cache") upload(data.keys);
+      if (b.name == "v_cache") upload(data.values);
       if (b.name == "scales" && b.bytes > 0) upload(data.scales);  // 0: in the weight (packed_s16)
       if (b.name == "w") upload(data.norm_weight);
       if (b.name == "weight") {
@@ -68,8 +71,10 @@ class DispatchOnDevice : public vktune::test::VulkanFixture {
         ASSERT_EQ(weight.size(), b.bytes);
         buffer.upload(std::span<const uint8_t>(weight));
       }
-      if (b.name == "out")
-        upload(std::vector<float>(p.m * p.n, std::numeric_limits<float>::quiet_NaN()));
+      if (b.name == "out") {
+        upload(std::vector<float>(kernels::output_count(p),
+                                  std::numeric_limits<float>::quiet_NaN()));
+      }
       if (b.zero_once) buffer.upload(std::span<const uint8_t>(std::vector<uint8_t>(b.alloc_bytes)));
     }
     for (const vk::Buffer& buffer : buffers) bound.push_back(&buffer);
@@ -81,7 +86,7 @@ class DispatchOnDevice : public vktune::test::VulkanFixture {
     while (plan.bindings[out].name != "out") ++out;
     const std::vector<float> result =
         kernels::decode(buffers[out].download<std::byte>(plan.bindings[out].bytes), p.dtype);
-    ASSERT_EQ(result.size(), uint64_t{p.m} * p.n);
+    ASSERT_EQ(result.size(), kernels::output_count(p));
     const kernels::CheckResult c =
         kernels::check(result, kernels::reference(p, data), family.tolerance(p));
     EXPECT_TRUE(c.ok) << s.variant_key << " on " << kernels::describe(p) << ": max error "
@@ -103,7 +108,10 @@ TEST_F(DispatchOnDevice, BuiltinsOnRaggedShapes) {
     for (const ProblemQuery q :
          {ProblemQuery{"q4gsw", dtype, 1, 37, 264, 8}, ProblemQuery{"q4gsw", dtype, 5, 67, 136, 8},
           ProblemQuery{"rms_norm", dtype, 3, 37, 37, 0},
-          ProblemQuery{"rms_norm", dtype, 2, 64, 64, 0}}) {
+          ProblemQuery{"rms_norm", dtype, 2, 64, 64, 0},
+          ProblemQuery{"sdpa", dtype, 1, 77, 64, 0, 8, 2},    // vec4, GQA 4
+          ProblemQuery{"sdpa", dtype, 3, 50, 42, 0, 4, 4},    // scalar, causal prefill
+          ProblemQuery{"sdpa", dtype, 1, 33, 264, 0, 2, 1}}) {  // past 256: the baseline
       SCOPED_TRACE(std::string(q.op) + " " + dtype + " M=" + std::to_string(q.m) +
                    " N=" + std::to_string(q.n));
       const Selection s = builtin(q);

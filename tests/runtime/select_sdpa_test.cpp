@@ -1,11 +1,14 @@
 // sdpa lookups: tuned context lengths are buckets, any L gets the nearest (log-distance) of
 // the same op, head counts and dtype; untuned head counts fall to the built-in routing, which
-// sends head dims past the online kernels' 256 to the baseline; bad queries are errors.
+// sends head dims past the online kernels' 256 to the baseline; f16 queries get f16 variants
+// only; bad queries are errors.
 #include <gtest/gtest.h>
 
 #include "runtime/builtin.h"
+#include "runtime/dispatch.h"
 #include "runtime/query_problem.h"
 #include "runtime/snapshot.h"
+#include "runtime/vktune_runtime.h"
 #include "tests/runtime/fake_catalog.h"
 
 namespace vktune::runtime {
@@ -76,11 +79,89 @@ TEST_F(SelectSdpa, BadQueriesAreErrors) {
     EXPECT_EQ(s.status, Status::invalid_query) << q.m << " " << q.n << " " << q.heads;
     EXPECT_FALSE(s.error.empty());
   }
-  ProblemQuery half = attention(1, 512, 32, 8, 128);
-  half.dtype = "f16";
-  const Selection s = snap->select(query_for(db.a), half);
+  ProblemQuery bf16 = attention(1, 512, 32, 8, 128);
+  bf16.dtype = "bf16";
+  const Selection s = snap->select(query_for(db.a), bf16);
   EXPECT_EQ(s.status, Status::invalid_query);
-  EXPECT_NE(s.error.find("sdpa is f32-only"), std::string::npos) << s.error;
+  EXPECT_EQ(s.error, "unknown dtype; expected \"f32\" or \"f16\"");
+}
+
+ProblemQuery half(ProblemQuery q) {
+  q.dtype = "f16";
+  return q;
+}
+
+// f16 sdpa (q, KV cache and out in fp16): tuned f16 buckets answer f16 queries, nearest by L
+// too, and never with the f32 winners (nor the reverse); untuned head counts get the f16
+// built-ins with their own shipped SPIR-V; the dispatch plan sizes the fp16 tensors in 2-byte
+// elements, keeps the fp32 workspace, and names storageBuffer16BitAccess, which an engine must
+// enable (a device without it cannot run any f16 variant: it must not ask for f16).
+TEST(SelectSdpaF16, F16QueriesGetF16Variants) {
+  FakeDb db;
+  const auto fused = db.store.upsert_kernel(testing::fake_kernel(
+      "sdpa_fused[vec=4,keys=2,wg=64,qpg=1]", R"({"k_multiple":4,"k_max":256})"));
+  const auto split16 = db.store.upsert_kernel(testing::fake_kernel(
+      "sdpa_split_f16[vec=4,keys=1,wg=128,slices=16,qpg=4]", R"({"k_multiple":4,"k_max":256})"));
+  const auto device = db.store.upsert_device(db.a);
+  const auto run = db.store.begin_run({});
+  db::Problem p16 = tuned(2048);
+  p16.dtype = "f16";
+  db.store.add_measurement(
+      testing::ok_measurement(run, device, db.store.upsert_problem(tuned(2048)), fused, 3000));
+  db.store.add_measurement(
+      testing::ok_measurement(run, device, db.store.upsert_problem(p16), split16, 2000));
+  const auto snap = db.snapshot();
+
+  Selection s = snap->select(query_for(db.a), half(attention(1, 2048, 32, 8, 128)));
+  ASSERT_TRUE(s.ok()) << s.error;
+  EXPECT_EQ(s.shape_match, ShapeMatch::exact);
+  EXPECT_EQ(s.variant_key, "sdpa_split_f16[vec=4,keys=1,wg=128,slices=16,qpg=4]");
+  s = snap->select(query_for(db.a), half(attention(1, 3000, 32, 8, 128)));
+  ASSERT_TRUE(s.ok()) << s.error;
+  EXPECT_NE(s.shape_match, ShapeMatch::exact);
+  EXPECT_EQ(s.family, "sdpa_split_f16");
+  EXPECT_EQ(s.matched_n, 2048u);
+  s = snap->select(query_for(db.a), attention(1, 3000, 32, 8, 128));
+  EXPECT_EQ(s.family, "sdpa_fused");  // the f32 query keeps the f32 winner
+
+  // Untuned head counts: the f16 built-ins, with SPIR-V of their own.
+  const Selection b16 = snap->select(query_for(db.a), half(attention(1, 512, 24, 8, 128)));
+  ASSERT_TRUE(b16.ok()) << b16.error;
+  EXPECT_EQ(b16.shape_match, ShapeMatch::builtin);
+  EXPECT_EQ(b16.variant_key, "sdpa_fused_f16[vec=4,keys=1,wg=64,qpg=1]");
+  const Selection b32 = snap->select(query_for(db.a), attention(1, 512, 24, 8, 128));
+  ASSERT_FALSE(b16.spirv.empty());
+  EXPECT_NE(std::vector<uint8_t>(b16.spirv.begin(), b16.spirv.end()),
+            std::vector<uint8_t>(b32.spirv.begin(), b32.spirv.end()));
+  Selection wide;
+  select_builtin(half(attention(1, 512, 32, 8, 320)), wide);
+  EXPECT_EQ(wide.variant_key, "sdpa_naive_f16[wg=64]");
+  Selection odd;
+  select_builtin(half(attention(1, 512, 32, 8, 42)), odd);
+  EXPECT_EQ(odd.variant_key, "sdpa_fused_f16[vec=1,keys=1,wg=64,qpg=1]");
+
+  // The dispatch contract: q, caches and out in fp16; an f32 variant for it is refused.
+  const ProblemQuery q = half(attention(2, 100, 8, 2, 64));
+  const Selection small = snap->select(query_for(db.a), q);  // built-in: 8 / 2 heads untuned
+  ASSERT_TRUE(small.ok()) << small.error;
+  const DispatchPlan plan = plan_dispatch(small, q, {65535, 65535, 65535});
+  ASSERT_TRUE(plan.ok()) << plan.error;
+  EXPECT_EQ(plan.bindings[0].bytes, 2u * 8 * 64 * 2);    // q
+  EXPECT_EQ(plan.bindings[1].bytes, 100u * 2 * 64 * 2);  // K cache
+  EXPECT_EQ(plan.bindings[2].bytes, 100u * 2 * 64 * 2);  // V cache
+  EXPECT_EQ(plan.bindings[3].bytes, 2u * 8 * 64 * 2);    // out
+  EXPECT_EQ(plan.required_features, std::vector<std::string>{"storageBuffer16BitAccess"});
+  const DispatchPlan wrong = plan_dispatch(b32, q, {65535, 65535, 65535});
+  EXPECT_EQ(wrong.status, Status::invalid_query);
+  EXPECT_NE(wrong.error.find("computes f32; the problem is f16"), std::string::npos)
+      << wrong.error;
+
+  // And through the C API.
+  vktune_problem_query c{"sdpa", "f16", 1, 2048, 128, 0, 32, 8};
+  vktune_device_query d{};
+  vktune_selection cs{};
+  ASSERT_EQ(vktune_select(nullptr, &d, &c, &cs), VKTUNE_OK) << cs.error;
+  EXPECT_STREQ(cs.family, "sdpa_fused_f16");
 }
 
 // The one conversion of a query to the catalogue's problem carries the head counts.

@@ -98,7 +98,7 @@ kernels::Problem attention(uint32_t m, uint32_t length, uint32_t heads) {
 // heads), problems differing only in heads are distinct, and the model covers sdpa once it has
 // seen enough of them; a stored problem reads back with its heads.
 TEST(CostModelTest, SdpaProblemsAreFeaturedByTheirHeads) {
-  const kernels::Family& fused = kernels::sdpa_fused_family();
+  const kernels::Family& fused = kernels::sdpa_fused_family(kernels::DType::f32);
   const FeatureSpace space(kernels::families());
   std::vector<float> row;
   space.append(fused, fused.all_variants().front(), attention(1, 512, 32), kDevice, row);
