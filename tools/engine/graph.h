@@ -44,8 +44,8 @@ struct GraphTimes {
 class Graph {
  public:
   // Routes every routed node of `layer` through `router` (attention for the layer's context L)
-  // and keeps a copy of `router` (the snapshot shared) to re-ask for attention in set_context;
-  // creates its pipeline from the route's SPIR-V and one buffer per binding of its plan:
+  // and keeps a copy of `router` (the snapshot shared; the DeviceInfo it references must
+  // outlive the graph) to re-ask for attention in set_context; creates its pipeline from the route's SPIR-V and one buffer per binding of its plan:
   // the layer's tensors where the plan binds activations, the weights prepacked by the runtime
   // into the plan's layout, the other parameters and a zeroed workspace of the plan's sizes.
   // Uploads `data` (x, the caches and the RoPE table as given; every other tensor poisoned with
@@ -78,7 +78,8 @@ class Graph {
   // set and workspace are created the first time, sized for the cache's capacity, and kept for
   // every later switch back. routes()[attention] is the answer at `context`. Throws
   // std::invalid_argument unless M <= context <= the layer's L (the cache's capacity), what
-  // Router::route throws, vk::Error creating a pipeline; on a throw the graph is unchanged.
+  // Router::route throws, vk::Error creating a pipeline; a throw leaves the dispatches and
+  // routes as they were (a variant created on the way is kept for later).
   void set_context(uint32_t context);
   uint32_t context() const noexcept { return context_; }
   // `warmup` untimed executions, then `iterations` (>= 1) timed ones.
