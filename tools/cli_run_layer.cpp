@@ -134,6 +134,9 @@ void print_decode(const tuner::LayerShape& shape, const std::vector<engine::Deco
     line("step " + std::to_string(i + 1) + " L=" + std::to_string(steps[i].context), steps[i].ns);
   }
   line("median step", median_ns(steps));
+  // Re-asked every step: a context nearer another tuned L bucket gets that bucket's winner.
+  std::printf("  attention route: %s\n",
+              engine::describe(engine::attention_spans(steps)).c_str());
 }
 
 tuner::LayerShape layer_shape(const RunLayerOptions& o) {
@@ -191,8 +194,8 @@ void run_layer(const RunLayerOptions& o) {
       shape.kv_heads, shape.head_dim, shape.ffn, shape.group_size, shape.layers, o.m, capacity,
       o.dtype.c_str());
   if (decode) {
-    std::printf("decode: %u steps, L = %u .. %u; attention routed for L = %u\n", o.decode_steps,
-                context, capacity, capacity);
+    std::printf("decode: %u steps, L = %u .. %u; attention re-asked at each step's L\n",
+                o.decode_steps, context, capacity);
   }
   std::printf("device: %s\n", device.info().name.c_str());
 
@@ -205,8 +208,8 @@ void run_layer(const RunLayerOptions& o) {
     engine::Graph graph = engine::Graph::build(device, compiler, pipelines, layer, data, router);
     ModeResult r;
     r.label = std::move(label);
-    r.routes = graph.routes();
     if (decode) r.steps = engine::run_decode(graph, context, o.decode_steps);
+    r.routes = graph.routes();  // decode: the last step's
     // Decode: the per-node times and the check are the last step's, on the cache it left.
     r.times = graph.time(o.iterations);
     const engine::LayerData checked = decode ? engine::as_left(graph, data) : data;

@@ -2,8 +2,9 @@
 // routing and with a tiny tuned database, it matches the fp64 reference node by node and end to
 // end; it runs the runtime's SPIR-V (a database's included, whatever the catalogue's shader
 // says); a database winner that cannot run on the device, or comes without SPIR-V, falls back
-// to built-in routing; every node says how its variant was found. A tiny GQA layer checks attention over the cache at
-// several M and L, that the check sees the cache, decode steps through one graph, and the
+// to built-in routing; every node says how its variant was found. A tiny GQA layer checks
+// attention over the cache at several M and L, that the check sees the cache, decode steps
+// through one graph (switching attention where the context crosses a tuned L bucket), and the
 // refusals of bad shapes.
 #include <gtest/gtest.h>
 
@@ -416,6 +417,63 @@ TEST_F(EngineTest, DecodeStepsGrowTheCache) {
     const kernels::CheckResult c = kernels::check(
         std::span<const float>(left.k_cache).subspan(row, width), key, graph.tolerance());
     EXPECT_TRUE(c.ok) << "position " << context - 1 << ": " << c.max_error;
+  }
+}
+
+// Two tuned L buckets of the tiny layer's attention with different winners, 8 and 24: the
+// midpoint in log L is sqrt(8 * 24) = 13.9, so contexts up to 13 get the L = 8 winner and from
+// 14 on the L = 24 one. Decode loops from 10 that stop before the boundary or cross it run each
+// step with its bucket's variant (re-asked per step, the pipelines created once per variant)
+// and pass the fp64 check at their last step.
+TEST_F(EngineTest, DecodeSwitchesAttentionWhereTheBucketChanges) {
+  const std::string split = "sdpa_split[vec=4,keys=1,wg=32,slices=2,qpg=2]";
+  const std::string naive = "sdpa_naive[wg=32]";
+  auto sdpa = [](uint32_t context) {
+    Problem p{Op::sdpa, 1, context, tiny().head_dim, 0, false};
+    p.heads = tiny().heads;
+    p.kv_heads = tiny().kv_heads;
+    return p;
+  };
+  const auto snapshot = tuned({{sdpa(8), split}, {sdpa(24), naive}});
+  const Router router(snapshot, device().info());
+  const uint32_t first = 10, boundary = 14;
+  for (const uint32_t last : {13u, 14u, 17u}) {
+    SCOPED_TRACE("decode L = " + std::to_string(first) + " .. " + std::to_string(last));
+    const Layer layer = make_layer(tiny(), 1, last);
+    const LayerData data = make_layer_data(layer, 37);
+    Graph graph = Graph::build(device(), compiler(), pipelines(), layer, data, router);
+    // Built for the cache's capacity: the last step's bucket.
+    EXPECT_EQ(route_of(graph, "attention").key, last < boundary ? split : naive);
+    const size_t built = graph.pipeline_count();
+
+    const std::vector<DecodeStep> done = run_decode(graph, first, last - first + 1);
+    for (const DecodeStep& s : done) {
+      EXPECT_EQ(s.attention, s.context < boundary ? split : naive) << "L=" << s.context;
+    }
+    const std::vector<AttentionSpan> spans = attention_spans(done);
+    const Route& attention = route_of(graph, "attention");
+    EXPECT_EQ(attention.source, Source::nearest);
+    if (last < boundary) {
+      EXPECT_EQ(spans, (std::vector<AttentionSpan>{{split, first, last}}));
+      EXPECT_EQ(describe(spans), "unchanged: " + split + " for L 10-13");
+      EXPECT_EQ(graph.pipeline_count(), built);
+      EXPECT_EQ(attention.matched, "M=1 N=8");
+    } else {
+      EXPECT_EQ(spans, (std::vector<AttentionSpan>{{split, first, boundary - 1},
+                                                   {naive, boundary, last}}));
+      EXPECT_EQ(describe(spans), "1 change: " + split + " for L 10-13, " + naive + " from L 14");
+      // The build's variant was run again from 14 on: only the split one was added.
+      EXPECT_EQ(graph.pipeline_count(), built + 1);
+      EXPECT_EQ(attention.matched, "M=1 N=24");
+    }
+    // Back and forth across the boundary reuses what is there.
+    graph.set_context(first);
+    EXPECT_EQ(route_of(graph, "attention").key, split);
+    graph.set_context(last);
+    EXPECT_EQ(graph.pipeline_count(), last < boundary ? built : built + 1);
+
+    const LayerData left = as_left(graph, data);
+    expect_ok(check_layer(graph, left, reference_layer(layer, left, {0})));
   }
 }
 

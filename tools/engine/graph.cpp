@@ -74,11 +74,7 @@ Graph Graph::build(vk::Device& device, ShaderCompiler& compiler, kernels::Pipeli
     g.tensors_[t]->upload(std::span<const std::byte>(kernels::encode(values, spec.dtype)));
   }
 
-  // The routed nodes' pipelines, one per distinct (key, SPIR-V): a database's SPIR-V need not be
-  // this build's, so the key alone does not name the binary.
-  std::map<std::pair<std::string, std::vector<uint32_t>>,
-           std::shared_ptr<const vk::ComputePipeline>>
-      routed_pipelines;
+  g.router_.emplace(router);
   const uint32_t max_groups = device.info().limits.max_workgroup_count[0];
   for (size_t i = 0; i < layer.nodes.size(); ++i) {
     const Node& node = layer.nodes[i];
@@ -95,8 +91,9 @@ Graph Graph::build(vk::Device& device, ShaderCompiler& compiler, kernels::Pipeli
       desc.buffer_count = uint32_t(bindings.size());
       desc.push_constant_bytes = uint32_t(push.size());
       auto pipeline = pipelines.get_or_create(device, desc.name, desc);
-      g.dispatches_.push_back(
-          Dispatch{pipeline, pipeline->bind(bindings), push, {shader.groups, 1, 1}});
+      g.dispatches_.push_back(Dispatch{
+          pipeline, std::make_shared<const vk::DescriptorSet>(pipeline->bind(bindings)), push,
+          {shader.groups, 1, 1}});
       g.routes_.emplace_back();
       g.tolerances_.push_back(elementwise_tolerance(layer.tensors[node.output].dtype));
       continue;
@@ -109,68 +106,12 @@ Graph Graph::build(vk::Device& device, ShaderCompiler& compiler, kernels::Pipeli
                                   ": a bias or a non-default eps is not in the runtime's query");
     }
     Route route = router.route(p);
-    const runtime::DispatchPlan& plan = route.plan;
-    const kernels::ProblemData& params = data.params[i];
-    // A buffer of the node's own, `bytes` uploaded (all zeros when empty).
-    auto own = [&](const runtime::BindingPlan& b, std::span<const std::byte> bytes) {
-      auto buffer = std::make_unique<vk::Buffer>(vk::Buffer::create(device, b.alloc_bytes));
-      if (!bytes.empty()) {
-        buffer->upload(bytes);
-      } else {
-        device.run([&](vk::CommandBuffer& cb) { cb.fill(*buffer, 0); });
-      }
-      g.parameters_.push_back(std::move(buffer));
-      return g.parameters_.back().get();
-    };
-    // Binding `b` of the plan: a tensor of the layer, or a buffer of the node's own.
-    auto bind = [&](const runtime::BindingPlan& b) -> const vk::Buffer* {
-      const std::string_view name = b.name;
-      const vk::Buffer* tensor = nullptr;
-      if (name == "x" || name == "q") tensor = g.tensors_[node.inputs.at(0)].get();
-      if (name == "k_cache") tensor = g.tensors_[node.inputs.at(1)].get();
-      if (name == "v_cache") tensor = g.tensors_[node.inputs.at(2)].get();
-      if (name == "out") tensor = g.tensors_[node.output].get();
-      if (tensor != nullptr) {
-        if (tensor->size() < b.alloc_bytes) {
-          throw std::logic_error(route.key + ": the plan binds " + std::to_string(b.alloc_bytes) +
-                                 " bytes of " + std::string(name) + "; the layer's tensor holds " +
-                                 std::to_string(tensor->size()));
-        }
-        return tensor;
-      }
-      if (name == "weight") {
-        std::vector<uint8_t> packed;
-        const std::string e = runtime::prepack(plan.layout, params.weight, params.scales, p.n,
-                                               p.k, p.group_size, packed);
-        if (!e.empty()) throw std::runtime_error(route.key + ": " + e);
-        if (packed.size() != b.bytes) {
-          throw std::logic_error(route.key + ": prepacked " + std::to_string(packed.size()) +
-                                 " bytes; the plan binds " + std::to_string(b.bytes));
-        }
-        return own(b, std::as_bytes(std::span<const uint8_t>(packed)));
-      }
-      // Zero bytes: the variant does not read it (no bias; packed_s16 holds the scales).
-      if (b.bytes == 0 || b.zero_once) return own(b, {});
-      if (name == "scales") return own(b, tensor_bytes(params.scales, p.dtype, b, route.key));
-      if (name == "bias") return own(b, tensor_bytes(params.bias, p.dtype, b, route.key));
-      if (name == "w") return own(b, tensor_bytes(params.norm_weight, p.dtype, b, route.key));
-      throw std::logic_error(route.key + ": the plan names binding " + std::string(name) +
-                             ", which this engine does not know");
-    };
-    std::vector<const vk::Buffer*> bindings;
-    for (const runtime::BindingPlan& b : plan.bindings) bindings.push_back(bind(b));
-
-    auto& pipeline = routed_pipelines[{route.key, route.spirv}];
-    if (!pipeline) {
-      vk::PipelineDesc desc;
-      desc.name = route.key;
-      desc.spirv = route.spirv;
-      desc.buffer_count = uint32_t(plan.bindings.size());
-      desc.push_constant_bytes = uint32_t(plan.push_constants.size());
-      pipeline = std::make_shared<const vk::ComputePipeline>(vk::ComputePipeline::create(device, desc));
+    if (node.kind == NodeKind::attention) {
+      // Kept for set_context, which may switch away from it and back.
+      g.dispatches_.push_back(g.attention_variant(i, route).dispatch);
+    } else {
+      g.dispatches_.push_back(g.routed_dispatch(i, route, &data.params[i]));
     }
-    g.dispatches_.push_back(
-        Dispatch{pipeline, pipeline->bind(bindings), plan.push_constants, plan.groups});
     g.tolerances_.push_back(kernels::find_family(route.family)->tolerance(p));
     g.routes_.push_back(std::move(route));
   }
@@ -179,33 +120,139 @@ Graph Graph::build(vk::Device& device, ShaderCompiler& compiler, kernels::Pipeli
   return g;
 }
 
+Graph::Dispatch Graph::routed_dispatch(size_t i, const Route& route,
+                                       const kernels::ProblemData* params) {
+  vk::Device& device = *device_;
+  const Node& node = layer_.nodes[i];
+  const kernels::Problem& p = node.problem;
+  const runtime::DispatchPlan& plan = route.plan;
+  // A buffer of the node's own, `bytes` uploaded (all zeros when empty).
+  auto own = [&](const runtime::BindingPlan& b, std::span<const std::byte> bytes) {
+    auto buffer = std::make_unique<vk::Buffer>(vk::Buffer::create(device, b.alloc_bytes));
+    if (!bytes.empty()) {
+      buffer->upload(bytes);
+    } else {
+      device.run([&](vk::CommandBuffer& cb) { cb.fill(*buffer, 0); });
+    }
+    parameters_.push_back(std::move(buffer));
+    return parameters_.back().get();
+  };
+  // The node's host data for binding `b`; throws when the node has none.
+  auto host = [&](const runtime::BindingPlan& b) -> const kernels::ProblemData& {
+    if (params == nullptr) {
+      throw std::logic_error(route.key + ": the plan binds " + std::string(b.name) +
+                             ", which " + node.name + " has no data for");
+    }
+    return *params;
+  };
+  // Binding `b` of the plan: a tensor of the layer, or a buffer of the node's own.
+  auto bind = [&](const runtime::BindingPlan& b) -> const vk::Buffer* {
+    const std::string_view name = b.name;
+    const vk::Buffer* tensor = nullptr;
+    if (name == "x" || name == "q") tensor = tensors_[node.inputs.at(0)].get();
+    if (name == "k_cache") tensor = tensors_[node.inputs.at(1)].get();
+    if (name == "v_cache") tensor = tensors_[node.inputs.at(2)].get();
+    if (name == "out") tensor = tensors_[node.output].get();
+    if (tensor != nullptr) {
+      if (tensor->size() < b.alloc_bytes) {
+        throw std::logic_error(route.key + ": the plan binds " + std::to_string(b.alloc_bytes) +
+                               " bytes of " + std::string(name) + "; the layer's tensor holds " +
+                               std::to_string(tensor->size()));
+      }
+      return tensor;
+    }
+    if (name == "weight") {
+      const kernels::ProblemData& d = host(b);
+      std::vector<uint8_t> packed;
+      const std::string e =
+          runtime::prepack(plan.layout, d.weight, d.scales, p.n, p.k, p.group_size, packed);
+      if (!e.empty()) throw std::runtime_error(route.key + ": " + e);
+      if (packed.size() != b.bytes) {
+        throw std::logic_error(route.key + ": prepacked " + std::to_string(packed.size()) +
+                               " bytes; the plan binds " + std::to_string(b.bytes));
+      }
+      return own(b, std::as_bytes(std::span<const uint8_t>(packed)));
+    }
+    // Zero bytes: the variant does not read it (no bias; packed_s16 holds the scales).
+    if (b.bytes == 0 || b.zero_once) return own(b, {});
+    if (name == "scales") return own(b, tensor_bytes(host(b).scales, p.dtype, b, route.key));
+    if (name == "bias") return own(b, tensor_bytes(host(b).bias, p.dtype, b, route.key));
+    if (name == "w") return own(b, tensor_bytes(host(b).norm_weight, p.dtype, b, route.key));
+    throw std::logic_error(route.key + ": the plan names binding " + std::string(name) +
+                           ", which this engine does not know");
+  };
+  std::vector<const vk::Buffer*> bindings;
+  for (const runtime::BindingPlan& b : plan.bindings) bindings.push_back(bind(b));
+
+  auto& pipeline = routed_pipelines_[{route.key, route.spirv}];
+  if (!pipeline) {
+    vk::PipelineDesc desc;
+    desc.name = route.key;
+    desc.spirv = route.spirv;
+    desc.buffer_count = uint32_t(plan.bindings.size());
+    desc.push_constant_bytes = uint32_t(plan.push_constants.size());
+    pipeline = std::make_shared<const vk::ComputePipeline>(vk::ComputePipeline::create(device, desc));
+  }
+  return Dispatch{pipeline, std::make_shared<const vk::DescriptorSet>(pipeline->bind(bindings)),
+                  plan.push_constants, plan.groups};
+}
+
+const Graph::AttentionVariant& Graph::attention_variant(size_t i, const Route& route) {
+  for (const AttentionVariant& v : attention_variants_) {
+    if (v.node == i && v.key == route.key && v.spirv == route.spirv) return v;
+  }
+  // Sized for the whole cache, so that every context set_context allows fits its buffers.
+  Route sized = route;
+  const kernels::Problem capacity = at_context(layer_.nodes[i].problem, layer_.context);
+  sized.plan = runtime::plan_dispatch(route.selection(), to_query(capacity),
+                                      device_->info().limits.max_workgroup_count);
+  if (!sized.plan.ok()) {
+    throw std::runtime_error(route.key + " at the cache's " + std::to_string(layer_.context) +
+                             " positions: " + sized.plan.error);
+  }
+  if (const std::string e = device_error(sized.plan, device_->info()); !e.empty()) {
+    throw std::runtime_error(route.key + " at the cache's " + std::to_string(layer_.context) +
+                             " positions: " + e);
+  }
+  AttentionVariant v{i, route.key, route.spirv, sized.plan, routed_dispatch(i, sized, nullptr)};
+  attention_variants_.push_back(std::move(v));
+  return attention_variants_.back();
+}
+
 void Graph::set_context(uint32_t context) {
   if (context < layer_.m || context > layer_.context) {
     throw std::invalid_argument("context " + std::to_string(context) + " is outside M=" +
                                 std::to_string(layer_.m) + " .. the cache's " +
                                 std::to_string(layer_.context) + " positions");
   }
+  // Everything is computed first, so that a throw leaves the graph as it was.
+  std::vector<Dispatch> dispatches = dispatches_;
+  std::vector<std::pair<size_t, Route>> rerouted;
   for (size_t i = 0; i < layer_.nodes.size(); ++i) {
     const Node& node = layer_.nodes[i];
     if (!node.routed()) {
-      dispatches_[i].push = elementwise_push(layer_, node, context);
+      dispatches[i].push = elementwise_push(layer_, node, context);
     } else if (node.kind == NodeKind::attention) {
-      // The same variant planned at the new context, over the buffers bound for the full one.
-      const Route& route = routes_[i];
-      const runtime::DispatchPlan plan =
-          runtime::plan_dispatch(route.selection(), to_query(at_context(node.problem, context)),
-                                 device_->info().limits.max_workgroup_count);
-      if (!plan.ok()) throw std::runtime_error(route.key + ": " + plan.error);
-      for (size_t b = 0; b < plan.bindings.size(); ++b) {
-        if (plan.bindings[b].alloc_bytes > route.plan.bindings.at(b).alloc_bytes) {
-          throw std::logic_error(route.key + ": " + std::string(plan.bindings[b].name) +
+      // The runtime's answer at the new context (its plan included), run by the variant's
+      // pipeline over the buffers bound for the whole cache.
+      Route route = router_->route(at_context(node.problem, context));
+      const AttentionVariant& v = attention_variant(i, route);
+      for (size_t b = 0; b < route.plan.bindings.size(); ++b) {
+        if (route.plan.bindings[b].alloc_bytes > v.capacity_plan.bindings.at(b).alloc_bytes) {
+          throw std::logic_error(route.key + ": " + std::string(route.plan.bindings[b].name) +
                                  " grows at context " + std::to_string(context));
         }
       }
-      dispatches_[i].push = plan.push_constants;
-      dispatches_[i].groups = plan.groups;
+      dispatches[i] = {v.dispatch.pipeline, v.dispatch.set, route.plan.push_constants,
+                       route.plan.groups};
+      rerouted.emplace_back(i, std::move(route));
     }
   }
+  for (auto& [i, route] : rerouted) {
+    tolerances_[i] = kernels::find_family(route.family)->tolerance(layer_.nodes[i].problem);
+    routes_[i] = std::move(route);
+  }
+  dispatches_ = std::move(dispatches);
   context_ = context;
   record();
 }
@@ -226,7 +273,7 @@ void Graph::record() {
       written.clear();
     }
     const Dispatch& d = dispatches_[i];
-    cb.dispatch(*d.pipeline, d.set, d.push, d.groups);
+    cb.dispatch(*d.pipeline, *d.set, d.push, d.groups);
     written.insert(node.output);
     cb.timestamp(*timestamps_, uint32_t(i + 1));
   }

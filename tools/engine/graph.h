@@ -4,14 +4,18 @@
 // Vulkan code; the elementwise nodes run the engine's own shaders. Pipelines are created once
 // and the whole layer recorded into one command buffer, so that executing it is one submit. The
 // attended context is push constants only, so a decode loop moves it with set_context and a
-// re-record, never a rebuild.
+// re-record, never a rebuild; set_context re-asks the runtime for attention, whose answer
+// changes with the context's tuned bucket, and swaps that one node's pipeline when it does.
 #pragma once
 
 #include <array>
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "kernels/kernel_instance.h"
@@ -40,7 +44,8 @@ struct GraphTimes {
 class Graph {
  public:
   // Routes every routed node of `layer` through `router` (attention for the layer's context L)
-  // and creates its pipeline from the route's SPIR-V and one buffer per binding of its plan:
+  // and keeps a copy of `router` (the snapshot shared; the DeviceInfo it references must
+  // outlive the graph) to re-ask for attention in set_context; creates its pipeline from the route's SPIR-V and one buffer per binding of its plan:
   // the layer's tensors where the plan binds activations, the weights prepacked by the runtime
   // into the plan's layout, the other parameters and a zeroed workspace of the plan's sizes.
   // Uploads `data` (x, the caches and the RoPE table as given; every other tensor poisoned with
@@ -66,8 +71,15 @@ class Graph {
   void execute();
   // From the next execution on, the M tokens sit at positions `context` - M .. `context` - 1
   // and attend positions up to theirs: pushed to the RoPE, append and attention dispatches,
-  // and the command buffer re-recorded (pipelines, buffers and weights stay). Throws
-  // std::invalid_argument unless M <= context <= the layer's L (the cache's capacity).
+  // and the command buffer re-recorded (buffers and weights stay). The runtime is asked again
+  // for attention at `context` (microseconds): tuned sdpa problems are L buckets and a context
+  // nearer another bucket gets that bucket's winner (docs/attention.md), so when the answer is
+  // another variant (key or SPIR-V) the attention node switches to it; its pipeline, descriptor
+  // set and workspace are created the first time, sized for the cache's capacity, and kept for
+  // every later switch back. routes()[attention] is the answer at `context`. Throws
+  // std::invalid_argument unless M <= context <= the layer's L (the cache's capacity), what
+  // Router::route throws, vk::Error creating a pipeline; a throw leaves the dispatches and
+  // routes as they were (a variant created on the way is kept for later).
   void set_context(uint32_t context);
   uint32_t context() const noexcept { return context_; }
   // `warmup` untimed executions, then `iterations` (>= 1) timed ones.
@@ -86,22 +98,43 @@ class Graph {
   double tolerance(size_t node) const { return tolerances_.at(node); }
   // The largest of them: what the layer's outputs are held to.
   double tolerance() const noexcept;
+  // Distinct routed pipelines the graph holds, one per (key, SPIR-V): attention variants
+  // switched to by set_context included, each created once.
+  size_t pipeline_count() const noexcept { return routed_pipelines_.size(); }
 
  private:
-  // One node's dispatch: a routed node's plan, or an engine_*.comp shader's.
+  // One node's dispatch: a routed node's plan, or an engine_*.comp shader's. The pipeline and
+  // set are shared with the attention variants kept for set_context.
   struct Dispatch {
     std::shared_ptr<const vk::ComputePipeline> pipeline;
-    vk::DescriptorSet set;
+    std::shared_ptr<const vk::DescriptorSet> set;
     std::vector<std::byte> push;
     std::array<uint32_t, 3> groups{};
   };
+  // An attention variant the graph has run, ready to switch back to.
+  struct AttentionVariant {
+    size_t node = 0;
+    std::string key;
+    std::vector<uint32_t> spirv;
+    runtime::DispatchPlan capacity_plan;  // at the cache's capacity: what its buffers hold
+    Dispatch dispatch;                    // push constants and groups: the capacity plan's
+  };
 
   explicit Graph(vk::Device& device) : device_(&device) {}
+  // Node `node`'s dispatch of `route`: the pipeline of its (key, SPIR-V), created once, and a
+  // set binding the layer's tensors where the plan names activations and buffers of the node's
+  // own (weights prepacked from `params`, scales, norm weight, zeroed workspaces) elsewhere.
+  // `params` may be null for a node that binds no weights (attention).
+  Dispatch routed_dispatch(size_t node, const Route& route, const kernels::ProblemData* params);
+  // The attention variant of `route` for node `node`: one kept, or a new one planned at the
+  // cache's capacity.
+  const AttentionVariant& attention_variant(size_t node, const Route& route);
   void record();
 
   vk::Device* device_;
   Layer layer_;
   uint32_t context_ = 0;
+  std::optional<Router> router_;  // what build routed with: set_context re-asks it
   std::vector<Route> routes_;
   std::vector<double> tolerances_;
   // One buffer per tensor, then the routed nodes' own (weights, scales, norm weights,
@@ -109,6 +142,12 @@ class Graph {
   std::vector<std::unique_ptr<vk::Buffer>> tensors_;
   std::vector<std::unique_ptr<vk::Buffer>> parameters_;
   std::vector<Dispatch> dispatches_;  // per node
+  // Routed pipelines by (key, SPIR-V): a database's SPIR-V need not be this build's, so the key
+  // alone does not name the binary.
+  std::map<std::pair<std::string, std::vector<uint32_t>>,
+           std::shared_ptr<const vk::ComputePipeline>>
+      routed_pipelines_;
+  std::vector<AttentionVariant> attention_variants_;
   std::optional<vk::TimestampPool> timestamps_;
   std::optional<vk::CommandBuffer> commands_;
 };
