@@ -4,6 +4,7 @@
 // noted here and recovered between chunks (session.cpp).
 #include <algorithm>
 #include <limits>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "kernels/shader_compiler.h"
@@ -450,11 +451,42 @@ void Session::record_winner(int64_t problem_id, const std::vector<Candidate>& li
     }
     // The runtime hands the winner's SPIR-V to engines: store it, for winners only, which
     // keeps the database small.
-    if (options_.store_spirv && family != nullptr) {
-      const kernels::ShaderSpec spec = family->shader(knobs);
-      const auto spirv = compiler_.compile(spec.file, spec.defines, *outcome.winner_key);
-      store_.upsert_kernel(kernel_record(*family, knobs, spirv.get()), db::OnConflict::keep);
-    }
+    if (options_.store_spirv && family != nullptr) store_spirv(*family, knobs, *outcome.winner_key);
+  }
+  if (options_.store_spirv) store_ranked_spirv(problem_id, list);
+}
+
+void Session::store_spirv(const kernels::Family& family, const kernels::Knobs& knobs,
+                          const std::string& key) {
+  const kernels::ShaderSpec spec = family.shader(knobs);
+  const auto spirv = compiler_.compile(spec.file, spec.defines, key);
+  store_.upsert_kernel(kernel_record(family, knobs, spirv.get()), db::OnConflict::keep);
+}
+
+void Session::store_ranked_spirv(int64_t problem_id, const std::vector<Candidate>& list) {
+  // A shape nobody tuned is answered from the head of its neighbours' ranked lists (the first
+  // db::kRankedPickable, read within one run): an engine reading this database can dispatch
+  // such an answer only with its SPIR-V. This run's fastest few are that head whenever this
+  // run measured the problem most, as a fresh run does; compiled already, so they cost a copy.
+  db::MeasurementFilter filter;
+  filter.run_id = run_id_;
+  filter.device_id = device_id_;
+  filter.problem_id = problem_id;
+  filter.status = db::Status::ok;
+  std::map<int64_t, double> fastest;  // kernel id -> its best median in this run
+  for (const db::Measurement& m : store_.measurements(filter)) {
+    if (!m.median_ns) continue;
+    auto [it, inserted] = fastest.emplace(m.kernel_id, *m.median_ns);
+    if (!inserted) it->second = std::min(it->second, *m.median_ns);
+  }
+  std::vector<std::pair<double, int64_t>> by_time;  // (median, kernel id)
+  for (const auto& [kernel, ns] : fastest) by_time.emplace_back(ns, kernel);
+  std::sort(by_time.begin(), by_time.end());
+  by_time.resize(std::min(by_time.size(), db::kRankedPickable));
+  for (const auto& [ns, kernel] : by_time) {
+    const auto c = std::find_if(list.begin(), list.end(),
+                                [&](const Candidate& x) { return x.kernel_id == kernel; });
+    if (c != list.end()) store_spirv(*c->family, c->knobs, c->key);
   }
 }
 
