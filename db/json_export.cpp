@@ -89,21 +89,6 @@ std::string render(const json& doc, int indent) {
   return out;
 }
 
-// The kernels a runtime can answer with: the winners' and the head of each ranked list (rows
-// come grouped by device and problem, fastest first, as the runtime reads them).
-std::unordered_set<int64_t> pickable_kernels(const std::vector<BestRow>& winners,
-                                             const std::vector<BestRow>& ranked) {
-  std::unordered_set<int64_t> out;
-  for (const auto& w : winners) out.insert(w.kernel_id);
-  for (size_t i = 0, in_list = 0; i < ranked.size(); ++i) {
-    const bool same_list = i > 0 && ranked[i].device_id == ranked[i - 1].device_id &&
-                           ranked[i].problem_id == ranked[i - 1].problem_id;
-    in_list = same_list ? in_list + 1 : 0;
-    if (in_list < kRankedPickable) out.insert(ranked[i].kernel_id);
-  }
-  return out;
-}
-
 }  // namespace
 
 json export_json(const Store& store, ExportScope scope, const SpirvSource& spirv_source) {
@@ -133,7 +118,7 @@ json export_json(const Store& store, ExportScope scope, const SpirvSource& spirv
     std::erase_if(runs, [&](const RunRecord& r) { return !run_ids.count(r.id); });
     std::erase_if(measurements,
                   [&](const Measurement& m) { return !measurement_ids.count(m.id); });
-    const auto pickable = pickable_kernels(winners, ranked);
+    const auto pickable = answer_kernels(winners, ranked);
     for (KernelRecord& k : kernels) {
       if (!pickable.count(k.id)) {
         k.spirv.reset();

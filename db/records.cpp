@@ -47,4 +47,17 @@ TimingError timing_error(const Measurement& m) {
   return {};
 }
 
+std::unordered_set<int64_t> answer_kernels(const std::vector<BestRow>& winners,
+                                           const std::vector<BestRow>& ranked) {
+  std::unordered_set<int64_t> out;
+  for (const auto& w : winners) out.insert(w.kernel_id);
+  for (size_t i = 0, in_list = 0; i < ranked.size(); ++i) {
+    const bool same_list = i > 0 && ranked[i].device_id == ranked[i - 1].device_id &&
+                           ranked[i].problem_id == ranked[i - 1].problem_id;
+    in_list = same_list ? in_list + 1 : 0;
+    if (in_list < kRankedPickable) out.insert(ranked[i].kernel_id);
+  }
+  return out;
+}
+
 }  // namespace vktune::db

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 namespace vktune::db {
@@ -180,5 +181,11 @@ struct Catalog {
   // from a document without them holds the winners here.
   std::vector<BestRow> ranked;
 };
+
+// The kernels a runtime can answer with, by id: the winners' and the first kRankedPickable of
+// each ranked list (`ranked` grouped by device and problem, fastest first, as Catalog::ranked
+// is). What a winners export and a tuning run give SPIR-V to.
+std::unordered_set<int64_t> answer_kernels(const std::vector<BestRow>& winners,
+                                           const std::vector<BestRow>& ranked);
 
 }  // namespace vktune::db

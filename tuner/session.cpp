@@ -211,6 +211,7 @@ TuneResult Session::run() {
     result.problems.push_back(
         tune_problem(i, problem_ids[i], std::move(lists[i]), std::move(outcomes[i])));
   }
+  if (options_.store_spirv) store_answer_spirv(problem_ids);
   store_.end_run(run_id_);
   result.stored = stored_;
   result.seconds =

@@ -133,13 +133,12 @@ class Session {
   void flush();
   // Commits what is queued and throws TuneInterrupted when TuneOptions::stop reads true.
   void stop_if_asked();
-  // Fills the outcome's winner from the database and stores the SPIR-V of the winner and of
-  // the head of the problem's ranked list: every answer a runtime can give from this database.
+  // Fills the outcome's winner from the database and stores the winner's SPIR-V.
   void record_winner(int64_t problem_id, const std::vector<Candidate>& list,
                      ProblemOutcome& outcome);
-  void store_spirv(const kernels::Family& family, const kernels::Knobs& knobs,
-                   const std::string& key);
-  void store_ranked_spirv(int64_t problem_id, const std::vector<Candidate>& list);
+  // Stores the SPIR-V of every answer a runtime can give for these problems from this database
+  // (db::answer_kernels: the winners and the head of each ranked list).
+  void store_answer_spirv(std::span<const int64_t> problem_ids);
   uint32_t weight_copies(const kernels::Problem& problem) const;
   bool out_of_time() const;
 

@@ -4,9 +4,11 @@
 // noted here and recovered between chunks (session.cpp).
 #include <algorithm>
 #include <limits>
-#include <map>
+#include <set>
+#include <unordered_set>
 #include <nlohmann/json.hpp>
 
+#include "db/error.h"
 #include "kernels/shader_compiler.h"
 #include "kernels/vk/command_buffer.h"
 #include "tuner/batch_timer.h"
@@ -449,45 +451,40 @@ void Session::record_winner(int64_t problem_id, const std::vector<Candidate>& li
         if (family != nullptr) knobs = family->knobs_from_json(nlohmann::json::parse(k.knobs_json));
       }
     }
-    // The runtime hands the winner's SPIR-V to engines: store it, for winners only, which
-    // keeps the database small.
-    if (options_.store_spirv && family != nullptr) store_spirv(*family, knobs, *outcome.winner_key);
+    // The runtime hands the winner's SPIR-V to engines: store it as soon as the problem is
+    // done, so a run killed later keeps it (the ranked heads follow at the run's end).
+    if (options_.store_spirv && family != nullptr) {
+      const kernels::ShaderSpec spec = family->shader(knobs);
+      const auto spirv = compiler_.compile(spec.file, spec.defines, *outcome.winner_key);
+      store_.upsert_kernel(kernel_record(*family, knobs, spirv.get()), db::OnConflict::keep);
+    }
   }
-  if (options_.store_spirv) store_ranked_spirv(problem_id, list);
 }
 
-void Session::store_spirv(const kernels::Family& family, const kernels::Knobs& knobs,
-                          const std::string& key) {
-  const kernels::ShaderSpec spec = family.shader(knobs);
-  const auto spirv = compiler_.compile(spec.file, spec.defines, key);
-  store_.upsert_kernel(kernel_record(family, knobs, spirv.get()), db::OnConflict::keep);
-}
-
-void Session::store_ranked_spirv(int64_t problem_id, const std::vector<Candidate>& list) {
-  // A shape nobody tuned is answered from the head of its neighbours' ranked lists (the first
-  // db::kRankedPickable, read within one run): an engine reading this database can dispatch
-  // such an answer only with its SPIR-V. This run's fastest few are that head whenever this
-  // run measured the problem most, as a fresh run does; compiled already, so they cost a copy.
-  db::MeasurementFilter filter;
-  filter.run_id = run_id_;
-  filter.device_id = device_id_;
-  filter.problem_id = problem_id;
-  filter.status = db::Status::ok;
-  std::map<int64_t, double> fastest;  // kernel id -> its best median in this run
-  for (const db::Measurement& m : store_.measurements(filter)) {
-    if (!m.median_ns) continue;
-    auto [it, inserted] = fastest.emplace(m.kernel_id, *m.median_ns);
-    if (!inserted) it->second = std::min(it->second, *m.median_ns);
+void Session::store_answer_spirv(std::span<const int64_t> problem_ids) {
+  // A shape nobody tuned is answered from the head of its neighbours' ranked lists: an engine
+  // reading this database can dispatch such an answer only with its SPIR-V. Which kernels those
+  // are is the store's rule (Catalog::ranked, db::answer_kernels), read once, for this run's
+  // problems; this run compiled most of them already (the compiler's cache).
+  db::Catalog catalog = store_.catalog(/*with_spirv=*/false);
+  const std::set<int64_t> mine(problem_ids.begin(), problem_ids.end());
+  const auto elsewhere = [&](const db::BestRow& r) {
+    return r.device_id != device_id_ || !mine.count(r.problem_id);
+  };
+  std::erase_if(catalog.winners, elsewhere);
+  std::erase_if(catalog.ranked, elsewhere);
+  const std::unordered_set<int64_t> answers = db::answer_kernels(catalog.winners, catalog.ranked);
+  db::Transaction transaction = store_.transaction();
+  for (db::KernelRecord& k : catalog.kernels) {
+    if (!answers.count(k.id)) continue;
+    try {
+      k.spirv = compile_spirv(compiler_, k);
+    } catch (const db::Error&) {
+      continue;  // an earlier build's kernel this catalogue cannot compile: no SPIR-V, as before
+    }
+    store_.upsert_kernel(k, db::OnConflict::keep);
   }
-  std::vector<std::pair<double, int64_t>> by_time;  // (median, kernel id)
-  for (const auto& [kernel, ns] : fastest) by_time.emplace_back(ns, kernel);
-  std::sort(by_time.begin(), by_time.end());
-  by_time.resize(std::min(by_time.size(), db::kRankedPickable));
-  for (const auto& [ns, kernel] : by_time) {
-    const auto c = std::find_if(list.begin(), list.end(),
-                                [&](const Candidate& x) { return x.kernel_id == kernel; });
-    if (c != list.end()) store_spirv(*c->family, c->knobs, c->key);
-  }
+  transaction.commit();
 }
 
 }  // namespace vktune::tuner
