@@ -36,15 +36,6 @@ std::string read_text(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
-// An exported document starts with '{' after any white space; a .db file with its magic.
-bool is_json_document(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  char first = 0;
-  while (in.get(first) && std::isspace(static_cast<unsigned char>(first))) {
-  }
-  return first == '{';
-}
-
 bool same_file(const std::string& a, const std::string& b) {
   std::error_code ec;
   return fs::exists(a, ec) && fs::exists(b, ec) && fs::equivalent(a, b, ec);
@@ -102,6 +93,14 @@ std::string hex4(uint32_t v) {
 }
 
 }  // namespace
+
+bool is_json_document(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char first = 0;
+  while (in.get(first) && std::isspace(static_cast<unsigned char>(first))) {
+  }
+  return first == '{';
+}
 
 std::vector<db::ImportStats> merge_databases(const std::vector<std::string>& inputs,
                                              const std::string& output) {

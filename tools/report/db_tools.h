@@ -64,6 +64,10 @@ struct DeviceFlags {
 };
 LookupDevice device_from_flags(const DeviceFlags& flags, const db::Catalog& catalog);
 
+// Whether `path` holds an exported JSON document (its first non-blank byte is '{') rather than
+// a .db file (which starts with SQLite's magic).
+bool is_json_document(const std::string& path);
+
 // A .db file opened read-only, or an exported JSON document imported into a private in-memory
 // store labelled with its path (told apart by content), for commands that read a database.
 db::Store open_for_reading(const std::string& path);

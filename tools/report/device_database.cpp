@@ -9,6 +9,7 @@
 
 #include "db/error.h"
 #include "db/store.h"
+#include "tools/report/db_tools.h"
 #include "tools/report/report.h"
 
 namespace vktune::report {
@@ -70,20 +71,12 @@ class DeviceNames : public nlohmann::json_sax<nlohmann::json> {
   bool name_next_ = false;
 };
 
-bool is_document(std::ifstream& in) {
-  char first = 0;
-  while (in.get(first) && std::isspace(static_cast<unsigned char>(first))) {
-  }
-  in.seekg(0);
-  return first == '{';
-}
-
 }  // namespace
 
 std::vector<std::string> recorded_devices(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ReportError("cannot read \"" + path + "\"");
-  if (!is_document(in)) {
+  if (!is_json_document(path)) {
     try {
       const db::Store store = db::Store::open(path, db::OpenMode::read_only);
       std::vector<std::string> names;
