@@ -11,7 +11,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -88,11 +87,6 @@ Figures time_selects(const Snapshot& snap, const runtime::DeviceQuery& device,
   return summarise(ns);
 }
 
-bool ends_with(const std::string& s, const char* suffix) {
-  const size_t n = std::strlen(suffix);
-  return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
-}
-
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream text;
@@ -108,7 +102,7 @@ int bench(const std::string& path, int rounds, int loads, const std::filesystem:
   // The catalog says which device and problems the database holds.
   db::Catalog catalog;
   std::string db_path = path;
-  if (ends_with(path, ".db")) {
+  if (path.ends_with(".db")) {
     catalog = db::Store::open(path, db::OpenMode::read_only).catalog(false);
   } else {
     const std::string text = read_file(path);
