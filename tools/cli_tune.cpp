@@ -71,9 +71,8 @@ volatile std::sig_atomic_t stop_signal = 0;
 // --train-db: a database, or a folder holding one per device (db/tuned), where the one recorded on
 // the tuned device is read; a folder without one leaves the model to this run's own database.
 std::optional<std::string> train_database(const std::string& path, const std::string& device) {
-  if (path.empty() || !std::filesystem::is_directory(path)) {
-    return path.empty() ? std::nullopt : std::optional(path);
-  }
+  if (path.empty()) return std::nullopt;
+  if (!std::filesystem::is_directory(path)) return path;
   std::optional<std::string> found = report::database_of_device(path, device);
   std::fprintf(stderr, "vktune tune: --train-db %s: %s\n", path.c_str(),
                found ? ("learning from " + *found).c_str()
