@@ -136,8 +136,8 @@ Knobs Family::knobs_from_json(const nlohmann::json& object) const {
   return knobs;
 }
 
-Legality Family::legality(const Knobs& knobs, const Problem& p,
-                          const vk::DeviceInfo& device) const {
+Legality Family::legality(const Knobs& knobs, const Problem& p, const vk::DeviceInfo& device,
+                          const CompilerSupport& compiler) const {
   auto no = [](std::string reason) { return Legality{false, std::move(reason)}; };
   if (std::string e = check_knobs(knobs); !e.empty()) return no(e);
   if (std::string e = combination_error(knobs); !e.empty()) return no(e);
@@ -147,7 +147,10 @@ Legality Family::legality(const Knobs& knobs, const Problem& p,
   if (p.dtype != dtype_) {
     return no(name_ + " computes " + dtype_name(dtype_) + " problems, not " + dtype_name(p.dtype));
   }
-  if (std::string e = check(requirements(knobs), device, name_); !e.empty()) return no(e);
+  const Requirements needs = requirements(knobs);
+  // The compiler first: a family this build cannot compile is unavailable on every device.
+  if (std::string e = check(needs, compiler, name_); !e.empty()) return no(e);
+  if (std::string e = check(needs, device, name_); !e.empty()) return no(e);
   if (std::string e = validate(p); !e.empty()) return no(e);
   if (std::string e = check(constraints(knobs), p); !e.empty()) return no(e);
   if (std::string e = shape_error(knobs, p); !e.empty()) return no(e);
@@ -179,15 +182,29 @@ Legality Family::legality(const Knobs& knobs, const Problem& p,
   return {};
 }
 
+std::string Family::unavailable_reason(const vk::DeviceInfo& device,
+                                      const CompilerSupport& compiler) const {
+  std::string first;
+  for (const Knobs& knobs : all_variants()) {
+    const Requirements needs = requirements(knobs);
+    std::string e = check(needs, compiler, name_);
+    if (e.empty()) e = check(needs, device, name_);
+    if (e.empty()) return {};
+    if (first.empty()) first = std::move(e);
+  }
+  return first;
+}
+
 std::span<const Family* const> families() {
   static const Family* const all[] = {
       &naive_family(DType::f32),          &tiled_family(DType::f32),
       &gemv_family(DType::f32),           &gemv_fast_family(DType::f32),
-      &gemv_fast_s16_family(DType::f32),  &coopmat_family(DType::f32),
-      &coopmat_splitk_family(DType::f32), &rms_norm_family(DType::f32),
-      &naive_family(DType::f16),          &tiled_family(DType::f16),
-      &gemv_family(DType::f16),           &gemv_fast_family(DType::f16),
-      &gemv_fast_s16_family(DType::f16),  &coopmat_family(DType::f16),
+      &gemv_fast_s16_family(DType::f32),  &gemv_i8dot_family(DType::f32),
+      &coopmat_family(DType::f32),        &coopmat_splitk_family(DType::f32),
+      &rms_norm_family(DType::f32),       &naive_family(DType::f16),
+      &tiled_family(DType::f16),          &gemv_family(DType::f16),
+      &gemv_fast_family(DType::f16),      &gemv_fast_s16_family(DType::f16),
+      &gemv_i8dot_family(DType::f16),     &coopmat_family(DType::f16),
       &coopmat_splitk_family(DType::f16), &rms_norm_family(DType::f16),
       &sdpa_naive_family(DType::f32),     &sdpa_fused_family(DType::f32),
       &sdpa_split_family(DType::f32),     &sdpa_naive_family(DType::f16),

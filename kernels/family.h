@@ -70,15 +70,24 @@ class Family {
   // BadKey when a knob is missing, unknown or has a bad value.
   Knobs knobs_from_json(const nlohmann::json& object) const;
 
-  // Whether the variant can run `problem` on `device`: knobs, dtype, problem validity,
-  // constraints, workgroup and shared-memory limits, storage-buffer range of every binding,
-  // extensions and 16-bit storage for f16.
-  // Pure: no Vulkan calls, so it works on fake DeviceInfo.
-  Legality legality(const Knobs& knobs, const Problem& problem,
-                    const vk::DeviceInfo& device) const;
+  // Whether the variant can run `problem` on `device` when compiled by a shader compiler that
+  // accepts `compiler`'s GLSL extensions (the default, none, is Debian 12's shaderc; the tuner
+  // passes what kernels/compiler_probe.h found in the one it links): knobs, dtype, GLSL
+  // extensions, device features (16-bit storage for f16, ...), problem validity, constraints,
+  // workgroup and shared-memory limits, storage-buffer range of every binding.
+  // Pure: no Vulkan or compiler calls, so it works on fake DeviceInfo.
+  Legality legality(const Knobs& knobs, const Problem& problem, const vk::DeviceInfo& device,
+                    const CompilerSupport& compiler = {}) const;
+  // Why no variant can run on `device` with `compiler`, whatever the problem: the first
+  // variant's unmet requirement (a GLSL extension the compiler lacks, then a device feature)
+  // when every variant has one; empty when some variant might run. What the CLI prints for a
+  // family it cannot offer.
+  std::string unavailable_reason(const vk::DeviceInfo& device,
+                                 const CompilerSupport& compiler = {}) const;
 
   // The device features the variant's shader needs (16-bit storage for f16, then the
-  // family's own): what legality checks and what an engine must enable to run it.
+  // family's own) and the GLSL extensions its compiler must accept: what legality checks and
+  // (the features) what an engine must enable to run it.
   Requirements requirements(const Knobs& knobs) const;
 
   virtual Constraints constraints(const Knobs& knobs) const = 0;
@@ -137,7 +146,8 @@ bool is_baseline(const Family& family);
 bool is_baseline(std::string_view family_name);
 
 // Every family, in a fixed order: q4gsw_naive, q4gsw_tiled, q4gsw_gemv, q4gsw_gemv_fast,
-// q4gsw_gemv_fast_s16, q4gsw_coopmat, q4gsw_coopmat_splitk, rms_norm, then the same for f16
+// q4gsw_gemv_fast_s16, q4gsw_gemv_i8dot, q4gsw_coopmat, q4gsw_coopmat_splitk, rms_norm, then
+// the same for f16
 // (q4gsw_naive_f16, ...), then sdpa_naive, sdpa_fused, sdpa_split, then the same for f16
 // (sdpa_naive_f16, ...). The descriptors are immutable statics: thread-safe.
 std::span<const Family* const> families();

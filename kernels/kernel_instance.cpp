@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "kernels/compiler_probe.h"
 #include "kernels/families/q4gsw_layout.h"
 #include "kernels/float16.h"
 
@@ -52,7 +53,7 @@ KernelInstance KernelInstance::create(vk::Device& device, ShaderCompiler& compil
                                       const Problem& p, const ProblemData& data,
                                       uint32_t weight_copies, PipelineCache* cache) {
   require_valid(p);
-  const Legality legal = family.legality(knobs, p, device.info());
+  const Legality legal = family.legality(knobs, p, device.info(), linked_compiler_support());
   if (!legal) {
     throw IllegalVariant(family.key(knobs) + " cannot run " + describe(p) + ": " + legal.reason);
   }
@@ -75,7 +76,7 @@ KernelInstance KernelInstance::create(vk::Device& device, ShaderCompiler& compil
                                       std::shared_ptr<const ProblemBuffers> inputs,
                                       const ExternalBuffers& external, PipelineCache* cache) {
   require_valid(p);
-  const Legality legal = family.legality(knobs, p, device.info());
+  const Legality legal = family.legality(knobs, p, device.info(), linked_compiler_support());
   const std::string key = family.key(knobs);
   if (!legal) throw IllegalVariant(key + " cannot run " + describe(p) + ": " + legal.reason);
   const Layout layout = family.layout(knobs);

@@ -56,7 +56,8 @@ class KernelInstance {
     vk::Buffer* workspace = nullptr;
   };
 
-  // Throws IllegalVariant with Family::legality's reason, InvalidProblem for a bad problem,
+  // Throws IllegalVariant with Family::legality's reason (for the linked compiler,
+  // kernels/compiler_probe.h), InvalidProblem for a bad problem,
   // CompileError when the shader does not compile, vk::Error on Vulkan failures.
   // `weight_copies` (>= 1) identical copies of the weight and scales are uploaded; record()
   // picks one, so a timing loop can rotate among them and read weights cold from memory.

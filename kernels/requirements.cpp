@@ -13,6 +13,8 @@ std::span<const FeatureDesc> feature_descs() {
        "for subgroupAdd in compute shaders", &vk::DeviceFeatures::subgroup_arithmetic},
       {Feature::cooperative_matrix_nv, "VK_NV_cooperative_matrix", "for its tensor-core tiles",
        &vk::DeviceFeatures::coopmat_nv},
+      {Feature::shader_integer_dot_product, "shaderIntegerDotProduct",
+       "for its int8 dot products", &vk::DeviceFeatures::shader_integer_dot_product},
   };
   return kAll;
 }
@@ -41,6 +43,17 @@ std::string check(const Requirements& r, const vk::DeviceInfo& device, std::stri
     return std::string(family) + " needs whole subgroups per output: " +
            std::to_string(r.subgroup_size_divides) + " lanes is not a multiple of " +
            device.name + "'s subgroup size " + std::to_string(size);
+  }
+  return {};
+}
+
+std::string check(const Requirements& r, const CompilerSupport& compiler, std::string_view family) {
+  for (const GlslExtensionDesc& e : glsl_extension_descs()) {
+    if (r.needs(e.extension) && !compiler.accepts(e.extension)) {
+      return std::string(family) + " needs a shader compiler that accepts " +
+             std::string(e.name) + ", which the linked shaderc does not; " +
+             std::string(kNewerCompilerHint);
+    }
   }
   return {};
 }

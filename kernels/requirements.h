@@ -1,6 +1,7 @@
 // The device features a variant's shader needs, as data: Family::legality checks them and the
 // runtime's dispatch plan lists them for an engine to enable (runtime/dispatch.h), so the two
-// cannot disagree. Names are Vulkan's.
+// cannot disagree. Names are Vulkan's. Also the GLSL extensions its source needs the shader
+// compiler to accept, which only the tuner's own build checks (an engine gets SPIR-V).
 #pragma once
 
 #include <cstdint>
@@ -9,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "kernels/compiler_support.h"
 #include "kernels/vk/device_info.h"
 
 namespace vktune::kernels {
@@ -19,6 +21,7 @@ enum class Feature : uint32_t {
   shader_float16 = 1u << 1,         // VkPhysicalDeviceVulkan12Features::shaderFloat16
   subgroup_arithmetic = 1u << 2,    // VK_SUBGROUP_FEATURE_ARITHMETIC_BIT in compute shaders
   cooperative_matrix_nv = 1u << 3,  // VK_NV_cooperative_matrix and its cooperativeMatrix feature
+  shader_integer_dot_product = 1u << 4,  // VkPhysicalDeviceVulkan13Features::shaderIntegerDotProduct
 };
 
 struct FeatureDesc {
@@ -37,10 +40,19 @@ struct Requirements {
   uint32_t subgroup_size = 0;
   // The device's subgroup size must divide this (whole subgroups per output row); 0: any.
   uint32_t subgroup_size_divides = 0;
+  // GlslExtension bits the shader compiler must accept to build the shader at all.
+  uint32_t compiler = 0;
 
   bool has(Feature f) const noexcept { return (features & static_cast<uint32_t>(f)) != 0; }
+  bool needs(GlslExtension e) const noexcept {
+    return (compiler & static_cast<uint32_t>(e)) != 0;
+  }
   Requirements& add(Feature f) noexcept {
     features |= static_cast<uint32_t>(f);
+    return *this;
+  }
+  Requirements& add(GlslExtension e) noexcept {
+    compiler |= static_cast<uint32_t>(e);
     return *this;
   }
   friend bool operator==(const Requirements&, const Requirements&) = default;
@@ -53,5 +65,10 @@ std::vector<std::string> feature_names(const Requirements& r);
 // feature and `family`: "llvmpipe lacks storageBuffer16BitAccess, which q4gsw_gemv_f16 needs
 // for its fp16 tensors".
 std::string check(const Requirements& r, const vk::DeviceInfo& device, std::string_view family);
+
+// Empty when `compiler` accepts every GLSL extension `r` needs; else the first it lacks, naming
+// `family` and the fix: "q4gsw_gemv_i8dot needs a shader compiler that accepts
+// GL_EXT_integer_dot_product, which the linked shaderc does not; build the newer one ...".
+std::string check(const Requirements& r, const CompilerSupport& compiler, std::string_view family);
 
 }  // namespace vktune::kernels

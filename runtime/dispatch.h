@@ -49,7 +49,8 @@ struct DispatchPlan {
   // "shaderFloat16" (VkPhysicalDeviceVulkan12Features), "VK_SUBGROUP_FEATURE_ARITHMETIC_BIT"
   // (VkPhysicalDeviceSubgroupProperties::supportedOperations, compute stage),
   // "VK_NV_cooperative_matrix" (the extension and its cooperativeMatrix feature, with a
-  // 16x16x16 f16*f16+f32 shape). Empty: a Vulkan 1.2 device with nothing enabled runs it. The
+  // 16x16x16 f16*f16+f32 shape), "shaderIntegerDotProduct" (VkPhysicalDeviceVulkan13Features,
+  // a Vulkan 1.3 device). Empty: a Vulkan 1.2 device with nothing enabled runs it. The
   // engine checks the device has each and enables it on its VkDevice.
   std::vector<std::string> required_features;
   uint32_t required_feature_bits = 0;  // the same as VKTUNE_FEATURE_* bits

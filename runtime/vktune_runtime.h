@@ -126,9 +126,11 @@ enum {
   VKTUNE_FEATURE_SHADER_FLOAT16 = 1u << 1,       /* VkPhysicalDeviceVulkan12Features::shaderFloat16 */
   VKTUNE_FEATURE_SUBGROUP_ARITHMETIC = 1u << 2,  /* VK_SUBGROUP_FEATURE_ARITHMETIC_BIT in
                                                      subgroupSupportedOperations, compute stage */
-  VKTUNE_FEATURE_COOPERATIVE_MATRIX_NV = 1u << 3 /* extension VK_NV_cooperative_matrix, its
+  VKTUNE_FEATURE_COOPERATIVE_MATRIX_NV = 1u << 3, /* extension VK_NV_cooperative_matrix, its
                                                      cooperativeMatrix feature enabled and the
                                                      16x16x16 f16*f16+f32 shape supported */
+  VKTUNE_FEATURE_SHADER_INTEGER_DOT_PRODUCT = 1u << 4 /* Vulkan 1.3, VkPhysicalDeviceVulkan13Features::
+                                                          shaderIntegerDotProduct */
 };
 
 typedef struct vktune_dispatch {
@@ -151,7 +153,8 @@ typedef struct vktune_dispatch {
 } vktune_dispatch;
 
 /* The Vulkan name of one VKTUNE_FEATURE_* bit ("storageBuffer16BitAccess", "shaderFloat16",
-   "VK_SUBGROUP_FEATURE_ARITHMETIC_BIT", "VK_NV_cooperative_matrix"); "" for anything else.
+   "VK_SUBGROUP_FEATURE_ARITHMETIC_BIT", "VK_NV_cooperative_matrix", "shaderIntegerDotProduct");
+   "" for anything else.
    Static storage. */
 const char* vktune_feature_name(uint32_t feature_bit);
 

@@ -1,9 +1,13 @@
-// `vktune devices`: every Vulkan device with its fingerprint, as a table or JSON.
+// `vktune devices`: every Vulkan device with its fingerprint and the families it cannot run
+// (with the reason), and the GLSL extensions the linked shader compiler accepts; a table or JSON.
 #include <cstdio>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "kernels/compiler_probe.h"
+#include "kernels/family.h"
 #include "kernels/vk/device_info.h"
 #include "kernels/vk/device_select.h"
 #include "kernels/vk/instance.h"
@@ -13,6 +17,24 @@ namespace vktune::cli {
 namespace {
 
 std::string yes_no(bool value) { return value ? "yes" : "no"; }
+
+// The families no variant of which can run on `device` with the linked compiler, and why.
+std::map<std::string, std::string> unavailable_families(const vk::DeviceInfo& device) {
+  std::map<std::string, std::string> out;
+  for (const kernels::Family* f : kernels::families()) {
+    std::string why = f->unavailable_reason(device, linked_compiler_support());
+    if (!why.empty()) out.emplace(f->name(), std::move(why));
+  }
+  return out;
+}
+
+nlohmann::json compiler_json() {
+  nlohmann::json accepts = nlohmann::json::object();
+  for (const kernels::GlslExtensionDesc& e : kernels::glsl_extension_descs()) {
+    accepts[std::string(e.name)] = linked_compiler_support().accepts(e.extension);
+  }
+  return {{"accepts", accepts}};
+}
 
 void print_table(const std::vector<vk::DeviceInfo>& devices, size_t chosen) {
   for (const vk::DeviceInfo& d : devices) {
@@ -41,9 +63,20 @@ void print_table(const std::vector<vk::DeviceInfo>& devices, size_t chosen) {
       shapes += " " + std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k) +
                 ":" + s.a_type + "->" + s.result_type;
     }
-    std::printf("    cooperative matrix NV %s KHR %s%s%s\n", yes_no(f.coopmat_nv).c_str(),
-                yes_no(f.coopmat_khr).c_str(), shapes.empty() ? "" : ", shapes", shapes.c_str());
+    std::printf("    cooperative matrix NV %s KHR %s%s%s, integer dot product %s\n",
+                yes_no(f.coopmat_nv).c_str(), yes_no(f.coopmat_khr).c_str(),
+                shapes.empty() ? "" : ", shapes", shapes.c_str(),
+                yes_no(f.shader_integer_dot_product).c_str());
+    for (const auto& [family, why] : unavailable_families(d)) {
+      std::printf("    unavailable: %s: %s\n", family.c_str(), why.c_str());
+    }
   }
+  std::printf("shader compiler (linked):");
+  for (const kernels::GlslExtensionDesc& e : kernels::glsl_extension_descs()) {
+    std::printf(" %s %s", std::string(e.name).c_str(),
+                yes_no(linked_compiler_support().accepts(e.extension)).c_str());
+  }
+  std::printf("\n");
 }
 
 }  // namespace
@@ -65,8 +98,14 @@ void add_devices_command(CLI::App& app) {
     const size_t chosen = vk::select_device(devices, vk::device_request(options->device));
     if (*json) {
       nlohmann::json list = nlohmann::json::array();
-      for (const auto& d : devices) list.push_back(vk::to_json(d));
-      std::cout << nlohmann::json{{"default", chosen}, {"devices", list}}.dump(2) << "\n";
+      for (const auto& d : devices) {
+        nlohmann::json j = vk::to_json(d);
+        j["unavailable_families"] = unavailable_families(d);
+        list.push_back(std::move(j));
+      }
+      std::cout << nlohmann::json{{"default", chosen}, {"devices", list}, {"compiler", compiler_json()}}
+                       .dump(2)
+                << "\n";
     } else {
       print_table(devices, chosen);
     }

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/compiler_probe.h"
 #include "kernels/family.h"
 #include "kernels/kernel_instance.h"
 #include "kernels/knobs.h"
@@ -69,6 +70,7 @@ void run_inspect(const InspectFlags& flags) {
 
   // The variants asked for, else every legal variant of the family (or of every family).
   std::vector<std::pair<const kernels::Family*, kernels::Knobs>> chosen;
+  std::vector<std::string> unavailable;  // "family: unavailable: reason"
   for (const std::string& key : flags.variants) {
     kernels::ParsedKey parsed = kernels::parse_key(key);
     const kernels::Family* family = kernels::find_family(parsed.family);
@@ -79,18 +81,28 @@ void run_inspect(const InspectFlags& flags) {
     for (const kernels::Family* family : kernels::families()) {
       if (family->op() != problem.op || family->dtype() != problem.dtype) continue;
       if (!flags.family.empty() && family->name() != flags.family) continue;
+      // A family that cannot run here at all is one line with the reason, not N illegal ones.
+      std::string why = family->unavailable_reason(device.info(), linked_compiler_support());
+      if (!why.empty()) {
+        unavailable.push_back(family->name() + ": unavailable: " + why);
+        continue;
+      }
       for (kernels::Knobs& knobs : family->all_variants()) chosen.emplace_back(family, knobs);
     }
-    if (chosen.empty()) throw std::invalid_argument("no family named " + flags.family);
+    if (chosen.empty() && unavailable.empty()) {
+      throw std::invalid_argument("no family named " + flags.family);
+    }
   }
 
   std::printf("vktune inspect: %s on [%zu] %s\n", kernels::describe(problem).c_str(), index,
               device.info().name.c_str());
+  for (const std::string& line : unavailable) std::printf("%s\n", line.c_str());
   ShaderCompiler compiler;
   std::vector<Row> rows;
   size_t illegal = 0;
   for (const auto& [family, knobs] : chosen) {
-    const kernels::Legality legal = family->legality(knobs, problem, device.info());
+    const kernels::Legality legal =
+        family->legality(knobs, problem, device.info(), linked_compiler_support());
     if (!legal) {
       ++illegal;
       if (!flags.variants.empty()) {

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "db/store.h"
+#include "kernels/compiler_probe.h"
 #include "kernels/family.h"
 #include "kernels/problem_limits.h"
 #include "kernels/vk/device_select.h"
@@ -138,6 +139,13 @@ void run_tune(const TuneFlags& flags) {
   options.seed = flags.seed;
   options.claim_path = flags.db;
   if (!flags.families.empty()) options.families = parse_families(flags.families);
+  // A family asked for by name that cannot run here at all says why, rather than tune nothing.
+  for (const kernels::Family* f : options.families) {
+    const std::string why = f->unavailable_reason(devices[index], linked_compiler_support());
+    if (!why.empty()) {
+      std::fprintf(stderr, "vktune tune: %s is unavailable: %s\n", f->name().c_str(), why.c_str());
+    }
+  }
 
   if (!flags.train_db.empty() && options.strategy != tuner::Strategy::model) {
     throw ExitStatus(2, "--train-db is read by --strategy model only");

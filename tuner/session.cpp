@@ -8,6 +8,7 @@
 #include <cmath>
 #include <map>
 
+#include "kernels/compiler_probe.h"
 #include "kernels/problem_limits.h"
 #include "kernels/vk/error.h"
 #include "tuner/bandwidth.h"
@@ -253,7 +254,7 @@ std::vector<Candidate> Session::candidates(const kernels::Problem& problem, int6
   for (const kernels::Family* family : options_.families) {
     if (family->op() != problem.op) continue;
     for (kernels::Knobs& knobs : family->all_variants()) {
-      if (!family->legality(knobs, problem, device_->info())) continue;
+      if (!family->legality(knobs, problem, device_->info(), linked_compiler_support())) continue;
       std::string key = family->key(knobs);
       if (options_.variant_filter && !options_.variant_filter(problem, key)) continue;
       ++outcome.legal;

@@ -159,6 +159,13 @@ double fp32_tolerance(const Problem& p) {
 
 double fp16_tolerance(const Problem&) { return 2e-3; }
 
+double int8_activation_tolerance(const Problem& p) {
+  // The standard deviation of the error relative to the bound, times sqrt(K) (reference.h).
+  const double e_abs_x = 0.5, e_abs_w = 4.0, e_w2 = 21.5 * 13.0 / 12.0;
+  const double sd_sqrt_k = std::sqrt(e_w2) / (127.0 * std::sqrt(12.0) * e_abs_x * e_abs_w);
+  return 8.0 * sd_sqrt_k / std::sqrt(static_cast<double>(p.k));
+}
+
 double fp16_output_tolerance() { return 0x1p-11; }
 
 }  // namespace vktune::kernels

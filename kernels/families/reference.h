@@ -55,6 +55,19 @@ double fp32_tolerance(const Problem& problem);
 // accumulation: each term is off by <= ~1e-3 of its |x w|, so <= 1e-3 of the bound; 2e-3 allows
 // for the fp32 sum on top.
 double fp16_tolerance(const Problem& problem);
+// x rounded to int8 per 32-element block (q4gsw_gemv_i8dot): x_k becomes q_k * d with
+// d = max|x in the block| / 127, off by e_k, |e_k| <= d / 2 <= 1 / 254 (make_random's |x| <= 1).
+// The output is off by sum_k e_k w_k. Its worst case relative to the bound sum_k |x_k w_k| has
+// no limit (an x_k much smaller than its block's max is rounded away entirely), so, as for
+// fp32_tolerance, the bound is statistical, over the inputs the gate uses (make_random): the
+// e_k are independent of each other and of w, uniform on [-d/2, d/2] (variance d^2/12), so
+// the error's standard deviation is at most sqrt(sum_k w_k^2) / (127 sqrt(12)); with |x|
+// uniform on [0, 1] (E|x| = 1/2) and w = (q - 8) * s (q uniform on 0..15, E|q - 8| = 4,
+// E(q - 8)^2 = 21.5; s uniform on [0.5, 1.5], E s = 1, E s^2 = 13/12) the bound is ~ K * 2 and
+// sqrt(sum w^2) ~ sqrt(K * 23.3), so sd / bound ~ 0.0055 / sqrt(K). Eight of those: the worst
+// of 10^7 outputs stays below ~5.5 (a simulation of 20000 outputs a K in 32..4096 saw at most
+// 3.7), and a wrong block (a swapped nibble half, a lost scale) errs by far more.
+double int8_activation_tolerance(const Problem& problem);
 // What storing an output as fp16 adds (dtype f16): one rounding of the fp32 result, at most
 // 2^-11 of |out|, and |out| <= bound (the bound sums the magnitudes that make up out). The
 // inputs cost nothing: the reference reads the same fp16-rounded x, scales, bias and w.

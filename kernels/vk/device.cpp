@@ -55,6 +55,7 @@ struct FeatureChain {
                                             v13.pNext};
     used13.subgroupSizeControl = v13.subgroupSizeControl;
     used13.computeFullSubgroups = v13.computeFullSubgroups;
+    used13.shaderIntegerDotProduct = v13.shaderIntegerDotProduct;
     v13 = used13;
     coopmat.cooperativeMatrixRobustBufferAccess = VK_FALSE;
   }

@@ -47,6 +47,8 @@ struct DeviceFeatures {
   bool subgroup_size_control = false;
   bool coopmat_nv = false;   // VK_NV_cooperative_matrix (what Debian 12's shaderc can target)
   bool coopmat_khr = false;  // VK_KHR_cooperative_matrix
+  // shaderIntegerDotProduct (Vulkan 1.3 or VK_KHR_shader_integer_dot_product): dotPacked4x8EXT
+  bool shader_integer_dot_product = false;
   bool pipeline_executable_properties = false;
   bool portability_subset = false;  // must then be enabled (VK_KHR_portability_subset)
   std::vector<CoopMatShape> coopmat_shapes;

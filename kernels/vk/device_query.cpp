@@ -156,6 +156,9 @@ DeviceInfo query_device_info(VkInstance instance, VkPhysicalDevice device, uint3
   VkPhysicalDevice8BitStorageFeatures s8{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES,
                                          &s16};
   VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &s8};
+  // Vulkan 1.3's features (shaderIntegerDotProduct): only a 1.3 device knows the struct.
+  VkPhysicalDeviceVulkan13Features v13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
+  if (info.api_version >= VK_API_VERSION_1_3) f16i8.pNext = &v13;
   vkGetPhysicalDeviceFeatures2(device, &features);
 
   DeviceFeatures& f = info.features;
@@ -163,6 +166,8 @@ DeviceInfo query_device_info(VkInstance instance, VkPhysicalDevice device, uint3
   f.storage_16bit = s16.storageBuffer16BitAccess;
   f.shader_float16 = f16i8.shaderFloat16;
   f.shader_int8 = f16i8.shaderInt8;
+  // Core in 1.3 only: a 1.2 device with just VK_KHR_shader_integer_dot_product is not used.
+  f.shader_integer_dot_product = info.api_version >= VK_API_VERSION_1_3 && v13.shaderIntegerDotProduct;
   f.subgroup_arithmetic = (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
                           (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT);
   const std::set<std::string> extensions = device_extensions(device);

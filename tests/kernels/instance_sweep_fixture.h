@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 
+#include "kernels/compiler_probe.h"
 #include "kernels/kernel_instance.h"
 #include "tests/kernels/vulkan_fixture.h"
 
@@ -29,7 +30,7 @@ class InstanceSweepFixture : public test::VulkanFixture {
   // Runs `knobs` on `problem` and checks it; returns false when the variant is illegal here.
   bool run_and_check(const Family& f, const Knobs& knobs, const Problem& p,
                      const ProblemData& data, const Reference& ref) {
-    const Legality legal = f.legality(knobs, p, device().info());
+    const Legality legal = f.legality(knobs, p, device().info(), linked_compiler_support());
     if (!legal) return false;
     const std::string key = f.key(knobs);
     KernelInstance inst =

@@ -1,7 +1,10 @@
 // Every cooperative-matrix variant compiles with shaderc: they cannot run on lavapipe, so this
-// is their only check on machines without a GPU.
+// is their only check on machines without a GPU. So does every integer-dot-product variant where
+// the linked compiler accepts GL_EXT_integer_dot_product (the devices without
+// shaderIntegerDotProduct never run them).
 #include <gtest/gtest.h>
 
+#include "kernels/compiler_probe.h"
 #include "kernels/family.h"
 #include "kernels/shader_compiler.h"
 
@@ -28,6 +31,13 @@ TEST(VariantsCompile, Coopmat) { compile_all("q4gsw_coopmat"); }
 TEST(VariantsCompile, CoopmatSplitK) { compile_all("q4gsw_coopmat_splitk"); }
 TEST(VariantsCompile, CoopmatF16) { compile_all("q4gsw_coopmat_f16"); }
 TEST(VariantsCompile, CoopmatSplitKF16) { compile_all("q4gsw_coopmat_splitk_f16"); }
+TEST(VariantsCompile, GemvI8Dot) {
+  if (!linked_compiler_support().accepts(GlslExtension::integer_dot_product)) {
+    GTEST_SKIP() << "the linked shaderc does not accept GL_EXT_integer_dot_product; "
+                 << kNewerCompilerHint;
+  }
+  compile_all("q4gsw_gemv_i8dot");
+}
 // The other families' variants are compiled (and run) by kernels_instance_test.
 
 }  // namespace

@@ -1,0 +1,24 @@
+// Which optional GLSL extensions the shader compiler linked into this build accepts, found by
+// compiling a tiny shader that uses each one (Debian 12's shaderc accepts none of them; the one
+// tools/setup-newer-shaderc.sh builds accepts all). Family::legality reads the answer, so a
+// family this build cannot compile is reported unavailable with the reason, never compiled.
+#pragma once
+
+#include <string_view>
+
+#include "kernels/compiler_support.h"
+#include "kernels/shader_compiler.h"
+
+namespace vktune {
+
+// Probes once per process (about 10 ms) and returns the cached answer afterwards. Thread-safe.
+// Never throws: an extension whose probe fails to compile is simply not accepted.
+const kernels::CompilerSupport& linked_compiler_support();
+
+// The probe shader of `extension`: a compute shader that enables it and uses what vktune
+// would (dotPacked4x8EXT, a cooperative matrix multiply-add, a tensor-layout load). For tests.
+std::string_view compiler_probe_source(kernels::GlslExtension extension);
+// The target environment a shader using `extension` needs (its vulkan_minor).
+TargetEnv target_env(const kernels::GlslExtensionDesc& extension);
+
+}  // namespace vktune
