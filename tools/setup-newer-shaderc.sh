@@ -64,6 +64,10 @@ t_sources=$(( SECONDS - t0 ))
 t0=$SECONDS
 say "build: shaderc_combined and glslc, static, Release, -fPIC (JOBS=$JOBS)"
 S="$W/src"; B="$W/build/shaderc"
+# The version strings come from `git describe` in each source tree; a prefix inside a checkout
+# (ours) would lend them its commit. Stop git at the tarballs: "unknown hash, <date>" instead.
+# (glslc --version's "shaderc v2023.8" is upstream's: 2025.2's CHANGES entry has no date.)
+export GIT_CEILING_DIRECTORIES="$W/src"
 for d in glslang spirv-tools spirv-headers; do ln -sfn "$S/$d" "$S/shaderc/third_party/$d"; done
 # PIC: vktune's executables are position-independent (Debian's g++ default), and a static
 # archive linked into them must be too.
