@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/compiler_support.h"
 #include "kernels/family.h"
 #include "runtime/dispatch.h"
 #include "runtime/query_problem.h"
@@ -91,6 +92,8 @@ TEST(DispatchFeatures, SubgroupAndCooperativeMatrixVariantsNameTheirs) {
   EXPECT_STREQ(vktune_feature_name(VKTUNE_FEATURE_SUBGROUP_ARITHMETIC),
                "VK_SUBGROUP_FEATURE_ARITHMETIC_BIT");
   EXPECT_STREQ(vktune_feature_name(VKTUNE_FEATURE_COOPERATIVE_MATRIX_NV), "VK_NV_cooperative_matrix");
+  EXPECT_STREQ(vktune_feature_name(VKTUNE_FEATURE_SHADER_INTEGER_DOT_PRODUCT),
+               "shaderIntegerDotProduct");
   EXPECT_STREQ(vktune_feature_name(1u << 30), "");
 }
 
@@ -121,10 +124,19 @@ std::vector<ProblemQuery> candidate_problems(std::string_view op, std::string_vi
           {op, dtype, 512, 512, 4096, 32}};
 }
 
+// A compiler that accepts every optional GLSL extension, so that no family is refused for the
+// compiler: the plan is about the device.
+kernels::CompilerSupport full_compiler() {
+  kernels::CompilerSupport c;
+  for (const kernels::GlslExtensionDesc& e : kernels::glsl_extension_descs()) c.add(e.extension);
+  return c;
+}
+
 // Every variant of every family: the plan's features are exactly those whose absence makes the
 // family's own legality check refuse the variant, and likewise for the subgroup size.
 TEST(DispatchFeatures, MatchTheFamiliesOwnDeviceChecks) {
   const vk::DeviceInfo full = full_device();
+  const kernels::CompilerSupport compiler = full_compiler();
   size_t checked = 0, variants = 0;
   for (const kernels::Family* family : kernels::families()) {
     const std::string op = kernels::op_name(family->op());
@@ -134,7 +146,7 @@ TEST(DispatchFeatures, MatchTheFamiliesOwnDeviceChecks) {
       const Selection s = selection(family->name(), kernels::to_json_text(knobs));
       for (const ProblemQuery& q : candidate_problems(op, dtype)) {
         const kernels::Problem p = *to_problem(q);
-        if (!family->legality(knobs, p, full).ok) continue;
+        if (!family->legality(knobs, p, full, compiler).ok) continue;
         const DispatchPlan plan = plan_dispatch(s, q, kLargeGrid);
         ASSERT_TRUE(plan.ok()) << family->key(knobs) << ": " << plan.error;
         for (const kernels::FeatureDesc& f : kernels::feature_descs()) {
@@ -143,26 +155,30 @@ TEST(DispatchFeatures, MatchTheFamiliesOwnDeviceChecks) {
           const bool listed = std::find(plan.required_features.begin(), plan.required_features.end(),
                                         f.name) != plan.required_features.end();
           EXPECT_EQ(listed, (plan.required_feature_bits & uint32_t(f.feature)) != 0);
-          EXPECT_EQ(!family->legality(knobs, p, without).ok, listed)
+          EXPECT_EQ(!family->legality(knobs, p, without, compiler).ok, listed)
               << family->key(knobs) << " and " << f.name;
         }
         // The shared memory the plan names is what the family's own check holds the device to.
         if (plan.shared_memory_bytes > 0) {
           vk::DeviceInfo small = full;
           small.limits.max_shared_memory_bytes = plan.shared_memory_bytes - 1;
-          EXPECT_FALSE(family->legality(knobs, p, small).ok) << family->key(knobs);
+          EXPECT_FALSE(family->legality(knobs, p, small, compiler).ok) << family->key(knobs);
           small.limits.max_shared_memory_bytes = plan.shared_memory_bytes;
-          EXPECT_TRUE(family->legality(knobs, p, small).ok) << family->key(knobs);
+          EXPECT_TRUE(family->legality(knobs, p, small, compiler).ok) << family->key(knobs);
         }
         vk::DeviceInfo other_size = full;
         other_size.subgroup_size = 64;
         const bool size_matters = plan.required_subgroup_size != 0 ||
                                   (plan.subgroup_size_divides != 0 &&
                                    plan.subgroup_size_divides % 64 != 0);
-        // gemv_fast refuses splitting a subgroup across K slices for speed, not correctness:
-        // a device check that is no feature to enable.
-        if (family->name().starts_with("q4gsw_gemv_fast")) break;
-        EXPECT_EQ(!family->legality(knobs, p, other_size).ok, size_matters) << family->key(knobs);
+        // gemv_fast and gemv_i8dot refuse splitting a subgroup across K slices for speed, not
+        // correctness: a device check that is no feature to enable.
+        if (family->name().starts_with("q4gsw_gemv_fast") ||
+            family->name().starts_with("q4gsw_gemv_i8dot")) {
+          break;
+        }
+        EXPECT_EQ(!family->legality(knobs, p, other_size, compiler).ok, size_matters)
+            << family->key(knobs);
         ++checked;
         break;
       }

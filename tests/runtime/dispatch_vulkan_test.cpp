@@ -10,6 +10,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "kernels/compiler_probe.h"
 #include "kernels/families/reference.h"
 #include "kernels/family.h"
 #include "kernels/float16.h"
@@ -137,6 +138,23 @@ TEST_F(DispatchOnDevice, PackedS16PrepackedByTheRuntime) {
                            "q4gsw_gemv_fast_s16[wg=64,ksplit=2,npl=2,unroll=2,mmax=1]",
                            R"({"wg":64,"ksplit":2,"npl":2,"unroll":2,"mmax":1})"),
       {"q4gsw", "f32", 1, 45, 256, 32});
+}
+
+// The integer-dot-product GEMV through the plan alone: it names shaderIntegerDotProduct, and the
+// device this fixture created (which enables what it has) runs it. Needs the newer compiler.
+TEST_F(DispatchOnDevice, IntegerDotProductGemv) {
+  const kernels::Family& family = *kernels::find_family("q4gsw_gemv_i8dot");
+  const std::string why =
+      family.unavailable_reason(device().info(), linked_compiler_support());
+  if (!why.empty()) GTEST_SKIP() << why;
+  const Selection s = test::hand_selection(
+      "q4gsw_gemv_i8dot", "q4gsw_gemv_i8dot[wg=64,ksplit=2,npl=2,unroll=2,mmax=4]",
+      R"({"wg":64,"ksplit":2,"npl":2,"unroll":2,"mmax":4})");
+  const ProblemQuery q{"q4gsw", "f32", 3, 45, 512, 64};
+  const DispatchPlan plan = plan_dispatch(s, q, device().info().limits.max_workgroup_count);
+  EXPECT_EQ(plan.required_features, std::vector<std::string>{"shaderIntegerDotProduct"});
+  EXPECT_EQ(plan.layout, "packed");
+  run(s, q);
 }
 
 }  // namespace
