@@ -67,8 +67,9 @@ void print_table(const std::vector<vk::DeviceInfo>& devices, size_t chosen) {
                 yes_no(f.coopmat_nv).c_str(), yes_no(f.coopmat_khr).c_str(),
                 shapes.empty() ? "" : ", shapes", shapes.c_str(),
                 yes_no(f.shader_integer_dot_product).c_str());
+    // Each reason names its family.
     for (const auto& [family, why] : unavailable_families(d)) {
-      std::printf("    unavailable: %s: %s\n", family.c_str(), why.c_str());
+      std::printf("    unavailable: %s\n", why.c_str());
     }
   }
   std::printf("shader compiler (linked):");

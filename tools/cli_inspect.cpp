@@ -70,7 +70,7 @@ void run_inspect(const InspectFlags& flags) {
 
   // The variants asked for, else every legal variant of the family (or of every family).
   std::vector<std::pair<const kernels::Family*, kernels::Knobs>> chosen;
-  std::vector<std::string> unavailable;  // "family: unavailable: reason"
+  std::vector<std::string> unavailable;  // "unavailable: reason"
   for (const std::string& key : flags.variants) {
     kernels::ParsedKey parsed = kernels::parse_key(key);
     const kernels::Family* family = kernels::find_family(parsed.family);
@@ -84,7 +84,7 @@ void run_inspect(const InspectFlags& flags) {
       // A family that cannot run here at all is one line with the reason, not N illegal ones.
       std::string why = family->unavailable_reason(device.info(), linked_compiler_support());
       if (!why.empty()) {
-        unavailable.push_back(family->name() + ": unavailable: " + why);
+        unavailable.push_back("unavailable: " + why);  // the reason names the family
         continue;
       }
       for (kernels::Knobs& knobs : family->all_variants()) chosen.emplace_back(family, knobs);
