@@ -183,7 +183,7 @@ Legality Family::legality(const Knobs& knobs, const Problem& p, const vk::Device
 }
 
 std::string Family::unavailable_reason(const vk::DeviceInfo& device,
-                                      const CompilerSupport& compiler) const {
+                                       const CompilerSupport& compiler) const {
   std::string first;
   for (const Knobs& knobs : all_variants()) {
     const Requirements needs = requirements(knobs);

@@ -13,8 +13,8 @@ std::span<const FeatureDesc> feature_descs() {
        "for subgroupAdd in compute shaders", &vk::DeviceFeatures::subgroup_arithmetic},
       {Feature::cooperative_matrix_nv, "VK_NV_cooperative_matrix", "for its tensor-core tiles",
        &vk::DeviceFeatures::coopmat_nv},
-      {Feature::shader_integer_dot_product, "shaderIntegerDotProduct",
-       "for its int8 dot products", &vk::DeviceFeatures::shader_integer_dot_product},
+      {Feature::shader_integer_dot_product, "shaderIntegerDotProduct", "for its int8 dot products",
+       &vk::DeviceFeatures::shader_integer_dot_product},
   };
   return kAll;
 }
@@ -50,9 +50,8 @@ std::string check(const Requirements& r, const vk::DeviceInfo& device, std::stri
 std::string check(const Requirements& r, const CompilerSupport& compiler, std::string_view family) {
   for (const GlslExtensionDesc& e : glsl_extension_descs()) {
     if (r.needs(e.extension) && !compiler.accepts(e.extension)) {
-      return std::string(family) + " needs a shader compiler that accepts " +
-             std::string(e.name) + ", which the linked shaderc does not; " +
-             std::string(kNewerCompilerHint);
+      return std::string(family) + " needs a shader compiler that accepts " + std::string(e.name) +
+             ", which the linked shaderc does not; " + std::string(kNewerCompilerHint);
     }
   }
   return {};

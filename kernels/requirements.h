@@ -21,7 +21,8 @@ enum class Feature : uint32_t {
   shader_float16 = 1u << 1,         // VkPhysicalDeviceVulkan12Features::shaderFloat16
   subgroup_arithmetic = 1u << 2,    // VK_SUBGROUP_FEATURE_ARITHMETIC_BIT in compute shaders
   cooperative_matrix_nv = 1u << 3,  // VK_NV_cooperative_matrix and its cooperativeMatrix feature
-  shader_integer_dot_product = 1u << 4,  // VkPhysicalDeviceVulkan13Features::shaderIntegerDotProduct
+  // VkPhysicalDeviceVulkan13Features::shaderIntegerDotProduct (dotPacked4x8EXT)
+  shader_integer_dot_product = 1u << 4,
 };
 
 struct FeatureDesc {

@@ -129,8 +129,8 @@ enum {
   VKTUNE_FEATURE_COOPERATIVE_MATRIX_NV = 1u << 3, /* extension VK_NV_cooperative_matrix, its
                                                      cooperativeMatrix feature enabled and the
                                                      16x16x16 f16*f16+f32 shape supported */
-  VKTUNE_FEATURE_SHADER_INTEGER_DOT_PRODUCT = 1u << 4 /* Vulkan 1.3, VkPhysicalDeviceVulkan13Features::
-                                                          shaderIntegerDotProduct */
+  /* Vulkan 1.3, VkPhysicalDeviceVulkan13Features::shaderIntegerDotProduct */
+  VKTUNE_FEATURE_SHADER_INTEGER_DOT_PRODUCT = 1u << 4
 };
 
 typedef struct vktune_dispatch {

@@ -104,7 +104,9 @@ void add_devices_command(CLI::App& app) {
         j["unavailable_families"] = unavailable_families(d);
         list.push_back(std::move(j));
       }
-      std::cout << nlohmann::json{{"default", chosen}, {"devices", list}, {"compiler", compiler_json()}}
+      std::cout << nlohmann::json{{"default", chosen},
+                                  {"devices", list},
+                                  {"compiler", compiler_json()}}
                        .dump(2)
                 << "\n";
     } else {

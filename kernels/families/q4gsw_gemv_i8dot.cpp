@@ -42,7 +42,8 @@ class GemvI8Dot final : public Family {
   uint32_t shared_bytes(const Knobs& k) const override {
     // Per row and block of a chunk: 32 int8 and a float scale; then the slices' hand-over.
     const uint32_t chunk = get(k, "mmax") * chunk_blocks(k) * (32 + 4);
-    const uint32_t red = get(k, "ksplit") == 1 ? 0 : get(k, "npl") * get(k, "mmax") * get(k, "wg") * 4;
+    const uint32_t red =
+        get(k, "ksplit") == 1 ? 0 : get(k, "npl") * get(k, "mmax") * get(k, "wg") * 4;
     return chunk + red;
   }
   ShaderSpec source(const Knobs& k) const override {
@@ -70,8 +71,7 @@ class GemvI8Dot final : public Family {
     }
     return {};
   }
-  std::string device_error(const Knobs& k, const Problem&,
-                           const vk::DeviceInfo& d) const override {
+  std::string device_error(const Knobs& k, const Problem&, const vk::DeviceInfo& d) const override {
     // A subgroup shares one K slice (q4gsw_gemv_fast says why); others would be slower only.
     if (d.subgroup_size != 0 && lanes_along_n(k) % d.subgroup_size != 0) {
       return "wg/ksplit = " + std::to_string(lanes_along_n(k)) +

@@ -167,7 +167,8 @@ DeviceInfo query_device_info(VkInstance instance, VkPhysicalDevice device, uint3
   f.shader_float16 = f16i8.shaderFloat16;
   f.shader_int8 = f16i8.shaderInt8;
   // Core in 1.3 only: a 1.2 device with just VK_KHR_shader_integer_dot_product is not used.
-  f.shader_integer_dot_product = info.api_version >= VK_API_VERSION_1_3 && v13.shaderIntegerDotProduct;
+  f.shader_integer_dot_product =
+      info.api_version >= VK_API_VERSION_1_3 && v13.shaderIntegerDotProduct;
   f.subgroup_arithmetic = (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
                           (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT);
   const std::set<std::string> extensions = device_extensions(device);

@@ -39,8 +39,7 @@ Problem q4(uint32_t m, uint32_t n, uint32_t k, uint32_t gs) { return {Op::q4gsw,
 
 const Family& i8dot() { return *find_family("q4gsw_gemv_i8dot"); }
 const Knobs& one_variant() {
-  static const Knobs k =
-      parse_key("q4gsw_gemv_i8dot[wg=128,ksplit=2,npl=1,unroll=2,mmax=1]").knobs;
+  static const Knobs k = parse_key("q4gsw_gemv_i8dot[wg=128,ksplit=2,npl=1,unroll=2,mmax=1]").knobs;
   return k;
 }
 
@@ -107,8 +106,9 @@ TEST(CompilerRequirements, UnavailableReasonIsTheFamilysWhateverTheProblem) {
   EXPECT_EQ(i8dot().unavailable_reason(lavapipe_like(), newer_compiler()), "");
   vk::DeviceInfo no_dot = lavapipe_like();
   no_dot.features.shader_integer_dot_product = false;
-  EXPECT_NE(i8dot().unavailable_reason(no_dot, newer_compiler()).find("lacks shaderIntegerDotProduct"),
-            std::string::npos);
+  EXPECT_NE(
+      i8dot().unavailable_reason(no_dot, newer_compiler()).find("lacks shaderIntegerDotProduct"),
+      std::string::npos);
   EXPECT_EQ(find_family("q4gsw_gemv_fast")->unavailable_reason(lavapipe_like()), "");
   // Cooperative matrix on lavapipe: a device reason, as before.
   EXPECT_NE(find_family("q4gsw_coopmat")->unavailable_reason(lavapipe_like()).find("lacks"),

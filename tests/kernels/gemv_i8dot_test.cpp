@@ -74,7 +74,8 @@ TEST_P(GemvI8DotTest, ErrorIsTheInt8RoundingOfX) {
   const Knobs k = parse_key(f.name() + "[wg=128,ksplit=2,npl=1,unroll=2,mmax=1]").knobs;
   const ProblemData data = make_random(p, 7);
   const Reference ref = reference(p, data);
-  KernelInstance inst = KernelInstance::create(device(), compiler(), f, k, p, data, 1, &pipelines());
+  KernelInstance inst =
+      KernelInstance::create(device(), compiler(), f, k, p, data, 1, &pipelines());
   device().run([&](vk::CommandBuffer& cb) { inst.record(cb); });
   const std::vector<float> out = inst.download_output();
   const CheckResult c = check(out, ref, f.tolerance(p));

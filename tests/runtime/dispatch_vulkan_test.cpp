@@ -21,8 +21,8 @@
 #include "runtime/builtin.h"
 #include "runtime/dispatch.h"
 #include "runtime/query_problem.h"
-#include "tests/runtime/hand_selection.h"
 #include "tests/kernels/vulkan_fixture.h"
+#include "tests/runtime/hand_selection.h"
 
 namespace vktune::runtime {
 namespace {
@@ -144,12 +144,11 @@ TEST_F(DispatchOnDevice, PackedS16PrepackedByTheRuntime) {
 // device this fixture created (which enables what it has) runs it. Needs the newer compiler.
 TEST_F(DispatchOnDevice, IntegerDotProductGemv) {
   const kernels::Family& family = *kernels::find_family("q4gsw_gemv_i8dot");
-  const std::string why =
-      family.unavailable_reason(device().info(), linked_compiler_support());
+  const std::string why = family.unavailable_reason(device().info(), linked_compiler_support());
   if (!why.empty()) GTEST_SKIP() << why;
-  const Selection s = test::hand_selection(
-      "q4gsw_gemv_i8dot", "q4gsw_gemv_i8dot[wg=64,ksplit=2,npl=2,unroll=2,mmax=4]",
-      R"({"wg":64,"ksplit":2,"npl":2,"unroll":2,"mmax":4})");
+  const Selection s = test::hand_selection("q4gsw_gemv_i8dot",
+                                           "q4gsw_gemv_i8dot[wg=64,ksplit=2,npl=2,unroll=2,mmax=4]",
+                                           R"({"wg":64,"ksplit":2,"npl":2,"unroll":2,"mmax":4})");
   const ProblemQuery q{"q4gsw", "f32", 3, 45, 512, 64};
   const DispatchPlan plan = plan_dispatch(s, q, device().info().limits.max_workgroup_count);
   EXPECT_EQ(plan.required_features, std::vector<std::string>{"shaderIntegerDotProduct"});
