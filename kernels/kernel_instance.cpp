@@ -180,10 +180,13 @@ void KernelInstance::record_poison(vk::CommandBuffer& commands) const {
   // Whole words: an odd count of fp16 outputs ends inside the buffer's 16-byte padding.
   const uint64_t bytes = output_count(problem_) * dtype_bytes(problem_.dtype);
   commands.fill(output(), nan_fill_word(problem_.dtype), (bytes + 3) / 4 * 4);
-  if (workspace_bytes_ > 0) {
-    const vk::Buffer& ws = external_workspace_ != nullptr ? *external_workspace_ : *workspace_;
-    commands.fill(ws, 0, (workspace_bytes_ + 3) / 4 * 4);
-  }
+  record_workspace_reset(commands);
+}
+
+void KernelInstance::record_workspace_reset(vk::CommandBuffer& commands) const {
+  if (workspace_bytes_ == 0) return;
+  const vk::Buffer& ws = external_workspace_ != nullptr ? *external_workspace_ : *workspace_;
+  commands.fill(ws, 0, (workspace_bytes_ + 3) / 4 * 4);
 }
 
 std::vector<float> KernelInstance::download_output() const {

@@ -105,6 +105,14 @@ class KernelInstance {
   // so a tuner can poison, dispatch and read back many instances in one submission. Puts no
   // barrier after it.
   void record_poison(vk::CommandBuffer& commands) const;
+  // Zeroes the part of the workspace this variant uses (nothing without one); no barrier after.
+  // A split variant counts its workgroups' arrivals in the workspace and leaves the counters at
+  // zero, which its next dispatch relies on: after another instance has used a shared
+  // workspace (other tiles, other counters: its partials sit where these counters are), this
+  // must run before the next dispatch of this one, or its workgroups miscount, skip the final
+  // reduction and leave the output unwritten.
+  void record_workspace_reset(vk::CommandBuffer& commands) const;
+  bool has_workspace() const noexcept { return workspace_bytes_ > 0; }
   // The output [M, N] buffer (the external one when bound), for a caller's own read-back.
   const vk::Buffer& output_buffer() const noexcept { return output(); }
   // The output [M, N] (blocks; call after the submission finished).

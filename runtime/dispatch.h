@@ -29,7 +29,9 @@ struct BindingPlan {
   uint64_t alloc_bytes = 16;
   bool written = false;
   // Zero it once before the first dispatch (the split-K workspace's counters); the kernel
-  // leaves it zero again when each dispatch ends, so one buffer serves every dispatch.
+  // leaves it zero again when each dispatch ends, so one buffer serves every dispatch of this
+  // plan. Not another plan's: a kernel of other tiles leaves its partials where this one's
+  // counters are, and this one's output then goes unwritten.
   bool zero_once = false;
 };
 

@@ -115,7 +115,8 @@ typedef struct vktune_binding {
   uint64_t bytes;       /* bytes of the tensor to upload; 0: unused, still bind a buffer */
   uint64_t alloc_bytes; /* bytes to allocate and bind (rounded up to 16, at least 16) */
   int written;          /* the dispatch writes it */
-  int zero_once;        /* zero before the first dispatch (split-K workspace counters) */
+  int zero_once;        /* zero before the first dispatch (split-K workspace counters);
+                           the kernel keeps it zero; one buffer per plan, never shared */
 } vktune_binding;
 
 /* Device features a variant needs (vktune_dispatch.required_features), the bits of

@@ -16,7 +16,7 @@
 namespace vktune::tuner {
 namespace {
 
-constexpr uint32_t kPoolSize = 1025;          // timestamps: up to 1024 entries a submission
+constexpr uint32_t kPoolSize = 1024;          // timestamps: two an entry, 512 entries a submission
 constexpr double kSubmissionNs = 100e6;       // estimated GPU time of one submission, at most
 constexpr uint32_t kCalibrationDispatches = 2;
 // The probe's slowdown under which the clock counts as up (tuner/clock_probe.h).
@@ -40,7 +40,7 @@ void BatchTimer::warm_up(const TimingOptions& options) {
   }
 }
 
-std::vector<double> BatchTimer::run(std::span<const RecordDispatch> variants,
+std::vector<double> BatchTimer::run(std::span<const TimedVariant> variants,
                                     const std::vector<Entry>& entries,
                                     std::span<const double> estimate_ns,
                                     const TimingOptions& options) {
@@ -48,7 +48,7 @@ std::vector<double> BatchTimer::run(std::span<const RecordDispatch> variants,
   for (size_t first = 0; first < entries.size();) {
     size_t last = first;
     double planned = 0;
-    while (last < entries.size() && last - first < kPoolSize - 1 &&
+    while (last < entries.size() && last - first < kPoolSize / 2 &&
            (last == first || planned < kSubmissionNs)) {
       planned += estimate_ns[entries[last].variant] * entries[last].dispatches;
       ++last;
@@ -56,20 +56,26 @@ std::vector<double> BatchTimer::run(std::span<const RecordDispatch> variants,
     device_.run(
         [&](vk::CommandBuffer& cb) {
           cb.reset_timestamps(pool_);
-          cb.timestamp(pool_, 0);
           for (size_t i = first; i < last; ++i) {
             const Entry& e = entries[i];
-            for (uint32_t d = 0; d < e.dispatches; ++d) {
-              variants[e.variant](cb, next_dispatch_++);
+            const TimedVariant& v = variants[e.variant];
+            if (v.setup) {
+              v.setup(cb);
               cb.barrier();
             }
-            cb.timestamp(pool_, static_cast<uint32_t>(i - first + 1));
+            const auto slot = static_cast<uint32_t>(2 * (i - first));
+            cb.timestamp(pool_, slot);
+            for (uint32_t d = 0; d < e.dispatches; ++d) {
+              v.dispatch(cb, next_dispatch_++);
+              cb.barrier();
+            }
+            cb.timestamp(pool_, slot + 1);
           }
         },
         options.timeout);
-    const std::vector<uint64_t> ns = pool_.read_ns(static_cast<uint32_t>(last - first + 1));
+    const std::vector<uint64_t> ns = pool_.read_ns(static_cast<uint32_t>(2 * (last - first)));
     for (size_t i = first; i < last; ++i) {
-      const uint64_t span = ns[i - first + 1] - ns[i - first];
+      const uint64_t span = ns[2 * (i - first) + 1] - ns[2 * (i - first)];
       result[i] = std::max(1.0, static_cast<double>(span) / entries[i].dispatches);
     }
     first = last;
@@ -77,7 +83,7 @@ std::vector<double> BatchTimer::run(std::span<const RecordDispatch> variants,
   return result;
 }
 
-std::vector<SampleStats> BatchTimer::measure(std::span<const RecordDispatch> variants,
+std::vector<SampleStats> BatchTimer::measure(std::span<const TimedVariant> variants,
                                              std::span<const double> estimate_ns,
                                              const TimingOptions& options) {
   const size_t n = variants.size();

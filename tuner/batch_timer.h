@@ -1,5 +1,5 @@
 // The time stage: many variants timed in shared submissions. A round records one sample of every
-// variant back to back in one command buffer, a timestamp between each two, so a problem's
+// variant back to back in one command buffer, timestamps around each sample, so a problem's
 // hundreds of variants cost a few submissions instead of several each, and the GPU stays busy
 // (its clock up) from the first variant to the last. The order is shuffled anew each round, so
 // no variant always runs first or after the same neighbour. Weight copies rotate across the
@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -23,6 +24,14 @@ namespace vktune::tuner {
 class ClockProbe;
 class Profile;
 
+// One variant as the timer records it: `dispatch` for each timed dispatch and, when set, `setup`
+// once before each of its samples, outside the timestamps (a split variant sharing its
+// problem's workspace with others zeroes its counters there: KernelInstance::record_workspace_reset).
+struct TimedVariant {
+  RecordDispatch dispatch;
+  std::function<void(vk::CommandBuffer&)> setup;
+};
+
 class BatchTimer {
  public:
   // `probe` (GPUs) and `profile`, when given, must outlive the timer.
@@ -36,7 +45,7 @@ class BatchTimer {
   // min_samples and its median is tight (options.target_ci), at max_samples, or once the
   // batch has spent options.budget per variant. First brings the clock up if the GPU idled.
   // Throws vk::Error when a submission fails (the batch's results are then unknown).
-  std::vector<SampleStats> measure(std::span<const RecordDispatch> variants,
+  std::vector<SampleStats> measure(std::span<const TimedVariant> variants,
                                    std::span<const double> estimate_ns,
                                    const TimingOptions& options);
 
@@ -47,7 +56,7 @@ class BatchTimer {
   };
   // Records `entries` in as few submissions as the timestamp pool and ~100 ms of estimated GPU
   // time allow; returns each entry's GPU nanoseconds per dispatch.
-  std::vector<double> run(std::span<const RecordDispatch> variants,
+  std::vector<double> run(std::span<const TimedVariant> variants,
                           const std::vector<Entry>& entries, std::span<const double> estimate_ns,
                           const TimingOptions& options);
   void warm_up(const TimingOptions& options);

@@ -39,9 +39,15 @@ std::string describe_winner(const ProblemOutcome& outcome) {
 // Whether stage one is over for the candidate: it failed, or it has a first timing.
 bool finished(const Candidate& c) { return c.status != db::Status::ok || c.stats.has_value(); }
 
-// Records one dispatch of the candidate's instance (which rotates its weight copies by index).
-RecordDispatch recorder(const Candidate* c) {
-  return [c](vk::CommandBuffer& cb, uint32_t i) { c->instance->record(cb, i); };
+// Records one dispatch of the candidate's instance (which rotates its weight copies by index)
+// and, before each sample, its share of the problem's workspace zeroed: the variants timed
+// beside it write there too.
+TimedVariant recorder(const Candidate* c) {
+  TimedVariant v{[c](vk::CommandBuffer& cb, uint32_t i) { c->instance->record(cb, i); }, {}};
+  if (c->instance->has_workspace()) {
+    v.setup = [c](vk::CommandBuffer& cb) { c->instance->record_workspace_reset(cb); };
+  }
+  return v;
 }
 
 // The problem's input data seed: the run's seed mixed with a hash of the problem's description,
@@ -218,7 +224,7 @@ bool Session::stage_one(std::span<Candidate* const> chunk, const TimingOptions& 
   }
 
   // Time: the survivors of the gate in shared submissions.
-  std::vector<RecordDispatch> records;
+  std::vector<TimedVariant> records;
   for (Candidate* c : passed) {
     records.push_back(recorder(c));
   }
@@ -238,7 +244,7 @@ bool Session::stage_one(std::span<Candidate* const> chunk, const TimingOptions& 
 
 bool Session::retime(const std::vector<Candidate*>& list, const TimingOptions& timing) {
   std::vector<Candidate*> live;
-  std::vector<RecordDispatch> records;
+  std::vector<TimedVariant> records;
   std::vector<double> estimate;
   {
     StageTimer t(profile_, Stage::instance);

@@ -9,16 +9,19 @@ namespace {
 
 class GemvFast final : public Family {
  public:
-  // wg: invocations; ksplit: K slices per workgroup (512 and 16: more workgroups and warps
-  // in flight where N is too small to fill the GPU, e.g. N = K = 16384) (wg / ksplit lanes along n, one output
-  // each per npl); npl: outputs per lane (x reuse and independent loads); unroll: 16-byte
-  // blocks per output loaded before any arithmetic (bytes in flight); mmax: rows of x compiled
-  // in (serves M in (mmax/2, mmax], so exactly one value is legal for a given M).
+  // wg: invocations; ksplit: K slices per workgroup (wg / ksplit lanes along n, one output each
+  // per npl). Large wg and ksplit keep warps and loads in flight where N is too small to fill
+  // the GPU with workgroups: a tile is at least a subgroup wide, so N = 4096 gives 128 of them,
+  // one per SM, and on the H100 wg 1024 / ksplit 32 ran M = 1, N = 4096, K = 14336 in 22 us
+  // against 29 us with 512 / 16. npl: outputs per lane (x reuse and independent loads);
+  // unroll: 16-byte blocks per output loaded before any arithmetic (bytes in flight; 8 never
+  // won there); mmax: rows of x compiled in (serves M in (mmax/2, mmax], so exactly one value
+  // is legal for a given M).
   GemvFast(DType dtype, Layout layout)
       : Family(layout == Layout::packed_s16 ? "q4gsw_gemv_fast_s16" : "q4gsw_gemv_fast", dtype,
                Op::q4gsw,
-               {{"wg", ints({64, 128, 256, 512})},
-                {"ksplit", ints({1, 2, 4, 8, 16})},
+               {{"wg", ints({64, 128, 256, 512, 1024})},
+                {"ksplit", ints({1, 2, 4, 8, 16, 32})},
                 {"npl", ints({1, 2, 4})},
                 {"unroll", ints({1, 2, 4})},
                 {"mmax", ints({1, 2, 4, 8})}}),

@@ -330,17 +330,19 @@ TEST(Variants, CountsOnLavapipe) {
 
 TEST(GemvFast, VariantCountsAndConstraints) {
   const Family& fast = family("q4gsw_gemv_fast");
-  // M=1: wg in {64,128,256,512} x ksplit in {1..16} with wg/ksplit a multiple of the subgroup
-  // size (H100: 14 pairs, lavapipe with subgroup 8: 19) x npl 3 x unroll 3; mmax has exactly
+  // M=1: wg in {64..1024} x ksplit in {1..32} with wg/ksplit a multiple of the subgroup
+  // size (H100: 20 pairs, lavapipe with subgroup 8: 27) x npl 3 x unroll 3; mmax has exactly
   // one legal value per M.
   for (uint32_t gs : {32u, 128u}) {
-    EXPECT_EQ(legal_count(fast, q4(1, 4096, 4096, gs), h100_like()), 126u) << "gs=" << gs;
+    EXPECT_EQ(legal_count(fast, q4(1, 4096, 4096, gs), h100_like()), 180u) << "gs=" << gs;
   }
-  EXPECT_EQ(legal_count(fast, q4(1, 4096, 4096, 32), lavapipe_like()), 171u);
-  // npl * unroll * mmax <= 16: mmax 2 drops npl=unroll=4, mmax 4 keeps 6 pairs, mmax 8 keeps 3.
-  EXPECT_EQ(legal_count(fast, q4(2, 4096, 4096, 32), h100_like()), 112u);
-  EXPECT_EQ(legal_count(fast, q4(3, 4096, 4096, 32), h100_like()), 84u);
-  EXPECT_EQ(legal_count(fast, q4(8, 4096, 4096, 32), h100_like()), 42u);
+  EXPECT_EQ(legal_count(fast, q4(1, 4096, 4096, 32), lavapipe_like()), 243u);
+  // npl * unroll * mmax <= 16: mmax 2 drops npl=unroll=4, mmax 4 keeps 6 pairs, mmax 8 keeps 3;
+  // and the slices' exchange, npl * mmax * wg floats, must fit 48 KiB of shared memory: at
+  // wg 1024 with ksplit > 1 npl * mmax is at most 8 (mmax 4 loses npl 4, mmax 8 loses npl 2).
+  EXPECT_EQ(legal_count(fast, q4(2, 4096, 4096, 32), h100_like()), 160u);
+  EXPECT_EQ(legal_count(fast, q4(3, 4096, 4096, 32), h100_like()), 115u);
+  EXPECT_EQ(legal_count(fast, q4(8, 4096, 4096, 32), h100_like()), 55u);
   EXPECT_EQ(legal_count(fast, q4(9, 4096, 4096, 32), h100_like()), 0u);
   EXPECT_EQ(legal_count(fast, q4(1, 4096, 4096 + 16, 16), h100_like()), 0u);  // K, gs % 32
 

@@ -5,8 +5,10 @@
 // heads of a KV head's group), and a cache longer than L.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 
+#include "kernels/problem_buffers.h"
 #include "tests/kernels/instance_sweep_fixture.h"
 
 namespace vktune::kernels {
@@ -63,6 +65,55 @@ TEST_P(SdpaTest, Split) {
   for (const Problem& p : kShapes) {
     EXPECT_GT(sweep("sdpa_split", p, spread(17), offset += 3), 0u) << describe(p);
   }
+}
+
+// A split variant counts its workgroups' arrivals in its workspace and leaves the counters at
+// zero for its next dispatch. Sharing the workspace with a variant of other head groups (as the
+// variants of a tuner's batch do) breaks that: the other's states sit where this one's counters
+// are, its workgroups miscount and rows stay unwritten; record_workspace_reset restores it.
+TEST_P(SdpaTest, SplitVariantsSharingAWorkspaceNeedItsReset) {
+  Problem p = sdpa(1, 300, 8, 1, 128);
+  p.dtype = GetParam();
+  const Family& f = *find_family(family_name("sdpa_split", p.dtype));
+  auto pick = [&](int64_t qpg) {
+    for (const Knobs& k : f.all_variants()) {
+      if (knob_int(k, "qpg") == qpg && knob_int(k, "slices") == 4 &&
+          f.legality(k, p, device().info())) {
+        return k;
+      }
+    }
+    ADD_FAILURE() << "no legal sdpa_split variant with qpg " << qpg;
+    return Knobs{};
+  };
+  const Knobs one_group = pick(8), eight_groups = pick(1);
+  ASSERT_FALSE(HasFailure());
+  const ProblemData data = make_random(p, 11);
+  const Reference ref = reference(p, data);
+  const auto inputs = ProblemBuffers::create(device(), p, data, Layout::none, 1);
+  vk::Buffer workspace = padded_buffer(
+      device(), std::max(f.workspace_bytes(one_group, p), f.workspace_bytes(eight_groups, p)));
+  device().run([&](vk::CommandBuffer& cb) { cb.fill(workspace, 0, VK_WHOLE_SIZE); });
+  KernelInstance::ExternalBuffers external;
+  external.workspace = &workspace;
+  const KernelInstance a =
+      KernelInstance::create(device(), compiler(), f, one_group, p, inputs, external, &pipelines());
+  KernelInstance b = KernelInstance::create(device(), compiler(), f, eight_groups, p, inputs,
+                                            external, &pipelines());
+  auto b_after_a = [&](bool reset) {
+    b.reset_output();
+    device().run([&](vk::CommandBuffer& cb) {
+      a.record(cb);
+      cb.barrier();
+      if (reset) {
+        b.record_workspace_reset(cb);
+        cb.barrier();
+      }
+      b.record(cb);
+    });
+    return check(b.download_output(), ref, f.tolerance(p)).ok;
+  };
+  EXPECT_FALSE(b_after_a(false)) << "a's states no longer land on b's counters: rework the test";
+  EXPECT_TRUE(b_after_a(true));
 }
 
 // Shapes drawn at random (a fixed seed, so a failure reproduces): ragged L and head dims, GQA

@@ -1,11 +1,14 @@
 // The time stage on the test device: several variants sampled in shared submissions, each
 // getting its own statistics; the order shuffled between rounds; the weight-copy index running
-// on across variants, so no variant re-reads what the one before it just cached.
+// on across variants, so no variant re-reads what the one before it just cached; a variant's
+// setup recorded before each of its samples and left out of its time.
 #include "tuner/batch_timer.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
+#include <string>
 
 #include "kernels/families/families.h"
 #include "kernels/kernel_instance.h"
@@ -39,14 +42,15 @@ TEST_F(BatchTimerTest, TimesEachVariantOnItsOwn) {
   const kernels::KernelInstance inst = Instance();
   // The same kernel once and four times a dispatch: the second must read about four times as
   // long (wide bounds: a software device shares its cores with the other tests running).
-  const std::vector<RecordDispatch> variants = {
-      [&](vk::CommandBuffer& cb, uint32_t) { inst.record(cb); },
-      [&](vk::CommandBuffer& cb, uint32_t) {
-        for (int i = 0; i < 4; ++i) {
-          inst.record(cb);
-          cb.barrier();
-        }
-      }};
+  const std::vector<TimedVariant> variants = {
+      {[&](vk::CommandBuffer& cb, uint32_t) { inst.record(cb); }, {}},
+      {[&](vk::CommandBuffer& cb, uint32_t) {
+         for (int i = 0; i < 4; ++i) {
+           inst.record(cb);
+           cb.barrier();
+         }
+       },
+       {}}};
   Profile profile;
   BatchTimer timer(device(), nullptr, &profile);
   const std::vector<double> estimate = {1e3, 4e3};
@@ -64,12 +68,13 @@ TEST_F(BatchTimerTest, TimesEachVariantOnItsOwn) {
 TEST_F(BatchTimerTest, ShufflesRoundsAndRotatesTheCopyIndexAcrossVariants) {
   const kernels::KernelInstance inst = Instance();
   std::vector<std::pair<size_t, uint32_t>> calls;  // (variant, rotation index) in record order
-  std::vector<RecordDispatch> variants;
+  std::vector<TimedVariant> variants;
   for (size_t v = 0; v < 6; ++v) {
-    variants.push_back([&calls, &inst, v](vk::CommandBuffer& cb, uint32_t i) {
-      calls.emplace_back(v, i);
-      inst.record(cb);
-    });
+    variants.push_back({[&calls, &inst, v](vk::CommandBuffer& cb, uint32_t i) {
+                          calls.emplace_back(v, i);
+                          inst.record(cb);
+                        },
+                        {}});
   }
   BatchTimer timer(device(), nullptr, nullptr);
   TimingOptions options = Options();
@@ -86,9 +91,53 @@ TEST_F(BatchTimerTest, ShufflesRoundsAndRotatesTheCopyIndexAcrossVariants) {
   EXPECT_GT(orders.size(), 1u);
 }
 
+TEST_F(BatchTimerTest, RecordsEachSamplesSetupFirstAndOutsideTheTimestamps) {
+  const kernels::KernelInstance inst = Instance();
+  // Both variants dispatch the kernel once a sample; the second's setup dispatches it eight
+  // times more before each sample. Timed inside the sample, the setup would make the second
+  // read about nine times as long as the first.
+  std::vector<std::string> order;  // what was recorded, in order: "setup", "1", "0"
+  const std::vector<TimedVariant> variants = {
+      {[&](vk::CommandBuffer& cb, uint32_t) {
+         order.push_back("0");
+         inst.record(cb);
+       },
+       {}},
+      {[&](vk::CommandBuffer& cb, uint32_t) {
+         order.push_back("1");
+         inst.record(cb);
+       },
+       [&](vk::CommandBuffer& cb) {
+         order.push_back("setup");
+         for (int i = 0; i < 8; ++i) {
+           inst.record(cb);
+           cb.barrier();
+         }
+       }}};
+  BatchTimer timer(device(), nullptr, nullptr);
+  TimingOptions options = Options();
+  options.min_sample_ns = 1;  // one dispatch a sample
+  options.min_samples = options.max_samples = 9;
+  const std::vector<SampleStats> stats =
+      timer.measure(variants, std::vector<double>{1e3, 1e3}, options);
+  ASSERT_EQ(stats.size(), 2u);
+  EXPECT_LT(stats[1].median / stats[0].median, 3.0);
+  // Each of the second's nine samples (no calibration round: the estimates already span a
+  // sample) directly follows one setup of its own.
+  size_t samples = 0;
+  for (size_t i = 0; i < order.size(); ++i) {
+    if (order[i] != "setup") continue;
+    ++samples;
+    ASSERT_LT(i + 1, order.size());
+    EXPECT_EQ(order[i + 1], "1");
+  }
+  EXPECT_EQ(samples, 9u);
+  EXPECT_EQ(std::count(order.begin(), order.end(), "1"), 9);
+}
+
 TEST_F(BatchTimerTest, WantsOneEstimatePerVariant) {
   BatchTimer timer(device(), nullptr, nullptr);
-  const std::vector<RecordDispatch> variants(2, [](vk::CommandBuffer&, uint32_t) {});
+  const std::vector<TimedVariant> variants(2, {[](vk::CommandBuffer&, uint32_t) {}, {}});
   EXPECT_THROW(timer.measure(variants, std::vector<double>(1, 1.0), Options()),
                std::invalid_argument);
 }
