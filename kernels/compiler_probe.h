@@ -11,8 +11,8 @@
 
 namespace vktune {
 
-// Probes once per process (about 10 ms) and returns the cached answer afterwards. Thread-safe.
-// Never throws: an extension whose probe fails to compile is simply not accepted.
+// Probes once per process (three tiny compiles) and returns the cached answer afterwards.
+// Thread-safe. Never throws: an extension whose probe fails to compile is not accepted.
 const kernels::CompilerSupport& linked_compiler_support();
 
 // The probe shader of `extension`: a compute shader that enables it and uses what vktune
