@@ -1,6 +1,7 @@
 // The model strategy's decisions for one problem, as a pure rule over predictions and the
 // timings seen so far: which variants to measure next and when to stop. First round: the
-// variants the run wants first (neighbours' winners, baselines), the model's best-ranked fraction
+// variants the run wants first (neighbours' winners, baselines, the best-ranked holder of each
+// knob value the model never saw: tuner/unseen_knob_values.h), the model's best-ranked fraction
 // and a few random ones per family (exploration, so a family the model underrates is still
 // seen). Then, after each round, the model is refitted to this problem (its offset and a
 // per-family correction, from the residuals of what was measured) and the next round takes the

@@ -32,6 +32,7 @@
 #include "tuner/cost_model.h"
 #include "tuner/gate.h"
 #include "tuner/model_search.h"
+#include "tuner/unseen_knob_values.h"
 #include "tuner/options.h"
 #include "tuner/profile.h"
 #include "tuner/progress.h"
@@ -159,6 +160,7 @@ class Session {
   std::vector<std::pair<db::Problem, std::string>> tuned_winners_;
   std::set<int64_t> finished_problems_;
   std::vector<Observation> observations_;  // what the model learns from (Strategy::model)
+  SeenKnobValues seen_knobs_;              // ... and the knob values those hold
   std::optional<CostModel> model_;  // of a resumed run: those it has a coverage record of
   ShaderCompiler compiler_;
   std::optional<RunLock> run_lock_;  // the claim on run_id_ (TuneOptions::claim_path)

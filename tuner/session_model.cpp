@@ -33,6 +33,7 @@ void Session::train_model() {
       observations_.insert(observations_.end(), std::make_move_iterator(more.begin()),
                            std::make_move_iterator(more.end()));
     }
+    for (const Observation& o : observations_) seen_knobs_.add(*o.family, o.knobs);
   }
   BoostOptions boost;
   boost.seed = options_.seed;
@@ -84,10 +85,14 @@ std::optional<ModelSearch> Session::model_search(const kernels::Problem& problem
   for (size_t i = 0; i < list.size(); ++i) {
     if (list[i].key == fixed || kernels::is_baseline(*list[i].family)) first.push_back(i);
   }
-  ModelSearchOptions options;
-  options.seed = options_.seed;
   std::vector<KnobbedVariant> knobbed;
   for (const Candidate& c : list) knobbed.push_back({c.family, &c.knobs});
+  // Then the best-ranked variant of each knob value the model never saw measured: it cannot
+  // rank those (tuner/unseen_knob_values.h).
+  const std::vector<size_t> unseen = seen_knobs_.best_unseen(knobbed, predicted);
+  first.insert(first.end(), unseen.begin(), unseen.end());
+  ModelSearchOptions options;
+  options.seed = options_.seed;
   ModelSearch search(std::move(predicted), std::move(family), first, options,
                      one_knob_neighbours(knobbed));
   for (size_t i = 0; i < list.size(); ++i) {
@@ -99,7 +104,9 @@ std::optional<ModelSearch> Session::model_search(const kernels::Problem& problem
 void Session::learn(const kernels::Problem& problem, const std::vector<Candidate>& list) {
   const size_t trained = model_ ? model_->problems(problem.op) : 0;
   for (const Candidate& c : list) {
-    if (c.timed()) observations_.push_back({problem, c.family, c.knobs, c.stats->median});
+    if (!c.timed()) continue;
+    observations_.push_back({problem, c.family, c.knobs, c.stats->median});
+    seen_knobs_.add(*c.family, c.knobs);
   }
   const size_t now = count_problems(observations_, problem.op);
   if (trained == 0 ? now >= kMinTrainingProblems

@@ -7,27 +7,14 @@
 
 #include "kernels/compiler_support.h"
 #include "kernels/families/reference.h"
+#include "tests/kernels/fake_devices.h"
 #include "kernels/family.h"
 #include "kernels/requirements.h"
 
 namespace vktune::kernels {
 namespace {
 
-vk::DeviceInfo lavapipe_like() {
-  vk::DeviceInfo d;
-  d.name = "llvmpipe (fake)";
-  d.type = vk::DeviceType::cpu;
-  d.subgroup_size = 8;
-  d.limits.max_invocations = 1024;
-  d.limits.max_workgroup_size = {1024, 1024, 1024};
-  d.limits.max_workgroup_count = {65535, 65535, 65535};
-  d.limits.max_shared_memory_bytes = 32768;
-  d.limits.max_storage_buffer_range = 128u << 20;
-  d.features.subgroup_arithmetic = true;
-  d.features.storage_16bit = true;
-  d.features.shader_integer_dot_product = true;  // Mesa's lavapipe, Vulkan 1.3
-  return d;
-}
+using test::lavapipe_like;
 
 CompilerSupport newer_compiler() {
   CompilerSupport c;

@@ -8,39 +8,13 @@
 #include <nlohmann/json.hpp>
 
 #include "kernels/families/reference.h"
+#include "tests/kernels/fake_devices.h"
 
 namespace vktune::kernels {
 namespace {
 
-vk::DeviceInfo lavapipe_like() {
-  vk::DeviceInfo d;
-  d.name = "llvmpipe (fake)";
-  d.type = vk::DeviceType::cpu;
-  d.subgroup_size = 8;
-  d.limits.max_invocations = 1024;
-  d.limits.max_workgroup_size = {1024, 1024, 1024};
-  d.limits.max_workgroup_count = {65535, 65535, 65535};
-  d.limits.max_shared_memory_bytes = 32768;
-  d.limits.max_storage_buffer_range = 128u << 20;
-  d.features.subgroup_arithmetic = true;
-  d.features.storage_16bit = true;  // lavapipe has 16-bit storage
-  return d;
-}
-
-vk::DeviceInfo h100_like() {
-  vk::DeviceInfo d = lavapipe_like();
-  d.name = "NVIDIA H100 (fake)";
-  d.type = vk::DeviceType::discrete;
-  d.subgroup_size = 32;
-  d.limits.max_shared_memory_bytes = 49152;
-  d.limits.max_storage_buffer_range = 0xFFFFFFFFull;
-  d.limits.max_workgroup_count = {0x7FFFFFFF, 65535, 65535};
-  d.features.shader_float16 = true;
-  d.features.coopmat_nv = true;
-  d.features.coopmat_shapes = {{16, 16, 16, "f16", "f16", "f32", "f32"},
-                               {16, 8, 16, "f16", "f16", "f16", "f16"}};
-  return d;
-}
+using test::h100_like;
+using test::lavapipe_like;
 
 Problem q4(uint32_t m, uint32_t n, uint32_t k, uint32_t gs, bool bias = false) {
   return {Op::q4gsw, m, n, k, gs, bias};
