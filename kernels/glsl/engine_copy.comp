@@ -1,6 +1,6 @@
-// engine_copy: o[offset + i] = x[i] over `count` values, converting between storage types: the
-// decoder layer's append of v to the fp32 KV cache at its position, and the cast of attention's
-// fp32 output to an fp16 layer's activations. Grid-stride, like engine_add.comp.
+// engine_copy: o[offset + i] = x[i] over `count` values, x and o each in its own storage type
+// (IN_F16, OUT_F16): the decoder layer's append of v to the KV cache at its position, both in
+// the layer's dtype. Grid-stride, like engine_add.comp.
 #version 450
 
 #ifndef WG

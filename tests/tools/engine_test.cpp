@@ -17,6 +17,7 @@
 
 #include "db/store.h"
 #include "kernels/families/q4gsw_layout.h"
+#include "kernels/float16.h"
 #include "kernels/knobs.h"
 #include "runtime/builtin_spirv.h"
 #include "runtime/snapshot.h"
@@ -150,12 +151,33 @@ TEST_F(EngineTest, LayerGraphHasTheDecoderNodes) {
   EXPECT_EQ(layer.nodes[2].problem, linear(3, 64, 256));    // k
   EXPECT_EQ(layer.nodes[5].output, layer.tensor("k_cache"));  // rope_k appends k
   EXPECT_EQ(layer.rows(layer.tensor("k_cache")), 10u);
-  // An f16 layer casts attention's fp32 output back before o_proj.
-  const Layer f16 = make_layer(shape(), 3, 10, kernels::DType::f16);
-  EXPECT_EQ(f16.nodes[8].name, "attn_cast");
-  EXPECT_EQ(f16.nodes[9].inputs, std::vector<size_t>{f16.tensor("attn_h")});
   EXPECT_EQ(layer.nodes.back().inputs,
             (std::vector<size_t>{layer.tensor("h"), layer.tensor("down")}));
+}
+
+// An f16 layer runs attention in fp16 end to end: the runtime is asked for f16 sdpa, whose q,
+// caches and output are the layer's fp16 tensors, so RoPE and the append write fp16 and
+// o_proj reads attention's output with no cast between.
+TEST_F(EngineTest, F16LayerAttendsInF16) {
+  const Layer f16 = make_layer(shape(), 3, 10, kernels::DType::f16);
+  ASSERT_EQ(f16.nodes.size(), 16u);
+  const Node& attention = f16.nodes[7];
+  EXPECT_EQ(attention.name, "attention");
+  EXPECT_EQ(attention.problem.dtype, kernels::DType::f16);
+  for (const char* tensor : {"q_rot", "k_cache", "v_cache", "attn"}) {
+    EXPECT_EQ(f16.tensors[f16.tensor(tensor)].dtype, kernels::DType::f16) << tensor;
+  }
+  EXPECT_EQ(f16.tensors[f16.tensor("rope_table")].dtype, kernels::DType::f32);
+  EXPECT_EQ(f16.nodes[8].name, "o_proj");
+  EXPECT_EQ(f16.nodes[8].inputs, std::vector<size_t>{attention.output});
+  // The earlier positions are uploaded as fp16, so they must be fp16 values already.
+  const LayerData data = make_layer_data(f16, 7);
+  const uint64_t earlier = uint64_t{f16.first_position()} * shape().kv_width();
+  for (const std::vector<float>* cache : {&data.k_cache, &data.v_cache}) {
+    for (uint64_t i = 0; i < earlier; ++i) {
+      ASSERT_EQ((*cache)[i], kernels::round_to_half((*cache)[i])) << "element " << i;
+    }
+  }
 }
 
 // In both dtypes: an f16 layer (every activation fp16) is routed to the f16 built-ins and
@@ -174,6 +196,7 @@ TEST_F(EngineTest, FixedRoutingMatchesReference) {
       EXPECT_EQ(route_of(graph, "q_proj").key,
                 m == 1 ? "q4gsw_gemv" + suffix + "[layout=raw,wg=64,rows=1,load=u32,reduce=shared]"
                        : "q4gsw_tiled" + suffix + "[layout=raw,tm=4,tn=4,wg=64,bk=0]");
+      EXPECT_EQ(route_of(graph, "attention").family, "sdpa_fused" + suffix);
       const GraphTimes times = graph.time(2, 0);
       EXPECT_EQ(times.node_ns.size(), layer.nodes.size());
       EXPECT_GT(times.total_ns, 0);

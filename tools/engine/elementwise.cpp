@@ -49,7 +49,12 @@ ElementwiseShader elementwise_shader(const Layer& layer, const Node& node, uint3
       stem = node.kind == NodeKind::add ? "engine_add" : "engine_silu_mul";
       s.defines = {{"F16", flag(out)}};
       break;
-    case NodeKind::rope:  // one invocation per rotated pair; the output is fp32
+    case NodeKind::rope:  // one invocation per rotated pair, in and out in one storage type
+      if (in != out) {
+        throw std::logic_error(node.name + ": engine_rope writes the dtype it reads; " +
+                               layer.tensors[node.output].name + "'s differs from " +
+                               layer.tensors[node.inputs[0]].name + "'s");
+      }
       stem = "engine_rope";
       s.defines = {{"F16", flag(in)}};
       items /= 2;

@@ -38,7 +38,7 @@ class Builder {
     if (width(b) != width(a)) throw std::logic_error(name + ": operand widths differ");
     return node(std::move(name), kind, {a, b}, activation(std::move(out), width(a)), {});
   }
-  // RoPE of x into `out` (an fp32 tensor of x's width: its own, or a cache).
+  // RoPE of x into `out` (a tensor of x's width and dtype: its own, or a cache).
   size_t rope(std::string name, size_t x, size_t table, size_t out) {
     return node(std::move(name), NodeKind::rope, {x, table}, out, {});
   }
@@ -50,9 +50,8 @@ class Builder {
     kernels::Problem p{kernels::Op::sdpa, layer_.m, layer_.context, s.head_dim, 0, false};
     p.heads = s.heads;
     p.kv_heads = s.kv_heads;
-    // The sdpa families are fp32 only; so are the cache and the rotated q.
-    const size_t output = tensor(std::move(out), s.q_width(), Rows::tokens, DType::f32);
-    return node(std::move(name), NodeKind::attention, {q, k_cache, v_cache}, output, p);
+    return node(std::move(name), NodeKind::attention, {q, k_cache, v_cache},
+                activation(std::move(out), s.q_width()), p);
   }
 
  private:
@@ -61,10 +60,8 @@ class Builder {
   size_t node(std::string name, NodeKind kind, std::vector<size_t> inputs, size_t output,
               kernels::Problem problem) {
     problem.m = layer_.m;
-    if (kind != NodeKind::attention) {
-      problem.n = width(output);
-      problem.dtype = layer_.dtype;
-    }
+    problem.dtype = layer_.dtype;
+    if (kind != NodeKind::attention) problem.n = width(output);
     if (kind == NodeKind::linear || kind == NodeKind::rms_norm || kind == NodeKind::attention) {
       if (const std::string error = kernels::validate(problem); !error.empty()) {
         throw std::invalid_argument(name + " (" + kernels::describe(problem) + "): " + error);
@@ -124,18 +121,16 @@ Layer make_layer(const tuner::LayerShape& shape, uint32_t m, uint32_t context, D
   const uint32_t h = shape.hidden;
   const size_t x = b.activation("x", h);
   const size_t table = b.tensor("rope_table", shape.head_dim, Rows::context, DType::f32);
-  const size_t k_cache = b.tensor("k_cache", shape.kv_width(), Rows::context, DType::f32);
-  const size_t v_cache = b.tensor("v_cache", shape.kv_width(), Rows::context, DType::f32);
+  const size_t k_cache = b.tensor("k_cache", shape.kv_width(), Rows::context, dtype);
+  const size_t v_cache = b.tensor("v_cache", shape.kv_width(), Rows::context, dtype);
   const size_t xn = b.norm("attn_norm", x, "x_norm");
   const size_t q = b.linear("q_proj", xn, shape.q_width(), "q");
   const size_t k = b.linear("k_proj", xn, shape.kv_width(), "k");
   const size_t v = b.linear("v_proj", xn, shape.kv_width(), "v");
-  const size_t q_rot =
-      b.rope("rope_q", q, table, b.tensor("q_rot", shape.q_width(), Rows::tokens, DType::f32));
+  const size_t q_rot = b.rope("rope_q", q, table, b.activation("q_rot", shape.q_width()));
   b.rope("rope_k", k, table, k_cache);  // rotated straight into the cache: the append of k
   b.copy("append_v", v, v_cache);
-  size_t attn = b.attention("attention", q_rot, k_cache, v_cache, "attn");
-  if (dtype != DType::f32) attn = b.copy("attn_cast", attn, b.activation("attn_h", shape.q_width()));
+  const size_t attn = b.attention("attention", q_rot, k_cache, v_cache, "attn");
   const size_t o = b.linear("o_proj", attn, h, "o");
   const size_t h1 = b.elementwise("attn_residual", NodeKind::add, x, o, "h");
   const size_t hn = b.norm("ffn_norm", h1, "h_norm");
@@ -160,6 +155,7 @@ LayerData make_layer_data(const Layer& layer, uint64_t seed) {
     kernels::Problem cache{kernels::Op::sdpa, 1, layer.context, s.head_dim, 0, false};
     cache.heads = s.heads;
     cache.kv_heads = s.kv_heads;
+    cache.dtype = layer.dtype;  // an fp16 cache's earlier keys and values drawn as fp16 values
     kernels::ProblemData d = kernels::make_random(cache, seed * 7919u + 5u);
     const uint64_t written = uint64_t{layer.first_position()} * s.kv_width();
     for (auto* c : {&d.keys, &d.values}) {

@@ -59,9 +59,12 @@ struct Layer {
   tuner::LayerShape shape;
   uint32_t m = 0;        // tokens: rows of every Rows::tokens tensor
   uint32_t context = 0;  // L: rows of the caches; the tokens sit at positions L - M .. L - 1
-  kernels::DType dtype = kernels::DType::f32;  // of the activations and the projections
-  // tensors[0] is the input x [M, hidden]; the caches are fp32 [L, kv_heads x head_dim] and the
-  // RoPE table fp32 [L, head_dim / 2] (cos, sin) pairs, all three uploaded from LayerData.
+  // Of the activations, the projections, attention and the KV cache (sdpa's q, caches and out
+  // are stored in it; its softmax and sums are fp32 either way).
+  kernels::DType dtype = kernels::DType::f32;
+  // tensors[0] is the input x [M, hidden]; the caches are [L, kv_heads x head_dim] in `dtype`
+  // (the layout sdpa reads) and the RoPE table fp32 [L, head_dim / 2] (cos, sin) pairs, all
+  // three uploaded from LayerData.
   std::vector<TensorSpec> tensors;
   std::vector<Node> nodes;      // in execution order; inputs are produced earlier
   std::vector<size_t> outputs;  // what the check compares: out, k_cache, v_cache
@@ -96,7 +99,8 @@ struct LayerData {
 // do not depend on them): x, quantized weights and norm weights as kernels::make_random draws
 // them, the scales shrunk by 1 / (5 sqrt(K)) so that every projection maps unit-RMS inputs to
 // roughly unit-RMS outputs and the layer's output stays O(1). For an f16 layer every float of
-// x and the weights is an fp16 value.
+// x, the weights and the caches' earlier positions is an fp16 value, so what is uploaded is
+// what the reference reads.
 LayerData make_layer_data(const Layer& layer, uint64_t seed);
 
 // What tensor `index` holds before the layer runs, as uploaded: x, the caches and the RoPE

@@ -146,6 +146,12 @@ Reference copy(const Reference& x) {
 // and S_j = scale sum_i |q_i k_j[i]|; carried errors add the score error they cause, E_j = scale
 // sum_i (bq_i |k_j[i]| + |q_i| bk_j[i]), through the softmax (at most 2 max_j E_j A[d], as
 // there) and the values' own, sum_j p_j bv_j[d].
+// An f16 layer stores q and the caches in fp16 and needs nothing more here: rounding the new
+// positions to fp16 is the output rounding of the nodes writing them (RoPE, the append), at most
+// 2^-11 of a value their bounds already hold, so within their f16 tolerance, and it arrives here
+// as carried error; the earlier positions are drawn as fp16 values, exact on both sides; and
+// attention's own fp16 store is sdpa_reference's case, at most 2^-11 |out[d]| <= 2^-11 A[d],
+// within the f16 family's tolerance.
 Reference attention(const Layer& layer, const Reference& q, const Reference& k,
                     const Reference& v, std::span<const uint32_t> rows) {
   const tuner::LayerShape& shape = layer.shape;
