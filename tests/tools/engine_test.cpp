@@ -5,12 +5,14 @@
 // to built-in routing; every node says how its variant was found. A tiny GQA layer checks
 // attention over the cache at several M and L, that the check sees the cache, decode steps
 // through one graph (switching attention where the context crosses a tuned L bucket), and the
-// refusals of bad shapes.
+// refusals of bad shapes. An f16 layer runs attention in fp16 (q, the KV cache and its output),
+// tuned or built-in, and says so where the device lacks 16-bit storage.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <memory>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -125,6 +127,14 @@ class EngineTest : public test::VulkanFixture {
   static Problem norm(uint32_t m) {
     return {Op::rms_norm, m, shape().hidden, shape().hidden, 0, false};
   }
+  // The tiny layer's attention: `m` tokens attending `context` positions.
+  static Problem attention(uint32_t m, uint32_t context, kernels::DType dtype) {
+    Problem p{Op::sdpa, m, context, tiny().head_dim, 0, false};
+    p.heads = tiny().heads;
+    p.kv_heads = tiny().kv_heads;
+    p.dtype = dtype;
+    return p;
+  }
   static const Route& route_of(const Graph& graph, std::string_view node) {
     for (size_t i = 0; i < graph.layer().nodes.size(); ++i) {
       if (graph.layer().nodes[i].name == node) return graph.routes()[i];
@@ -132,6 +142,29 @@ class EngineTest : public test::VulkanFixture {
     throw std::out_of_range(std::string(node));
   }
 };
+
+// The attention tests, once per dtype: an f16 layer's attention reads and writes fp16 (q, the
+// caches, out) through the f16 sdpa instances.
+class EngineDtypeTest : public EngineTest, public ::testing::WithParamInterface<kernels::DType> {
+ protected:
+  void SetUp() override {
+    EngineTest::SetUp();
+    if (GetParam() == kernels::DType::f16 && !device().info().features.storage_16bit) {
+      GTEST_SKIP() << device().info().name << " lacks storageBuffer16BitAccess: no f16 layer "
+                   << "runs (F16AttentionNames16BitStorage checks that it says so)";
+    }
+  }
+  // `base` ("sdpa_split") in this test's dtype: its _f16 instance for f16.
+  static std::string family(std::string_view base) {
+    return kernels::family_name(base, GetParam());
+  }
+};
+
+INSTANTIATE_TEST_SUITE_P(Dtypes, EngineDtypeTest,
+                         ::testing::Values(kernels::DType::f32, kernels::DType::f16),
+                         [](const auto& instance) {
+                           return std::string(kernels::dtype_name(instance.param));
+                         });
 
 TEST_F(EngineTest, LayerGraphHasTheDecoderNodes) {
   const Layer layer = make_layer(shape(), 3, 10);
@@ -178,6 +211,34 @@ TEST_F(EngineTest, F16LayerAttendsInF16) {
       ASSERT_EQ((*cache)[i], kernels::round_to_half((*cache)[i])) << "element " << i;
     }
   }
+}
+
+// Without 16-bit storage an f16 layer cannot run, and says so: its attention (as every routed
+// node) names the feature the device lacks, before anything runs.
+TEST_F(EngineTest, F16AttentionNames16BitStorage) {
+  vk::DeviceInfo no16 = device().info();
+  no16.name = "no16 (fake)";
+  no16.features.storage_16bit = false;
+  const Router router(nullptr, no16);
+  const Layer layer = make_layer(tiny(), 1, 6, kernels::DType::f16);
+  auto refusal = [](auto&& call) {
+    try {
+      call();
+    } catch (const std::runtime_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("ran");
+  };
+  const std::string attention = refusal([&] { router.route(layer.nodes[7].problem); });
+  EXPECT_NE(attention.find("sdpa_fused_f16"), std::string::npos) << attention;
+  EXPECT_NE(attention.find("needs storageBuffer16BitAccess, which no16 (fake) lacks"),
+            std::string::npos)
+      << attention;
+  const std::string build = refusal([&] {
+    Graph::build(device(), compiler(), pipelines(), layer, make_layer_data(layer, 3), router);
+  });
+  EXPECT_NE(build.find("storageBuffer16BitAccess, which no16 (fake) lacks"), std::string::npos)
+      << build;
 }
 
 // In both dtypes: an f16 layer (every activation fp16) is routed to the f16 built-ins and
@@ -380,15 +441,45 @@ TEST_F(EngineTest, CheckCatchesAWrongNode) {
   EXPECT_FALSE(check.outputs[0].result.ok);    // out
 }
 
-TEST_F(EngineTest, AttentionOverTheCacheMatchesReference) {
+TEST_P(EngineDtypeTest, AttentionOverTheCacheMatchesReference) {
   const Router router(nullptr, device().info());
   for (const auto& [m, context] : {std::pair{1u, 5u}, {1u, 40u}, {3u, 3u}, {3u, 17u}, {3u, 40u}}) {
-    const Layer layer = make_layer(tiny(), m, context);
+    const Layer layer = make_layer(tiny(), m, context, GetParam());
     const LayerData data = make_layer_data(layer, 31);
     auto [graph, check] = run(layer, data, router);
     SCOPED_TRACE("M=" + std::to_string(m) + " L=" + std::to_string(context));
     expect_ok(check);
-    EXPECT_EQ(route_of(graph, "attention").plan.bindings.at(1).name, "k_cache");
+    const Route& attention = route_of(graph, "attention");
+    EXPECT_EQ(attention.family, family("sdpa_fused"));
+    EXPECT_EQ(attention.plan.bindings.at(1).name, "k_cache");
+  }
+}
+
+// The runtime keys attention by dtype: an f16 layer runs the database's f16 winner for its very
+// problem, and the built-in f16 routing where only an f32 winner was tuned.
+TEST_F(EngineTest, F16AttentionTakesTheF16Winner) {
+  if (!device().info().features.storage_16bit) GTEST_SKIP() << "no 16-bit storage";
+  const std::string knobs = "[vec=4,keys=1,wg=32,slices=2,qpg=2]";
+  const Layer layer = make_layer(tiny(), 1, 9, kernels::DType::f16);
+  const LayerData data = make_layer_data(layer, 39);
+  {
+    const Router router(tuned({{attention(1, 9, kernels::DType::f16), "sdpa_split_f16" + knobs}}),
+                        device().info());
+    auto [graph, check] = run(layer, data, router);
+    expect_ok(check);
+    const Route& r = route_of(graph, "attention");
+    EXPECT_EQ(r.source, Source::exact);
+    EXPECT_EQ(r.key, "sdpa_split_f16" + knobs);
+    EXPECT_EQ(r.plan.required_features, std::vector<std::string>{"storageBuffer16BitAccess"});
+  }
+  {
+    const Router router(tuned({{attention(1, 9, kernels::DType::f32), "sdpa_split" + knobs}}),
+                        device().info());
+    auto [graph, check] = run(layer, data, router);
+    expect_ok(check);
+    const Route& r = route_of(graph, "attention");
+    EXPECT_EQ(r.source, Source::builtin);
+    EXPECT_EQ(r.family, "sdpa_fused_f16");
   }
 }
 
@@ -410,9 +501,9 @@ TEST_F(EngineTest, CheckSeesTheCache) {
 // Decode through one graph: the context pushed per step, each step's key appended at its
 // position (checked against the reference of a layer at that context), the last step checked
 // whole on the cache the earlier steps left.
-TEST_F(EngineTest, DecodeStepsGrowTheCache) {
+TEST_P(EngineDtypeTest, DecodeStepsGrowTheCache) {
   const uint32_t first = 5, steps = 4, last = first + steps - 1;
-  const Layer layer = make_layer(tiny(), 1, last);
+  const Layer layer = make_layer(tiny(), 1, last, GetParam());
   const LayerData data = make_layer_data(layer, 35);
   const Router router(nullptr, device().info());
   Graph graph = Graph::build(device(), compiler(), pipelines(), layer, data, router);
@@ -426,12 +517,13 @@ TEST_F(EngineTest, DecodeStepsGrowTheCache) {
     EXPECT_GT(done[s].ns, 0);
   }
   EXPECT_EQ(graph.context(), last);
+  EXPECT_EQ(route_of(graph, "attention").family, family("sdpa_fused"));
   const LayerData left = as_left(graph, data);
   expect_ok(check_layer(graph, left, reference_layer(layer, left, {0})));
   const size_t k_cache = layer.tensor("k_cache");
   const uint32_t width = tiny().kv_width();
   for (uint32_t context = first; context < last; ++context) {
-    const Layer at = make_layer(tiny(), 1, context);
+    const Layer at = make_layer(tiny(), 1, context, GetParam());
     const kernels::Reference all = reference_layer(at, make_layer_data(at, 35), {0}).tensors[k_cache];
     const uint64_t row = uint64_t{context - 1} * width;
     kernels::Reference key;
@@ -448,21 +540,16 @@ TEST_F(EngineTest, DecodeStepsGrowTheCache) {
 // 14 on the L = 24 one. Decode loops from 10 that stop before the boundary or cross it run each
 // step with its bucket's variant (re-asked per step, the pipelines created once per variant)
 // and pass the fp64 check at their last step.
-TEST_F(EngineTest, DecodeSwitchesAttentionWhereTheBucketChanges) {
-  const std::string split = "sdpa_split[vec=4,keys=1,wg=32,slices=2,qpg=2]";
-  const std::string naive = "sdpa_naive[wg=32]";
-  auto sdpa = [](uint32_t context) {
-    Problem p{Op::sdpa, 1, context, tiny().head_dim, 0, false};
-    p.heads = tiny().heads;
-    p.kv_heads = tiny().kv_heads;
-    return p;
-  };
-  const auto snapshot = tuned({{sdpa(8), split}, {sdpa(24), naive}});
+TEST_P(EngineDtypeTest, DecodeSwitchesAttentionWhereTheBucketChanges) {
+  const std::string split = family("sdpa_split") + "[vec=4,keys=1,wg=32,slices=2,qpg=2]";
+  const std::string naive = family("sdpa_naive") + "[wg=32]";
+  const auto snapshot =
+      tuned({{attention(1, 8, GetParam()), split}, {attention(1, 24, GetParam()), naive}});
   const Router router(snapshot, device().info());
   const uint32_t first = 10, boundary = 14;
   for (const uint32_t last : {13u, 14u, 17u}) {
     SCOPED_TRACE("decode L = " + std::to_string(first) + " .. " + std::to_string(last));
-    const Layer layer = make_layer(tiny(), 1, last);
+    const Layer layer = make_layer(tiny(), 1, last, GetParam());
     const LayerData data = make_layer_data(layer, 37);
     Graph graph = Graph::build(device(), compiler(), pipelines(), layer, data, router);
     // Built for the cache's capacity: the last step's bucket.
