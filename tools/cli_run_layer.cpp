@@ -262,8 +262,8 @@ void add_run_layer_command(CLI::App& app) {
                   "position a step; prints each step's time and tokens/s")
       ->check(number_check(true));
   cmd->add_option("--dtype", o->dtype,
-                  "f32 or f16: every activation and the scales in this type (f16 needs "
-                  "storageBuffer16BitAccess)")
+                  "f32 or f16: every activation, the scales and the KV cache in this type, "
+                  "attention included (f16 needs storageBuffer16BitAccess)")
       ->capture_default_str();
   auto* db = cmd->add_option("--db", o->db,
                              "tuned kernel database (.db or exported JSON): run it beside the "
