@@ -65,11 +65,13 @@ struct DeviceOptions {
 
 void add_device_option(CLI::App& command, DeviceOptions& options);
 
-// --op, --m, --n, --k, --gs: one problem's shape (`lookup`, `inspect`; cli_shape.cpp).
+// --op, --m, --n, --k, --gs, --heads, --kv-heads: one problem's shape (`lookup`, `inspect`;
+// cli_shape.cpp).
 struct ShapeOptions {
   std::string op = "q4gsw";
   std::string dtype = "f32";
   uint32_t m = 1, n = 0, k = 0, gs = 0;
+  uint32_t heads = 0, kv_heads = 0;  // sdpa only
   // K as given, or N for an rms_norm given none.
   uint32_t k_or_default() const;
 };

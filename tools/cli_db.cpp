@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -64,6 +65,12 @@ void run_lookup(const LookupOptions& o) {
   problem.n = o.shape.n;
   problem.k = o.shape.k_or_default();
   problem.group_size = o.shape.gs;
+  problem.heads = o.shape.heads;
+  problem.kv_heads = o.shape.kv_heads;
+  // The runtime ignores heads where the op has none; a user who typed them meant something else.
+  if (problem.op != "sdpa" && (problem.heads != 0 || problem.kv_heads != 0)) {
+    throw std::invalid_argument("--heads and --kv-heads are sdpa's; " + o.shape.op + " has none");
+  }
   const report::LookupResult r = report::lookup(catalog, device, problem, o.json);
   std::fputs(r.output.c_str(), stdout);
   std::fflush(stdout);

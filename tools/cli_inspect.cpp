@@ -48,7 +48,7 @@ void run_inspect(const InspectFlags& flags) {
   kernels::Problem problem;
   const ShapeOptions& shape = flags.shape;
   const std::optional<kernels::Op> op = kernels::parse_op(shape.op);
-  if (!op) throw std::invalid_argument("unknown op " + shape.op + "; q4gsw or rms_norm");
+  if (!op) throw std::invalid_argument("unknown op " + shape.op + "; q4gsw, rms_norm or sdpa");
   const std::optional<kernels::DType> dtype = kernels::parse_dtype(shape.dtype);
   if (!dtype) throw std::invalid_argument("unknown dtype " + shape.dtype + "; f32 or f16");
   problem.op = *op;
@@ -56,7 +56,9 @@ void run_inspect(const InspectFlags& flags) {
   problem.m = shape.m;
   problem.n = shape.n;
   problem.k = shape.k_or_default();
-  problem.group_size = problem.op == kernels::Op::rms_norm ? 0 : shape.gs;
+  problem.group_size = problem.op == kernels::Op::q4gsw ? shape.gs : 0;
+  problem.heads = shape.heads;
+  problem.kv_heads = shape.kv_heads;
   kernels::require_valid(problem);
 
   const vk::Instance instance = create_instance();

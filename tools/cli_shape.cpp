@@ -4,8 +4,9 @@
 namespace vktune::cli {
 
 void add_shape_options(CLI::App& command, ShapeOptions& options, bool m_required) {
-  command.add_option("--op", options.op, "q4gsw or rms_norm")->capture_default_str();
-  command.add_option("--dtype", options.dtype, "f32 or f16 (x, scales, bias and out)")
+  command.add_option("--op", options.op, "q4gsw, rms_norm or sdpa")->capture_default_str();
+  command.add_option("--dtype", options.dtype,
+                     "f32 or f16 (x, scales, bias and out; sdpa: q, the KV cache and out)")
       ->capture_default_str();
   auto* m = command.add_option("--m", options.m, "rows of x");
   if (m_required) {
@@ -13,9 +14,12 @@ void add_shape_options(CLI::App& command, ShapeOptions& options, bool m_required
   } else {
     m->capture_default_str();
   }
-  command.add_option("--n", options.n, "output features (rms_norm: width)")->required();
-  command.add_option("--k", options.k, "input features (rms_norm: defaults to N)");
-  command.add_option("--gs", options.gs, "group size (rms_norm: 0)");
+  command.add_option("--n", options.n, "output features (rms_norm: width; sdpa: context length L)")
+      ->required();
+  command.add_option("--k", options.k, "input features (rms_norm: defaults to N; sdpa: head dim)");
+  command.add_option("--gs", options.gs, "group size (rms_norm, sdpa: 0)");
+  command.add_option("--heads", options.heads, "sdpa: query heads");
+  command.add_option("--kv-heads", options.kv_heads, "sdpa: KV heads (grouped-query attention)");
 }
 
 uint32_t ShapeOptions::k_or_default() const { return op == "rms_norm" && k == 0 ? n : k; }

@@ -1,5 +1,6 @@
 // `vktune tune` and `vktune bench` on the device: results on stdout, progress and diagnostics on
-// stderr, so a script can read stdout alone (as a table, or with --json as a document).
+// stderr, so a script can read stdout alone (as a table, or with --json as a document); and
+// `lookup` on what a tune stored.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -61,6 +62,34 @@ TEST(VktuneTuneOutput, ResultsOnStdoutProgressOnStderr) {
     EXPECT_GT(c["retimed_ns"].get<double>(), 0) << "the winner was not re-timed";
   }
   EXPECT_NE(slurp_file(err).find("vktune bench: 2 problems"), std::string::npos) << slurp_file(err);
+}
+
+// `lookup` answers attention too: --heads and --kv-heads make an sdpa query, found exactly in a
+// database tuned on it; an sdpa query without heads, or a linear one with them, is refused.
+TEST(VktuneTuneOutput, LookupAnswersAnAttentionQuery) {
+  TempDir dir;
+  const std::string shapes = dir.file("sdpa.json");
+  std::ofstream(shapes) << R"({"problems": [{"op": "sdpa", "heads": 4, "kv_heads": 1,)"
+                        << R"( "head_dim": 64, "m": [1], "context": [16]}]})";
+  const std::string db = quoted(dir.file("a.db"));
+  const VktuneResult tuned = vktune("tune --shapes " + quoted(shapes) +
+                                    " --ops sdpa --families sdpa_naive --plain --variant-budget 0.01 --db " + db);
+  ASSERT_EQ(tuned.exit_code, 0) << tuned.output;
+
+  const std::string query = "lookup --db " + db + " --op sdpa --m 1 --n 16 --k 64";
+  const VktuneResult found = vktune(query + " --heads 4 --kv-heads 1 --json", "", "2>/dev/null");
+  ASSERT_EQ(found.exit_code, 0) << found.output;
+  const auto j = nlohmann::json::parse(found.output);
+  EXPECT_EQ(j["selection"]["shape_match"], "exact") << found.output;
+  EXPECT_EQ(j["selection"]["variant_key"].get<std::string>().rfind("sdpa_naive[", 0), 0u);
+
+  const VktuneResult headless = vktune(query);
+  EXPECT_NE(headless.exit_code, 0);
+  EXPECT_NE(headless.output.find("heads"), std::string::npos) << headless.output;
+  const VktuneResult linear =
+      vktune("lookup --db " + db + " --op q4gsw --m 1 --n 64 --k 64 --gs 32 --heads 4");
+  EXPECT_NE(linear.exit_code, 0);
+  EXPECT_NE(linear.output.find("heads"), std::string::npos) << linear.output;
 }
 
 }  // namespace
