@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "db/json_io.h"
+#include "runtime/bench/load_times.h"
 #include "runtime/bench/synthetic.h"
 #include "runtime/snapshot.h"
 
@@ -75,24 +76,20 @@ BENCHMARK(BM_SelectExactPrebuilt)->Repetitions(5)->ReportAggregatesOnly(true);
 BENCHMARK(BM_SelectRanked)->Repetitions(5)->ReportAggregatesOnly(true);
 BENCHMARK(BM_SelectExact)->Repetitions(5)->ReportAggregatesOnly(true);
 
-// Loads `path` `times` times into g_snapshot; the sorted load times in ms, or none on failure
-// (or when the winners differ from the first snapshot loaded).
-std::vector<double> time_loads(const std::string& path, int times) {
-  const size_t expected = g_snapshot ? g_snapshot->winner_count() : 0;
-  std::vector<double> ms;
-  std::string error;
-  for (int i = 0; i < times; ++i) {
-    const auto start = std::chrono::steady_clock::now();
-    auto loaded = Snapshot::load(path, &error);
-    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
-    if (!loaded || (expected != 0 && loaded->winner_count() != expected)) {
-      std::fprintf(stderr, "loading %s failed: %s\n", path.c_str(), error.c_str());
-      return {};
-    }
-    if (!g_snapshot) g_snapshot = std::move(loaded);
+// Loads `path` `times` times, the first snapshot kept in g_snapshot; the sorted load times in
+// ms, or none on failure or when the winners differ from the first snapshot's (an export that
+// lost rows).
+std::vector<double> load_timed(const std::string& path, int times) {
+  auto loads = vktune::runtime::bench::time_loads(path, times);
+  if (!loads) return {};
+  if (!g_snapshot) {
+    g_snapshot = std::move(loads->snapshot);
+  } else if (loads->snapshot->winner_count() != g_snapshot->winner_count()) {
+    std::fprintf(stderr, "%s holds %zu winners, not %zu\n", path.c_str(),
+                 loads->snapshot->winner_count(), g_snapshot->winner_count());
+    return {};
   }
-  std::sort(ms.begin(), ms.end());
-  return ms;
+  return std::move(loads->ms);
 }
 
 void print_loads(const char* what, const std::string& path, const std::vector<double>& ms,
@@ -113,7 +110,7 @@ int main(int argc, char** argv) {
   write_synthetic_db(path, SyntheticShape{kProblems, kDevices, 64, 8});
   const double write_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 
-  const auto db_loads = time_loads(path, 7);
+  const auto db_loads = load_timed(path, 7);
   if (db_loads.empty()) return 1;
   std::printf("synthetic db: %u problems x %u devices, %zu winners, written in %.0f ms\n", kProblems,
               kDevices, g_snapshot->winner_count(), write_ms);
@@ -128,7 +125,7 @@ int main(int argc, char** argv) {
   for (const auto& [name, scope] : exports) {
     const std::string json_path = (dir / name).string();
     std::ofstream(json_path, std::ios::binary) << vktune::db::export_json_text(store, -1, scope);
-    const auto json_loads = time_loads(json_path, 3);
+    const auto json_loads = load_timed(json_path, 3);
     if (json_loads.empty()) return 1;
     print_loads(name, json_path, json_loads, "");
   }

@@ -20,6 +20,7 @@
 
 #include "db/json_io.h"
 #include "db/store.h"
+#include "runtime/bench/load_times.h"
 #include "runtime/snapshot.h"
 #include "runtime/stored_device.h"
 
@@ -41,24 +42,6 @@ struct Figures {
 Figures summarise(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return {v[v.size() / 2], v.front(), v.back()};
-}
-
-// Median, fastest and slowest of `loads` Snapshot::load calls, in ms; the last snapshot loaded.
-std::shared_ptr<const Snapshot> time_loads(const std::string& path, int loads, Figures& out) {
-  std::vector<double> ms;
-  std::shared_ptr<const Snapshot> snap;
-  for (int i = 0; i < loads; ++i) {
-    std::string error;
-    const auto t = Clock::now();
-    snap = Snapshot::load(path, &error);
-    ms.push_back(ms_since(t));
-    if (!snap) {
-      std::fprintf(stderr, "%s\n", error.c_str());
-      return nullptr;
-    }
-  }
-  out = summarise(ms);
-  return snap;
 }
 
 // ns per select() over `queries`: the median and fastest of `rounds` rounds.
@@ -120,10 +103,16 @@ int bench(const std::string& path, int rounds, int loads, const std::filesystem:
               catalog.devices.size(), catalog.problems.size(), catalog.kernels.size(),
               catalog.ranked.size());
 
-  Figures load_doc, load_db;
-  const auto snap = time_loads(path, loads, load_doc);
-  if (!snap) return 1;
-  if (db_path != path && !time_loads(db_path, loads, load_db)) return 1;
+  const auto doc_loads = runtime::bench::time_loads(path, loads);
+  if (!doc_loads) return 1;
+  const Figures load_doc = summarise(doc_loads->ms);
+  const std::shared_ptr<const Snapshot> snap = doc_loads->snapshot;
+  Figures load_db;
+  if (db_path != path) {
+    const auto db_loads = runtime::bench::time_loads(db_path, loads);
+    if (!db_loads) return 1;
+    load_db = summarise(db_loads->ms);
+  }
 
   // Queries on the first winner's device: its problems, and each moved off the grid.
   const int64_t device_id = catalog.winners.front().device_id;
