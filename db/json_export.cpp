@@ -105,7 +105,7 @@ json export_json(const Store& store, ExportScope scope, const SpirvSource& spirv
     // the rows carry the times): re-imported, the document ranks its winners alone.
     std::unordered_set<int64_t> kernel_ids, problem_ids, run_ids, measurement_ids;
     for (const auto& w : winners) measurement_ids.insert(w.measurement_id);
-    // A winner need not be in its problem's ranked rows (those are read within one run).
+    // A winner need not be in its problem's ranked rows (those prefer the reference run's times).
     for (const auto* rows : {&winners, &ranked}) {
       for (const auto& w : *rows) {
         kernel_ids.insert(w.kernel_id);

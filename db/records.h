@@ -172,12 +172,14 @@ struct Catalog {
   std::vector<KernelRecord> kernels;
   std::vector<Problem> problems;
   std::vector<BestRow> winners;
-  // Per (device, problem), up to kRankedPerProblem distinct kernels of its reference run: the
-  // run that measured the most distinct kernels there (the latest on a tie). Fastest first,
-  // each by its best ok measurement in that run, otherwise by the `best` view's rules, so the
-  // first is that run's fastest, which need not be the winner: runs differ in clocks and
+  // Per (device, problem), up to kRankedPerProblem distinct kernels, fastest first. A kernel its
+  // reference run measured (the run that measured the most distinct kernels there, the latest
+  // on a tie) counts with its best ok measurement in that run: runs differ in clocks and
   // protocol (one H100 run's times are a third of another's), and a ratio of times from two
-  // runs compares the runs, not the variants. Grouped by device and problem. A catalog read
+  // runs compares the runs, not the variants. A kernel only other runs measured (a family
+  // re-tuned in a run of its own, variants a --fill added) counts with its best ok time among
+  // them: left out, it would read as slower than the whole list. Otherwise by the `best` view's
+  // rules, so the first need not be the winner. Grouped by device and problem. A catalog read
   // from a document without them holds the winners here.
   std::vector<BestRow> ranked;
 };

@@ -98,9 +98,10 @@ struct Candidate {
   size_t run_rank;
 };
 
-// The run a problem's ranked list is read from (Catalog::ranked): of its candidates' runs, the
-// one that measured the most distinct kernels there, the latest of those on a tie. Runs differ
-// in clocks and protocol, so only times of one run are compared with each other.
+// The run a problem's ranked list is read first from (Catalog::ranked): of its candidates' runs,
+// the one that measured the most distinct kernels there, the latest of those on a tie. Runs differ
+// in clocks and protocol, so a kernel that run measured is ranked by its time there.
+// Fills `runs` with the problem's distinct (run rank, kernel) pairs, sorted.
 size_t reference_run(std::span<const Candidate> problem, std::vector<std::pair<size_t, int64_t>>& runs) {
   runs.clear();
   for (const Candidate& x : problem) runs.emplace_back(x.run_rank, x.row.kernel_id);
@@ -125,8 +126,8 @@ size_t reference_run(std::span<const Candidate> problem, std::vector<std::pair<s
 // winner of each (device, problem) is the first of its candidates in the view's order.
 // Exact ties (same run and median) go to the lower measurement id. Store_test's
 // CatalogWinnersEqualBestView keeps this in step with the view. Fills `out.winners` and
-// `out.ranked` (Catalog::ranked: up to `per_problem` kernels of each problem's reference run,
-// in the same order).
+// `out.ranked` (Catalog::ranked: up to `per_problem` kernels of each problem, those its
+// reference run measured by their time there, the rest by their best time elsewhere).
 void fast_best_rows(const Connection& c, size_t per_problem, Catalog& out) {
   // The view joins runs: a measurement whose run row is missing never wins.
   std::vector<std::pair<int64_t, size_t>> run_rank;  // (run id, rank), sorted by id
@@ -185,12 +186,18 @@ void fast_best_rows(const Connection& c, size_t per_problem, Catalog& out) {
     const std::span rows(candidates.begin() + static_cast<ptrdiff_t>(first),
                          candidates.begin() + static_cast<ptrdiff_t>(end));
     const size_t reference = reference_run(rows, scratch);
+    const auto in_reference = [&](int64_t kernel) {
+      return std::binary_search(scratch.begin(), scratch.end(), std::pair(reference, kernel));
+    };
     const size_t ranked_first = out.ranked.size();
     for (const Candidate& x : rows) {
-      if (x.run_rank != reference ||
+      // A kernel the reference run measured ranks by its time there; one only other runs
+      // measured (a family re-tuned on its own, variants added by --fill) by its best time
+      // elsewhere: left out, a whole family would read as absent, i.e. slow.
+      if ((x.run_rank != reference && in_reference(x.row.kernel_id)) ||
           std::any_of(out.ranked.begin() + static_cast<ptrdiff_t>(ranked_first), out.ranked.end(),
                       [&](const BestRow& r) { return r.kernel_id == x.row.kernel_id; })) {
-        continue;  // another run's, or a slower result of a kernel already ranked
+        continue;  // another run's time of a kernel the reference timed, or a slower result
       }
       out.ranked.push_back(x.row);
       if (out.ranked.size() - ranked_first == per_problem) break;

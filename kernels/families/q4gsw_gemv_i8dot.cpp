@@ -1,5 +1,6 @@
 // q4gsw_gemv_i8dot: decode GEMV (M <= 8) on the packed layout with x quantised to int8 per
-// 32-element block and integer dot products (see q4gsw_gemv_i8dot.comp). Needs a compiler that
+// 32-element block and integer dot products (see q4gsw_gemv_i8dot.comp).
+// q4gsw_gemv_i8dot_s16: the same kernel on the packed_s16 layout (fp16 scales interleaved). Needs a compiler that
 // accepts GL_EXT_integer_dot_product (not Debian 12's shaderc: tools/setup-newer-shaderc.sh)
 // and a device with shaderIntegerDotProduct; its tolerance adds x's rounding to int8.
 #include <algorithm>
@@ -12,16 +13,21 @@ namespace {
 
 class GemvI8Dot final : public Family {
  public:
-  // The knobs of q4gsw_gemv_fast, with fewer values: wg: invocations; ksplit: K slices per
-  // workgroup; npl: outputs per lane; unroll: 16-byte blocks per output loaded before any
+  // The knobs of q4gsw_gemv_fast, npl with fewer values: wg: invocations; ksplit: K slices
+  // per workgroup; npl: outputs per lane; unroll: 16-byte blocks per output loaded before any
   // arithmetic (bytes in flight); mmax: rows of x compiled in (serves M in (mmax/2, mmax]).
-  explicit GemvI8Dot(DType dtype)
-      : Family("q4gsw_gemv_i8dot", dtype, Op::q4gsw,
-               {{"wg", ints({64, 128, 256})},
-                {"ksplit", ints({1, 2, 4})},
+  // wg up to 1024 and ksplit up to 32 for the reason gemv_fast has them: at N = 4096 a
+  // subgroup-wide tile makes 128 workgroups, one an SM on the H100, and only more warps per
+  // workgroup put more loads in flight.
+  GemvI8Dot(DType dtype, Layout layout)
+      : Family(layout == Layout::packed_s16 ? "q4gsw_gemv_i8dot_s16" : "q4gsw_gemv_i8dot", dtype,
+               Op::q4gsw,
+               {{"wg", ints({64, 128, 256, 512, 1024})},
+                {"ksplit", ints({1, 2, 4, 8, 16, 32})},
                 {"npl", ints({1, 2})},
                 {"unroll", ints({1, 2, 4})},
-                {"mmax", ints({1, 2, 4, 8})}}) {}
+                {"mmax", ints({1, 2, 4, 8})}}),
+        layout_(layout) {}
 
   static uint32_t get(const Knobs& k, std::string_view name) {
     return static_cast<uint32_t>(knob_int(k, name));
@@ -37,7 +43,7 @@ class GemvI8Dot final : public Family {
     const uint32_t mmax = get(k, "mmax");
     return {32, 32, 1, mmax / 2 + 1, mmax};
   }
-  Layout layout(const Knobs&) const override { return Layout::packed; }
+  Layout layout(const Knobs&) const override { return layout_; }
   uint32_t workgroup_size(const Knobs& k) const override { return get(k, "wg"); }
   uint32_t shared_bytes(const Knobs& k) const override {
     // Per row and block of a chunk: 32 int8 and a float scale; then the slices' hand-over.
@@ -47,12 +53,14 @@ class GemvI8Dot final : public Family {
     return chunk + red;
   }
   ShaderSpec source(const Knobs& k) const override {
-    return {"q4gsw_gemv_i8dot.comp",
-            {{"WG", str(get(k, "wg"))},
-             {"KSPLIT", str(get(k, "ksplit"))},
-             {"NPL", str(get(k, "npl"))},
-             {"UNROLL", str(get(k, "unroll"))},
-             {"MMAX", str(get(k, "mmax"))}}};
+    ShaderSpec spec{"q4gsw_gemv_i8dot.comp",
+                    {{"WG", str(get(k, "wg"))},
+                     {"KSPLIT", str(get(k, "ksplit"))},
+                     {"NPL", str(get(k, "npl"))},
+                     {"UNROLL", str(get(k, "unroll"))},
+                     {"MMAX", str(get(k, "mmax"))}}};
+    if (layout_ == Layout::packed_s16) spec.defines.emplace_back("PACKED_S16", "1");
+    return spec;
   }
   std::array<uint32_t, 3> groups(const Knobs& k, const Problem& p,
                                  const vk::DeviceInfo& d) const override {
@@ -85,12 +93,20 @@ class GemvI8Dot final : public Family {
     r.add(Feature::shader_integer_dot_product).add(GlslExtension::integer_dot_product);
     return r;
   }
+
+ private:
+  Layout layout_;  // packed or packed_s16
 };
 
 }  // namespace
 
 const Family& gemv_i8dot_family(DType dtype) {
-  static const GemvI8Dot f32(DType::f32), f16(DType::f16);
+  static const GemvI8Dot f32(DType::f32, Layout::packed), f16(DType::f16, Layout::packed);
+  return dtype == DType::f16 ? f16 : f32;
+}
+
+const Family& gemv_i8dot_s16_family(DType dtype) {
+  static const GemvI8Dot f32(DType::f32, Layout::packed_s16), f16(DType::f16, Layout::packed_s16);
   return dtype == DType::f16 ? f16 : f32;
 }
 

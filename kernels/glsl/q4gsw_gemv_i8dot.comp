@@ -18,6 +18,10 @@
 // 100 * MMAX * KSPLIT / (WG * NPL * (24 + 12 * MMAX)) of the dot work. Every workgroup computes
 // bit-identical int8 values and scales, so the result is that of quantising once.
 //
+// With PACKED_S16 (the packed_s16 layout, q4gsw_gemv_i8dot_s16) the weight blocks and their
+// fp16 scales come from the group's tiles, as in q4gsw_gemv_fast: at gs = 32 the scales are a
+// fifth of the bytes read instead of a third.
+//
 // Accuracy: x's rounding to int8 errs by up to d / 2 per element; the gate's tolerance for it
 // is derived in kernels/families/reference.h (int8_activation_tolerance). Everything else is
 // exact (the int32 dot products) or fp32.
@@ -40,6 +44,9 @@
 #endif
 #ifndef MMAX
 #define MMAX 1
+#endif
+#ifndef PACKED_S16
+#define PACKED_S16 0  // 1: the packed_s16 layout, scales in the weight's tiles (q4gsw_layout.h)
 #endif
 
 #define NL (WG / KSPLIT)  // lanes along n
@@ -133,9 +140,18 @@ void main() {
           uint hi, lo;
           umulExtended(cc, gmul, hi, lo);
           const uint g = gdiv == 1u ? cc : hi;
+#if PACKED_S16
+          const uint jb = cc - g * gdiv;  // block within the group
+#endif
           [[unroll]] for (uint j = 0; j < NPL; ++j) {
+#if PACKED_S16
+            const uint tile = s16_tile(nn[j], g);
+            q[u][j] = w4[s16_block(tile, jb, nn[j])];
+            const float sv = s16_scale(tile, nn[j]);
+#else
             q[u][j] = w4[cc * pc.n_pad + nn[j]];
             const float sv = float(scales[g * pc.N + nn[j]]);
+#endif
             sc[u][j] = c < chunks ? sv : 0.0;
           }
         }

@@ -120,9 +120,13 @@ TEST(GemvI8Dot, VariantsConstraintsAndSharedMemory) {
 
   const vk::DeviceInfo lp = lavapipe_like();
   const CompilerSupport c = newer_compiler();
-  // M=1 on lavapipe: wg 3 x ksplit 3 x npl 2 x unroll 3, mmax 1 only.
-  EXPECT_EQ(legal_count(f, q4(1, 4096, 4096, 32), lp, c), 54u);
-  EXPECT_EQ(legal_count(f, q4(3, 4096, 4096, 128), lp, c), 45u);  // mmax 4: npl 2 x unroll 4 out
+  // M=1 on lavapipe (subgroups of 8, 32 KiB of shared memory), mmax 1 only: wg / ksplit a
+  // multiple of 8 leaves 4 + 5 + 6 + 6 (wg, ksplit) pairs for wg 64..512, and wg 1024's chunk of
+  // 1024 blocks (36 KiB) does not fit: 21 pairs x npl 2 x unroll 3.
+  EXPECT_EQ(legal_count(f, q4(1, 4096, 4096, 32), lp, c), 126u);
+  // M=3, mmax 4: npl x unroll <= 4 leaves 5 of 6; at wg 512 a K split's hand-over
+  // (npl x 4 rows x 512 floats) fits only with npl 1: 20 + 25 + 30 + (5 + 5 x 3).
+  EXPECT_EQ(legal_count(f, q4(3, 4096, 4096, 128), lp, c), 95u);
   EXPECT_EQ(legal_count(f, q4(9, 4096, 4096, 32), lp, c), 0u);
   EXPECT_EQ(legal_count(f, q4(1, 4096, 4096 + 16, 16), lp, c), 0u);  // whole 32-blocks only
   EXPECT_NE(f.legality(one_variant(), q4(2, 64, 64, 32), lp, c).reason.find("m_max=1"),

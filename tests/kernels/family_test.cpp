@@ -97,10 +97,11 @@ TEST(Registry, AllFamiliesInOrder) {
   for (const Family* f : families()) names.push_back(f->name());
   EXPECT_EQ(names, (std::vector<std::string>{
                        "q4gsw_naive", "q4gsw_tiled", "q4gsw_gemv", "q4gsw_gemv_fast",
-                       "q4gsw_gemv_fast_s16", "q4gsw_gemv_i8dot", "q4gsw_coopmat",
-                       "q4gsw_coopmat_splitk", "rms_norm", "q4gsw_naive_f16", "q4gsw_tiled_f16",
-                       "q4gsw_gemv_f16", "q4gsw_gemv_fast_f16", "q4gsw_gemv_fast_s16_f16",
-                       "q4gsw_gemv_i8dot_f16", "q4gsw_coopmat_f16", "q4gsw_coopmat_splitk_f16",
+                       "q4gsw_gemv_fast_s16", "q4gsw_gemv_i8dot", "q4gsw_gemv_i8dot_s16",
+                       "q4gsw_coopmat", "q4gsw_coopmat_splitk", "rms_norm", "q4gsw_naive_f16",
+                       "q4gsw_tiled_f16", "q4gsw_gemv_f16", "q4gsw_gemv_fast_f16",
+                       "q4gsw_gemv_fast_s16_f16", "q4gsw_gemv_i8dot_f16",
+                       "q4gsw_gemv_i8dot_s16_f16", "q4gsw_coopmat_f16", "q4gsw_coopmat_splitk_f16",
                        "rms_norm_f16",
                        "sdpa_naive", "sdpa_fused", "sdpa_split", "sdpa_naive_f16",
                        "sdpa_fused_f16", "sdpa_split_f16"}));

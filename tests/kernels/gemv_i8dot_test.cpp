@@ -1,4 +1,4 @@
-// q4gsw_gemv_i8dot on the device (lavapipe here, which has shaderIntegerDotProduct through
+// q4gsw_gemv_i8dot (and its packed_s16 twin) on the device (lavapipe here, which has shaderIntegerDotProduct through
 // Vulkan 1.3) against the fp64 reference, in both dtypes, on random shapes with ragged N, K over
 // several quantisation chunks, and M up to 8. Built with Debian 12's shaderc the family is
 // unavailable: these tests skip with that reason, and creating a variant is refused with it.
@@ -21,9 +21,9 @@ class GemvI8DotTest : public InstanceSweepFixture, public ::testing::WithParamIn
         i8dot(GetParam()).unavailable_reason(device().info(), linked_compiler_support());
     if (!reason.empty()) GTEST_SKIP() << reason;
   }
-  size_t sweep(Problem p, size_t stride, size_t offset) {
+  size_t sweep(Problem p, size_t stride, size_t offset, const char* family = "q4gsw_gemv_i8dot") {
     p.dtype = GetParam();
-    return InstanceSweepFixture::sweep(i8dot(p.dtype).name(), p, stride, offset);
+    return InstanceSweepFixture::sweep(family_name(family, p.dtype), p, stride, offset);
   }
 };
 
@@ -55,6 +55,16 @@ TEST_P(GemvI8DotTest, RandomRaggedShapes) {
   for (const Problem& p : random_shapes(6)) {
     EXPECT_GT(sweep(p, spread(7), offset += 3), 0u) << describe(p);
   }
+}
+
+// The packed_s16 layout: the same random shapes (ragged N against the 8-wide tiles, one to
+// four blocks per scale group), and a K over several chunks at gs 128.
+TEST_P(GemvI8DotTest, PackedS16RaggedShapes) {
+  size_t offset = 1;
+  for (const Problem& p : random_shapes(6)) {
+    EXPECT_GT(sweep(p, spread(7), offset += 3, "q4gsw_gemv_i8dot_s16"), 0u) << describe(p);
+  }
+  EXPECT_GT(sweep(q4(3, 45, 9600, 128, true), spread(5), 2, "q4gsw_gemv_i8dot_s16"), 0u);
 }
 
 // K = 9600: 300 blocks, more than one chunk of quantised x for every variant with fewer than

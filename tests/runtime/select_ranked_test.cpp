@@ -29,8 +29,8 @@ TEST(SelectRanked, AnUntunedShapeGetsTheVariantGoodOnBothNeighbours) {
 
 // M=4 and M=16 both measured tiled-a (300) ahead of tiled-b (330) in one slow run; a second,
 // faster run timed tiled-b alone at M=4 (100), which makes it M=4's winner. Ratios mixing the
-// runs would rank tiled-b 1 and tiled-a 3 at M=4 and pick tiled-b for M=8; within M=4's widest
-// run tiled-a leads on both neighbours, and is picked.
+// runs would rank tiled-b 1 and tiled-a 3 at M=4 and pick tiled-b for M=8; a kernel the widest
+// run measured ranks by its time there, so tiled-a leads on both neighbours, and is picked.
 TEST(SelectRanked, RatiosAreReadWithinOneRun) {
   db::Store store = db::Store::open_memory();
   const db::DeviceRecord a = testing::FakeDb::device(0x10de, 0x2684, 100, "discrete", "A");
@@ -54,6 +54,36 @@ TEST(SelectRanked, RatiosAreReadWithinOneRun) {
   EXPECT_EQ(s.shape_match, ShapeMatch::ranked);
   EXPECT_EQ(s.variant_key, "q4gsw_tiled[layout=raw,tm=4,tn=4,wg=64,bk=0]");
   EXPECT_EQ(s.median_ns, 300.0);
+}
+
+// A family re-tuned in a run of its own: the widest run at M=4 and M=16 never measured the
+// coopmat-like kernel, which a second run timed alone on both (and fastest by far). Read from
+// the widest run alone it would be absent from both lists, i.e. ranked as slow; it ranks by
+// its time in the run that measured it, and is picked for M=8.
+TEST(SelectRanked, AKernelOnlyAnotherRunMeasuredStillRanks) {
+  db::Store store = db::Store::open_memory();
+  const db::DeviceRecord a = testing::FakeDb::device(0x10de, 0x2684, 100, "discrete", "A");
+  const auto ta = store.upsert_kernel(testing::fake_kernel("q4gsw_tiled[layout=raw,tm=4,tn=4,wg=64,bk=0]"));
+  const auto tb = store.upsert_kernel(testing::fake_kernel("q4gsw_tiled[layout=raw,tm=8,tn=4,wg=64,bk=0]"));
+  const auto tc = store.upsert_kernel(testing::fake_kernel("q4gsw_tiled[layout=raw,tm=8,tn=8,wg=64,bk=0]"));
+  const auto device = store.upsert_device(a);
+  const auto p4 = store.upsert_problem(testing::fake_problem(4, 4096, 4096));
+  const auto p16 = store.upsert_problem(testing::fake_problem(16, 4096, 4096));
+  const auto wide = store.begin_run({});
+  const auto alone = store.begin_run({});
+  for (const auto& [run, problem, kernel, ns] :
+       {std::tuple{wide, p4, ta, 300.0}, {wide, p4, tb, 330.0}, {wide, p16, ta, 300.0},
+        {wide, p16, tb, 330.0}, {alone, p4, tc, 100.0}, {alone, p16, tc, 100.0}}) {
+    store.add_measurement(testing::ok_measurement(run, device, problem, kernel, ns));
+  }
+  const db::Catalog catalog = store.catalog();
+  EXPECT_EQ(catalog.ranked.size(), 6u);  // every kernel of both problems
+  const auto snap = testing::snapshot_of(store, "catalog");
+  ASSERT_TRUE(snap);
+  const Selection s = snap->select(testing::query_for(a), q4(8, 4096, 4096));
+  EXPECT_EQ(s.shape_match, ShapeMatch::ranked);
+  EXPECT_EQ(s.variant_key, "q4gsw_tiled[layout=raw,tm=8,tn=8,wg=64,bk=0]");
+  EXPECT_EQ(s.median_ns, 100.0);
 }
 
 TEST(SelectRanked, ExactStaysExact) {
