@@ -3,6 +3,7 @@
 // q4gsw_gemv_fast_s16: the same kernel on the packed_s16 layout (fp16 scales interleaved), a
 // family of its own so that the keys of the packed one stay as tuned databases hold them.
 #include "kernels/families/families.h"
+#include "kernels/families/gemv_lanes.h"
 
 namespace vktune::kernels {
 namespace {
@@ -27,60 +28,26 @@ class GemvFast final : public Family {
                 {"mmax", ints({1, 2, 4, 8})}}),
         layout_(layout) {}
 
-  static uint32_t get(const Knobs& k, std::string_view name) {
-    return static_cast<uint32_t>(knob_int(k, name));
-  }
-  static uint32_t lanes_along_n(const Knobs& k) { return get(k, "wg") / get(k, "ksplit"); }
-
-  Constraints constraints(const Knobs& k) const override {
-    // Whole 32-nibble blocks under one scale; the rows compiled in bound M from both sides.
-    const uint32_t mmax = get(k, "mmax");
-    return {32, 32, 1, mmax / 2 + 1, mmax};
-  }
+  Constraints constraints(const Knobs& k) const override { return gemv_lanes::constraints(k); }
   Layout layout(const Knobs&) const override { return layout_; }
-  uint32_t workgroup_size(const Knobs& k) const override { return get(k, "wg"); }
-  uint32_t shared_bytes(const Knobs& k) const override {
-    if (get(k, "ksplit") == 1) return 0;
-    return get(k, "npl") * get(k, "mmax") * get(k, "wg") * 4;
-  }
+  uint32_t workgroup_size(const Knobs& k) const override { return gemv_lanes::get(k, "wg"); }
+  uint32_t shared_bytes(const Knobs& k) const override { return gemv_lanes::handover_bytes(k); }
   ShaderSpec source(const Knobs& k) const override {
-    ShaderSpec spec{"q4gsw_gemv_fast.comp",
-                    {{"WG", str(get(k, "wg"))},
-                     {"KSPLIT", str(get(k, "ksplit"))},
-                     {"NPL", str(get(k, "npl"))},
-                     {"UNROLL", str(get(k, "unroll"))},
-                     {"MMAX", str(get(k, "mmax"))}}};
-    if (layout_ == Layout::packed_s16) spec.defines.emplace_back("PACKED_S16", "1");
-    return spec;
+    return gemv_lanes::spec("q4gsw_gemv_fast.comp", k, layout_);
   }
   std::array<uint32_t, 3> groups(const Knobs& k, const Problem& p,
                                  const vk::DeviceInfo& d) const override {
-    return {clamp_groups(ceil_div(p.n, uint64_t{lanes_along_n(k)} * get(k, "npl")), d), 1, 1};
+    return gemv_lanes::groups(k, p, d);
   }
 
  protected:
   std::string combination_error(const Knobs& k) const override {
-    // The inner body is npl * unroll * mmax blocks x rows, fully unrolled. Past 16 the
-    // registers it holds (4 per block, one per accumulator, plus 32 dequantized weights) cut
-    // NVIDIA occupancy below what more loads in flight buy back, and lavapipe's JIT takes 5-25 s
-    // on the first dispatch (its fence times out). Large mmax already does mmax FMAs per load.
-    const uint32_t body = get(k, "npl") * get(k, "unroll") * get(k, "mmax");
-    if (body > 16) {
-      return "npl * unroll * mmax = " + std::to_string(body) + " exceeds 16 blocks x rows";
-    }
-    return {};
+    // Large mmax already does mmax FMAs per load (gemv_lanes.h has the rest).
+    return gemv_lanes::body_error(k);
   }
   std::string device_error(const Knobs& k, const Problem&,
                            const vk::DeviceInfo& d) const override {
-    // The shader assumes a subgroup shares one K slice: that is what makes its x loads
-    // broadcasts and its weight loads one contiguous run. Splitting a subgroup across slices
-    // would still compute the right answer, only slower, so such variants are not offered.
-    if (d.subgroup_size != 0 && lanes_along_n(k) % d.subgroup_size != 0) {
-      return "wg/ksplit = " + std::to_string(lanes_along_n(k)) +
-             " lanes along n is not a multiple of the subgroup size " +
-             std::to_string(d.subgroup_size) + "; a subgroup must share one K slice";
-    }
-    return {};
+    return gemv_lanes::subgroup_error(k, d);
   }
 
  private:
