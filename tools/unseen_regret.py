@@ -22,18 +22,19 @@ import sys
 
 def problems(truth):
     rows = truth.execute(
-        "SELECT p.id, p.op, p.dtype, p.m, p.n, p.k, p.group_size, d.vendor_id, d.device_id "
+        "SELECT p.id, d.id, p.op, p.dtype, p.m, p.n, p.k, p.group_size, d.vendor_id, d.device_id "
         "FROM problems p JOIN measurements x ON x.problem_id = p.id "
         "JOIN devices d ON d.id = x.device_id WHERE p.op IN ('q4gsw', 'rms_norm') "
         "GROUP BY p.id, d.id ORDER BY p.op, p.m, p.n, p.k, p.group_size")
     return rows.fetchall()
 
 
-def times(truth, problem_id):
+def times(truth, problem_id, device_row):
     rows = truth.execute(
         "SELECT k.variant_key, MIN(x.median_ns) FROM measurements x "
-        "JOIN kernels k ON k.id = x.kernel_id WHERE x.problem_id = ? AND x.status = 'ok' "
-        "AND x.median_ns IS NOT NULL GROUP BY k.variant_key", (problem_id,))
+        "JOIN kernels k ON k.id = x.kernel_id WHERE x.problem_id = ? AND x.device_id = ? "
+        "AND x.status = 'ok' AND x.median_ns IS NOT NULL GROUP BY k.variant_key",
+        (problem_id, device_row))
     return dict(rows.fetchall())
 
 
@@ -68,8 +69,8 @@ def main():
     args = parser.parse_args()
     truth = sqlite3.connect(f"file:{args.truth}?mode=ro", uri=True)
     regrets = {db: [] for db in args.runtime_dbs}
-    for pid, op, dtype, m, n, k, gs, vendor, device in problems(truth):
-        measured = times(truth, pid)
+    for pid, device_row, op, dtype, m, n, k, gs, vendor, device in problems(truth):
+        measured = times(truth, pid, device_row)
         if not measured:
             continue
         best = min(measured.values())

@@ -1,6 +1,6 @@
-// q4gsw_gemv_i8dot (and its packed_s16 twin) on the device (lavapipe here, which has shaderIntegerDotProduct through
-// Vulkan 1.3) against the fp64 reference, in both dtypes, on random shapes with ragged N, K over
-// several quantisation chunks, and M up to 8. Built with Debian 12's shaderc the family is
+// q4gsw_gemv_i8dot and its packed_s16 twin on the device (lavapipe here, which has
+// shaderIntegerDotProduct through Vulkan 1.3) against the fp64 reference, in both dtypes, on
+// random shapes with ragged N, K over several quantisation chunks, and M up to 8. Built with Debian 12's shaderc the family is
 // unavailable: these tests skip with that reason, and creating a variant is refused with it.
 #include <gtest/gtest.h>
 

@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <tuple>
 
 #include "runtime/snapshot.h"
 #include "tests/runtime/fake_catalog.h"
@@ -27,30 +26,43 @@ TEST(SelectRanked, AnUntunedShapeGetsTheVariantGoodOnBothNeighbours) {
   EXPECT_NEAR(s.shape_distance, std::log(2.0), 1e-12);
 }
 
+// Device A with problems M=4 and M=16 of 4096 x 4096, three tiled kernels and two runs, the
+// first of which each test makes the wider one; each test adds its results.
+struct TwoRuns {
+  db::Store store = db::Store::open_memory();
+  db::DeviceRecord a = testing::FakeDb::device(0x10de, 0x2684, 100, "discrete", "A");
+  int64_t device = store.upsert_device(a);
+  int64_t ta = kernel("q4gsw_tiled[layout=raw,tm=4,tn=4,wg=64,bk=0]");
+  int64_t tb = kernel("q4gsw_tiled[layout=raw,tm=8,tn=4,wg=64,bk=0]");
+  int64_t tc = kernel("q4gsw_tiled[layout=raw,tm=8,tn=8,wg=64,bk=0]");
+  int64_t p4 = store.upsert_problem(testing::fake_problem(4, 4096, 4096));
+  int64_t p16 = store.upsert_problem(testing::fake_problem(16, 4096, 4096));
+  int64_t first = store.begin_run({});
+  int64_t second = store.begin_run({});
+
+  int64_t kernel(const char* key) { return store.upsert_kernel(testing::fake_kernel(key)); }
+  void add(int64_t run, int64_t problem, int64_t kernel, double ns) {
+    store.add_measurement(testing::ok_measurement(run, device, problem, kernel, ns));
+  }
+};
+
 // M=4 and M=16 both measured tiled-a (300) ahead of tiled-b (330) in one slow run; a second,
 // faster run timed tiled-b alone at M=4 (100), which makes it M=4's winner. Ratios mixing the
 // runs would rank tiled-b 1 and tiled-a 3 at M=4 and pick tiled-b for M=8; a kernel the widest
 // run measured ranks by its time there, so tiled-a leads on both neighbours, and is picked.
 TEST(SelectRanked, RatiosAreReadWithinOneRun) {
-  db::Store store = db::Store::open_memory();
-  const db::DeviceRecord a = testing::FakeDb::device(0x10de, 0x2684, 100, "discrete", "A");
-  const auto ta = store.upsert_kernel(testing::fake_kernel("q4gsw_tiled[layout=raw,tm=4,tn=4,wg=64,bk=0]"));
-  const auto tb = store.upsert_kernel(testing::fake_kernel("q4gsw_tiled[layout=raw,tm=8,tn=4,wg=64,bk=0]"));
-  const auto device = store.upsert_device(a);
-  const auto p4 = store.upsert_problem(testing::fake_problem(4, 4096, 4096));
-  const auto p16 = store.upsert_problem(testing::fake_problem(16, 4096, 4096));
-  const auto slow = store.begin_run({});
-  const auto fast = store.begin_run({});
-  for (const auto& [run, problem, kernel, ns] :
-       {std::tuple{slow, p4, ta, 300.0}, {slow, p4, tb, 330.0}, {slow, p16, ta, 300.0},
-        {slow, p16, tb, 330.0}, {fast, p4, tb, 100.0}}) {
-    store.add_measurement(testing::ok_measurement(run, device, problem, kernel, ns));
-  }
-  const auto snap = testing::snapshot_of(store, "catalog");
+  TwoRuns runs;
+  const int64_t slow = runs.first, fast = runs.second;
+  runs.add(slow, runs.p4, runs.ta, 300.0);
+  runs.add(slow, runs.p4, runs.tb, 330.0);
+  runs.add(slow, runs.p16, runs.ta, 300.0);
+  runs.add(slow, runs.p16, runs.tb, 330.0);
+  runs.add(fast, runs.p4, runs.tb, 100.0);
+  const auto snap = testing::snapshot_of(runs.store, "catalog");
   ASSERT_TRUE(snap);
-  EXPECT_EQ(snap->select(testing::query_for(a), q4(4, 4096, 4096)).variant_key,
+  EXPECT_EQ(snap->select(testing::query_for(runs.a), q4(4, 4096, 4096)).variant_key,
             "q4gsw_tiled[layout=raw,tm=8,tn=4,wg=64,bk=0]");  // exact: the winner stays
-  const Selection s = snap->select(testing::query_for(a), q4(8, 4096, 4096));
+  const Selection s = snap->select(testing::query_for(runs.a), q4(8, 4096, 4096));
   EXPECT_EQ(s.shape_match, ShapeMatch::ranked);
   EXPECT_EQ(s.variant_key, "q4gsw_tiled[layout=raw,tm=4,tn=4,wg=64,bk=0]");
   EXPECT_EQ(s.median_ns, 300.0);
@@ -61,26 +73,19 @@ TEST(SelectRanked, RatiosAreReadWithinOneRun) {
 // the widest run alone it would be absent from both lists, i.e. ranked as slow; it ranks by
 // its time in the run that measured it, and is picked for M=8.
 TEST(SelectRanked, AKernelOnlyAnotherRunMeasuredStillRanks) {
-  db::Store store = db::Store::open_memory();
-  const db::DeviceRecord a = testing::FakeDb::device(0x10de, 0x2684, 100, "discrete", "A");
-  const auto ta = store.upsert_kernel(testing::fake_kernel("q4gsw_tiled[layout=raw,tm=4,tn=4,wg=64,bk=0]"));
-  const auto tb = store.upsert_kernel(testing::fake_kernel("q4gsw_tiled[layout=raw,tm=8,tn=4,wg=64,bk=0]"));
-  const auto tc = store.upsert_kernel(testing::fake_kernel("q4gsw_tiled[layout=raw,tm=8,tn=8,wg=64,bk=0]"));
-  const auto device = store.upsert_device(a);
-  const auto p4 = store.upsert_problem(testing::fake_problem(4, 4096, 4096));
-  const auto p16 = store.upsert_problem(testing::fake_problem(16, 4096, 4096));
-  const auto wide = store.begin_run({});
-  const auto alone = store.begin_run({});
-  for (const auto& [run, problem, kernel, ns] :
-       {std::tuple{wide, p4, ta, 300.0}, {wide, p4, tb, 330.0}, {wide, p16, ta, 300.0},
-        {wide, p16, tb, 330.0}, {alone, p4, tc, 100.0}, {alone, p16, tc, 100.0}}) {
-    store.add_measurement(testing::ok_measurement(run, device, problem, kernel, ns));
-  }
-  const db::Catalog catalog = store.catalog();
+  TwoRuns runs;
+  const int64_t wide = runs.first, alone = runs.second;
+  runs.add(wide, runs.p4, runs.ta, 300.0);
+  runs.add(wide, runs.p4, runs.tb, 330.0);
+  runs.add(wide, runs.p16, runs.ta, 300.0);
+  runs.add(wide, runs.p16, runs.tb, 330.0);
+  runs.add(alone, runs.p4, runs.tc, 100.0);
+  runs.add(alone, runs.p16, runs.tc, 100.0);
+  const db::Catalog catalog = runs.store.catalog();
   EXPECT_EQ(catalog.ranked.size(), 6u);  // every kernel of both problems
-  const auto snap = testing::snapshot_of(store, "catalog");
+  const auto snap = testing::snapshot_of(runs.store, "catalog");
   ASSERT_TRUE(snap);
-  const Selection s = snap->select(testing::query_for(a), q4(8, 4096, 4096));
+  const Selection s = snap->select(testing::query_for(runs.a), q4(8, 4096, 4096));
   EXPECT_EQ(s.shape_match, ShapeMatch::ranked);
   EXPECT_EQ(s.variant_key, "q4gsw_tiled[layout=raw,tm=8,tn=8,wg=64,bk=0]");
   EXPECT_EQ(s.median_ns, 100.0);
