@@ -26,8 +26,8 @@ TEST(SelectRanked, AnUntunedShapeGetsTheVariantGoodOnBothNeighbours) {
   EXPECT_NEAR(s.shape_distance, std::log(2.0), 1e-12);
 }
 
-// Device A with problems M=4 and M=16 of 4096 x 4096, three tiled kernels and two runs, the
-// first of which each test makes the wider one; each test adds its results.
+// Device A with problems M=4 and M=16 of 4096 x 4096, three tiled kernels and two runs; the
+// first run is the wider one in each test.
 struct TwoRuns {
   db::Store store = db::Store::open_memory();
   db::DeviceRecord a = testing::FakeDb::device(0x10de, 0x2684, 100, "discrete", "A");
@@ -44,6 +44,14 @@ struct TwoRuns {
   void add(int64_t run, int64_t problem, int64_t kernel, double ns) {
     store.add_measurement(testing::ok_measurement(run, device, problem, kernel, ns));
   }
+  // What both tests start from: the first run timed tiled-a (300) ahead of tiled-b (330) on
+  // both problems.
+  void add_first_run() {
+    for (const int64_t problem : {p4, p16}) {
+      add(first, problem, ta, 300.0);
+      add(first, problem, tb, 330.0);
+    }
+  }
 };
 
 // M=4 and M=16 both measured tiled-a (300) ahead of tiled-b (330) in one slow run; a second,
@@ -52,12 +60,8 @@ struct TwoRuns {
 // run measured ranks by its time there, so tiled-a leads on both neighbours, and is picked.
 TEST(SelectRanked, RatiosAreReadWithinOneRun) {
   TwoRuns runs;
-  const int64_t slow = runs.first, fast = runs.second;
-  runs.add(slow, runs.p4, runs.ta, 300.0);
-  runs.add(slow, runs.p4, runs.tb, 330.0);
-  runs.add(slow, runs.p16, runs.ta, 300.0);
-  runs.add(slow, runs.p16, runs.tb, 330.0);
-  runs.add(fast, runs.p4, runs.tb, 100.0);
+  runs.add_first_run();                            // the slow run
+  runs.add(runs.second, runs.p4, runs.tb, 100.0);  // the fast one
   const auto snap = testing::snapshot_of(runs.store, "catalog");
   ASSERT_TRUE(snap);
   EXPECT_EQ(snap->select(testing::query_for(runs.a), q4(4, 4096, 4096)).variant_key,
@@ -74,13 +78,9 @@ TEST(SelectRanked, RatiosAreReadWithinOneRun) {
 // its time in the run that measured it, and is picked for M=8.
 TEST(SelectRanked, AKernelOnlyAnotherRunMeasuredStillRanks) {
   TwoRuns runs;
-  const int64_t wide = runs.first, alone = runs.second;
-  runs.add(wide, runs.p4, runs.ta, 300.0);
-  runs.add(wide, runs.p4, runs.tb, 330.0);
-  runs.add(wide, runs.p16, runs.ta, 300.0);
-  runs.add(wide, runs.p16, runs.tb, 330.0);
-  runs.add(alone, runs.p4, runs.tc, 100.0);
-  runs.add(alone, runs.p16, runs.tc, 100.0);
+  runs.add_first_run();  // the widest run
+  runs.add(runs.second, runs.p4, runs.tc, 100.0);
+  runs.add(runs.second, runs.p16, runs.tc, 100.0);
   const db::Catalog catalog = runs.store.catalog();
   EXPECT_EQ(catalog.ranked.size(), 6u);  // every kernel of both problems
   const auto snap = testing::snapshot_of(runs.store, "catalog");
