@@ -144,7 +144,31 @@ DROP TABLE problems;
 ALTER TABLE problems_v4 RENAME TO problems;
 )sql";
 
-constexpr std::array<const char*, kSchemaVersion> kSteps = {kV1, kV2, kV3, kV4};
+// A kernel's time on a problem is its latest run's (by started_at, then run id), not the fastest
+// any run ever stored: runs differ in clocks and duty cycle, and a minimum over runs only ever
+// falls, so a re-measurement could never correct a time an idle, cooler GPU flattered.
+constexpr const char* kV5 = R"sql(
+DROP VIEW best;
+CREATE VIEW best AS
+SELECT device_id, problem_id, kernel_id, run_id, measurement_id, median_ns FROM (
+  SELECT device_id, problem_id, kernel_id, run_id, measurement_id, median_ns,
+         row_number() OVER (PARTITION BY device_id, problem_id
+                            ORDER BY median_ns, started_at DESC, run_id DESC) AS rank
+  FROM (
+    SELECT m.device_id, m.problem_id, m.kernel_id, m.run_id, m.id AS measurement_id, m.median_ns,
+           r.started_at,
+           row_number() OVER (PARTITION BY m.device_id, m.problem_id, m.kernel_id
+                              ORDER BY r.started_at DESC, m.run_id DESC) AS recency
+    FROM measurements m JOIN runs r ON r.id = m.run_id
+    WHERE m.status = 'ok' AND m.median_ns IS NOT NULL
+      AND NOT EXISTS (SELECT 1 FROM measurements w
+                      WHERE w.device_id = m.device_id AND w.problem_id = m.problem_id
+                        AND w.kernel_id = m.kernel_id AND w.status = 'wrong_result'))
+  WHERE recency = 1)
+WHERE rank = 1;
+)sql";
+
+constexpr std::array<const char*, kSchemaVersion> kSteps = {kV1, kV2, kV3, kV4, kV5};
 
 // Foreign keys off for the life of a migration (SQLite ignores the pragma inside a
 // transaction, so it is set before one opens), back on afterwards, whatever happens.

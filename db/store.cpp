@@ -118,13 +118,30 @@ size_t reference_run(std::span<const Candidate> problem, std::vector<std::pair<s
   return best;
 }
 
+// The winner of one problem's candidates, sorted in the view's order: the first that is its
+// kernel's latest measurement there (a kernel has at most one per run, so the highest run rank
+// names it). `latest` is scratch: (kernel, its highest run rank), sorted.
+const BestRow& latest_times_fastest(std::span<const Candidate> problem,
+                                    std::vector<std::pair<int64_t, size_t>>& latest) {
+  latest.clear();
+  for (const Candidate& x : problem) latest.emplace_back(x.row.kernel_id, x.run_rank);
+  std::sort(latest.begin(), latest.end());
+  for (const Candidate& x : problem) {
+    const auto newer = std::upper_bound(latest.begin(), latest.end(),
+                                        std::pair(x.row.kernel_id, x.run_rank));
+    if (newer == latest.end() || newer->first != x.row.kernel_id) return x.row;
+  }
+  return problem.front().row;  // unreachable: the latest of the first kernel qualifies
+}
+
 // The `best` view's rule without SQLite's window sort or its per-row NOT EXISTS probe
 // (catalog() at 50,000 results: 70-110 ms before, 16-25 ms with this and the by-index problem
 // reads, which keeps runtime snapshot loads under 50 ms). Runs are ranked once by
 // (started_at, id), so "started_at DESC, run_id DESC" is one integer compare;
 // measurements are read in one plain scan that also collects the wrong_result triples; the
 // winner of each (device, problem) is the first of its candidates in the view's order.
-// Exact ties (same run and median) go to the lower measurement id. Store_test's
+// Exact ties (same run and median) go to the lower measurement id; a kernel competes with its
+// latest time only (schema v5), ranked lists keep every run's (see below). Store_test's
 // CatalogWinnersEqualBestView keeps this in step with the view. Fills `out.winners` and
 // `out.ranked` (Catalog::ranked: up to `per_problem` kernels of each problem, those its
 // reference run measured by their time there, the rest by their best time elsewhere).
@@ -176,15 +193,16 @@ void fast_best_rows(const Connection& c, size_t per_problem, Catalog& out) {
     return a.row.measurement_id < b.row.measurement_id;
   });
   std::vector<std::pair<size_t, int64_t>> scratch;
+  std::vector<std::pair<int64_t, size_t>> latest;
   for (size_t first = 0, end = 0; first < candidates.size(); first = end) {
     const BestRow& head = candidates[first].row;
     while (end < candidates.size() && candidates[end].row.device_id == head.device_id &&
            candidates[end].row.problem_id == head.problem_id) {
       ++end;
     }
-    out.winners.push_back(head);
     const std::span rows(candidates.begin() + static_cast<ptrdiff_t>(first),
                          candidates.begin() + static_cast<ptrdiff_t>(end));
+    out.winners.push_back(latest_times_fastest(rows, latest));
     const size_t reference = reference_run(rows, scratch);
     const auto in_reference = [&](int64_t kernel) {
       return std::binary_search(scratch.begin(), scratch.end(), std::pair(reference, kernel));

@@ -73,7 +73,8 @@ TEST(Ranked, CatalogKeepsTheFastestDistinctKernelsOfEachProblemsWidestRun) {
   EXPECT_EQ(c.winners, s.store.best());
 }
 
-// Two runs that measured as many kernels: the later one's times rank them.
+// Two runs that measured as many kernels: the later one's times rank them and, being each
+// kernel's latest, choose the winner too.
 TEST(Ranked, ATieBetweenRunsGoesToTheLaterRun) {
   Store store = Store::open_memory();
   const auto device = store.upsert_device(fake_device());
@@ -90,8 +91,8 @@ TEST(Ranked, ATieBetweenRunsGoesToTheLaterRun) {
   const std::vector<std::pair<int64_t, int64_t>> want{{p, k1}, {p, k0}};
   EXPECT_EQ(problem_kernels(c.ranked), want);
   ASSERT_EQ(c.winners.size(), 1u);
-  EXPECT_EQ(c.winners[0].kernel_id, k0);
-  EXPECT_EQ(c.winners[0].run_id, early);
+  EXPECT_EQ(c.winners[0].kernel_id, k1);
+  EXPECT_EQ(c.winners[0].run_id, late);
 }
 
 TEST(Ranked, BothExportsCarryTheRankedRows) {

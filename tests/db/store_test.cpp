@@ -139,6 +139,31 @@ TEST(Store, BestTieGoesToLatestRun) {
   EXPECT_EQ(best[0].run_id, run2);
 }
 
+// A later run's slower time of a kernel replaces its earlier, faster one: the minimum over runs
+// could only fall, so a re-measurement could never correct a flattering time.
+TEST(Store, BestReadsEachKernelsLatestTime) {
+  Store s = Store::open_memory();
+  testing::populate(s);  // device 1, problem 1: kernel 1 at 1000 ns, kernel 2 at 2000 ns
+  RunRecord later;
+  later.started_at = "2024-06-01T00:00:00Z";
+  const auto run2 = s.begin_run(later);
+  s.add_measurement(ok_measurement(run2, 1, 1, 1, 2500));
+  EXPECT_EQ(s.best(1)[0].kernel_id, 2);
+  EXPECT_EQ(s.best(1)[0].median_ns, 2000);
+  // Same start, higher id: the later of the two, so kernel 2's 3000 ns now stands.
+  const auto run3 = s.begin_run(later);
+  s.add_measurement(ok_measurement(run3, 1, 1, 2, 3000));
+  EXPECT_EQ(s.best(1)[0].kernel_id, 1);
+  EXPECT_EQ(s.best(1)[0].run_id, run2);
+  EXPECT_EQ(s.catalog().winners, s.best());
+  // A later failure does not count as a time: the kernel keeps its latest ok one.
+  Measurement timeout = ok_measurement(s.begin_run(later), 1, 1, 1, 1.0);
+  timeout.status = Status::timeout;
+  timeout.median_ns.reset();
+  s.add_measurement(timeout);
+  EXPECT_EQ(s.best(1)[0].median_ns, 2500);
+}
+
 TEST(Store, WrongResultKernelIsNeverBest) {
   Store s = Store::open_memory();
   testing::populate(s);
@@ -212,7 +237,13 @@ TEST(Store, CatalogWinnersEqualBestView) {
   wrong.kernel_id = 2;
   wrong.status = Status::wrong_result;
   s.add_measurement(wrong);  // device 2 problem 1 loses its only winner
+  // Device 1 problem 2: kernel 2 re-timed slower, then kernel 1's tie re-timed slower still.
+  s.add_measurement(ok_measurement(run2, 1, 2, 2, 5500));
+  RunRecord latest;
+  latest.started_at = "2024-07-01T00:00:00Z";
+  s.add_measurement(ok_measurement(s.begin_run(latest), 1, 2, 1, 7000));
   EXPECT_EQ(s.catalog().winners, s.best());
+  EXPECT_EQ(s.best(1)[1].median_ns, 5500);
   EXPECT_EQ(s.best().size(), 2u);
 }
 
