@@ -71,7 +71,7 @@ void check_integrity(const Connection& c) {
 }
 
 // Refuses databases this build must not touch; returns their schema version.
-int check_version(const Connection& c, OpenMode mode) {
+int check_version(const Connection& c) {
   // The version and the object count come from one statement, so one snapshot: read apart, a
   // writer creating the schema in between would make a new vktune file look foreign.
   Statement read(c, "SELECT (SELECT user_version FROM pragma_user_version) AS version, "
@@ -90,11 +90,6 @@ int check_version(const Connection& c, OpenMode mode) {
       throw Error(c.label() + ": an SQLite database but not a vktune one (user_version 0, " +
                   std::to_string(objects) + " schema objects); refusing to modify it");
     }
-  }
-  if (mode == OpenMode::read_only && version != kSchemaVersion) {
-    throw Error(c.label() + ": schema version " + std::to_string(version) +
-                " needs migrating to " + std::to_string(kSchemaVersion) +
-                ", which a read-only open cannot do; open it once with vktune to upgrade");
   }
   return version;
 }
@@ -164,6 +159,23 @@ void configure(const Connection& c) {
   c.exec("PRAGMA foreign_keys = ON");
 }
 
+// A database an older vktune wrote, read without writing to it: a private in-memory copy
+// (SQLite's online backup, which reads through a writer's -wal as any reader does), migrated.
+// Merging or loading a database tuned by an earlier build then needs no upgrade step first.
+Connection migrated_copy(const Connection& file) {
+  Connection copy = Connection::open(":memory:", SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
+                                     file.label());
+  sqlite3_backup* backup = sqlite3_backup_init(copy.get(), "main", file.get(), "main");
+  if (backup == nullptr) copy.fail("cannot copy to migrate it");
+  const int step = sqlite3_backup_step(backup, -1);
+  sqlite3_backup_finish(backup);
+  if (step != SQLITE_DONE) file.fail("cannot copy to migrate it");
+  configure(copy);
+  migrate(copy);
+  copy.exec("PRAGMA query_only = ON");  // read-only as the open was asked for
+  return copy;
+}
+
 }  // namespace
 
 Connection open_database(const std::string& path, OpenMode mode, IntegrityCheck check) {
@@ -200,10 +212,12 @@ Connection open_database(const std::string& path, OpenMode mode, IntegrityCheck 
       c.exec("PRAGMA cell_size_check = ON");
     }
   }
-  check_version(c, mode);
+  const int version = check_version(c);
   if (mode == OpenMode::read_write) {
     use_wal(c);
     migrate(c);
+  } else if (version != kSchemaVersion) {
+    return migrated_copy(c);
   }
   return c;
 }
@@ -234,7 +248,7 @@ Connection open_image(std::span<const uint8_t> bytes, const std::string& label) 
   }
   configure(c);
   check_integrity(c);
-  check_version(c, OpenMode::read_write);
+  check_version(c);
   migrate(c);
   return c;
 }

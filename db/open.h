@@ -12,9 +12,10 @@ namespace vktune::db {
 
 enum class OpenMode {
   read_write,  // creates the file if missing; migrates an older schema forward
-  // The file must exist at the current schema version; never writes, and creates no -wal or
-  // -shm beside it: immutable mode when no writer's -wal is there (so a database in a
-  // read-only directory or on read-only media opens), plain SQLITE_OPEN_READONLY otherwise.
+  // The file must exist; never writes, and creates no -wal or -shm beside it: immutable mode
+  // when no writer's -wal is there (so a database in a read-only directory or on read-only
+  // media opens), plain SQLITE_OPEN_READONLY otherwise. An older schema is read through a
+  // private in-memory copy, migrated (the file stays as it was).
   read_only,
 };
 

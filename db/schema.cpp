@@ -144,9 +144,12 @@ DROP TABLE problems;
 ALTER TABLE problems_v4 RENAME TO problems;
 )sql";
 
-// A kernel's time on a problem is its latest run's (by started_at, then run id), not the fastest
-// any run ever stored: runs differ in clocks and duty cycle, and a minimum over runs only ever
-// falls, so a re-measurement could never correct a time an idle, cooler GPU flattered.
+// A variant's time on a problem is its latest run's (by started_at, then run id), not the
+// fastest any run ever stored: runs differ in clocks and duty cycle, and a minimum over runs
+// only ever falls, so a re-measurement could never correct a time an idle, cooler GPU
+// flattered. Latest by variant key, not kernel row: a kernel re-measured after its shader
+// source changed is a new row of the same variant, and its new time replaces the old source's
+// (two sources of one variant in one run: the faster, then the first stored).
 constexpr const char* kV5 = R"sql(
 DROP VIEW best;
 CREATE VIEW best AS
@@ -157,9 +160,10 @@ SELECT device_id, problem_id, kernel_id, run_id, measurement_id, median_ns FROM 
   FROM (
     SELECT m.device_id, m.problem_id, m.kernel_id, m.run_id, m.id AS measurement_id, m.median_ns,
            r.started_at,
-           row_number() OVER (PARTITION BY m.device_id, m.problem_id, m.kernel_id
-                              ORDER BY r.started_at DESC, m.run_id DESC) AS recency
-    FROM measurements m JOIN runs r ON r.id = m.run_id
+           row_number() OVER (PARTITION BY m.device_id, m.problem_id, k.variant_key
+                              ORDER BY r.started_at DESC, m.run_id DESC, m.median_ns, m.id)
+             AS recency
+    FROM measurements m JOIN runs r ON r.id = m.run_id JOIN kernels k ON k.id = m.kernel_id
     WHERE m.status = 'ok' AND m.median_ns IS NOT NULL
       AND NOT EXISTS (SELECT 1 FROM measurements w
                       WHERE w.device_id = m.device_id AND w.problem_id = m.problem_id

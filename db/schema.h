@@ -12,7 +12,7 @@ namespace vktune::db {
 //      for resume checks; `best` never picks a kernel that ever gave a wrong result there.
 //   3: coverage.
 //   4: problems.heads and problems.kv_heads (sdpa; 0 otherwise) in the problem key.
-//   5: `best` reads each kernel's latest ok time on a problem, not its fastest over all runs.
+//   5: `best` reads each variant's latest ok time on a problem, not its fastest over all runs.
 inline constexpr int kSchemaVersion = 5;
 
 // PRAGMA user_version of the connection.

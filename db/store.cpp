@@ -96,6 +96,7 @@ BestRow read_best(const Statement& s) {
 struct Candidate {
   BestRow row;
   size_t run_rank;
+  size_t variant;  // its kernel's variant key, numbered: kernels of one key share it
 };
 
 // The run a problem's ranked list is read first from (Catalog::ranked): of its candidates' runs,
@@ -119,19 +120,37 @@ size_t reference_run(std::span<const Candidate> problem, std::vector<std::pair<s
 }
 
 // The winner of one problem's candidates, sorted in the view's order: the first that is its
-// kernel's latest measurement there (a kernel has at most one per run, so the highest run rank
-// names it). `latest` is scratch: (kernel, its highest run rank), sorted.
+// variant's latest measurement there. A run measures a kernel once, and two kernels of one
+// variant (sources before and after a change) in one run tie on recency as the view's do, so
+// the faster of them, first in order, wins. `latest` is scratch: (variant, highest run rank).
 const BestRow& latest_times_fastest(std::span<const Candidate> problem,
-                                    std::vector<std::pair<int64_t, size_t>>& latest) {
+                                    std::vector<std::pair<size_t, size_t>>& latest) {
   latest.clear();
-  for (const Candidate& x : problem) latest.emplace_back(x.row.kernel_id, x.run_rank);
+  for (const Candidate& x : problem) latest.emplace_back(x.variant, x.run_rank);
   std::sort(latest.begin(), latest.end());
   for (const Candidate& x : problem) {
-    const auto newer = std::upper_bound(latest.begin(), latest.end(),
-                                        std::pair(x.row.kernel_id, x.run_rank));
-    if (newer == latest.end() || newer->first != x.row.kernel_id) return x.row;
+    const auto newer =
+        std::upper_bound(latest.begin(), latest.end(), std::pair(x.variant, x.run_rank));
+    if (newer == latest.end() || newer->first != x.variant) return x.row;
   }
-  return problem.front().row;  // unreachable: the latest of the first kernel qualifies
+  return problem.front().row;  // unreachable: the latest of the first variant qualifies
+}
+
+// (kernel id, its variant key's number), sorted by id: kernels of one key share the number.
+std::vector<std::pair<int64_t, size_t>> kernel_variants(const Connection& c) {
+  std::vector<std::pair<int64_t, size_t>> out;
+  Statement s(c, "SELECT id, variant_key FROM kernels ORDER BY variant_key, id");
+  const int id = s.column_index("id");
+  std::string previous;
+  size_t number = 0;
+  while (s.step()) {
+    std::string k = s.text("variant_key");
+    if (!out.empty() && k != previous) ++number;
+    out.emplace_back(s.integer(id), number);
+    previous = std::move(k);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 // The `best` view's rule without SQLite's window sort or its per-row NOT EXISTS probe
@@ -140,7 +159,7 @@ const BestRow& latest_times_fastest(std::span<const Candidate> problem,
 // (started_at, id), so "started_at DESC, run_id DESC" is one integer compare;
 // measurements are read in one plain scan that also collects the wrong_result triples; the
 // winner of each (device, problem) is the first of its candidates in the view's order.
-// Exact ties (same run and median) go to the lower measurement id; a kernel competes with its
+// Exact ties (same run and median) go to the lower measurement id; a variant competes with its
 // latest time only (schema v5), ranked lists keep every run's (see below). Store_test's
 // CatalogWinnersEqualBestView keeps this in step with the view. Fills `out.winners` and
 // `out.ranked` (Catalog::ranked: up to `per_problem` kernels of each problem, those its
@@ -154,6 +173,7 @@ void fast_best_rows(const Connection& c, size_t per_problem, Catalog& out) {
     while (s.step()) run_rank.emplace_back(s.integer(id), run_rank.size());
     std::sort(run_rank.begin(), run_rank.end());
   }
+  const std::vector<std::pair<int64_t, size_t>> variants = kernel_variants(c);
   using Triple = std::array<int64_t, 3>;  // device, problem, kernel
   std::vector<Candidate> candidates;
   std::vector<Triple> wrong;
@@ -173,9 +193,12 @@ void fast_best_rows(const Connection& c, size_t per_problem, Catalog& out) {
     const int64_t run_id = s.integer(run);
     const auto r = std::lower_bound(run_rank.begin(), run_rank.end(), std::pair(run_id, size_t{0}));
     if (r == run_rank.end() || r->first != run_id) continue;
-    candidates.push_back({BestRow{s.integer(device), s.integer(problem), s.integer(kernel), run_id,
+    const int64_t kernel_id = s.integer(kernel);
+    const auto v = std::lower_bound(variants.begin(), variants.end(), std::pair(kernel_id, size_t{0}));
+    if (v == variants.end() || v->first != kernel_id) continue;  // the view joins kernels too
+    candidates.push_back({BestRow{s.integer(device), s.integer(problem), kernel_id, run_id,
                                   s.integer(id), s.real(median)},
-                          r->second});
+                          r->second, v->second});
   }
   if (!wrong.empty()) {
     std::sort(wrong.begin(), wrong.end());
@@ -193,7 +216,7 @@ void fast_best_rows(const Connection& c, size_t per_problem, Catalog& out) {
     return a.row.measurement_id < b.row.measurement_id;
   });
   std::vector<std::pair<size_t, int64_t>> scratch;
-  std::vector<std::pair<int64_t, size_t>> latest;
+  std::vector<std::pair<size_t, size_t>> latest;
   for (size_t first = 0, end = 0; first < candidates.size(); first = end) {
     const BestRow& head = candidates[first].row;
     while (end < candidates.size() && candidates[end].row.device_id == head.device_id &&

@@ -59,6 +59,7 @@ extern "C" int vktune_plan_dispatch(const vktune_selection* selection,
   out->required_features = plan.required_feature_bits;
   out->required_subgroup_size = plan.required_subgroup_size;
   out->subgroup_size_divides = plan.subgroup_size_divides;
+  out->tolerance = plan.tolerance;
   return out->status;
 }
 

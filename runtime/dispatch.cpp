@@ -76,6 +76,7 @@ DispatchPlan plan_dispatch(const Selection& s, const ProblemQuery& q,
     plan.required_feature_bits = needs.features;
     plan.required_subgroup_size = needs.subgroup_size;
     plan.subgroup_size_divides = needs.subgroup_size_divides;
+    plan.tolerance = family->tolerance(p);
     return plan;
   } catch (const std::exception& e) {
     return refuse(std::string(s.variant_key) + ": " + e.what());

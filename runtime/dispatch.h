@@ -59,6 +59,11 @@ struct DispatchPlan {
   uint32_t required_subgroup_size = 0;  // the subgroup size the shader assumes; 0: any
   // The device's subgroup size must divide this (whole subgroups per output); 0: any.
   uint32_t subgroup_size_divides = 0;
+  // How far each output may stray from the exact result, relative to its bound sum_k |x w|
+  // (sdpa: sum |p v|): the tolerance the tuner's correctness gate held the variant to. The
+  // arithmetic decides it: ~1e-5 in fp32, more where the variant rounds x to int8 per block
+  // (the integer-dot GEMVs) or computes or stores in fp16. An engine that checks outputs uses it.
+  double tolerance = 0;
 
   bool ok() const noexcept { return status == Status::ok; }
 };

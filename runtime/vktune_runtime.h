@@ -151,6 +151,9 @@ typedef struct vktune_dispatch {
   uint32_t required_features;
   uint32_t required_subgroup_size;
   uint32_t subgroup_size_divides;
+  /* Each output's allowed error relative to its bound sum_k |x w|: the tuner's correctness
+     gate's tolerance for the variant (larger where it rounds x to int8 or computes in fp16). */
+  double tolerance;
 } vktune_dispatch;
 
 /* The Vulkan name of one VKTUNE_FEATURE_* bit ("storageBuffer16BitAccess", "shaderFloat16",

@@ -74,6 +74,35 @@ TEST(Schema, MigratesVersion1FileForwardKeepingData) {
             1);
 }
 
+// A read-only open of a version-4 file (an earlier build's, say one tuned on another machine
+// and merged here) reads it at the current schema, through a migrated private copy: v5's `best`
+// takes the kernel's latest time, the file keeps its bytes and version, writes are refused.
+TEST(Schema, ReadOnlyOpenOfAnOlderFileReadsItMigrated) {
+  TempDir dir;
+  const std::string path = dir.file("v4.db");
+  {
+    Connection c = Connection::open(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, path);
+    migrate(c, 4);
+    c.exec(testing::kOldDatabaseRows);
+    c.exec(R"sql(
+      INSERT INTO runs (uuid, started_at) VALUES ('r2', '2024-01-02T00:00:00Z');
+      INSERT INTO measurements (run_id, device_id, problem_id, kernel_id, status, median_ns)
+        VALUES (2, 1, 1, 1, 'ok', 150.0);
+    )sql");
+  }
+  const std::string before = testing::read_file(path);
+  {
+    Store s = Store::open(path, OpenMode::read_only);
+    EXPECT_EQ(schema_version(s.connection()), kSchemaVersion);
+    ASSERT_EQ(s.best(1).size(), 1u);
+    EXPECT_EQ(s.best(1)[0].median_ns, 150.0);  // run 2's, not the faster 123 of run 1
+    EXPECT_THROW(s.upsert_problem(testing::fake_problem(9, 9, 9)), Error);
+  }
+  EXPECT_EQ(testing::read_file(path), before);
+  Connection file = Connection::open(path, SQLITE_OPEN_READONLY, path);
+  EXPECT_EQ(schema_version(file), 4);
+}
+
 // Version 4 rebuilds `problems` with sdpa's head counts in the key: ids (and so every
 // measurement's problem) survive, the old problems get 0 heads, and two problems that differ
 // only in their heads are two rows.

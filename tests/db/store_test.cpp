@@ -164,6 +164,21 @@ TEST(Store, BestReadsEachKernelsLatestTime) {
   EXPECT_EQ(s.best(1)[0].median_ns, 2500);
 }
 
+// A variant re-measured after its shader source changed is a new kernel row of the same key; its
+// new time replaces the old source's, which no longer describes what the tuner builds.
+TEST(Store, BestReadsAVariantsLatestSource) {
+  Store s = Store::open_memory();
+  testing::populate(s);  // device 1, problem 1: kernel 1 at 1000 ns, kernel 2 at 2000 ns
+  KernelRecord new_source = fake_kernel("q4gsw_gemv[layout=raw,wg=64]");
+  new_source.source_hash = "hash-after-a-change";
+  const auto k3 = s.upsert_kernel(new_source);
+  RunRecord later;
+  later.started_at = "2024-06-01T00:00:00Z";
+  s.add_measurement(ok_measurement(s.begin_run(later), 1, 1, k3, 2200));
+  EXPECT_EQ(s.best(1)[0].kernel_id, 2);
+  EXPECT_EQ(s.catalog().winners, s.best());
+}
+
 TEST(Store, WrongResultKernelIsNeverBest) {
   Store s = Store::open_memory();
   testing::populate(s);

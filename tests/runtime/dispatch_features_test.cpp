@@ -52,6 +52,37 @@ TEST(DispatchFeatures, PlainF32GemvNeedsNone) {
   EXPECT_TRUE(plan.required_features.empty());
   EXPECT_EQ(plan.required_feature_bits, 0u);
   EXPECT_EQ(plan.subgroup_size_divides, 0u);
+  EXPECT_EQ(plan.tolerance, kernels::find_family("q4gsw_gemv")->tolerance(*to_problem(q)));
+}
+
+// An engine checks an int8-dot GEMV against the looser bound its rounding of x to int8 needs
+// (the gate's), a fp32 GEMV against fp32's; C reads the same number.
+TEST(DispatchFeatures, ToleranceIsTheGatesForTheVariantsArithmetic) {
+  const ProblemQuery q{"q4gsw", "f32", 1, 64, 256, 32};
+  const DispatchPlan fp32 = plan_dispatch(
+      selection("q4gsw_gemv", R"({"layout":"raw","wg":64,"rows":1,"load":"u32","reduce":"shared"})"),
+      q, kLargeGrid);
+  const DispatchPlan i8 = plan_dispatch(
+      selection("q4gsw_gemv_i8dot", R"({"wg":64,"ksplit":1,"npl":1,"unroll":1,"mmax":1})"), q,
+      kLargeGrid);
+  ASSERT_TRUE(fp32.ok()) << fp32.error;
+  ASSERT_TRUE(i8.ok()) << i8.error;
+  EXPECT_GT(fp32.tolerance, 0.0);
+  EXPECT_LT(fp32.tolerance, 1e-4);
+  EXPECT_GT(i8.tolerance, 10 * fp32.tolerance);  // int8 rounding: ~3e-3 of the bound at K=256
+  EXPECT_EQ(i8.required_features, std::vector<std::string>{"shaderIntegerDotProduct"});
+
+  vktune_selection c{};
+  c.status = VKTUNE_OK;
+  c.family = "q4gsw_gemv_i8dot";
+  c.variant_key = "q4gsw_gemv_i8dot";
+  c.knobs_json = R"({"wg":64,"ksplit":1,"npl":1,"unroll":1,"mmax":1})";
+  const vktune_problem_query p{"q4gsw", "f32", 1, 64, 256, 32};
+  const uint32_t grid[3] = {65535, 65535, 65535};
+  vktune_dispatch d;
+  ASSERT_EQ(vktune_plan_dispatch(&c, &p, grid, &d), VKTUNE_OK) << d.error;
+  EXPECT_EQ(d.tolerance, i8.tolerance);
+  EXPECT_EQ(d.required_features, uint32_t{VKTUNE_FEATURE_SHADER_INTEGER_DOT_PRODUCT});
 }
 
 TEST(DispatchFeatures, SubgroupAndCooperativeMatrixVariantsNameTheirs) {
