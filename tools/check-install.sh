@@ -40,6 +40,18 @@ for shape in "1 200 256 32" "3 100 256 32"; do
   VKTUNE_FORCE_BUILTIN=1 "$work/consumer/run_q4gsw" "$db" $shape
   VKTUNE_FORCE_BUILTIN=1 "$work/consumer/run_q4gsw_c" "$db" $shape
 done
+# The int8-dot GEMVs: a Vulkan 1.3 device with shaderIntegerDotProduct enabled, checked against the
+# plan's tolerance. Debian 12's shaderc cannot compile them, so the database is a fixture tuned on
+# lavapipe by the newer-compiler build (`vktune tune --shapes smoke --ops q4gsw --m 1,5 --families
+# q4gsw_gemv_i8dot,q4gsw_gemv_i8dot_s16`, exported --winners-only): it carries their SPIR-V.
+i8db="$root/tests/runtime/databases/llvmpipe-lavapipe-i8dot.winners.json"
+for shape in "1 200 256 32" "5 200 256 32"; do
+  out=$("$work/consumer/run_q4gsw" "$i8db" $shape)
+  echo "$out"
+  [[ $out == *"features: shaderIntegerDotProduct"* ]] ||
+    { echo "check-install: $i8db did not answer $shape with an int8-dot variant" >&2; exit 1; }
+  "$work/consumer/run_q4gsw_c" "$i8db" $shape
+done
 
 # pkg-config sees the same library.
 pc() { PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig" pkg-config "$@"; }

@@ -31,6 +31,19 @@ Selection selection(const std::string& family, const std::string& knobs_json) {
   return s;
 }
 
+// The plan of `family` with `knobs_json` for `p` through the C API.
+vktune_dispatch c_plan(const char* family, const char* knobs_json, const vktune_problem_query& p) {
+  vktune_selection c{};
+  c.status = VKTUNE_OK;
+  c.family = family;
+  c.variant_key = family;
+  c.knobs_json = knobs_json;
+  const uint32_t grid[3] = {65535, 65535, 65535};
+  vktune_dispatch d{};
+  vktune_plan_dispatch(&c, &p, grid, &d);
+  return d;
+}
+
 TEST(DispatchFeatures, F16VariantNeedsSixteenBitStorage) {
   const ProblemQuery q{"q4gsw", "f16", 1, 64, 256, 32};
   const DispatchPlan plan = plan_dispatch(
@@ -72,15 +85,10 @@ TEST(DispatchFeatures, ToleranceIsTheGatesForTheVariantsArithmetic) {
   EXPECT_GT(i8.tolerance, 10 * fp32.tolerance);  // int8 rounding: ~3e-3 of the bound at K=256
   EXPECT_EQ(i8.required_features, std::vector<std::string>{"shaderIntegerDotProduct"});
 
-  vktune_selection c{};
-  c.status = VKTUNE_OK;
-  c.family = "q4gsw_gemv_i8dot";
-  c.variant_key = "q4gsw_gemv_i8dot";
-  c.knobs_json = R"({"wg":64,"ksplit":1,"npl":1,"unroll":1,"mmax":1})";
-  const vktune_problem_query p{"q4gsw", "f32", 1, 64, 256, 32};
-  const uint32_t grid[3] = {65535, 65535, 65535};
-  vktune_dispatch d;
-  ASSERT_EQ(vktune_plan_dispatch(&c, &p, grid, &d), VKTUNE_OK) << d.error;
+  const vktune_dispatch d = c_plan("q4gsw_gemv_i8dot",
+                                   R"({"wg":64,"ksplit":1,"npl":1,"unroll":1,"mmax":1})",
+                                   {"q4gsw", "f32", 1, 64, 256, 32});
+  ASSERT_EQ(d.status, VKTUNE_OK) << d.error;
   EXPECT_EQ(d.tolerance, i8.tolerance);
   EXPECT_EQ(d.required_features, uint32_t{VKTUNE_FEATURE_SHADER_INTEGER_DOT_PRODUCT});
 }
@@ -105,15 +113,9 @@ TEST(DispatchFeatures, SubgroupAndCooperativeMatrixVariantsNameTheirs) {
   EXPECT_EQ(cm.required_subgroup_size, 32u);
 
   // The same from C: the bits and their names.
-  vktune_selection c{};
-  c.status = VKTUNE_OK;
-  c.family = "q4gsw_coopmat";
-  c.variant_key = "q4gsw_coopmat";
-  c.knobs_json = R"({"bm":64,"bn":64,"bk":32,"sg":4,"buf":2})";
-  const vktune_problem_query p{"q4gsw", "f32", 128, 4096, 4096, 32};
-  const uint32_t grid[3] = {65535, 65535, 65535};
-  vktune_dispatch d;
-  ASSERT_EQ(vktune_plan_dispatch(&c, &p, grid, &d), VKTUNE_OK) << d.error;
+  const vktune_dispatch d = c_plan("q4gsw_coopmat", R"({"bm":64,"bn":64,"bk":32,"sg":4,"buf":2})",
+                                   {"q4gsw", "f32", 128, 4096, 4096, 32});
+  ASSERT_EQ(d.status, VKTUNE_OK) << d.error;
   EXPECT_EQ(d.required_features,
             uint32_t{VKTUNE_FEATURE_SHADER_FLOAT16 | VKTUNE_FEATURE_COOPERATIVE_MATRIX_NV});
   EXPECT_EQ(d.required_subgroup_size, 32u);
