@@ -110,6 +110,30 @@ bool exact_fingerprint(const DeviceQuery& d, const DeviceQuery& q) noexcept {
          d.driver_version == q.driver_version && d.pipeline_cache_uuid == q.pipeline_cache_uuid;
 }
 
+// The group of `d` that answers `q`: the one of q's group size; where the device tuned none,
+// the one of the nearest group size (in log scale; the larger on a tie) of the same op, dtype
+// and heads. The group size moves the scales' share of the traffic, not which tile or grid
+// suits a shape, so a query of an untuned group size (gs=64 on a database tuned at 32 and 128)
+// is answered better by a tuned one's ranking than by the built-in routing.
+const Group* group_for(const Device& d, const ProblemQuery& q) noexcept {
+  const Group* nearest = nullptr;
+  double nearest_distance = 0;
+  for (const Group& g : d.groups) {
+    if (g.heads != q.heads || g.kv_heads != q.kv_heads || g.op != q.op || g.dtype != q.dtype) {
+      continue;
+    }
+    if (g.group_size == q.group_size) return &g;
+    if (g.group_size == 0 || q.group_size == 0) continue;
+    const double distance = std::abs(std::log(double(g.group_size) / double(q.group_size)));
+    if (nearest == nullptr || distance < nearest_distance ||
+        (distance == nearest_distance && g.group_size > nearest->group_size)) {
+      nearest = &g;
+      nearest_distance = distance;
+    }
+  }
+  return nearest;
+}
+
 bool matches(DeviceMatch level, const Device& device, const DeviceQuery& q) noexcept {
   const DeviceQuery& d = device.fingerprint;
   switch (level) {
@@ -369,44 +393,46 @@ Selection Snapshot::select(const DeviceQuery& device, const ProblemQuery& proble
        {DeviceMatch::exact, DeviceMatch::other_driver, DeviceMatch::same_vendor_type}) {
     for (const Device& d : devices_) {
       if (!matches(level, d, device)) continue;
-      for (const Group& g : d.groups) {
-        if (g.group_size != problem.group_size || g.heads != problem.heads ||
-            g.kv_heads != problem.kv_heads || g.op != problem.op || g.dtype != problem.dtype) {
-          continue;
-        }
-        const ShapeIndex::Entry* hit = g.shapes.exact(problem);
+      const Group* g = group_for(d, problem);
+      if (g == nullptr) continue;
+      // Another group size's problems are never exact, and its distance adds to theirs.
+      const double gs_log = g->group_size == problem.group_size
+                                ? 0.0
+                                : std::log(double(g->group_size) / double(problem.group_size));
+      if (gs_log == 0.0) {
+        const ShapeIndex::Entry* hit = g->shapes.exact(problem);
         if (hit != nullptr && hit->constraints.allows(problem)) {
           fill(kernels_[hit->kernel], *hit, d, source_, out);
           out.device_match = level;
           out.shape_match = ShapeMatch::exact;
-          out.matched_group_size = g.group_size;
+          out.matched_group_size = g->group_size;
           return out;
         }
-        if (!have_log_q) {
-          log_q = {std::log(double(problem.m)), std::log(double(problem.n)), std::log(double(problem.k))};
-          have_log_q = true;
-        }
-        std::array<ShapeIndex::Nearest, kRankNeighbours> neighbours;
-        const size_t found = g.shapes.nearest_k(log_q, neighbours);
-        const RankedPick pick = rank_neighbours({neighbours.data(), found}, g.ranked, constraints_, problem);
-        if (pick.variant != nullptr) {
-          fill(kernels_[pick.variant->kernel], *pick.measured_on, d, source_, out);
-          out.median_ns = g.ranked_ns[static_cast<size_t>(pick.variant - g.ranked.variants.data())];
-          out.device_match = level;
-          out.shape_match = ShapeMatch::ranked;
-          out.shape_distance = pick.distance;
-          out.matched_group_size = g.group_size;
-          return out;
-        }
-        const ShapeIndex::Nearest near = g.shapes.nearest(problem, log_q);
-        if (near.entry != nullptr) {
-          fill(kernels_[near.entry->kernel], *near.entry, d, source_, out);
-          out.device_match = level;
-          out.shape_match = ShapeMatch::nearest;
-          out.shape_distance = near.distance;
-          out.matched_group_size = g.group_size;
-          return out;
-        }
+      }
+      if (!have_log_q) {
+        log_q = {std::log(double(problem.m)), std::log(double(problem.n)), std::log(double(problem.k))};
+        have_log_q = true;
+      }
+      std::array<ShapeIndex::Nearest, kRankNeighbours> neighbours;
+      const size_t found = g->shapes.nearest_k(log_q, neighbours);
+      const RankedPick pick = rank_neighbours({neighbours.data(), found}, g->ranked, constraints_, problem);
+      if (pick.variant != nullptr) {
+        fill(kernels_[pick.variant->kernel], *pick.measured_on, d, source_, out);
+        out.median_ns = g->ranked_ns[static_cast<size_t>(pick.variant - g->ranked.variants.data())];
+        out.device_match = level;
+        out.shape_match = ShapeMatch::ranked;
+        out.shape_distance = std::hypot(pick.distance, gs_log);
+        out.matched_group_size = g->group_size;
+        return out;
+      }
+      const ShapeIndex::Nearest near = g->shapes.nearest(problem, log_q);
+      if (near.entry != nullptr) {
+        fill(kernels_[near.entry->kernel], *near.entry, d, source_, out);
+        out.device_match = level;
+        out.shape_match = ShapeMatch::nearest;
+        out.shape_distance = std::hypot(near.distance, gs_log);
+        out.matched_group_size = g->group_size;
+        return out;
       }
     }
   }

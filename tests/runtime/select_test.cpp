@@ -177,6 +177,44 @@ TEST_F(Select, UntunedDtypeFallsBackToItsBuiltIns) {
   EXPECT_EQ(s.family, "q4gsw_gemv_f16");
 }
 
+// A group size the device never tuned is answered from the nearest tuned one (never as exact,
+// its distance counting the group sizes' log ratio), not by the built-in routing.
+TEST_F(Select, AnUntunedGroupSizeIsAnsweredFromTheNearestTunedOne) {
+  const Selection s = snap->select(query_for(db.a), q4(1, 4096, 4096, 64));
+  ASSERT_TRUE(s.ok()) << s.error;
+  EXPECT_EQ(s.device_match, DeviceMatch::exact);
+  EXPECT_EQ(s.shape_match, ShapeMatch::nearest);
+  EXPECT_EQ(s.variant_key, "q4gsw_gemv[layout=raw,wg=128,rows=4,load=u32x4,reduce=subgroup]");
+  EXPECT_EQ(s.matched_group_size, 32u);
+  EXPECT_NEAR(s.shape_distance, std::log(2.0), 1e-12);
+}
+
+TEST(SelectGroupSize, NearestInLogScaleTheLargerOnATie) {
+  db::Store store = db::Store::open_memory();
+  const db::DeviceRecord a = FakeDb::device(0x10de, 0x2684, 100, "discrete", "A");
+  const auto device = store.upsert_device(a);
+  const auto k32 = store.upsert_kernel(testing::fake_kernel("q4gsw_tiled[layout=raw,tm=4,tn=4,wg=64,bk=0]"));
+  const auto k128 = store.upsert_kernel(testing::fake_kernel("q4gsw_tiled[layout=raw,tm=8,tn=4,wg=64,bk=0]"));
+  const auto run = store.begin_run({});
+  store.add_measurement(testing::ok_measurement(
+      run, device, store.upsert_problem(testing::fake_problem(8, 4096, 4096, 32)), k32, 100));
+  store.add_measurement(testing::ok_measurement(
+      run, device, store.upsert_problem(testing::fake_problem(8, 4096, 4096, 128)), k128, 100));
+  const auto snap = testing::snapshot_of(store, "gs");
+  const auto answer = [&](uint32_t gs) { return snap->select(query_for(a), q4(8, 4096, 4096, gs)); };
+  EXPECT_EQ(answer(32).shape_match, ShapeMatch::exact);
+  EXPECT_EQ(answer(128).shape_match, ShapeMatch::exact);
+  EXPECT_EQ(answer(16).matched_group_size, 32u);
+  EXPECT_EQ(answer(64).matched_group_size, 128u);  // as far from 32 as from 128
+  EXPECT_EQ(answer(256).matched_group_size, 128u);
+  EXPECT_EQ(answer(256).variant_key, "q4gsw_tiled[layout=raw,tm=8,tn=4,wg=64,bk=0]");
+  EXPECT_EQ(answer(256).shape_match, ShapeMatch::nearest);
+  // An op without group sizes is untouched: FakeDb's rms_norm stays exact.
+  FakeDb db;
+  const Selection norm = db.snapshot()->select(query_for(db.c), {"rms_norm", "f32", 8, 4096, 4096, 0});
+  EXPECT_EQ(norm.shape_match, ShapeMatch::exact);
+}
+
 TEST_F(Select, StringsAreNulTerminated) {
   const Selection s = snap->select(query_for(db.a), q4(1, 4096, 4096));
   EXPECT_EQ(s.variant_key.data()[s.variant_key.size()], '\0');

@@ -18,8 +18,8 @@ constexpr const char* kTiledKey = "q4gsw_tiled[layout=raw,tm=4,tn=4,wg=64,bk=0]"
 constexpr const char* kOtherKey = "q4gsw_tiled[layout=packed,tm=8,tn=4,wg=128,bk=32]";
 
 // Two neighbouring gs=32 problems that disagree on the best variant, so each one hidden is
-// answered by the other's order; and a gs=128 problem alone in its group, answered by the
-// built-in routing with a variant it never measured.
+// answered by the other's order; and a gs=128 problem alone in its group, answered from the
+// gs=32 group with a variant it never measured.
 struct EvalDb {
   db::Store store = db::Store::open_memory();
   int64_t device = 0, gemv = 0, tiled = 0, other = 0, run = 0;
@@ -65,7 +65,7 @@ TEST(Evaluate, ReadsEachPickInTheHiddenProblemsOwnMeasurements) {
   EXPECT_EQ(e.cases[0].problem.group_size, 128u);
   EXPECT_FALSE(e.cases[0].regret.has_value());
   EXPECT_EQ(e.cases[0].miss, "never measured there");
-  EXPECT_EQ(e.cases[0].shape_match, runtime::ShapeMatch::builtin);
+  EXPECT_EQ(e.cases[0].shape_match, runtime::ShapeMatch::ranked);  // from the gs=32 group
   EXPECT_EQ(e.cases[0].best, kOtherKey);
 
   EXPECT_EQ(e.cases[1].problem.n, 1024u);
