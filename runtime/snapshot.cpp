@@ -396,10 +396,10 @@ Selection Snapshot::select(const DeviceQuery& device, const ProblemQuery& proble
       const Group* g = group_for(d, problem);
       if (g == nullptr) continue;
       // Another group size's problems are never exact, and its distance adds to theirs.
-      const double gs_log = g->group_size == problem.group_size
-                                ? 0.0
-                                : std::log(double(g->group_size) / double(problem.group_size));
-      if (gs_log == 0.0) {
+      const bool own_group_size = g->group_size == problem.group_size;
+      const double gs_log =
+          own_group_size ? 0.0 : std::log(double(g->group_size) / double(problem.group_size));
+      if (own_group_size) {
         const ShapeIndex::Entry* hit = g->shapes.exact(problem);
         if (hit != nullptr && hit->constraints.allows(problem)) {
           fill(kernels_[hit->kernel], *hit, d, source_, out);
