@@ -216,6 +216,10 @@ Connection open_database(const std::string& path, OpenMode mode, IntegrityCheck 
   if (mode == OpenMode::read_write) {
     use_wal(c);
     migrate(c);
+  } else if (version == 0) {
+    // An empty file: nothing to read, and a read-only open must not create the schema.
+    throw Error(c.label() + ": no vktune schema yet (an empty database); a read-only open "
+                "cannot create one");
   } else if (version != kSchemaVersion) {
     return migrated_copy(c);
   }

@@ -119,6 +119,15 @@ TEST(Open, ReadOnlyNeedsAnExistingFile) {
   expect_refused(dir.file("missing.db"), "no such database file", OpenMode::read_only);
 }
 
+// An empty file has no schema to read; a read-only open refuses it rather than inventing one.
+TEST(Open, ReadOnlyRefusesAnEmptyFile) {
+  TempDir dir;
+  const std::string path = dir.file("empty.db");
+  write_file(path, "");
+  expect_refused(path, "no vktune schema yet", OpenMode::read_only);
+  EXPECT_EQ(read_file(path), "");
+}
+
 TEST(Open, ReadOnlyRefusesWrites) {
   TempDir dir;
   const std::string path = make_database(dir);
