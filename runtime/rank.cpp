@@ -9,7 +9,7 @@
 namespace vktune::runtime {
 namespace {
 
-constexpr size_t kMaxCandidates = kRankNeighbours * kRankCandidatesPerNeighbour;
+constexpr size_t kMaxCandidates = kMaxRankNeighbours * kRankCandidatesPerNeighbour;
 // A variant absent from a neighbour's list (but legal there) ran at least this much slower
 // than the best there, as far as the list can tell.
 constexpr double kAbsentRatio = 2.0;
@@ -61,7 +61,7 @@ bool index_pickable(std::span<const ShapeIndex::Entry> entries, RankedLists& lis
 // select took about twice as long (docs/evaluate.md).
 RankedPick rank_neighbours(std::span<const ShapeIndex::Nearest> neighbours, const RankedLists& lists,
                            std::span<const Constraints> constraints, const ProblemQuery& q) noexcept {
-  const size_t n = std::min(neighbours.size(), kRankNeighbours);
+  const size_t n = std::min(neighbours.size(), kMaxRankNeighbours);
   const RankedVariant* variants = lists.variants.data();
   const uint16_t* pick = lists.pick.data();
   size_t ranking = 0;
@@ -94,11 +94,11 @@ RankedPick rank_neighbours(std::span<const ShapeIndex::Nearest> neighbours, cons
 
   // place[c][j]: where candidate c first appears in neighbour j's list, or kAbsent. Lists are
   // walked backwards so that the first place is the one left.
-  std::array<std::array<uint16_t, kRankNeighbours>, kMaxCandidates + 1> place;
+  std::array<std::array<uint16_t, kMaxRankNeighbours>, kMaxCandidates + 1> place;
   for (size_t c = 0; c < count; ++c) place[c].fill(kAbsent);
-  std::array<double, kRankNeighbours> weight{}, absent_term{};
-  std::array<bool, kRankNeighbours> absent_counts{};
-  std::array<ProblemQuery, kRankNeighbours> there;
+  std::array<double, kMaxRankNeighbours> weight{}, absent_term{};
+  std::array<bool, kMaxRankNeighbours> absent_counts{};
+  std::array<ProblemQuery, kMaxRankNeighbours> there;
   for (size_t j = 0; j < n; ++j) {
     const ShapeIndex::Entry& e = *neighbours[j].entry;
     const double d = neighbours[j].distance + kDistanceFloor;
@@ -106,7 +106,7 @@ RankedPick rank_neighbours(std::span<const ShapeIndex::Nearest> neighbours, cons
     for (size_t i = e.ranked_count; i-- > 0;) {
       place[candidate_of[pick[e.ranked_first + i]]][j] = static_cast<uint16_t>(i);
     }
-    there[j] = ProblemQuery{q.op, q.dtype, e.m, e.n, e.k, q.group_size, q.heads, q.kv_heads};
+    there[j] = ProblemQuery{q.op, q.dtype, e.m, e.n, e.k, e.group_size, q.heads, q.kv_heads};
     absent_counts[j] = e.ranked_count != 0;
     if (absent_counts[j]) {
       const double r = std::max<double>(kAbsentRatio, variants[e.ranked_first + e.ranked_count - 1].ratio);

@@ -34,6 +34,14 @@ struct RankedPick {
 // out over the H100 database (`vktune evaluate`; docs/evaluate.md says what else was tried).
 inline constexpr size_t kRankNeighbours = 6;
 inline constexpr size_t kRankCandidatesPerNeighbour = db::kRankedPickable;
+// The query's own shape tuned at other group sizes joins those neighbours (runtime/snapshot.cpp),
+// at kOtherGroupSizeScale log-distance per unit of |ln(group size ratio)|: a group size moves
+// the scales' share of the traffic, rarely which tile or grid suits a shape. Chosen by
+// `vktune evaluate` on the H100 database (docs/evaluate.md), with its --leave-shape-out figures
+// beside, which no other group size can flatter.
+inline constexpr size_t kMaxOtherGroupSizes = 2;
+inline constexpr size_t kMaxRankNeighbours = kRankNeighbours + kMaxOtherGroupSizes;
+inline constexpr double kOtherGroupSizeScale = 0.25;
 
 // A group's ranked lists as the ranking reads them. `variants` holds every entry's list (each
 // entry's ranked_first/ranked_count slice it); `pick` is, per variant, its kernel's pickable id:
@@ -60,9 +68,9 @@ bool index_pickable(std::span<const ShapeIndex::Entry> entries, RankedLists& lis
 // for `q`, the one with the lowest score sum_j w_j r_j^2 / sum_j w_j over the neighbours j,
 // where r_j is its time on j relative to j's best and w_j = 1 / (distance_j + 0.1)^2. Squaring
 // the ratio makes a variant that ran badly on one neighbour lose to one that ran well on all.
-// A variant missing from a neighbour's list, though legal there, counts as slower than the
-// list's last entry and at least twice the best; where it is illegal, that neighbour does not
-// count for it. A kernel listed twice in one list counts once, at its first (fastest) place.
+// A variant missing from a neighbour's list, though legal there (at the neighbour's own group
+// size), counts as slower than the list's last entry and at least twice the best; where it is
+// illegal, that neighbour does not count for it. A kernel listed twice in one list counts once, at its first (fastest) place.
 // `neighbours` are nearest first; each entry's ranked_first/ranked_count slice `lists`
 // (indexed by index_pickable); `constraints[kernel]` is a kernel's legality. Returns no
 // variant when fewer than two neighbours rank two or more variants (a database of winners

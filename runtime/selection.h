@@ -104,8 +104,9 @@ struct Selection {
 
   DeviceMatch device_match = DeviceMatch::builtin;
   ShapeMatch shape_match = ShapeMatch::builtin;
-  double shape_distance = 0;          // sqrt(sum (ln a - ln b)^2) over M, N, K to the matched
-                                      // problem; 0 when exact or builtin
+  // Log-distance to the matched problem: sqrt(sum (ln a - ln b)^2) over M, N, K, and the group
+  // sizes' log ratio where they differ (runtime/rank.h); 0 when exact or builtin.
+  double shape_distance = 0;
   std::string_view matched_device_name;
   uint32_t matched_driver_version = 0;
   uint32_t matched_m = 0, matched_n = 0, matched_k = 0, matched_group_size = 0;

@@ -36,6 +36,12 @@ struct Snapshot::Group {
   std::string op, dtype;
   uint32_t group_size = 0, heads = 0, kv_heads = 0;
   ShapeIndex shapes;
+  uint32_t lists = 0;  // its entries' ranked lists: Device::lists[lists]
+};
+
+// The ranked lists of every group of one op, dtype and head counts, whatever their group size,
+// in one numbering: a shape tuned at another group size ranks beside the query's neighbours.
+struct Snapshot::Lists {
   RankedLists ranked;             // the entries' fastest variants, sliced by each entry
   std::vector<double> ranked_ns;  // ranked.variants[i]'s measured time: read for the pick alone
 };
@@ -46,6 +52,7 @@ struct Snapshot::Device {
   DeviceQuery fingerprint;
   std::string name;
   std::vector<Group> groups;
+  std::vector<Lists> lists;
 };
 
 Snapshot::Snapshot() = default;
@@ -55,6 +62,7 @@ namespace {
 
 using Kernel = Snapshot::Kernel;
 using Group = Snapshot::Group;
+using Lists = Snapshot::Lists;
 using Device = Snapshot::Device;
 
 // Thrown while building only; load() turns it into its error string.
@@ -132,6 +140,26 @@ const Group* group_for(const Device& d, const ProblemQuery& q) noexcept {
     }
   }
   return nearest;
+}
+
+// Adds to the `found` neighbours in `out` (nearest first) the query's own shape as tuned at the
+// device's other group sizes of `own`'s op, dtype and heads, at kOtherGroupSizeScale per unit of
+// |ln(group size ratio)|, after any neighbour as near; those beyond out's size are left out.
+// Returns the new count.
+size_t add_other_group_sizes(const Device& d, const Group& own, const ProblemQuery& q,
+                             std::span<ShapeIndex::Nearest> out, size_t found) noexcept {
+  for (const Group& g : d.groups) {
+    if (found == out.size()) break;
+    if (&g == &own || g.lists != own.lists || g.group_size == 0 || q.group_size == 0) continue;
+    const ShapeIndex::Entry* twin = g.shapes.exact(q);
+    if (twin == nullptr) continue;
+    const double distance =
+        kOtherGroupSizeScale * std::abs(std::log(double(g.group_size) / double(q.group_size)));
+    size_t at = found++;
+    for (; at > 0 && out[at - 1].distance > distance; --at) out[at] = out[at - 1];
+    out[at] = {twin, distance};
+  }
+  return found;
 }
 
 bool matches(DeviceMatch level, const Device& device, const DeviceQuery& q) noexcept {
@@ -242,15 +270,21 @@ std::shared_ptr<const Snapshot> Snapshot::from_catalog(const db::Catalog& catalo
     problems.reserve(catalog.problems.size());
     for (const auto& p : catalog.problems) problems[p.id] = &p;
     const RankedRuns ranked = ranked_runs(catalog);
-    // Winners gathered per (device, op, dtype, group size), then indexed in one go.
+    // Winners gathered per (device, op, dtype, group size), then indexed in one go; their ranked
+    // lists per (device, op, dtype), every group size's together.
     struct Bucket {
       uint32_t device;
       const db::Problem* key;  // op, dtype and group size of the bucket
       std::vector<ShapeIndex::Entry> entries;
-      RankedLists ranked;
-      std::vector<double> ranked_ns;
+      size_t lists;  // index into `lists`
+    };
+    struct ListsBucket {
+      uint32_t device;
+      const db::Problem* key;  // op, dtype and head counts
+      Lists lists;
     };
     std::vector<Bucket> buckets;
+    std::vector<ListsBucket> lists;
     size_t last = 0;  // winners come grouped by device: the last bucket is usually the one
     for (const auto& w : catalog.winners) {
       const auto d = device_index.find(w.device_id);
@@ -267,27 +301,49 @@ std::shared_ptr<const Snapshot> Snapshot::from_catalog(const db::Catalog& catalo
       };
       if (last >= buckets.size() || !same(buckets[last])) {
         last = static_cast<size_t>(std::find_if(buckets.begin(), buckets.end(), same) - buckets.begin());
-        if (last == buckets.size()) buckets.push_back({d->second, &prob, {}});
+        if (last == buckets.size()) {
+          const auto same_lists = [&](const ListsBucket& l) {
+            return l.device == d->second && l.key->heads == prob.heads &&
+                   l.key->kv_heads == prob.kv_heads && l.key->op == prob.op && l.key->dtype == prob.dtype;
+          };
+          const size_t at = static_cast<size_t>(std::find_if(lists.begin(), lists.end(), same_lists) - lists.begin());
+          if (at == lists.size()) lists.push_back({d->second, &prob, {}});
+          buckets.push_back({d->second, &prob, {}, at});
+        }
       }
       Bucket& b = buckets[last];
+      Lists& l = lists[b.lists].lists;
       ShapeIndex::Entry entry{prob.m, prob.n, prob.k, k->second, w.median_ns,
                               snap->kernels_[k->second].constraints};
+      entry.group_size = prob.group_size;
       if (const auto run = ranked.find({w.device_id, w.problem_id}); run != ranked.end()) {
-        entry.ranked_first = static_cast<uint32_t>(b.ranked.variants.size());
+        entry.ranked_first = static_cast<uint32_t>(l.ranked.variants.size());
         entry.ranked_count = static_cast<uint32_t>(run->second.second);
-        append_ranked(catalog, run->second, kernel_index, b.ranked.variants, b.ranked_ns);
+        append_ranked(catalog, run->second, kernel_index, l.ranked.variants, l.ranked_ns);
       }
       b.entries.push_back(entry);
     }
-    for (auto& b : buckets) {
-      if (!index_pickable(b.entries, b.ranked)) {
-        throw BuildError{"device '" + snap->devices_[b.device].name + "', " + b.key->op +
-                         ": more than " + std::to_string(kMaxPickable) +
-                         " distinct kernels head one group's ranked lists, or a list is longer than 65535"};
+    // Each device's lists in the order first met; a group refers to its own by index there.
+    std::vector<uint32_t> list_index(lists.size());
+    for (size_t i = 0; i < lists.size(); ++i) {
+      ListsBucket& l = lists[i];
+      std::vector<ShapeIndex::Entry> entries;
+      for (const Bucket& b : buckets) {
+        if (b.lists == i) entries.insert(entries.end(), b.entries.begin(), b.entries.end());
       }
+      if (!index_pickable(entries, l.lists.ranked)) {
+        throw BuildError{"device '" + snap->devices_[l.device].name + "', " + l.key->op +
+                         ": more than " + std::to_string(kMaxPickable) +
+                         " distinct kernels head one op's ranked lists, or a list is longer than 65535"};
+      }
+      std::vector<Lists>& owner = snap->devices_[l.device].lists;
+      list_index[i] = static_cast<uint32_t>(owner.size());
+      owner.push_back(std::move(l.lists));
+    }
+    for (auto& b : buckets) {
       snap->devices_[b.device].groups.push_back(Group{b.key->op, b.key->dtype, b.key->group_size,
                                                       b.key->heads, b.key->kv_heads, ShapeIndex(std::move(b.entries)),
-                                                      std::move(b.ranked), std::move(b.ranked_ns)});
+                                                      list_index[b.lists]});
     }
     // Newest driver first, so "other driver" prefers the most recent tuning of the device.
     std::stable_sort(snap->devices_.begin(), snap->devices_.end(), [](const Device& x, const Device& y) {
@@ -413,16 +469,18 @@ Selection Snapshot::select(const DeviceQuery& device, const ProblemQuery& proble
         log_q = {std::log(double(problem.m)), std::log(double(problem.n)), std::log(double(problem.k))};
         have_log_q = true;
       }
-      std::array<ShapeIndex::Nearest, kRankNeighbours> neighbours;
-      const size_t found = g->shapes.nearest_k(log_q, neighbours);
-      const RankedPick pick = rank_neighbours({neighbours.data(), found}, g->ranked, constraints_, problem);
+      std::array<ShapeIndex::Nearest, kMaxRankNeighbours> neighbours;
+      size_t found = g->shapes.nearest_k(log_q, std::span(neighbours).first<kRankNeighbours>());
+      if (own_group_size) found = add_other_group_sizes(d, *g, problem, neighbours, found);
+      const Lists& lists = d.lists[g->lists];
+      const RankedPick pick = rank_neighbours({neighbours.data(), found}, lists.ranked, constraints_, problem);
       if (pick.variant != nullptr) {
         fill(kernels_[pick.variant->kernel], *pick.measured_on, d, source_, out);
-        out.median_ns = g->ranked_ns[static_cast<size_t>(pick.variant - g->ranked.variants.data())];
+        out.median_ns = lists.ranked_ns[static_cast<size_t>(pick.variant - lists.ranked.variants.data())];
         out.device_match = level;
         out.shape_match = ShapeMatch::ranked;
         out.shape_distance = std::hypot(pick.distance, gs_log);
-        out.matched_group_size = g->group_size;
+        out.matched_group_size = pick.measured_on->group_size;
         return out;
       }
       const ShapeIndex::Nearest near = g->shapes.nearest(problem, log_q);

@@ -55,6 +55,7 @@ class Snapshot {
   // Internal representation, public only so the implementation's helpers can name it.
   struct Kernel;
   struct Group;
+  struct Lists;
   struct Device;
 
   Snapshot();

@@ -18,6 +18,7 @@ void add_evaluate_command(CLI::App& app) {
     size_t worst = 10;
     bool json = false;
     bool winners_only = false;
+    bool leave_shape_out = false;
   };
   auto o = std::make_shared<Options>();
   cmd->add_option("--db", o->db, "kernel database (.db) or exported JSON (not winners-only)")
@@ -27,10 +28,14 @@ void add_evaluate_command(CLI::App& app) {
   cmd->add_flag("--winners-only", o->winners_only,
                 "build the runtime from the winners alone, as a document without ranked rows "
                 "makes it (it copies the nearest winner)");
+  cmd->add_flag("--leave-shape-out", o->leave_shape_out,
+                "hide each problem's shape at every group size with it (else the same shape tuned "
+                "at another group size answers it)");
   cmd->callback([o] {
     const db::Store store = report::read_store(o->db);
     const report::Evaluation e = report::evaluate_leave_one_out(
-        store, o->winners_only ? report::RuntimeInput::winners : report::RuntimeInput::ranked);
+        store, o->winners_only ? report::RuntimeInput::winners : report::RuntimeInput::ranked,
+        o->leave_shape_out ? report::Hide::shape : report::Hide::problem);
     const std::string text = o->json ? report::render_evaluation_json(e, o->worst)
                                      : report::render_evaluation_text(e, o->worst);
     std::fputs(text.c_str(), stdout);

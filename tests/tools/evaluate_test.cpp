@@ -167,6 +167,34 @@ TEST(Evaluate, RankedRuntimeAgainstWinnersOnly) {
   EXPECT_DOUBLE_EQ(*copied.regret, 1.0);
 }
 
+// p1's shape tuned at gs=128 agrees with p1 (gemv), its gs=32 neighbour p2 does not (tiled):
+// hiding p1 alone, the other group size's measurements answer it; hiding its shape, p2 does.
+TEST(Evaluate, LeaveOneShapeOutHidesTheOtherGroupSizesToo) {
+  EvalDb db;
+  const auto p1 = db.two_problems(120);
+  db.add(p1, db.tiled, 300);
+  const auto twin = db.store.upsert_problem(fake_problem(1, 1024, 1024, 128));
+  db.add(twin, db.gemv, 100);
+  db.add(twin, db.tiled, 200);
+  const auto p1_case = [](const Evaluation& e) {
+    for (const EvaluationCase& c : e.cases) {
+      if (c.problem.n == 1024 && c.problem.group_size == 32) return c;
+    }
+    throw std::runtime_error("no case for p1");
+  };
+
+  const Evaluation problem = evaluate_leave_one_out(db.store);
+  EXPECT_EQ(problem.hide, Hide::problem);
+  EXPECT_EQ(p1_case(problem).picked, kGemvKey);
+  EXPECT_DOUBLE_EQ(*p1_case(problem).regret, 0.0);
+
+  const Evaluation shape = evaluate_leave_one_out(db.store, RuntimeInput::ranked, Hide::shape);
+  EXPECT_EQ(p1_case(shape).picked, kTiledKey);
+  EXPECT_DOUBLE_EQ(*p1_case(shape).regret, 2.0);
+  EXPECT_NE(render_evaluation_text(shape, 0).find("leave-one-shape-out"), std::string::npos);
+  EXPECT_EQ(nlohmann::json::parse(render_evaluation_json(shape, 0))["hidden"], "shape");
+}
+
 TEST(Evaluate, OneProblemSaysWhyItCannot) {
   EvalDb db;
   const auto p1 = db.store.upsert_problem(fake_problem(1, 1024, 1024));

@@ -60,20 +60,34 @@ std::map<DeviceProblem, ProblemTimes> measured_times(const db::Store& store,
   return out;
 }
 
-// The catalog as the runtime would see it had `problem_id` never been tuned.
-db::Catalog without_problem(const db::Catalog& catalog, int64_t problem_id) {
+// The catalog as the runtime would see it had `hidden` never been tuned.
+db::Catalog without(const db::Catalog& catalog, const std::set<int64_t>& hidden) {
   db::Catalog rest;
   rest.devices = catalog.devices;
   rest.kernels = catalog.kernels;
   rest.problems = catalog.problems;
-  std::erase_if(rest.problems, [&](const db::Problem& p) { return p.id == problem_id; });
+  std::erase_if(rest.problems, [&](const db::Problem& p) { return hidden.count(p.id) > 0; });
   for (const db::BestRow& w : catalog.winners) {
-    if (w.problem_id != problem_id) rest.winners.push_back(w);
+    if (hidden.count(w.problem_id) == 0) rest.winners.push_back(w);
   }
   for (const db::BestRow& r : catalog.ranked) {
-    if (r.problem_id != problem_id) rest.ranked.push_back(r);
+    if (hidden.count(r.problem_id) == 0) rest.ranked.push_back(r);
   }
   return rest;
+}
+
+// The problems hidden with `problem`: itself, and with Hide::shape its shape's other group sizes.
+std::set<int64_t> hidden_with(const db::Problem& problem, const db::Catalog& catalog, Hide hide) {
+  std::set<int64_t> out{problem.id};
+  if (hide == Hide::problem) return out;
+  for (const db::Problem& p : catalog.problems) {
+    if (std::tie(p.op, p.dtype, p.m, p.n, p.k, p.heads, p.kv_heads) ==
+        std::tie(problem.op, problem.dtype, problem.m, problem.n, problem.k, problem.heads,
+                 problem.kv_heads)) {
+      out.insert(p.id);
+    }
+  }
+  return out;
 }
 
 // The fastest of `times` (ties to the smaller key, so the answer never depends on the order).
@@ -159,7 +173,7 @@ std::string percent(double v) {
 
 }  // namespace
 
-Evaluation evaluate_leave_one_out(const db::Store& store, RuntimeInput input) {
+Evaluation evaluate_leave_one_out(const db::Store& store, RuntimeInput input, Hide hide) {
   db::Catalog catalog = store.catalog(/*with_spirv=*/false);
   if (input == RuntimeInput::winners) catalog.ranked = catalog.winners;
   const auto times = measured_times(store, catalog);
@@ -176,9 +190,11 @@ Evaluation evaluate_leave_one_out(const db::Store& store, RuntimeInput input) {
   for (const auto& p : catalog.problems) problems.emplace(p.id, &p);
 
   Evaluation e;
+  e.hide = hide;
   for (const int64_t hidden : problem_ids) {
     std::string error;
-    const auto snapshot = runtime::Snapshot::from_catalog(without_problem(catalog, hidden), &error);
+    const auto snapshot = runtime::Snapshot::from_catalog(
+        without(catalog, hidden_with(*problems.at(hidden), catalog, hide)), &error);
     if (!snapshot) throw ReportError("cannot build a lookup snapshot: " + error);
     for (auto it = times.lower_bound({0, 0}); it != times.end(); ++it) {
       if (it->first.second != hidden) continue;
@@ -202,7 +218,9 @@ Evaluation evaluate_leave_one_out(const db::Store& store, RuntimeInput input) {
 }
 
 std::string render_evaluation_text(const Evaluation& e, size_t worst) {
-  std::string out = "leave-one-problem-out: " + std::to_string(e.cases.size()) + " cases, " +
+  std::string out = std::string(e.hide == Hide::shape ? "leave-one-shape-out (every group size)"
+                                                      : "leave-one-problem-out") +
+                    ": " + std::to_string(e.cases.size()) + " cases, " +
                     std::to_string(e.misses) + " miss(es)\n";
   out += "regret (within one run)  median " + percent(e.median) + "  p90 " + percent(e.p90) +
          "  max " + percent(e.max) + "\n";
@@ -232,6 +250,7 @@ std::string render_evaluation_text(const Evaluation& e, size_t worst) {
 
 std::string render_evaluation_json(const Evaluation& e, size_t worst) {
   nlohmann::ordered_json j;
+  j["hidden"] = e.hide == Hide::shape ? "shape" : "problem";
   j["cases"] = e.cases.size();
   j["misses"] = e.misses;
   j["regret"] = {{"median", e.median}, {"p90", e.p90}, {"max", e.max}};

@@ -39,7 +39,13 @@ struct EvaluationCase {
   double shape_distance = 0;
 };
 
+// What is hidden with each problem: nothing more, or its shape at every group size too (a
+// shape tuned at another group size ranks beside a query's neighbours, runtime/rank.h; hiding it
+// measures the answers for shapes nobody tuned at any group size).
+enum class Hide { problem, shape };
+
 struct Evaluation {
+  Hide hide = Hide::problem;
   std::vector<EvaluationCase> cases;  // worst first: misses, then by regret, descending
   size_t misses = 0;
   // Over the cases with a regret (none when every case is a miss).
@@ -60,8 +66,11 @@ enum class RuntimeInput { ranked, winners };
 // variant with a wrong_result there is not legal there.
 // Throws ReportError when fewer than two problems have ok measurements (nothing to hide one
 // from) or when a snapshot cannot be built.
+// With Hide::shape, every problem of the hidden one's op, dtype, head counts and (M, N, K) is
+// hidden with it.
 Evaluation evaluate_leave_one_out(const db::Store& store,
-                                  RuntimeInput input = RuntimeInput::ranked);
+                                  RuntimeInput input = RuntimeInput::ranked,
+                                  Hide hide = Hide::problem);
 
 // The summary and the `worst` worst cases as a text table, or as one JSON document.
 std::string render_evaluation_text(const Evaluation& e, size_t worst);
