@@ -125,7 +125,8 @@ struct Coverage {
   int64_t run_id = 0;
   int64_t device_id = 0;
   int64_t problem_id = 0;
-  uint32_t legal = 0;     // variants legal for the problem on the device
+  uint32_t legal = 0;     // variants legal for the problem on the device, of every family (not
+                          // only those the run measured: --families, the bench's own choice)
   uint32_t measured = 0;  // of them, with a result of this run (any status)
   // Variants timed at each stage: stage one (every variant that passed the gate), halving's
   // later stages, the finalists' re-measurement last.

@@ -278,8 +278,24 @@ std::vector<Candidate> Session::candidates(const kernels::Problem& problem, int6
       list.push_back(std::move(c));
     }
   }
+  outcome.space = legal_space(problem);
   warm_start_order(problem, list);
   return list;
+}
+
+size_t Session::legal_space(const kernels::Problem& problem) const {
+  std::vector<const kernels::Family*> families(kernels::families().begin(), kernels::families().end());
+  for (const kernels::Family* f : options_.families) {  // a test's own families count too
+    if (std::find(families.begin(), families.end(), f) == families.end()) families.push_back(f);
+  }
+  size_t legal = 0;
+  for (const kernels::Family* family : families) {
+    if (family->op() != problem.op) continue;
+    for (const kernels::Knobs& knobs : family->all_variants()) {
+      legal += family->legality(knobs, problem, device_->info(), linked_compiler_support()) ? 1 : 0;
+    }
+  }
+  return legal;
 }
 
 std::map<std::string, double> Session::neighbour_winners(const kernels::Problem& problem) const {

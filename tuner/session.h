@@ -60,7 +60,11 @@ class TuneInterrupted : public std::runtime_error {
 
 struct ProblemOutcome {
   kernels::Problem problem;
-  size_t legal = 0;        // variants legal for the problem on this device
+  size_t legal = 0;        // variants legal for the problem on this device that this run may measure
+  // Every legal variant of every family of the problem's op on this device, whatever --families
+  // or a filter (the bench's) kept: the coverage record's `legal`, so a run that measured part of
+  // the space never reads as complete.
+  size_t space = 0;
   size_t measured = 0;     // stored in this session, any status
   size_t resumed = 0;      // skipped: already stored by the run being resumed
   size_t failed = 0;       // stored with a status other than ok
@@ -102,6 +106,7 @@ class Session {
   int64_t start_run();
   std::vector<Candidate> candidates(const kernels::Problem& problem, int64_t problem_id,
                                     ProblemOutcome& outcome);
+  size_t legal_space(const kernels::Problem& problem) const;  // ProblemOutcome::space
   void warm_start_order(const kernels::Problem& problem, std::vector<Candidate>& list) const;
   // Variant key -> log-distance of the nearest tuned problem (same op and group size) it won.
   std::map<std::string, double> neighbour_winners(const kernels::Problem& problem) const;

@@ -280,7 +280,7 @@ ProblemOutcome Session::tune_problem(size_t index, int64_t problem_id, std::vect
                           list.size());
   if (list.empty()) {  // every variant measured before (--resume, --fill): nothing to set up
     // A resumed run keeps the record its earlier session wrote when it finished the problem.
-    store_.put_coverage({run_id_, device_id_, problem_id, static_cast<uint32_t>(outcome.legal), 0,
+    store_.put_coverage({run_id_, device_id_, problem_id, static_cast<uint32_t>(outcome.space), 0,
                          {}, false},
                         db::OnConflict::keep);
     record_winner(problem_id, list, outcome);
@@ -380,7 +380,7 @@ ProblemOutcome Session::tune_problem(size_t index, int64_t problem_id, std::vect
   coverage.run_id = run_id_;
   coverage.device_id = device_id_;
   coverage.problem_id = problem_id;
-  coverage.legal = static_cast<uint32_t>(outcome.legal);
+  coverage.legal = static_cast<uint32_t>(outcome.space);
   coverage.budget_cut = outcome.budget_cut;
   coverage.stages.push_back(static_cast<uint32_t>(pool.size()));
 
