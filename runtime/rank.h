@@ -70,7 +70,8 @@ bool index_pickable(std::span<const ShapeIndex::Entry> entries, RankedLists& lis
 // the ratio makes a variant that ran badly on one neighbour lose to one that ran well on all.
 // A variant missing from a neighbour's list, though legal there (at the neighbour's own group
 // size), counts as slower than the list's last entry and at least twice the best; where it is
-// illegal, that neighbour does not count for it. A kernel listed twice in one list counts once, at its first (fastest) place.
+// illegal, that neighbour does not count for it. A kernel listed twice in one list counts once,
+// at its first (fastest) place.
 // `neighbours` are nearest first; each entry's ranked_first/ranked_count slice `lists`
 // (indexed by index_pickable); `constraints[kernel]` is a kernel's legality. Returns no
 // variant when fewer than two neighbours rank two or more variants (a database of winners

@@ -250,11 +250,23 @@ std::vector<Candidate> Session::candidates(const kernels::Problem& problem, int6
       if (m.median_ns) earlier.emplace(m.kernel_id, std::move(m));
     }
   }
+  // Every family of the op counts towards the problem's space (the coverage record's legal);
+  // the run's own families (the first `own`), less what the filter drops, give its candidates.
+  std::vector<const kernels::Family*> families = options_.families;
+  const size_t own = families.size();
+  for (const kernels::Family* f : kernels::families()) {
+    if (std::find(families.begin(), families.begin() + own, f) == families.begin() + own) {
+      families.push_back(f);
+    }
+  }
   std::vector<Candidate> list;
-  for (const kernels::Family* family : options_.families) {
+  for (size_t i = 0; i < families.size(); ++i) {
+    const kernels::Family* family = families[i];
     if (family->op() != problem.op) continue;
     for (kernels::Knobs& knobs : family->all_variants()) {
       if (!family->legality(knobs, problem, device_->info(), linked_compiler_support())) continue;
+      ++outcome.space;
+      if (i >= own) continue;
       std::string key = family->key(knobs);
       if (options_.variant_filter && !options_.variant_filter(problem, key)) continue;
       ++outcome.legal;
@@ -278,24 +290,8 @@ std::vector<Candidate> Session::candidates(const kernels::Problem& problem, int6
       list.push_back(std::move(c));
     }
   }
-  outcome.space = legal_space(problem);
   warm_start_order(problem, list);
   return list;
-}
-
-size_t Session::legal_space(const kernels::Problem& problem) const {
-  std::vector<const kernels::Family*> families(kernels::families().begin(), kernels::families().end());
-  for (const kernels::Family* f : options_.families) {  // a test's own families count too
-    if (std::find(families.begin(), families.end(), f) == families.end()) families.push_back(f);
-  }
-  size_t legal = 0;
-  for (const kernels::Family* family : families) {
-    if (family->op() != problem.op) continue;
-    for (const kernels::Knobs& knobs : family->all_variants()) {
-      legal += family->legality(knobs, problem, device_->info(), linked_compiler_support()) ? 1 : 0;
-    }
-  }
-  return legal;
 }
 
 std::map<std::string, double> Session::neighbour_winners(const kernels::Problem& problem) const {

@@ -106,7 +106,6 @@ class Session {
   int64_t start_run();
   std::vector<Candidate> candidates(const kernels::Problem& problem, int64_t problem_id,
                                     ProblemOutcome& outcome);
-  size_t legal_space(const kernels::Problem& problem) const;  // ProblemOutcome::space
   void warm_start_order(const kernels::Problem& problem, std::vector<Candidate>& list) const;
   // Variant key -> log-distance of the nearest tuned problem (same op and group size) it won.
   std::map<std::string, double> neighbour_winners(const kernels::Problem& problem) const;

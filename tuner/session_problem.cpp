@@ -411,8 +411,9 @@ ProblemOutcome Session::tune_problem(size_t index, int64_t problem_id, std::vect
   // speedup needs no more than kBaselineRounds. (The bench makes everything it re-times a finalist.)
   std::vector<Candidate*> baselines;
   std::erase_if(top, [&](Candidate* c) {
-    if (kernels::is_baseline(*c->family)) baselines.push_back(c);
-    return kernels::is_baseline(*c->family);
+    const bool baseline = kernels::is_baseline(*c->family);
+    if (baseline) baselines.push_back(c);
+    return baseline;
   });
   const std::string fixed = fixed_routing_key(problem);
   Candidate* naive = nullptr;
@@ -437,7 +438,8 @@ ProblemOutcome Session::tune_problem(size_t index, int64_t problem_id, std::vect
   TimingOptions baseline_rounds = options_.timing;
   baseline_rounds.min_samples = baseline_rounds.max_samples = kBaselineRounds;
   uint32_t remeasured = 0;
-  for (const auto& [group, rounds] : {std::pair{&top, final_rounds}, std::pair{&baselines, baseline_rounds}}) {
+  for (const auto& [group, rounds] :
+       {std::pair{&top, final_rounds}, std::pair{&baselines, baseline_rounds}}) {
     if (group->empty() || !retime(*group, rounds)) continue;
     remeasured += static_cast<uint32_t>(group->size());
     for (Candidate* c : *group) store(*c);
