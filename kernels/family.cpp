@@ -1,6 +1,8 @@
 // Family: the knob machinery and the legality checks every family shares; the registry.
 #include "kernels/family.h"
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "kernels/families/families.h"
@@ -54,6 +56,10 @@ Family::Family(std::string_view base_name, DType dtype, Op op, std::vector<KnobS
 ShaderSpec Family::shader(const Knobs& knobs) const {
   ShaderSpec spec = source(knobs);
   if (dtype_ == DType::f16) spec.defines.emplace_back("F16", "1");
+  const Requirements r = requirements(knobs);
+  for (const GlslExtensionDesc& e : glsl_extension_descs()) {
+    if (r.needs(e.extension)) spec.vulkan_minor = std::max(spec.vulkan_minor, e.vulkan_minor);
+  }
   return spec;
 }
 
@@ -201,13 +207,14 @@ std::span<const Family* const> families() {
       &gemv_family(DType::f32),           &gemv_fast_family(DType::f32),
       &gemv_fast_s16_family(DType::f32),  &gemv_i8dot_family(DType::f32),
       &gemv_i8dot_s16_family(DType::f32), &coopmat_family(DType::f32),
-      &coopmat_splitk_family(DType::f32),
+      &coopmat_splitk_family(DType::f32), &coopmat2_family(DType::f32),
       &rms_norm_family(DType::f32),       &naive_family(DType::f16),
       &tiled_family(DType::f16),          &gemv_family(DType::f16),
       &gemv_fast_family(DType::f16),      &gemv_fast_s16_family(DType::f16),
       &gemv_i8dot_family(DType::f16),     &gemv_i8dot_s16_family(DType::f16),
       &coopmat_family(DType::f16),
-      &coopmat_splitk_family(DType::f16), &rms_norm_family(DType::f16),
+      &coopmat_splitk_family(DType::f16), &coopmat2_family(DType::f16),
+      &rms_norm_family(DType::f16),
       &sdpa_naive_family(DType::f32),     &sdpa_fused_family(DType::f32),
       &sdpa_split_family(DType::f32),     &sdpa_naive_family(DType::f16),
       &sdpa_fused_family(DType::f16),     &sdpa_split_family(DType::f16)};

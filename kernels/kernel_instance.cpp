@@ -36,7 +36,7 @@ std::shared_ptr<const vk::ComputePipeline> KernelInstance::pipeline(const vk::De
                                                                     PipelineCache* cache) {
   const std::string key = family.key(knobs);
   const ShaderSpec spec = family.shader(knobs);
-  auto spirv = compiler.compile(spec.file, spec.defines, key);
+  auto spirv = compiler.compile(spec, key);
   const OpDesc& op = op_desc(family.op());
   vk::PipelineDesc desc;
   desc.name = key;

@@ -15,6 +15,8 @@ std::span<const FeatureDesc> feature_descs() {
        &vk::DeviceFeatures::coopmat_nv},
       {Feature::shader_integer_dot_product, "shaderIntegerDotProduct", "for its int8 dot products",
        &vk::DeviceFeatures::shader_integer_dot_product},
+      {Feature::cooperative_matrix2_nv, "VK_NV_cooperative_matrix2",
+       "for its workgroup-scope tensor-core tiles", &vk::DeviceFeatures::coopmat2_nv},
   };
   return kAll;
 }

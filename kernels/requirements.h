@@ -23,6 +23,8 @@ enum class Feature : uint32_t {
   cooperative_matrix_nv = 1u << 3,  // VK_NV_cooperative_matrix and its cooperativeMatrix feature
   // VkPhysicalDeviceVulkan13Features::shaderIntegerDotProduct (dotPacked4x8EXT)
   shader_integer_dot_product = 1u << 4,
+  // VK_NV_cooperative_matrix2 and what DeviceFeatures::coopmat2_nv lists with it
+  cooperative_matrix2_nv = 1u << 5,
 };
 
 struct FeatureDesc {

@@ -3,6 +3,7 @@
 
 #include <shaderc/shaderc.hpp>
 
+#include <algorithm>
 #include <cstdio>
 
 #include "kernels/embedded_sources.h"
@@ -83,19 +84,34 @@ std::string embedded_source_hash(std::string_view file) {
 std::shared_ptr<const Spirv> ShaderCompiler::compile(std::string_view file,
                                                      const Defines& defines,
                                                      std::string_view variant) {
-  auto text = embedded_source(file);
+  return compile({std::string(file), defines}, variant);
+}
+
+std::shared_ptr<const Spirv> ShaderCompiler::compile(const kernels::ShaderSpec& spec,
+                                                     std::string_view variant) {
+  auto text = embedded_source(spec.file);
   if (!text) {
-    throw CompileError(std::string(variant) + ": no embedded shader source named " +
-                       std::string(file));
+    throw CompileError(std::string(variant) + ": no embedded shader source named " + spec.file);
   }
-  return compile_text(file, *text, defines, variant);
+  const TargetEnv wanted = spec.vulkan_minor >= 3   ? TargetEnv::vulkan_1_3
+                           : spec.vulkan_minor == 2 ? TargetEnv::vulkan_1_2
+                                                    : TargetEnv::vulkan_1_1;
+  return compile_text(spec.file, *text, spec.defines, variant, std::max(wanted, env_));
 }
 
 std::shared_ptr<const Spirv> ShaderCompiler::compile_text(std::string_view file,
                                                           std::string_view text,
                                                           const Defines& defines,
                                                           std::string_view variant) {
-  std::string key = content_hash(text) + "|" + std::to_string(static_cast<int>(env_));
+  return compile_text(file, text, defines, variant, env_);
+}
+
+std::shared_ptr<const Spirv> ShaderCompiler::compile_text(std::string_view file,
+                                                          std::string_view text,
+                                                          const Defines& defines,
+                                                          std::string_view variant,
+                                                          TargetEnv env) {
+  std::string key = content_hash(text) + "|" + std::to_string(static_cast<int>(env));
   for (const auto& [name, value] : defines) key += "|" + name + "=" + value;
   {
     std::lock_guard lock(mutex_);
@@ -104,7 +120,7 @@ std::shared_ptr<const Spirv> ShaderCompiler::compile_text(std::string_view file,
 
   shaderc::Compiler compiler;
   shaderc::CompileOptions options;
-  options.SetTargetEnvironment(shaderc_target_env_vulkan, shaderc_env_version(env_));
+  options.SetTargetEnvironment(shaderc_target_env_vulkan, shaderc_env_version(env));
   options.SetOptimizationLevel(shaderc_optimization_level_performance);
   options.SetIncluder(std::make_unique<EmbeddedIncluder>());
   for (const auto& [name, value] : defines) options.AddMacroDefinition(name, value);

@@ -44,6 +44,8 @@ class ShaderCompiler {
   // `variant` names the variant in error messages. Thread-safe; cached.
   std::shared_ptr<const Spirv> compile(std::string_view file, const Defines& defines,
                                        std::string_view variant);
+  // Compiles a variant's shader, for the newer of this compiler's target and the spec's.
+  std::shared_ptr<const Spirv> compile(const kernels::ShaderSpec& spec, std::string_view variant);
 
   // Compiles GLSL text given directly; `file` is the name used in messages.
   std::shared_ptr<const Spirv> compile_text(std::string_view file, std::string_view text,
@@ -52,6 +54,11 @@ class ShaderCompiler {
   size_t cache_size() const;
 
  private:
+  // `env`: the target, never older than env_.
+  std::shared_ptr<const Spirv> compile_text(std::string_view file, std::string_view text,
+                                            const Defines& defines, std::string_view variant,
+                                            TargetEnv env);
+
   TargetEnv env_;
   mutable std::mutex mutex_;
   std::map<std::string, std::shared_ptr<const Spirv>> cache_;

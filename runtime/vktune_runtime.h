@@ -131,7 +131,12 @@ enum {
                                                      cooperativeMatrix feature enabled and the
                                                      16x16x16 f16*f16+f32 shape supported */
   /* Vulkan 1.3, VkPhysicalDeviceVulkan13Features::shaderIntegerDotProduct */
-  VKTUNE_FEATURE_SHADER_INTEGER_DOT_PRODUCT = 1u << 4
+  VKTUNE_FEATURE_SHADER_INTEGER_DOT_PRODUCT = 1u << 4,
+  /* Vulkan 1.3, extensions VK_NV_cooperative_matrix2 (features cooperativeMatrixWorkgroupScope,
+     FlexibleDimensions, TensorAddressing, BlockLoads, PerElementOperations) and
+     VK_KHR_cooperative_matrix (cooperativeMatrix), and VkPhysicalDeviceVulkan12Features::
+     bufferDeviceAddress: the SPIR-V targets Vulkan 1.3 */
+  VKTUNE_FEATURE_COOPERATIVE_MATRIX2_NV = 1u << 5
 };
 
 typedef struct vktune_dispatch {
@@ -157,7 +162,8 @@ typedef struct vktune_dispatch {
 } vktune_dispatch;
 
 /* The Vulkan name of one VKTUNE_FEATURE_* bit ("storageBuffer16BitAccess", "shaderFloat16",
-   "VK_SUBGROUP_FEATURE_ARITHMETIC_BIT", "VK_NV_cooperative_matrix", "shaderIntegerDotProduct");
+   "VK_SUBGROUP_FEATURE_ARITHMETIC_BIT", "VK_NV_cooperative_matrix", "shaderIntegerDotProduct",
+   "VK_NV_cooperative_matrix2");
    "" for anything else.
    Static storage. */
 const char* vktune_feature_name(uint32_t feature_bit);

@@ -63,9 +63,9 @@ void print_table(const std::vector<vk::DeviceInfo>& devices, size_t chosen) {
       shapes += " " + std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k) +
                 ":" + s.a_type + "->" + s.result_type;
     }
-    std::printf("    cooperative matrix NV %s KHR %s%s%s, integer dot product %s\n",
+    std::printf("    cooperative matrix NV %s KHR %s NV2 %s%s%s, integer dot product %s\n",
                 yes_no(f.coopmat_nv).c_str(), yes_no(f.coopmat_khr).c_str(),
-                shapes.empty() ? "" : ", shapes", shapes.c_str(),
+                yes_no(f.coopmat2_nv).c_str(), shapes.empty() ? "" : ", shapes", shapes.c_str(),
                 yes_no(f.shader_integer_dot_product).c_str());
     // Each reason names its family.
     for (const auto& [family, why] : unavailable_families(d)) {

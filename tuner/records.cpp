@@ -77,7 +77,7 @@ std::vector<uint8_t> compile_spirv(ShaderCompiler& compiler, const db::KernelRec
   try {
     const kernels::Knobs knobs = family->knobs_from_json(nlohmann::json::parse(record.knobs_json));
     const kernels::ShaderSpec spec = family->shader(knobs);
-    const auto spirv = compiler.compile(spec.file, spec.defines, record.variant_key);
+    const auto spirv = compiler.compile(spec, record.variant_key);
     const auto* bytes = reinterpret_cast<const uint8_t*>(spirv->data());
     return {bytes, bytes + spirv->size() * sizeof(uint32_t)};
   } catch (const db::Error&) {

@@ -484,7 +484,7 @@ void Session::record_winner(int64_t problem_id, const std::vector<Candidate>& li
     // done, so a run killed later keeps it (the ranked heads follow at the run's end).
     if (options_.store_spirv && family != nullptr) {
       const kernels::ShaderSpec spec = family->shader(knobs);
-      const auto spirv = compiler_.compile(spec.file, spec.defines, *outcome.winner_key);
+      const auto spirv = compiler_.compile(spec, *outcome.winner_key);
       store_.upsert_kernel(kernel_record(*family, knobs, spirv.get()), db::OnConflict::keep);
     }
   }

@@ -5,6 +5,7 @@
 
 #include "kernels/families/families.h"
 #include "kernels/families/reference.h"
+#include "kernels/families/splitk.h"
 
 namespace vktune::kernels {
 namespace {
@@ -14,11 +15,6 @@ constexpr uint32_t kSubgroupSize = 32;  // SG_SIZE in the shader
 // from shared memory feeds too few multiply-adds; above 16 the registers spill.
 constexpr uint32_t kMinTilesPerSubgroup = 4;
 constexpr uint32_t kMaxTilesPerSubgroup = 16;
-// Split-K pays only while the output tiles leave SMs idle; past this many tiles every GPU we
-// know is full (the H100 has 132 SMs), and the split's extra traffic is pure cost.
-constexpr uint64_t kMaxSplitTiles = 512;
-// Each slice keeps at least this many k-steps, or the split is all prologue and hand-over.
-constexpr uint32_t kMinStepsPerSlice = 2;
 
 std::vector<KnobSpec> coopmat_knobs(bool split) {
   // bn up to 512: x arrives as fp32 and is the bulk of each k-step's L2 traffic, so x bytes
@@ -81,11 +77,8 @@ class Coopmat final : public Family {
   }
   uint64_t workspace_bytes(const Knobs& k, const Problem& p) const override {
     if (!split_) return 0;
-    // A counter per output tile (rounded up to 16: the partials start 64-byte aligned), then
-    // every slice's fp32 partial of every tile.
     const Geometry g = geometry(k);
-    const uint64_t tiles = output_tiles(g, p);
-    return (ceil_div(tiles, 16) * 16 + uint64_t{g.splitk} * tiles * g.bm * g.bn) * 4;
+    return splitk::workspace_bytes(output_tiles(g, p), g.bm, g.bn, g.splitk);
   }
   ShaderSpec source(const Knobs& k) const override {
     const Geometry g = geometry(k);
@@ -130,16 +123,9 @@ class Coopmat final : public Family {
     if (split_) {
       // Shape checks, kept here because they need the problem.
       const Geometry g = geometry(k);
-      if (const uint64_t tiles = output_tiles(g, p); tiles > kMaxSplitTiles) {
-        return std::to_string(tiles) + " output tiles of " + std::to_string(g.bm) + "x" +
-               std::to_string(g.bn) + " already fill the GPU (split-K is for at most " +
-               std::to_string(kMaxSplitTiles) + ")";
-      }
-      if (const uint64_t steps = ceil_div(p.k, g.bk); steps < uint64_t{kMinStepsPerSlice} * g.splitk) {
-        return "K=" + std::to_string(p.k) + " has " + std::to_string(steps) + " k-steps of " +
-               std::to_string(g.bk) + ", fewer than " + std::to_string(kMinStepsPerSlice) +
-               " for each of " + std::to_string(g.splitk) + " slices";
-      }
+      const std::string error =
+          splitk::shape_error(output_tiles(g, p), g.bm, g.bn, p.k, g.bk, g.splitk);
+      if (!error.empty()) return error;
     }
     bool shape = false;
     for (const vk::CoopMatShape& s : d.features.coopmat_shapes) {

@@ -7,6 +7,7 @@
 
 #include "kernels/vk/buffer.h"
 #include "kernels/vk/command_buffer.h"
+#include "kernels/vk/cooperative_matrix2.h"
 #include "kernels/vk/error.h"
 
 namespace vktune::vk {
@@ -23,9 +24,11 @@ struct FeatureChain {
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
   VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR executable{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
+  CooperativeMatrixFeaturesKhr coopmat_khr{kCooperativeMatrixFeaturesKhrType};
+  CooperativeMatrix2FeaturesNv coopmat2{kCooperativeMatrix2FeaturesNvType};
 
   // Links the structs the device knows; FeatureChain must not move afterwards.
-  void link(uint32_t api_version, bool with_coopmat, bool with_executable) {
+  void link(uint32_t api_version, bool with_coopmat, bool with_coopmat2, bool with_executable) {
     void** next = &core.pNext;
     auto append = [&next](auto& s) {
       *next = &s;
@@ -35,10 +38,15 @@ struct FeatureChain {
     append(v12);
     if (api_version >= VK_API_VERSION_1_3) append(v13);
     if (with_coopmat) append(coopmat);
+    if (with_coopmat2) {
+      append(coopmat_khr);
+      append(coopmat2);
+    }
     if (with_executable) append(executable);
   }
 
-  void keep_only_used() {
+  // `with_coopmat2`: whether cooperative matrix 2 is enabled (its structs are linked).
+  void keep_only_used(bool with_coopmat2) {
     const VkPhysicalDeviceFeatures supported = core.features;
     core.features = {};
     core.features.shaderInt64 = supported.shaderInt64;
@@ -50,6 +58,7 @@ struct FeatureChain {
     used12.storageBuffer8BitAccess = v12.storageBuffer8BitAccess;
     used12.shaderFloat16 = v12.shaderFloat16;
     used12.shaderInt8 = v12.shaderInt8;
+    used12.bufferDeviceAddress = with_coopmat2 && v12.bufferDeviceAddress;  // its decode functions
     v12 = used12;
     VkPhysicalDeviceVulkan13Features used13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES,
                                             v13.pNext};
@@ -58,6 +67,7 @@ struct FeatureChain {
     used13.shaderIntegerDotProduct = v13.shaderIntegerDotProduct;
     v13 = used13;
     coopmat.cooperativeMatrixRobustBufferAccess = VK_FALSE;
+    coopmat_khr.cooperativeMatrixRobustBufferAccess = VK_FALSE;
   }
 };
 
@@ -81,17 +91,22 @@ Device Device::create(const Instance& instance, size_t index) {
 
   std::vector<const char*> extensions;
   const bool coopmat = d.info_.features.coopmat_nv;
+  const bool coopmat2 = d.info_.features.coopmat2_nv;
   const bool executable = d.info_.features.pipeline_executable_properties;
   if (coopmat) extensions.push_back(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
+  if (coopmat2) {
+    extensions.push_back(kCooperativeMatrixKhrExtension);
+    extensions.push_back(kCooperativeMatrix2NvExtension);
+  }
   if (executable) extensions.push_back(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
   if (d.info_.features.portability_subset) {
     extensions.push_back("VK_KHR_portability_subset");
   }
 
   FeatureChain features;
-  features.link(d.info_.api_version, coopmat, executable);
+  features.link(d.info_.api_version, coopmat, coopmat2, executable);
   vkGetPhysicalDeviceFeatures2(d.physical_, &features.core);
-  features.keep_only_used();
+  features.keep_only_used(coopmat2);
 
   const uint32_t family = compute_queue_family(d.physical_);
   const float priority = 1.0f;

@@ -94,6 +94,7 @@ nlohmann::json to_json(const DeviceInfo& info) {
         {"subgroup_size_control", f.subgroup_size_control},
         {"coopmat_nv", f.coopmat_nv},
         {"coopmat_khr", f.coopmat_khr},
+        {"coopmat2_nv", f.coopmat2_nv},
         {"shader_integer_dot_product", f.shader_integer_dot_product},
         {"pipeline_executable_properties", f.pipeline_executable_properties},
         {"portability_subset", f.portability_subset},

@@ -47,6 +47,10 @@ struct DeviceFeatures {
   bool subgroup_size_control = false;
   bool coopmat_nv = false;   // VK_NV_cooperative_matrix (what Debian 12's shaderc can target)
   bool coopmat_khr = false;  // VK_KHR_cooperative_matrix
+  // VK_NV_cooperative_matrix2 with what q4gsw_coopmat2 uses (workgroup scope, flexible
+  // dimensions, tensor addressing, block loads, per-element operations), VK_KHR_cooperative_matrix
+  // and bufferDeviceAddress (its decode functions take buffer references), on Vulkan 1.3.
+  bool coopmat2_nv = false;
   // shaderIntegerDotProduct (Vulkan 1.3 or VK_KHR_shader_integer_dot_product): dotPacked4x8EXT
   bool shader_integer_dot_product = false;
   bool pipeline_executable_properties = false;

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <set>
 
+#include "kernels/vk/cooperative_matrix2.h"
 #include "kernels/vk/error.h"
 
 namespace vktune::vk {
@@ -159,6 +160,16 @@ DeviceInfo query_device_info(VkInstance instance, VkPhysicalDevice device, uint3
   // Vulkan 1.3's features (shaderIntegerDotProduct): only a 1.3 device knows the struct.
   VkPhysicalDeviceVulkan13Features v13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
   if (info.api_version >= VK_API_VERSION_1_3) f16i8.pNext = &v13;
+  // Cooperative matrix 2 only where the device lists its extensions (and 1.3, for SPIR-V 1.6).
+  const std::set<std::string> extensions = device_extensions(device);
+  auto has_extension = [&extensions](const char* name) { return extensions.count(name) > 0; };
+  VkPhysicalDeviceBufferDeviceAddressFeatures address{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_BUFFER_DEVICE_ADDRESS_FEATURES};
+  CooperativeMatrix2FeaturesNv coopmat2{kCooperativeMatrix2FeaturesNvType, &address};
+  const bool coopmat2_listed = info.api_version >= VK_API_VERSION_1_3 &&
+                               has_extension(kCooperativeMatrix2NvExtension) &&
+                               has_extension(kCooperativeMatrixKhrExtension);
+  if (coopmat2_listed) v13.pNext = &coopmat2;
   vkGetPhysicalDeviceFeatures2(device, &features);
 
   DeviceFeatures& f = info.features;
@@ -171,12 +182,11 @@ DeviceInfo query_device_info(VkInstance instance, VkPhysicalDevice device, uint3
       info.api_version >= VK_API_VERSION_1_3 && v13.shaderIntegerDotProduct;
   f.subgroup_arithmetic = (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
                           (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT);
-  const std::set<std::string> extensions = device_extensions(device);
-  auto has_extension = [&extensions](const char* name) { return extensions.count(name) > 0; };
   f.subgroup_size_control = has_extension(VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME) ||
                             info.api_version >= VK_API_VERSION_1_3;
   f.coopmat_nv = has_extension(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
-  f.coopmat_khr = has_extension("VK_KHR_cooperative_matrix");
+  f.coopmat_khr = has_extension(kCooperativeMatrixKhrExtension);
+  f.coopmat2_nv = coopmat2_listed && usable(coopmat2) && address.bufferDeviceAddress;
   f.pipeline_executable_properties =
       has_extension(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
   f.portability_subset = has_extension("VK_KHR_portability_subset");

@@ -1,7 +1,7 @@
 // Every cooperative-matrix variant compiles with shaderc: they cannot run on lavapipe, so this
-// is their only check on machines without a GPU. So does every integer-dot-product variant where
-// the linked compiler accepts GL_EXT_integer_dot_product (the devices without
-// shaderIntegerDotProduct never run them).
+// is their only check on machines without a GPU. So does every integer-dot-product and
+// cooperative-matrix-2 variant where the linked compiler accepts the extension (the devices
+// without it never run them).
 #include <gtest/gtest.h>
 
 #include "kernels/compiler_probe.h"
@@ -19,7 +19,7 @@ void compile_all(std::string_view name) {
     const ShaderSpec spec = f->shader(k);
     const std::string key = f->key(k);
     try {
-      auto spirv = compiler.compile(spec.file, spec.defines, key);
+      auto spirv = compiler.compile(spec, key);
       EXPECT_GT(spirv->size(), 5u) << key;
     } catch (const CompileError& e) {
       ADD_FAILURE() << e.what();
@@ -37,6 +37,14 @@ TEST(VariantsCompile, GemvI8Dot) {
                  << kNewerCompilerHint;
   }
   compile_all("q4gsw_gemv_i8dot");
+}
+TEST(VariantsCompile, Coopmat2) {
+  if (!linked_compiler_support().accepts(GlslExtension::cooperative_matrix2_nv)) {
+    GTEST_SKIP() << "the linked shaderc does not accept GL_NV_cooperative_matrix2; "
+                 << kNewerCompilerHint;
+  }
+  compile_all("q4gsw_coopmat2");
+  compile_all("q4gsw_coopmat2_f16");
 }
 // The other families' variants are compiled (and run) by kernels_instance_test.
 

@@ -34,7 +34,7 @@ std::vector<Compiled> compile_builtins() {
         const kernels::Knobs knobs = family.knobs_from_json(nlohmann::json::parse(v.knobs_json));
         const std::string key = family.key(knobs);
         const kernels::ShaderSpec spec = family.shader(knobs);
-        out.push_back({key, *compiler.compile(spec.file, spec.defines, key)});
+        out.push_back({key, *compiler.compile(spec, key)});
       }
     }
   }

@@ -127,6 +127,8 @@ TEST(DispatchFeatures, SubgroupAndCooperativeMatrixVariantsNameTheirs) {
   EXPECT_STREQ(vktune_feature_name(VKTUNE_FEATURE_COOPERATIVE_MATRIX_NV), "VK_NV_cooperative_matrix");
   EXPECT_STREQ(vktune_feature_name(VKTUNE_FEATURE_SHADER_INTEGER_DOT_PRODUCT),
                "shaderIntegerDotProduct");
+  EXPECT_STREQ(vktune_feature_name(VKTUNE_FEATURE_COOPERATIVE_MATRIX2_NV),
+               "VK_NV_cooperative_matrix2");
   EXPECT_STREQ(vktune_feature_name(1u << 30), "");
 }
 

@@ -42,7 +42,7 @@ class DispatchOnDevice : public vktune::test::VulkanFixture {
     if (words.empty()) {
       const kernels::Knobs knobs = family.knobs_from_json(nlohmann::json::parse(s.knobs_json));
       const kernels::ShaderSpec spec = family.shader(knobs);
-      words = *compiler_.compile(spec.file, spec.defines, s.variant_key);
+      words = *compiler_.compile(spec, s.variant_key);
     }
     const std::span<const uint32_t> spirv_words(words);
     const vk::ComputePipeline pipeline = vk::ComputePipeline::create(

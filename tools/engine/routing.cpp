@@ -20,6 +20,7 @@ bool has_feature(std::string_view name, const vk::DeviceInfo& device) {
   if (name == "shaderFloat16") return f.shader_float16;
   if (name == "VK_SUBGROUP_FEATURE_ARITHMETIC_BIT") return f.subgroup_arithmetic;
   if (name == "shaderIntegerDotProduct") return f.shader_integer_dot_product;
+  if (name == "VK_NV_cooperative_matrix2") return f.coopmat2_nv;
   if (name == "VK_NV_cooperative_matrix") {
     // The contract's shape: 16x16x16, f16 * f16 + f32.
     return f.coopmat_nv &&

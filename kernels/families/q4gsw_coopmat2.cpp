@@ -1,0 +1,115 @@
+// q4gsw_coopmat2: the tensor-core GEMM through GL_NV_cooperative_matrix2 (workgroup-scope
+// matrices, tensor-layout loads, the int4 weights dequantised by a decode function), optionally
+// splitting K across workgroups; see q4gsw_coopmat2.comp. Needs the newer shader compiler
+// (tools/setup-newer-shaderc.sh) and a Vulkan 1.3 device with the extension; fp16 operands:
+// tolerance fp16_tolerance.
+#include <bit>
+
+#include "kernels/families/families.h"
+#include "kernels/families/reference.h"
+#include "kernels/families/splitk.h"
+
+namespace vktune::kernels {
+namespace {
+
+// fp32 accumulator elements per invocation (bm * bn / wg): above the maximum the registers
+// spill, below the minimum a tile is too small to keep the tensor cores fed between loads.
+constexpr uint32_t kMaxAccumulatorsPerInvocation = 128;
+constexpr uint32_t kMinAccumulatorsPerInvocation = 16;
+
+class Coopmat2 final : public Family {
+ public:
+  // wg: invocations (the driver spreads the matrices over them); bm: rows of x and out per
+  // tile; bn: weight rows (columns of out) per tile; bk: k per step (one matrix load of each
+  // operand); splitk: K slices per output tile (1: no split). The values are what came within
+  // 10% of the best on the H100's prefill problems out of a space four times larger (wg 128,
+  // bm 32, bn 256, splitk 8 and fp16 x loaded without the decode never did; docs/h100/README.md,
+  // "Cooperative matrix 2").
+  explicit Coopmat2(DType dtype)
+      : Family("q4gsw_coopmat2", dtype, Op::q4gsw,
+               {{"wg", ints({256})},
+                {"bm", ints({64, 128, 256})},
+                {"bn", ints({32, 64, 128})},
+                {"bk", ints({32, 64})},
+                {"splitk", ints({1, 2, 4})}}) {}
+
+  Constraints constraints(const Knobs&) const override {
+    return {32, 32, 1, 1, 0};  // a decoded block is one row's 32 nibbles, under one scale
+  }
+  std::string shape_error(const Knobs&, const Problem& p) const override {
+    if (!std::has_single_bit(p.group_size)) {
+      return "gs=" + std::to_string(p.group_size) +
+             " is not a power of two (the decode finds a block's scale by a shift)";
+    }
+    return {};
+  }
+  Layout layout(const Knobs&) const override { return Layout::raw; }
+  uint32_t workgroup_size(const Knobs& k) const override { return get(k, "wg"); }
+  // The driver stages the operands in shared memory of its own; the shader declares only the
+  // split-K hand-over flag.
+  uint32_t shared_bytes(const Knobs& k) const override { return get(k, "splitk") > 1 ? 4 : 0; }
+  uint64_t workspace_bytes(const Knobs& k, const Problem& p) const override {
+    if (get(k, "splitk") == 1) return 0;
+    return splitk::workspace_bytes(output_tiles(k, p), get(k, "bm"), get(k, "bn"),
+                                   get(k, "splitk"));
+  }
+  ShaderSpec source(const Knobs& k) const override {
+    return {"q4gsw_coopmat2.comp",
+            {{"WG", str(get(k, "wg"))},
+             {"BM", str(get(k, "bm"))},
+             {"BN", str(get(k, "bn"))},
+             {"BK", str(get(k, "bk"))},
+             {"SPLITK", str(get(k, "splitk"))}}};
+  }
+  std::array<uint32_t, 3> groups(const Knobs& k, const Problem& p,
+                                 const vk::DeviceInfo& d) const override {
+    return {clamp_groups(output_tiles(k, p) * get(k, "splitk"), d), 1, 1};
+  }
+  double arithmetic_tolerance(const Problem& p) const override { return fp16_tolerance(p); }
+
+ protected:
+  std::string combination_error(const Knobs& k) const override {
+    const uint32_t per = get(k, "bm") * get(k, "bn") / get(k, "wg");
+    const std::string tile = str(get(k, "bm")) + "x" + str(get(k, "bn"));
+    if (per > kMaxAccumulatorsPerInvocation) {
+      return "a " + tile + " tile gives " + str(get(k, "wg")) + " invocations " + str(per) +
+             " accumulators each, above " + str(kMaxAccumulatorsPerInvocation) +
+             " (register pressure)";
+    }
+    if (per < kMinAccumulatorsPerInvocation) {
+      return "a " + tile + " tile gives " + str(get(k, "wg")) + " invocations " + str(per) +
+             " accumulators each, below " + str(kMinAccumulatorsPerInvocation) +
+             " (too little work a step)";
+    }
+    return {};
+  }
+  std::string device_error(const Knobs& k, const Problem& p, const vk::DeviceInfo&) const override {
+    if (get(k, "splitk") == 1) return {};
+    return splitk::shape_error(output_tiles(k, p), get(k, "bm"), get(k, "bn"), p.k, get(k, "bk"),
+                               get(k, "splitk"));
+  }
+  Requirements shader_requirements(const Knobs&) const override {
+    Requirements r;
+    r.add(Feature::cooperative_matrix2_nv)
+        .add(Feature::shader_float16)
+        .add(GlslExtension::cooperative_matrix2_nv);
+    return r;
+  }
+
+ private:
+  static uint32_t get(const Knobs& k, std::string_view name) {
+    return static_cast<uint32_t>(knob_int(k, name));
+  }
+  static uint64_t output_tiles(const Knobs& k, const Problem& p) {
+    return ceil_div(p.m, get(k, "bm")) * ceil_div(p.n, get(k, "bn"));
+  }
+};
+
+}  // namespace
+
+const Family& coopmat2_family(DType dtype) {
+  static const Coopmat2 f32(DType::f32), f16(DType::f16);
+  return dtype == DType::f16 ? f16 : f32;
+}
+
+}  // namespace vktune::kernels

@@ -1,0 +1,25 @@
+// Split-K's shape checks, shared by the cooperative-matrix families that split K across
+// workgroups (q4gsw_coopmat_splitk, q4gsw_coopmat2 with splitk > 1).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace vktune::kernels::splitk {
+
+// Split-K pays only while the output tiles leave SMs idle; past this many tiles every GPU we
+// know is full (the H100 has 132 SMs), and the split's extra traffic is pure cost.
+inline constexpr uint64_t kMaxSplitTiles = 512;
+// Each slice keeps at least this many k-steps, or the split is all prologue and hand-over.
+inline constexpr uint32_t kMinStepsPerSlice = 2;
+
+// Why splitting K = `k` into `slices` of `bk`-wide k-steps does not pay for `tiles` output tiles
+// of bm x bn; empty when it may.
+std::string shape_error(uint64_t tiles, uint32_t bm, uint32_t bn, uint32_t k, uint32_t bk,
+                        uint32_t slices);
+
+// Bytes of the workspace: a counter per output tile (rounded up to 16, so the partials start
+// 64-byte aligned), then every slice's fp32 partial of every tile.
+uint64_t workspace_bytes(uint64_t tiles, uint32_t bm, uint32_t bn, uint32_t slices);
+
+}  // namespace vktune::kernels::splitk
