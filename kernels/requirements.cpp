@@ -17,6 +17,8 @@ std::span<const FeatureDesc> feature_descs() {
        &vk::DeviceFeatures::shader_integer_dot_product},
       {Feature::cooperative_matrix2_nv, "VK_NV_cooperative_matrix2",
        "for its workgroup-scope tensor-core tiles", &vk::DeviceFeatures::coopmat2_nv},
+      {Feature::cooperative_matrix_khr, "VK_KHR_cooperative_matrix", "for its tensor-core tiles",
+       &vk::DeviceFeatures::coopmat_khr},
   };
   return kAll;
 }

@@ -25,6 +25,8 @@ enum class Feature : uint32_t {
   shader_integer_dot_product = 1u << 4,
   // VK_NV_cooperative_matrix2 and what DeviceFeatures::coopmat2_nv lists with it
   cooperative_matrix2_nv = 1u << 5,
+  // VK_KHR_cooperative_matrix and its cooperativeMatrix feature
+  cooperative_matrix_khr = 1u << 6,
 };
 
 struct FeatureDesc {

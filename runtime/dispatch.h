@@ -54,7 +54,9 @@ struct DispatchPlan {
   // 16x16x16 f16*f16+f32 shape), "shaderIntegerDotProduct" (VkPhysicalDeviceVulkan13Features,
   // a Vulkan 1.3 device), "VK_NV_cooperative_matrix2" (on Vulkan 1.3: that extension with the
   // features VKTUNE_FEATURE_COOPERATIVE_MATRIX2_NV lists, VK_KHR_cooperative_matrix and
-  // bufferDeviceAddress). Empty: a Vulkan 1.2 device with nothing enabled runs it. The
+  // bufferDeviceAddress), "VK_KHR_cooperative_matrix" (the extension and its cooperativeMatrix
+  // feature, with the 16x16x16 f16*f16+f32 subgroup shape). Empty: a Vulkan 1.2 device with
+  // nothing enabled runs it. The
   // engine checks the device has each and enables it on its VkDevice.
   std::vector<std::string> required_features;
   uint32_t required_feature_bits = 0;  // the same as VKTUNE_FEATURE_* bits

@@ -136,7 +136,10 @@ enum {
      FlexibleDimensions, TensorAddressing, BlockLoads, PerElementOperations) and
      VK_KHR_cooperative_matrix (cooperativeMatrix), and VkPhysicalDeviceVulkan12Features::
      bufferDeviceAddress: the SPIR-V targets Vulkan 1.3 */
-  VKTUNE_FEATURE_COOPERATIVE_MATRIX2_NV = 1u << 5
+  VKTUNE_FEATURE_COOPERATIVE_MATRIX2_NV = 1u << 5,
+  /* extension VK_KHR_cooperative_matrix, its cooperativeMatrix feature enabled and the
+     16x16x16 f16*f16+f32 subgroup shape supported */
+  VKTUNE_FEATURE_COOPERATIVE_MATRIX_KHR = 1u << 6
 };
 
 typedef struct vktune_dispatch {
@@ -163,7 +166,7 @@ typedef struct vktune_dispatch {
 
 /* The Vulkan name of one VKTUNE_FEATURE_* bit ("storageBuffer16BitAccess", "shaderFloat16",
    "VK_SUBGROUP_FEATURE_ARITHMETIC_BIT", "VK_NV_cooperative_matrix", "shaderIntegerDotProduct",
-   "VK_NV_cooperative_matrix2");
+   "VK_NV_cooperative_matrix2", "VK_KHR_cooperative_matrix");
    "" for anything else.
    Static storage. */
 const char* vktune_feature_name(uint32_t feature_bit);

@@ -15,6 +15,8 @@ const Family& gemv_i8dot_family(DType dtype);     // int8 x, integer dot product
 const Family& gemv_i8dot_s16_family(DType dtype); // q4gsw_gemv_i8dot on packed_s16
 const Family& coopmat_family(DType dtype);
 const Family& coopmat_splitk_family(DType dtype);
+const Family& coopmat_khr_family(DType dtype);         // GL_KHR_cooperative_matrix
+const Family& coopmat_splitk_khr_family(DType dtype);  // the same, split K
 const Family& coopmat2_family(DType dtype);       // GL_NV_cooperative_matrix2
 const Family& rms_norm_family(DType dtype);
 const Family& sdpa_naive_family(DType dtype);

@@ -1,6 +1,8 @@
 // q4gsw_coopmat and q4gsw_coopmat_splitk: fp16 tensor-core GEMM through
 // GL_NV_cooperative_matrix (16x16x16, fp32 accumulators), the second also splitting K across
-// workgroups; see q4gsw_coopmat.comp. fp16 inputs: tolerance fp16_tolerance.
+// workgroups; see q4gsw_coopmat.comp. q4gsw_coopmat_khr and q4gsw_coopmat_splitk_khr: the same
+// kernels through GL_KHR_cooperative_matrix (the newer compiler; the API AMD and Intel GPUs
+// expose). fp16 inputs: tolerance fp16_tolerance.
 #include <algorithm>
 
 #include "kernels/families/families.h"
@@ -32,11 +34,12 @@ class Coopmat final : public Family {
  public:
   // buf: 1 load, then store; 2 prefetch the next k-step into registers; 3 that, and two
   // shared stages; 4 prefetch two k-steps ahead. splitk (split family only): K slices per
-  // output tile.
-  Coopmat(bool split, DType dtype)
-      : Family(split ? "q4gsw_coopmat_splitk" : "q4gsw_coopmat", dtype, Op::q4gsw,
-               coopmat_knobs(split)),
-        split_(split) {}
+  // output tile. khr: through GL_KHR_cooperative_matrix instead of the NV extension.
+  Coopmat(bool split, DType dtype, bool khr)
+      : Family(std::string(split ? "q4gsw_coopmat_splitk" : "q4gsw_coopmat") + (khr ? "_khr" : ""),
+               dtype, Op::q4gsw, coopmat_knobs(split)),
+        split_(split),
+        khr_(khr) {}
 
   // Tile geometry, as the shader's defines: wn subgroups along N, wm along M, each owning
   // fm x fn 16x16 tiles; wn = 0 when the tile does not split for sg subgroups.
@@ -82,14 +85,16 @@ class Coopmat final : public Family {
   }
   ShaderSpec source(const Knobs& k) const override {
     const Geometry g = geometry(k);
-    return {"q4gsw_coopmat.comp",
-            {{"BM", str(g.bm)},
-             {"BN", str(g.bn)},
-             {"BK", str(g.bk)},
-             {"SG", str(g.sg)},
-             {"WN", str(g.wn)},
-             {"BUF", str(g.buf)},
-             {"SPLITK", str(g.splitk)}}};
+    ShaderSpec spec{"q4gsw_coopmat.comp",
+                    {{"BM", str(g.bm)},
+                     {"BN", str(g.bn)},
+                     {"BK", str(g.bk)},
+                     {"SG", str(g.sg)},
+                     {"WN", str(g.wn)},
+                     {"BUF", str(g.buf)},
+                     {"SPLITK", str(g.splitk)}}};
+    if (khr_) spec.defines.emplace_back("KHR", "1");  // coopmat_api.glsl
+    return spec;
   }
   std::array<uint32_t, 3> groups(const Knobs& k, const Problem& p,
                                  const vk::DeviceInfo& d) const override {
@@ -127,18 +132,20 @@ class Coopmat final : public Family {
           splitk::shape_error(output_tiles(g, p), g.bm, g.bn, p.k, g.bk, g.splitk);
       if (!error.empty()) return error;
     }
-    bool shape = false;
-    for (const vk::CoopMatShape& s : d.features.coopmat_shapes) {
-      shape = shape || (s.m == 16 && s.n == 16 && s.k == 16 && s.a_type == "f16" &&
-                        s.b_type == "f16" && s.c_type == "f32" && s.result_type == "f32");
+    if (!vk::has_f16_tile(khr_ ? d.features.coopmat_khr_shapes : d.features.coopmat_shapes)) {
+      return d.name + " lacks the cooperative-matrix shape 16x16x16 f16*f16+f32" +
+             (khr_ ? " (VK_KHR_cooperative_matrix)" : "");
     }
-    if (!shape) return d.name + " lacks the cooperative-matrix shape 16x16x16 f16*f16+f32";
     return {};
   }
   Requirements shader_requirements(const Knobs&) const override {
     Requirements r;
-    r.add(Feature::cooperative_matrix_nv).add(Feature::shader_float16).subgroup_size =
-        kSubgroupSize;
+    if (khr_) {
+      r.add(Feature::cooperative_matrix_khr).add(GlslExtension::cooperative_matrix_khr);
+    } else {
+      r.add(Feature::cooperative_matrix_nv);
+    }
+    r.add(Feature::shader_float16).subgroup_size = kSubgroupSize;
     return r;
   }
 
@@ -148,17 +155,28 @@ class Coopmat final : public Family {
   }
 
   bool split_;
+  bool khr_;
 };
 
 }  // namespace
 
 const Family& coopmat_family(DType dtype) {
-  static const Coopmat f32(false, DType::f32), f16(false, DType::f16);
+  static const Coopmat f32(false, DType::f32, false), f16(false, DType::f16, false);
   return dtype == DType::f16 ? f16 : f32;
 }
 
 const Family& coopmat_splitk_family(DType dtype) {
-  static const Coopmat f32(true, DType::f32), f16(true, DType::f16);
+  static const Coopmat f32(true, DType::f32, false), f16(true, DType::f16, false);
+  return dtype == DType::f16 ? f16 : f32;
+}
+
+const Family& coopmat_khr_family(DType dtype) {
+  static const Coopmat f32(false, DType::f32, true), f16(false, DType::f16, true);
+  return dtype == DType::f16 ? f16 : f32;
+}
+
+const Family& coopmat_splitk_khr_family(DType dtype) {
+  static const Coopmat f32(true, DType::f32, true), f16(true, DType::f16, true);
   return dtype == DType::f16 ? f16 : f32;
 }
 

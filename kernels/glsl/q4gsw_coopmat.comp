@@ -1,5 +1,5 @@
-// q4gsw GEMM on tensor cores through GL_NV_cooperative_matrix (16x16x16, fp16 inputs, fp32
-// accumulators). Per k-step of BK the workgroup stages, in shared memory as fp16, an x tile
+// q4gsw GEMM on tensor cores through GL_NV_cooperative_matrix, or GL_KHR_cooperative_matrix with
+// KHR 1 (coopmat_api.glsl; 16x16x16, fp16 inputs, fp32 accumulators). Per k-step of BK the workgroup stages, in shared memory as fp16, an x tile
 // [BM][BK] and a dequantized weight tile [BN][BK] (k contiguous: B is loaded column-major),
 // from 16-byte global loads (two vec4 of x, one uvec4 = 32 nibbles of one weight row) and with
 // 16-byte shared stores. SG subgroups in a WM x WN grid each own FM x FN accumulator tiles, so
@@ -33,7 +33,7 @@
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
 #extension GL_KHR_memory_scope_semantics : require
 #extension GL_KHR_shader_subgroup_basic : require
-#extension GL_NV_cooperative_matrix : require
+#include "coopmat_api.glsl"
 
 #ifndef BM
 #define BM 64
@@ -187,10 +187,9 @@ void main() {
     const uint m0 = (tile % tiles_m) * BM;
     const uint n0 = (tile / tiles_m) * BN;
 
-    fcoopmatNV<32, gl_ScopeSubgroup, 16, 16> acc[FM][FN];
+    MAT_ACC acc[FM][FN];
     [[unroll]] for (uint j = 0; j < FN; ++j) {
-      fcoopmatNV<32, gl_ScopeSubgroup, 16, 16> init =
-          fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>(0.0);
+      MAT_ACC init = MAT_ACC(0.0);
       if (pc.has_bias != 0u && slice == 0u) {
         const uint nt = n0 + (wn * FN + j) * 16u;
         for (uint e = lane; e < 64u; e += SG_SIZE) {  // 16 rows of 4 uvec4, all rows alike
@@ -202,7 +201,7 @@ void main() {
         }
         subgroupMemoryBarrierShared();
         subgroupBarrier();
-        coopMatLoadNV(init, smem, scratch, 4u, false);
+        MAT_LOAD(init, smem, scratch, 4u, false);
         subgroupBarrier();  // the scratch is rewritten for the next j
       }
       [[unroll]] for (uint i = 0; i < FM; ++i) acc[i][j] = init;
@@ -236,15 +235,15 @@ void main() {
 #endif
         const uint A_BASE = stage * STAGE4, B_BASE = A_BASE + BM * ROW4;
         [[unroll]] for (uint kk = 0; kk < BK / 8; kk += 2u) {  // 16 halves = 2 uvec4
-          fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> a[FM];
+          MAT_A a[FM];
           [[unroll]] for (uint i = 0; i < FM; ++i) {
-            coopMatLoadNV(a[i], smem, A_BASE + (wm * FM + i) * 16u * ROW4 + kk, ROW4, false);
+            MAT_LOAD(a[i], smem, A_BASE + (wm * FM + i) * 16u * ROW4 + kk, ROW4, false);
           }
           [[unroll]] for (uint j = 0; j < FN; ++j) {
-            fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> b;
-            coopMatLoadNV(b, smem, B_BASE + (wn * FN + j) * 16u * ROW4 + kk, ROW4, true);
+            MAT_B b;
+            MAT_LOAD(b, smem, B_BASE + (wn * FN + j) * 16u * ROW4 + kk, ROW4, true);
             [[unroll]] for (uint i = 0; i < FM; ++i) {
-              acc[i][j] = coopMatMulAddNV(a[i], b, acc[i][j]);
+              acc[i][j] = MAT_MULADD(a[i], b, acc[i][j]);
             }
           }
         }
@@ -262,7 +261,7 @@ void main() {
     const uint base = counters + (slice * tiles + tile) * (BM * BN);
     [[unroll]] for (uint i = 0; i < FM; ++i) {
       [[unroll]] for (uint j = 0; j < FN; ++j) {
-        coopMatStoreNV(acc[i][j], partial, base + (wm * FM + i) * 16u * BN + (wn * FN + j) * 16u,
+        MAT_STORE(acc[i][j], partial, base + (wm * FM + i) * 16u * BN + (wn * FN + j) * 16u,
                        BN, false);
       }
     }
@@ -296,13 +295,13 @@ void main() {
         const uint nt = n0 + (wn * FN + j) * 16u;
         if (mt + 16u <= pc.M && nt + 16u <= pc.N && (pc.N & 3u) == 0u) {
           #if F16
-          coopMatStoreNV(fcoopmatNV<16, gl_ScopeSubgroup, 16, 16>(acc[i][j]), out_, mt * pc.N + nt,
+          MAT_STORE(MAT_ACC16(acc[i][j]), out_, mt * pc.N + nt,
                          pc.N, false);
 #else
-          coopMatStoreNV(acc[i][j], out_, mt * pc.N + nt, pc.N, false);
+          MAT_STORE(acc[i][j], out_, mt * pc.N + nt, pc.N, false);
 #endif
         } else if (mt < pc.M && nt < pc.N) {
-          coopMatStoreNV(acc[i][j], smem, scratch, 4u, false);
+          MAT_STORE(acc[i][j], smem, scratch, 4u, false);
           subgroupMemoryBarrierShared();
           subgroupBarrier();
           for (uint e = lane; e < 256u; e += SG_SIZE) {

@@ -7,7 +7,7 @@
 
 #include "kernels/vk/buffer.h"
 #include "kernels/vk/command_buffer.h"
-#include "kernels/vk/cooperative_matrix2.h"
+#include "kernels/vk/cooperative_matrix_structs.h"
 #include "kernels/vk/error.h"
 
 namespace vktune::vk {
@@ -28,7 +28,8 @@ struct FeatureChain {
   CooperativeMatrix2FeaturesNv coopmat2{kCooperativeMatrix2FeaturesNvType};
 
   // Links the structs the device knows; FeatureChain must not move afterwards.
-  void link(uint32_t api_version, bool with_coopmat, bool with_coopmat2, bool with_executable) {
+  void link(uint32_t api_version, bool with_coopmat, bool with_coopmat_khr, bool with_coopmat2,
+            bool with_executable) {
     void** next = &core.pNext;
     auto append = [&next](auto& s) {
       *next = &s;
@@ -38,10 +39,8 @@ struct FeatureChain {
     append(v12);
     if (api_version >= VK_API_VERSION_1_3) append(v13);
     if (with_coopmat) append(coopmat);
-    if (with_coopmat2) {
-      append(coopmat_khr);
-      append(coopmat2);
-    }
+    if (with_coopmat_khr) append(coopmat_khr);
+    if (with_coopmat2) append(coopmat2);
     if (with_executable) append(executable);
   }
 
@@ -91,20 +90,19 @@ Device Device::create(const Instance& instance, size_t index) {
 
   std::vector<const char*> extensions;
   const bool coopmat = d.info_.features.coopmat_nv;
-  const bool coopmat2 = d.info_.features.coopmat2_nv;
+  const bool coopmat_khr = d.info_.features.coopmat_khr;
+  const bool coopmat2 = d.info_.features.coopmat2_nv;  // implies coopmat_khr
   const bool executable = d.info_.features.pipeline_executable_properties;
   if (coopmat) extensions.push_back(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
-  if (coopmat2) {
-    extensions.push_back(kCooperativeMatrixKhrExtension);
-    extensions.push_back(kCooperativeMatrix2NvExtension);
-  }
+  if (coopmat_khr) extensions.push_back(kCooperativeMatrixKhrExtension);
+  if (coopmat2) extensions.push_back(kCooperativeMatrix2NvExtension);
   if (executable) extensions.push_back(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
   if (d.info_.features.portability_subset) {
     extensions.push_back("VK_KHR_portability_subset");
   }
 
   FeatureChain features;
-  features.link(d.info_.api_version, coopmat, coopmat2, executable);
+  features.link(d.info_.api_version, coopmat, coopmat_khr, coopmat2, executable);
   vkGetPhysicalDeviceFeatures2(d.physical_, &features.core);
   features.keep_only_used(coopmat2);
 

@@ -1,7 +1,9 @@
 // The device fingerprint as plain data: names, version texts, JSON.
 #include "kernels/vk/device_info.h"
 
+#include <algorithm>
 #include <cstdio>
+
 #include <nlohmann/json.hpp>
 
 namespace vktune::vk {
@@ -12,6 +14,16 @@ std::string version_text(uint32_t v) {
   char text[32];
   std::snprintf(text, sizeof text, "%u.%u.%u", (v >> 22) & 0x7fu, (v >> 12) & 0x3ffu, v & 0xfffu);
   return text;
+}
+
+// The shapes as JSON objects {"m", "n", "k", "a", "b", "c", "result"}.
+nlohmann::json to_json(const std::vector<CoopMatShape>& shapes) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& s : shapes) {
+    out.push_back({{"m", s.m}, {"n", s.n}, {"k", s.k}, {"a", s.a_type}, {"b", s.b_type},
+                   {"c", s.c_type}, {"result", s.result_type}});
+  }
+  return out;
 }
 
 }  // namespace
@@ -53,12 +65,15 @@ std::string uuid_hex(const std::array<uint8_t, kUuidSize>& uuid) {
   return hex;
 }
 
+bool has_f16_tile(const std::vector<CoopMatShape>& shapes) {
+  return std::any_of(shapes.begin(), shapes.end(), [](const CoopMatShape& s) {
+    return s.m == 16 && s.n == 16 && s.k == 16 && s.a_type == "f16" && s.b_type == "f16" &&
+           s.c_type == "f32" && s.result_type == "f32";
+  });
+}
+
+
 nlohmann::json to_json(const DeviceInfo& info) {
-  nlohmann::json shapes = nlohmann::json::array();
-  for (const auto& s : info.features.coopmat_shapes) {
-    shapes.push_back({{"m", s.m}, {"n", s.n}, {"k", s.k}, {"a", s.a_type}, {"b", s.b_type},
-                      {"c", s.c_type}, {"result", s.result_type}});
-  }
   const DeviceLimits& l = info.limits;
   const DeviceFeatures& f = info.features;
   return {
@@ -98,7 +113,8 @@ nlohmann::json to_json(const DeviceInfo& info) {
         {"shader_integer_dot_product", f.shader_integer_dot_product},
         {"pipeline_executable_properties", f.pipeline_executable_properties},
         {"portability_subset", f.portability_subset},
-        {"coopmat_shapes", shapes}}},
+        {"coopmat_shapes", to_json(info.features.coopmat_shapes)},
+        {"coopmat_khr_shapes", to_json(info.features.coopmat_khr_shapes)}}},
       {"host_visible_device_memory", info.host_visible_device_memory},
   };
 }

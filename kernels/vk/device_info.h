@@ -20,11 +20,15 @@ enum class DeviceType { other, integrated, discrete, virtual_gpu, cpu };
 // "discrete", "integrated", "virtual", "cpu" or "other".
 const char* device_type_name(DeviceType type) noexcept;
 
-// One shape the device's cooperative-matrix unit supports (VK_NV_cooperative_matrix).
+// One shape the device's cooperative-matrix unit supports (VK_NV_ or VK_KHR_cooperative_matrix).
 struct CoopMatShape {
   uint32_t m = 0, n = 0, k = 0;
   std::string a_type, b_type, c_type, result_type;  // "f16", "f32", "s8", "s32", ...
 };
+
+// Whether `shapes` holds the 16x16x16 tile with f16 operands and f32 accumulators, the one the
+// cooperative-matrix families use.
+bool has_f16_tile(const std::vector<CoopMatShape>& shapes);
 
 struct DeviceLimits {
   uint32_t max_invocations = 0;          // maxComputeWorkGroupInvocations
@@ -46,7 +50,7 @@ struct DeviceFeatures {
   bool subgroup_arithmetic = false;  // subgroupAdd etc. in compute shaders
   bool subgroup_size_control = false;
   bool coopmat_nv = false;   // VK_NV_cooperative_matrix (what Debian 12's shaderc can target)
-  bool coopmat_khr = false;  // VK_KHR_cooperative_matrix
+  bool coopmat_khr = false;  // VK_KHR_cooperative_matrix and its cooperativeMatrix feature
   // VK_NV_cooperative_matrix2 with what q4gsw_coopmat2 uses (workgroup scope, flexible
   // dimensions, tensor addressing, block loads, per-element operations), VK_KHR_cooperative_matrix
   // and bufferDeviceAddress (its decode functions take buffer references), on Vulkan 1.3.
@@ -55,7 +59,8 @@ struct DeviceFeatures {
   bool shader_integer_dot_product = false;
   bool pipeline_executable_properties = false;
   bool portability_subset = false;  // must then be enabled (VK_KHR_portability_subset)
-  std::vector<CoopMatShape> coopmat_shapes;
+  std::vector<CoopMatShape> coopmat_shapes;      // VK_NV_cooperative_matrix's, subgroup scope
+  std::vector<CoopMatShape> coopmat_khr_shapes;  // VK_KHR_cooperative_matrix's, subgroup scope
 };
 
 struct DeviceInfo {

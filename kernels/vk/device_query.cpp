@@ -4,7 +4,7 @@
 #include <cstring>
 #include <set>
 
-#include "kernels/vk/cooperative_matrix2.h"
+#include "kernels/vk/cooperative_matrix_structs.h"
 #include "kernels/vk/error.h"
 
 namespace vktune::vk {
@@ -59,21 +59,29 @@ std::set<std::string> device_extensions(VkPhysicalDevice device) {
   return names;
 }
 
-std::vector<CoopMatShape> query_coopmat_shapes(VkInstance instance, VkPhysicalDevice device) {
-  auto get = reinterpret_cast<PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV>(
-      vkGetInstanceProcAddr(instance, "vkGetPhysicalDeviceCooperativeMatrixPropertiesNV"));
+// The subgroup-scope shapes a cooperative-matrix properties query lists: `Props` is
+// VkCooperativeMatrixPropertiesNV or the KHR struct (the same fields, but for the result type,
+// which `result` reads), `function` the query's name, `type` the struct's sType.
+template <class Props, class Result>
+std::vector<CoopMatShape> query_shapes(VkInstance instance, VkPhysicalDevice device,
+                                       const char* function, VkStructureType type, Result result) {
+  using Get = VkResult(VKAPI_PTR*)(VkPhysicalDevice, uint32_t*, Props*);
+  auto get = reinterpret_cast<Get>(vkGetInstanceProcAddr(instance, function));
   if (get == nullptr) return {};
   uint32_t count = 0;
   get(device, &count, nullptr);
-  std::vector<VkCooperativeMatrixPropertiesNV> props(
-      count, VkCooperativeMatrixPropertiesNV{VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_NV});
+  Props blank{};
+  blank.sType = type;
+  std::vector<Props> props(count, blank);
   get(device, &count, props.data());
+  auto name = [](auto component) {
+    return component_type_name(static_cast<VkComponentTypeNV>(component));
+  };
   std::vector<CoopMatShape> shapes;
-  for (const auto& p : props) {
-    if (p.scope != VK_SCOPE_SUBGROUP_NV) continue;
-    shapes.push_back({p.MSize, p.NSize, p.KSize, component_type_name(p.AType),
-                      component_type_name(p.BType), component_type_name(p.CType),
-                      component_type_name(p.DType)});
+  for (const Props& p : props) {
+    if (static_cast<VkScopeNV>(p.scope) != VK_SCOPE_SUBGROUP_NV) continue;
+    shapes.push_back(
+        {p.MSize, p.NSize, p.KSize, name(p.AType), name(p.BType), name(p.CType), name(result(p))});
   }
   return shapes;
 }
@@ -160,16 +168,24 @@ DeviceInfo query_device_info(VkInstance instance, VkPhysicalDevice device, uint3
   // Vulkan 1.3's features (shaderIntegerDotProduct): only a 1.3 device knows the struct.
   VkPhysicalDeviceVulkan13Features v13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
   if (info.api_version >= VK_API_VERSION_1_3) f16i8.pNext = &v13;
-  // Cooperative matrix 2 only where the device lists its extensions (and 1.3, for SPIR-V 1.6).
+  // The cooperative-matrix structs only where the device lists their extensions (and, for
+  // cooperative matrix 2, Vulkan 1.3: its SPIR-V is 1.6).
   const std::set<std::string> extensions = device_extensions(device);
   auto has_extension = [&extensions](const char* name) { return extensions.count(name) > 0; };
   VkPhysicalDeviceBufferDeviceAddressFeatures address{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_BUFFER_DEVICE_ADDRESS_FEATURES};
   CooperativeMatrix2FeaturesNv coopmat2{kCooperativeMatrix2FeaturesNvType, &address};
-  const bool coopmat2_listed = info.api_version >= VK_API_VERSION_1_3 &&
-                               has_extension(kCooperativeMatrix2NvExtension) &&
-                               has_extension(kCooperativeMatrixKhrExtension);
-  if (coopmat2_listed) v13.pNext = &coopmat2;
+  CooperativeMatrixFeaturesKhr coopmat_khr{kCooperativeMatrixFeaturesKhrType};
+  const bool khr_listed = has_extension(kCooperativeMatrixKhrExtension);
+  const bool coopmat2_listed = khr_listed && info.api_version >= VK_API_VERSION_1_3 &&
+                               has_extension(kCooperativeMatrix2NvExtension);
+  void** next = &f16i8.pNext;  // the end of the chain
+  if (info.api_version >= VK_API_VERSION_1_3) next = &v13.pNext;
+  if (khr_listed) {
+    *next = &coopmat_khr;
+    next = &coopmat_khr.pNext;
+  }
+  if (coopmat2_listed) *next = &coopmat2;
   vkGetPhysicalDeviceFeatures2(device, &features);
 
   DeviceFeatures& f = info.features;
@@ -185,12 +201,22 @@ DeviceInfo query_device_info(VkInstance instance, VkPhysicalDevice device, uint3
   f.subgroup_size_control = has_extension(VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME) ||
                             info.api_version >= VK_API_VERSION_1_3;
   f.coopmat_nv = has_extension(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
-  f.coopmat_khr = has_extension(kCooperativeMatrixKhrExtension);
-  f.coopmat2_nv = coopmat2_listed && usable(coopmat2) && address.bufferDeviceAddress;
+  f.coopmat_khr = khr_listed && coopmat_khr.cooperativeMatrix;
+  f.coopmat2_nv = coopmat2_listed && f.coopmat_khr && usable(coopmat2) &&
+                  address.bufferDeviceAddress;
   f.pipeline_executable_properties =
       has_extension(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
   f.portability_subset = has_extension("VK_KHR_portability_subset");
-  if (f.coopmat_nv) f.coopmat_shapes = query_coopmat_shapes(instance, device);
+  if (f.coopmat_nv) {
+    f.coopmat_shapes = query_shapes<VkCooperativeMatrixPropertiesNV>(
+        instance, device, "vkGetPhysicalDeviceCooperativeMatrixPropertiesNV",
+        VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_NV, [](const auto& p) { return p.DType; });
+  }
+  if (f.coopmat_khr) {
+    f.coopmat_khr_shapes = query_shapes<CooperativeMatrixPropertiesKhr>(
+        instance, device, "vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR",
+        kCooperativeMatrixPropertiesKhrType, [](const auto& p) { return p.ResultType; });
+  }
   info.host_visible_device_memory = has_host_visible_device_memory(device, info.type);
   return info;
 }

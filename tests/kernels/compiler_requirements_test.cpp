@@ -15,12 +15,7 @@ namespace vktune::kernels {
 namespace {
 
 using test::lavapipe_like;
-
-CompilerSupport newer_compiler() {
-  CompilerSupport c;
-  for (const GlslExtensionDesc& e : glsl_extension_descs()) c.add(e.extension);
-  return c;
-}
+using test::newer_compiler;
 
 Problem q4(uint32_t m, uint32_t n, uint32_t k, uint32_t gs) { return {Op::q4gsw, m, n, k, gs}; }
 

@@ -11,11 +11,7 @@
 namespace vktune::kernels {
 namespace {
 
-CompilerSupport newer_compiler() {
-  CompilerSupport c;
-  for (const GlslExtensionDesc& e : glsl_extension_descs()) c.add(e.extension);
-  return c;
-}
+using test::newer_compiler;
 
 vk::DeviceInfo h100_with_coopmat2() {
   vk::DeviceInfo d = test::h100_like();

@@ -1,7 +1,9 @@
-// Device descriptions for tests that ask the catalogue about legality without a device: what
-// lavapipe (Mesa 22.3, Vulkan 1.3) and an H100 report, as far as the families look.
+// Device and compiler descriptions for tests that ask the catalogue about legality without a
+// device: what lavapipe (Mesa 22.3, Vulkan 1.3) and an H100 report, as far as the families look,
+// and a shader compiler that accepts every optional GLSL extension.
 #pragma once
 
+#include "kernels/compiler_support.h"
 #include "kernels/vk/device_info.h"
 
 namespace vktune::kernels::test {
@@ -35,6 +37,13 @@ inline vk::DeviceInfo h100_like() {
   d.features.coopmat_shapes = {{16, 16, 16, "f16", "f16", "f32", "f32"},
                                {16, 8, 16, "f16", "f16", "f16", "f16"}};
   return d;
+}
+
+// The newer compiler as the probe finds it: every GlslExtension accepted.
+inline CompilerSupport newer_compiler() {
+  CompilerSupport c;
+  for (const GlslExtensionDesc& e : glsl_extension_descs()) c.add(e.extension);
+  return c;
 }
 
 }  // namespace vktune::kernels::test

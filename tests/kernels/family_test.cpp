@@ -98,10 +98,12 @@ TEST(Registry, AllFamiliesInOrder) {
   EXPECT_EQ(names, (std::vector<std::string>{
                        "q4gsw_naive", "q4gsw_tiled", "q4gsw_gemv", "q4gsw_gemv_fast",
                        "q4gsw_gemv_fast_s16", "q4gsw_gemv_i8dot", "q4gsw_gemv_i8dot_s16",
-                       "q4gsw_coopmat", "q4gsw_coopmat_splitk", "q4gsw_coopmat2", "rms_norm",
+                       "q4gsw_coopmat", "q4gsw_coopmat_splitk", "q4gsw_coopmat_khr",
+                       "q4gsw_coopmat_splitk_khr", "q4gsw_coopmat2", "rms_norm",
                        "q4gsw_naive_f16", "q4gsw_tiled_f16", "q4gsw_gemv_f16", "q4gsw_gemv_fast_f16",
                        "q4gsw_gemv_fast_s16_f16", "q4gsw_gemv_i8dot_f16",
                        "q4gsw_gemv_i8dot_s16_f16", "q4gsw_coopmat_f16", "q4gsw_coopmat_splitk_f16",
+                       "q4gsw_coopmat_khr_f16", "q4gsw_coopmat_splitk_khr_f16",
                        "q4gsw_coopmat2_f16", "rms_norm_f16",
                        "sdpa_naive", "sdpa_fused", "sdpa_split", "sdpa_naive_f16",
                        "sdpa_fused_f16", "sdpa_split_f16"}));
@@ -290,8 +292,8 @@ TEST(Variants, CountsOnLavapipe) {
     std::printf("%-14s variants %3zu  legal M=1: %3zu  M=128: %3zu  (H100-like M=128: %zu)\n",
                 f->name().c_str(), f->all_variants().size(), decode, prefill,
                 legal_count(*f, many, h100_like()));
-    if (f->name().starts_with("q4gsw_coopmat2")) {
-      EXPECT_EQ(decode, 0u);  // no cooperative matrix 2 here, nor in the default compiler
+    if (f->name().starts_with("q4gsw_coopmat2") || f->name().find("_khr") != std::string::npos) {
+      EXPECT_EQ(decode, 0u);  // no cooperative matrix 2 or KHR here, nor in the default compiler
       EXPECT_EQ(legal_count(*f, many, h100_like()), 0u);
     } else if (f->name().starts_with("q4gsw_coopmat")) {
       EXPECT_EQ(decode, 0u);

@@ -38,6 +38,14 @@ TEST(VariantsCompile, GemvI8Dot) {
   }
   compile_all("q4gsw_gemv_i8dot");
 }
+TEST(VariantsCompile, CoopmatKhr) {
+  if (!linked_compiler_support().accepts(GlslExtension::cooperative_matrix_khr)) {
+    GTEST_SKIP() << "the linked shaderc does not accept GL_KHR_cooperative_matrix; "
+                 << kNewerCompilerHint;
+  }
+  compile_all("q4gsw_coopmat_khr");
+  compile_all("q4gsw_coopmat_splitk_khr_f16");
+}
 TEST(VariantsCompile, Coopmat2) {
   if (!linked_compiler_support().accepts(GlslExtension::cooperative_matrix2_nv)) {
     GTEST_SKIP() << "the linked shaderc does not accept GL_NV_cooperative_matrix2; "

@@ -129,6 +129,8 @@ TEST(DispatchFeatures, SubgroupAndCooperativeMatrixVariantsNameTheirs) {
                "shaderIntegerDotProduct");
   EXPECT_STREQ(vktune_feature_name(VKTUNE_FEATURE_COOPERATIVE_MATRIX2_NV),
                "VK_NV_cooperative_matrix2");
+  EXPECT_STREQ(vktune_feature_name(VKTUNE_FEATURE_COOPERATIVE_MATRIX_KHR),
+               "VK_KHR_cooperative_matrix");
   EXPECT_STREQ(vktune_feature_name(1u << 30), "");
 }
 
@@ -144,6 +146,7 @@ vk::DeviceInfo full_device() {
   d.limits.max_storage_buffer_range = 0xFFFFFFFFull;
   for (const kernels::FeatureDesc& f : kernels::feature_descs()) d.features.*f.supported = true;
   d.features.coopmat_shapes = {{16, 16, 16, "f16", "f16", "f32", "f32"}};
+  d.features.coopmat_khr_shapes = d.features.coopmat_shapes;
   return d;
 }
 

@@ -21,13 +21,10 @@ bool has_feature(std::string_view name, const vk::DeviceInfo& device) {
   if (name == "VK_SUBGROUP_FEATURE_ARITHMETIC_BIT") return f.subgroup_arithmetic;
   if (name == "shaderIntegerDotProduct") return f.shader_integer_dot_product;
   if (name == "VK_NV_cooperative_matrix2") return f.coopmat2_nv;
-  if (name == "VK_NV_cooperative_matrix") {
-    // The contract's shape: 16x16x16, f16 * f16 + f32.
-    return f.coopmat_nv &&
-           std::any_of(f.coopmat_shapes.begin(), f.coopmat_shapes.end(), [](const auto& s) {
-             return s.m == 16 && s.n == 16 && s.k == 16 && s.a_type == "f16" &&
-                    s.b_type == "f16" && s.c_type == "f32" && s.result_type == "f32";
-           });
+  // The contract's shape for both cooperative-matrix APIs: 16x16x16, f16 * f16 + f32.
+  if (name == "VK_NV_cooperative_matrix") return f.coopmat_nv && vk::has_f16_tile(f.coopmat_shapes);
+  if (name == "VK_KHR_cooperative_matrix") {
+    return f.coopmat_khr && vk::has_f16_tile(f.coopmat_khr_shapes);
   }
   return false;  // a feature this engine does not know how to enable
 }

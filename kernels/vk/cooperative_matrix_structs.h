@@ -1,6 +1,6 @@
-// The feature structs of VK_KHR_cooperative_matrix and VK_NV_cooperative_matrix2, which Debian
-// 12's Vulkan headers (1.3.239) predate; with newer headers they are the headers' own. Layouts
-// and structure-type values are the registry's.
+// The feature and property structs of VK_KHR_cooperative_matrix and VK_NV_cooperative_matrix2,
+// which Debian 12's Vulkan headers (1.3.239) predate; with newer headers they are the headers'
+// own. Layouts, structure-type and enum values are the registry's.
 #pragma once
 
 #include <vulkan/vulkan.h>
@@ -10,6 +10,9 @@ namespace vktune::vk {
 #ifdef VK_NV_cooperative_matrix2
 using CooperativeMatrixFeaturesKhr = VkPhysicalDeviceCooperativeMatrixFeaturesKHR;
 using CooperativeMatrix2FeaturesNv = VkPhysicalDeviceCooperativeMatrix2FeaturesNV;
+using CooperativeMatrixPropertiesKhr = VkCooperativeMatrixPropertiesKHR;
+inline constexpr VkStructureType kCooperativeMatrixPropertiesKhrType =
+    VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_KHR;
 inline constexpr VkStructureType kCooperativeMatrixFeaturesKhrType =
     VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR;
 inline constexpr VkStructureType kCooperativeMatrix2FeaturesNvType =
@@ -32,6 +35,17 @@ struct CooperativeMatrix2FeaturesNv {
   VkBool32 cooperativeMatrixTensorAddressing;
   VkBool32 cooperativeMatrixBlockLoads;
 };
+// VkComponentTypeKHR and VkScopeKHR share the NV enums' values.
+struct CooperativeMatrixPropertiesKhr {
+  VkStructureType sType;
+  void* pNext;
+  uint32_t MSize, NSize, KSize;
+  VkComponentTypeNV AType, BType, CType, ResultType;
+  VkBool32 saturatingAccumulation;
+  VkScopeNV scope;
+};
+inline constexpr VkStructureType kCooperativeMatrixPropertiesKhrType =
+    static_cast<VkStructureType>(1000506001);
 inline constexpr VkStructureType kCooperativeMatrixFeaturesKhrType =
     static_cast<VkStructureType>(1000506000);
 inline constexpr VkStructureType kCooperativeMatrix2FeaturesNvType =
