@@ -210,12 +210,12 @@ DeviceInfo query_device_info(VkInstance instance, VkPhysicalDevice device, uint3
   if (f.coopmat_nv) {
     f.coopmat_shapes = query_shapes<VkCooperativeMatrixPropertiesNV>(
         instance, device, "vkGetPhysicalDeviceCooperativeMatrixPropertiesNV",
-        VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_NV, [](const auto& p) { return p.DType; });
+        VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_NV, [](const auto& q) { return q.DType; });
   }
   if (f.coopmat_khr) {
     f.coopmat_khr_shapes = query_shapes<CooperativeMatrixPropertiesKhr>(
         instance, device, "vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR",
-        kCooperativeMatrixPropertiesKhrType, [](const auto& p) { return p.ResultType; });
+        kCooperativeMatrixPropertiesKhrType, [](const auto& q) { return q.ResultType; });
   }
   info.host_visible_device_memory = has_host_visible_device_memory(device, info.type);
   return info;
