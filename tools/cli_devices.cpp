@@ -58,14 +58,19 @@ void print_table(const std::vector<vk::DeviceInfo>& devices, size_t chosen) {
                 yes_no(f.storage_8bit).c_str(), yes_no(f.storage_16bit).c_str(),
                 yes_no(f.shader_float16).c_str(), yes_no(f.shader_int8).c_str(),
                 yes_no(f.subgroup_arithmetic).c_str());
-    std::string shapes;
-    for (const vk::CoopMatShape& s : f.coopmat_shapes) {
-      shapes += " " + std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k) +
-                ":" + s.a_type + "->" + s.result_type;
-    }
+    // ", NV shapes 16x16x16:f16->f32 ..." for a non-empty list.
+    auto shapes = [](const char* api, const std::vector<vk::CoopMatShape>& list) {
+      std::string text = list.empty() ? "" : std::string(", ") + api + " shapes";
+      for (const vk::CoopMatShape& s : list) {
+        text += " " + std::to_string(s.m) + "x" + std::to_string(s.n) + "x" +
+                std::to_string(s.k) + ":" + s.a_type + "->" + s.result_type;
+      }
+      return text;
+    };
     std::printf("    cooperative matrix NV %s KHR %s NV2 %s%s%s, integer dot product %s\n",
                 yes_no(f.coopmat_nv).c_str(), yes_no(f.coopmat_khr).c_str(),
-                yes_no(f.coopmat2_nv).c_str(), shapes.empty() ? "" : ", shapes", shapes.c_str(),
+                yes_no(f.coopmat2_nv).c_str(), shapes("NV", f.coopmat_shapes).c_str(),
+                shapes("KHR", f.coopmat_khr_shapes).c_str(),
                 yes_no(f.shader_integer_dot_product).c_str());
     // Each reason names its family.
     for (const auto& [family, why] : unavailable_families(d)) {
