@@ -56,7 +56,7 @@ kernels::CompilerSupport probe() {
   kernels::CompilerSupport support;
   for (const kernels::GlslExtensionDesc& e : kernels::glsl_extension_descs()) {
     try {
-      ShaderCompiler compiler(target_env(e));
+      ShaderCompiler compiler(target_env(e.vulkan_minor));
       compiler.compile_text("probe.comp", compiler_probe_source(e.extension), {}, e.name);
       support.add(e.extension);
     } catch (const CompileError&) {
@@ -67,10 +67,6 @@ kernels::CompilerSupport probe() {
 }
 
 }  // namespace
-
-TargetEnv target_env(const kernels::GlslExtensionDesc& extension) {
-  return extension.vulkan_minor >= 3 ? TargetEnv::vulkan_1_3 : TargetEnv::vulkan_1_2;
-}
 
 std::string_view compiler_probe_source(kernels::GlslExtension extension) {
   switch (extension) {

@@ -18,7 +18,5 @@ const kernels::CompilerSupport& linked_compiler_support();
 // The probe shader of `extension`: a compute shader that enables it and uses what vktune
 // would (dotPacked4x8EXT, a cooperative matrix multiply-add, a tensor-layout load). For tests.
 std::string_view compiler_probe_source(kernels::GlslExtension extension);
-// The target environment a shader using `extension` needs (its vulkan_minor).
-TargetEnv target_env(const kernels::GlslExtensionDesc& extension);
 
 }  // namespace vktune

@@ -81,6 +81,12 @@ std::string embedded_source_hash(std::string_view file) {
   return content_hash(all);
 }
 
+TargetEnv target_env(uint32_t vulkan_minor) {
+  return vulkan_minor >= 3   ? TargetEnv::vulkan_1_3
+         : vulkan_minor == 2 ? TargetEnv::vulkan_1_2
+                             : TargetEnv::vulkan_1_1;
+}
+
 std::shared_ptr<const Spirv> ShaderCompiler::compile(std::string_view file,
                                                      const Defines& defines,
                                                      std::string_view variant) {
@@ -93,10 +99,8 @@ std::shared_ptr<const Spirv> ShaderCompiler::compile(const kernels::ShaderSpec& 
   if (!text) {
     throw CompileError(std::string(variant) + ": no embedded shader source named " + spec.file);
   }
-  const TargetEnv wanted = spec.vulkan_minor >= 3   ? TargetEnv::vulkan_1_3
-                           : spec.vulkan_minor == 2 ? TargetEnv::vulkan_1_2
-                                                    : TargetEnv::vulkan_1_1;
-  return compile_text(spec.file, *text, spec.defines, variant, std::max(wanted, env_));
+  return compile_text(spec.file, *text, spec.defines, variant,
+                      std::max(target_env(spec.vulkan_minor), env_));
 }
 
 std::shared_ptr<const Spirv> ShaderCompiler::compile_text(std::string_view file,

@@ -26,6 +26,9 @@ class CompileError : public std::runtime_error {
 using Spirv = std::vector<uint32_t>;
 
 enum class TargetEnv { vulkan_1_1, vulkan_1_2, vulkan_1_3 };
+// The target for Vulkan 1.`vulkan_minor` (ShaderSpec::vulkan_minor, GlslExtensionDesc's): 1.3
+// for 3 or more, 1.2 for 2, else 1.1.
+TargetEnv target_env(uint32_t vulkan_minor);
 
 // 64-bit FNV-1a of `text` (the project's offset basis, which every stored source hash uses).
 uint64_t content_hash_value(std::string_view text);

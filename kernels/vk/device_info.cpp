@@ -72,7 +72,6 @@ bool has_f16_tile(const std::vector<CoopMatShape>& shapes) {
   });
 }
 
-
 nlohmann::json to_json(const DeviceInfo& info) {
   const DeviceLimits& l = info.limits;
   const DeviceFeatures& f = info.features;
