@@ -55,7 +55,8 @@ class BatchTimer {
     uint32_t dispatches;
   };
   // Records `entries` in as few submissions as the timestamp pool and ~100 ms of estimated GPU
-  // time allow; returns each entry's GPU nanoseconds per dispatch.
+  // time allow, each between two clock readings (GPUs) and timed again when they read a low
+  // clock; returns each entry's GPU nanoseconds per dispatch.
   std::vector<double> run(std::span<const TimedVariant> variants,
                           const std::vector<Entry>& entries, std::span<const double> estimate_ns,
                           const TimingOptions& options);

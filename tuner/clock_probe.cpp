@@ -37,16 +37,21 @@ ClockProbe::ClockProbe(vk::Device& device, ShaderCompiler& compiler, double cali
   }
 }
 
-double ClockProbe::time_ns(uint32_t count, bool reading) {
+void ClockProbe::record(vk::CommandBuffer& cb, const vk::TimestampPool& pool, uint32_t slot,
+                        uint32_t count) const {
   const float one = 1.0f;
+  cb.timestamp(pool, slot);
+  for (uint32_t i = 0; i < count; ++i) {
+    cb.dispatch(pipeline_, *set_, vk::push_bytes(one), {1, 1, 1});
+    cb.barrier();
+  }
+  cb.timestamp(pool, slot + 1);
+}
+
+double ClockProbe::time_ns(uint32_t count, bool reading) {
   device_.run([&](vk::CommandBuffer& cb) {
     cb.reset_timestamps(pool_);
-    cb.timestamp(pool_, 0);
-    for (uint32_t i = 0; i < count; ++i) {
-      cb.dispatch(pipeline_, *set_, vk::push_bytes(one), {1, 1, 1});
-      cb.barrier();
-    }
-    cb.timestamp(pool_, 1);
+    record(cb, pool_, 0, count);
   });
   const auto ns = pool_.read_ns();
   const double t = std::max(1.0, static_cast<double>(ns[1] - ns[0]) / count);
@@ -57,5 +62,14 @@ double ClockProbe::time_ns(uint32_t count, bool reading) {
 double ClockProbe::load() { return kLoad * time_ns(kLoad, false); }
 
 double ClockProbe::slowdown() { return time_ns(kCount, true) / best_ns_; }
+
+void ClockProbe::record_reading(vk::CommandBuffer& cb, const vk::TimestampPool& pool,
+                                uint32_t slot) const {
+  record(cb, pool, slot, kCount);
+}
+
+double ClockProbe::slowdown_of(uint64_t begin_ns, uint64_t end_ns) const {
+  return std::max(1.0, static_cast<double>(end_ns - begin_ns) / kCount) / best_ns_;
+}
 
 }  // namespace vktune::tuner

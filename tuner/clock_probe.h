@@ -17,6 +17,10 @@ namespace vktune {
 class ShaderCompiler;
 }
 
+namespace vktune::vk {
+class CommandBuffer;
+}
+
 namespace vktune::tuner {
 
 class ClockProbe {
@@ -31,6 +35,11 @@ class ClockProbe {
   // Runs a batch of probe dispatches that only keeps the GPU busy (a few milliseconds at the
   // peak clock); returns the GPU nanoseconds it took.
   double load();
+  // A reading inside someone else's submission: records the probe dispatches of one reading
+  // between timestamps `slot` and `slot + 1` of `pool`; slowdown_of() turns those two
+  // timestamps into the slowdown. So a timed submission can tell the clock it ran at.
+  void record_reading(vk::CommandBuffer& cb, const vk::TimestampPool& pool, uint32_t slot) const;
+  double slowdown_of(uint64_t begin_ns, uint64_t end_ns) const;
   // The fastest probe dispatch seen, in GPU nanoseconds.
   double best_ns() const noexcept { return best_ns_; }
 
@@ -38,6 +47,8 @@ class ClockProbe {
   // `count` probe dispatches in one submission; GPU nanoseconds per dispatch. A `reading`
   // updates the best.
   double time_ns(uint32_t count, bool reading);
+  void record(vk::CommandBuffer& cb, const vk::TimestampPool& pool, uint32_t slot,
+              uint32_t count) const;
 
   vk::Device& device_;
   vk::ComputePipeline pipeline_;

@@ -30,6 +30,10 @@ std::string Profile::render(std::chrono::steady_clock::duration total, size_t va
   }
   row("other", std::max(0.0, all - accounted));  // what no stage claimed
   row("total", all);
+  if (low_clock_reruns_ > 0) {
+    text += "timing submissions run again at a low clock: " + std::to_string(low_clock_reruns_) +
+            "\n";
+  }
   return text;
 }
 

@@ -118,12 +118,10 @@ class Session {
   void learn(const kernels::Problem& problem, const std::vector<Candidate>& list);
   ProblemOutcome tune_problem(size_t index, int64_t problem_id, std::vector<Candidate> list,
                               ProblemOutcome outcome);
-  // Stage one for `chunk`: instances, gate, timing. A gate dispatch of at least
-  // `gate_sample_ns` is taken as the variant's one sample. False when the device failed and
-  // the chunk's unfinished candidates must be tried again (each on its own, to find the one
-  // that failed).
-  bool stage_one(std::span<Candidate* const> chunk, const TimingOptions& timing,
-                 double gate_sample_ns);
+  // Stage one for `chunk`: instances, gate, timing. False when the device failed and the
+  // chunk's unfinished candidates must be tried again (each on its own, to find the one that
+  // failed).
+  bool stage_one(std::span<Candidate* const> chunk, const TimingOptions& timing);
   // Re-times `list` (instances re-created where a device loss took them); false when the device
   // failed meanwhile (the earlier numbers stand).
   bool retime(const std::vector<Candidate*>& list, const TimingOptions& timing);

@@ -3,7 +3,6 @@
 // halving's later stages, the finalists (with the baselines) and the winner. Device failures are
 // noted here and recovered between chunks (session.cpp).
 #include <algorithm>
-#include <limits>
 #include <set>
 #include <unordered_set>
 #include <nlohmann/json.hpp>
@@ -157,8 +156,7 @@ bool Session::prepare_shared(std::span<Candidate* const> candidates) {
   }
 }
 
-bool Session::stage_one(std::span<Candidate* const> chunk, const TimingOptions& timing,
-                        double gate_sample_ns) {
+bool Session::stage_one(std::span<Candidate* const> chunk, const TimingOptions& timing) {
   ProblemState& s = *shared_;
   // Instance: the shared buffers first (uploads), then every candidate's instance on all cores.
   {
@@ -216,11 +214,6 @@ bool Session::stage_one(std::span<Candidate* const> chunk, const TimingOptions& 
              "max error " + std::to_string(check.max_error) + " of the bound at output " +
                  std::to_string(check.worst) + ", " + std::to_string(check.non_finite) +
                  " non-finite outputs");
-        continue;
-      }
-      if (outcomes[i].dispatch_ns >= gate_sample_ns) {
-        const double sample = outcomes[i].dispatch_ns;
-        c.stats = summarize(std::span<const double>(&sample, 1));
         continue;
       }
       passed.push_back(&c);
@@ -299,13 +292,11 @@ ProblemOutcome Session::tune_problem(size_t index, int64_t problem_id, std::vect
   const bool halving = options_.strategy != Strategy::exhaustive;
   std::optional<ModelSearch> search;
   if (options_.strategy == Strategy::model) search = model_search(problem, list);
+  // Every stage-one sample comes from the time stage, never from the gate: a gate dispatch is
+  // the variant's first, at whatever clock the GPU fell to while the CPU checked the batch before
+  // (on the H100 3-8x the variant's time on the lm_head problems), and halving drops variants on
+  // that one sample.
   const TimingOptions first = halving ? stage_timing(options_.timing, 0) : options_.timing;
-  // Halving's first stage is one sample: a gate dispatch that alone spans a full sample (slow
-  // variants of large problems, where it halves the GPU time) is that sample. Not on a CPU
-  // device: llvmpipe compiles a pipeline at its first dispatch, inside the gate's timestamps.
-  const bool gate_times = halving && device_->info().type != vk::DeviceType::cpu;
-  const double gate_sample_ns =
-      gate_times ? options_.timing.min_sample_ns : std::numeric_limits<double>::infinity();
   Candidate* best = nullptr;
   size_t done = 0;
   const auto stage_one_start = std::chrono::steady_clock::now();
@@ -341,13 +332,13 @@ ProblemOutcome Session::tune_problem(size_t index, int64_t problem_id, std::vect
       }
     }
     if (chunk.empty()) continue;  // only resumed ones were left: stage one is over
-    if (!stage_one(chunk, first, gate_sample_ns)) {
+    if (!stage_one(chunk, first)) {
       // The device failed in a batch: every unfinished candidate of the chunk again, alone.
       recover_device(list);
       for (Candidate* c : chunk) {
         if (finished(*c)) continue;
         c->stats.reset();
-        stage_one(std::span<Candidate* const>(&c, 1), first, gate_sample_ns);
+        stage_one(std::span<Candidate* const>(&c, 1), first);
         recover_device(list);
       }
     }

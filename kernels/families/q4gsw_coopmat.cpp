@@ -20,11 +20,13 @@ constexpr uint32_t kMaxTilesPerSubgroup = 16;
 
 std::vector<KnobSpec> coopmat_knobs(bool split) {
   // bn up to 512: x arrives as fp32 and is the bulk of each k-step's L2 traffic, so x bytes
-  // per multiply-add fall as 1/bn (weights, 4-bit, as 1/bm).
+  // per multiply-add fall as 1/bn (weights, 4-bit, as 1/bm). sg 16: 512 invocations leave the
+  // compiler at most 128 registers a thread (the SM has 64 Ki), so an SM holds 16 warps of one
+  // workgroup instead of 8 at ~200 registers; more warps to cover the barriers and loads.
   std::vector<KnobSpec> knobs = {{"bm", ints({32, 64, 128})},
                                  {"bn", ints({32, 64, 128, 256, 512})},
                                  {"bk", ints({32, 64})},
-                                 {"sg", ints({4, 8})},
+                                 {"sg", ints({4, 8, 16})},
                                  {"buf", ints({1, 2, 3, 4})}};
   if (split) knobs.push_back({"splitk", ints({2, 4, 8})});
   return knobs;

@@ -412,11 +412,21 @@ TEST(Coopmat, GeometryConstraintsAndLegality) {
                   h100);
   EXPECT_NE(l.reason.find("78336"), std::string::npos) << l.reason;
 
+  // sg=16: 512 invocations, 128x128 as 4 x 4 subgroups of 32x32; 64x128 would leave each
+  // subgroup 2 accumulator tiles.
+  const Knobs wide = knobs("q4gsw_coopmat[bm=128,bn=128,bk=64,sg=16,buf=4]");
+  EXPECT_EQ(cm.workgroup_size(wide), 512u);
+  EXPECT_EQ(cm.shader(wide).defines.at(4), (std::pair<std::string, std::string>{"WN", "4"}));
+  EXPECT_TRUE(cm.legality(wide, q4(512, 4096, 4096, 32), h100).ok);
+  l = cm.legality(knobs("q4gsw_coopmat[bm=64,bn=128,bk=64,sg=16,buf=2]"), q4(512, 4096, 4096, 32),
+                  h100);
+  EXPECT_NE(l.reason.find("below 4"), std::string::npos) << l.reason;
+
   // A modest sweep for prefill on an H100, whatever the group size.
   for (uint32_t gs : {32u, 128u}) {
     const size_t n = legal_count(cm, q4(128, 4096, 4096, gs), h100);
-    EXPECT_GE(n, 80u) << gs;
-    EXPECT_LE(n, 120u) << gs;
+    EXPECT_GE(n, 100u) << gs;
+    EXPECT_LE(n, 140u) << gs;
   }
 }
 

@@ -1,10 +1,13 @@
 // The clock probe compiles, runs under the validation layer and reads its slowdown against its
-// own best time.
+// own best time, in its own submissions or recorded into another's.
 #include "tuner/clock_probe.h"
 
 #include <gtest/gtest.h>
 
 #include "kernels/shader_compiler.h"
+#include "kernels/vk/command_buffer.h"
+#include "kernels/vk/device.h"
+#include "kernels/vk/timestamp_pool.h"
 #include "tests/kernels/vulkan_fixture.h"
 
 namespace vktune::tuner {
@@ -22,6 +25,28 @@ TEST_F(ClockProbeTest, SlowdownIsAgainstTheBestTimeSoFar) {
     EXPECT_GE(slowdown, 1.0);       // never faster than the best, which it updates
     EXPECT_LE(probe.best_ns(), best);
   }
+}
+
+TEST_F(ClockProbeTest, ReadsTheClockInsideAnotherSubmission) {
+  ShaderCompiler compiler;
+  ClockProbe probe(device(), compiler, 2e6);
+  // Two readings in one submission, with timestamps of the caller's pool, as the batch timer
+  // brackets its submissions; each reads a slowdown as slowdown() would, against the best.
+  const vk::TimestampPool pool = vk::TimestampPool::create(device(), 4);
+  device().run([&](vk::CommandBuffer& cb) {
+    cb.reset_timestamps(pool);
+    probe.record_reading(cb, pool, 0);
+    probe.record_reading(cb, pool, 2);
+  });
+  const std::vector<uint64_t> ns = pool.read_ns();
+  for (uint32_t slot : {0u, 2u}) {
+    EXPECT_GT(ns[slot + 1], ns[slot]);
+    const double slowdown = probe.slowdown_of(ns[slot], ns[slot + 1]);
+    EXPECT_GT(slowdown, 0.2);  // a software device: the same work, within its noise
+    EXPECT_LT(slowdown, 50.0);
+  }
+  // The conversion itself: four dispatches a reading, against the best time of one.
+  EXPECT_DOUBLE_EQ(probe.slowdown_of(0, static_cast<uint64_t>(8 * probe.best_ns())), 2.0);
 }
 
 }  // namespace
