@@ -39,6 +39,10 @@ int64_t knob_int(const Knobs& knobs, std::string_view name) {
   throw std::out_of_range("knob " + std::string(name) + " is a word, not an integer");
 }
 
+uint32_t knob_u32(const Knobs& knobs, std::string_view name) {
+  return static_cast<uint32_t>(knob_int(knobs, name));
+}
+
 const std::string& knob_word(const Knobs& knobs, std::string_view name) {
   const Knob& k = find(knobs, name);
   if (const auto* s = std::get_if<std::string>(&k.value)) return *s;

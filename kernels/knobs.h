@@ -35,6 +35,9 @@ std::string to_string(const KnobValue& value);
 // The value of knob `name`; throws std::out_of_range naming the knob when absent or when it
 // has the other type.
 int64_t knob_int(const Knobs& knobs, std::string_view name);
+// knob_int as the uint32_t that sizes, counts and shader defines take (knob values are small
+// and positive).
+uint32_t knob_u32(const Knobs& knobs, std::string_view name);
 const std::string& knob_word(const Knobs& knobs, std::string_view name);
 
 // "q4gsw_gemv[layout=raw,wg=128,rows=4,load=u32x4,reduce=subgroup]".

@@ -5,39 +5,35 @@
 
 namespace vktune::kernels::gemv_lanes {
 
-uint32_t get(const Knobs& k, std::string_view name) {
-  return static_cast<uint32_t>(knob_int(k, name));
-}
-
-uint32_t lanes_along_n(const Knobs& k) { return get(k, "wg") / get(k, "ksplit"); }
+uint32_t lanes_along_n(const Knobs& k) { return knob_u32(k, "wg") / knob_u32(k, "ksplit"); }
 
 ShaderSpec spec(std::string file, const Knobs& k, Layout layout) {
   ShaderSpec s{std::move(file),
-               {{"WG", str(get(k, "wg"))},
-                {"KSPLIT", str(get(k, "ksplit"))},
-                {"NPL", str(get(k, "npl"))},
-                {"UNROLL", str(get(k, "unroll"))},
-                {"MMAX", str(get(k, "mmax"))}}};
+               {{"WG", str(knob_u32(k, "wg"))},
+                {"KSPLIT", str(knob_u32(k, "ksplit"))},
+                {"NPL", str(knob_u32(k, "npl"))},
+                {"UNROLL", str(knob_u32(k, "unroll"))},
+                {"MMAX", str(knob_u32(k, "mmax"))}}};
   if (layout == Layout::packed_s16) s.defines.emplace_back("PACKED_S16", "1");
   return s;
 }
 
 Constraints constraints(const Knobs& k) {
-  const uint32_t mmax = get(k, "mmax");
+  const uint32_t mmax = knob_u32(k, "mmax");
   return {32, 32, 1, mmax / 2 + 1, mmax};
 }
 
 std::array<uint32_t, 3> groups(const Knobs& k, const Problem& p, const vk::DeviceInfo& d) {
-  return {clamp_groups(ceil_div(p.n, uint64_t{lanes_along_n(k)} * get(k, "npl")), d), 1, 1};
+  return {clamp_groups(ceil_div(p.n, uint64_t{lanes_along_n(k)} * knob_u32(k, "npl")), d), 1, 1};
 }
 
 uint32_t handover_bytes(const Knobs& k) {
-  if (get(k, "ksplit") == 1) return 0;
-  return get(k, "npl") * get(k, "mmax") * get(k, "wg") * 4;
+  if (knob_u32(k, "ksplit") == 1) return 0;
+  return knob_u32(k, "npl") * knob_u32(k, "mmax") * knob_u32(k, "wg") * 4;
 }
 
 std::string body_error(const Knobs& k) {
-  const uint32_t body = get(k, "npl") * get(k, "unroll") * get(k, "mmax");
+  const uint32_t body = knob_u32(k, "npl") * knob_u32(k, "unroll") * knob_u32(k, "mmax");
   if (body > 16) {
     return "npl * unroll * mmax = " + std::to_string(body) + " exceeds 16 blocks x rows";
   }

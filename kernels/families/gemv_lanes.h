@@ -12,7 +12,6 @@
 
 namespace vktune::kernels::gemv_lanes {
 
-uint32_t get(const Knobs& k, std::string_view name);
 // wg / ksplit: the outputs a workgroup's lanes own side by side, each npl times.
 uint32_t lanes_along_n(const Knobs& k);
 // `file` with one define per knob, and PACKED_S16 for the packed_s16 layout.

@@ -49,9 +49,8 @@ class Coopmat final : public Family {
     uint32_t bm, bn, bk, sg, buf, splitk, wn = 0, wm = 0, fm = 0, fn = 0;
   };
   Geometry geometry(const Knobs& k) const {
-    auto get = [&k](std::string_view name) { return static_cast<uint32_t>(knob_int(k, name)); };
-    Geometry g{get("bm"), get("bn"), get("bk"), get("sg"), get("buf"),
-               split_ ? get("splitk") : 1u};
+    Geometry g{knob_u32(k, "bm"), knob_u32(k, "bn"), knob_u32(k, "bk"), knob_u32(k, "sg"),
+               knob_u32(k, "buf"), split_ ? knob_u32(k, "splitk") : 1u};
     // The squarest subgroup tile (fewest fragment loads per multiply-add); ties go to fewer
     // subgroups along N.
     for (uint32_t wn = 1; wn <= g.sg; wn *= 2) {

@@ -44,49 +44,49 @@ class Coopmat2 final : public Family {
     return {};
   }
   Layout layout(const Knobs&) const override { return Layout::raw; }
-  uint32_t workgroup_size(const Knobs& k) const override { return get(k, "wg"); }
+  uint32_t workgroup_size(const Knobs& k) const override { return knob_u32(k, "wg"); }
   // The driver stages the operands in shared memory of its own; the shader declares only the
   // split-K hand-over flag.
-  uint32_t shared_bytes(const Knobs& k) const override { return get(k, "splitk") > 1 ? 4 : 0; }
+  uint32_t shared_bytes(const Knobs& k) const override { return knob_u32(k, "splitk") > 1 ? 4 : 0; }
   uint64_t workspace_bytes(const Knobs& k, const Problem& p) const override {
-    if (get(k, "splitk") == 1) return 0;
-    return splitk::workspace_bytes(output_tiles(k, p), get(k, "bm"), get(k, "bn"),
-                                   get(k, "splitk"));
+    if (knob_u32(k, "splitk") == 1) return 0;
+    return splitk::workspace_bytes(output_tiles(k, p), knob_u32(k, "bm"), knob_u32(k, "bn"),
+                                   knob_u32(k, "splitk"));
   }
   ShaderSpec source(const Knobs& k) const override {
     return {"q4gsw_coopmat2.comp",
-            {{"WG", str(get(k, "wg"))},
-             {"BM", str(get(k, "bm"))},
-             {"BN", str(get(k, "bn"))},
-             {"BK", str(get(k, "bk"))},
-             {"SPLITK", str(get(k, "splitk"))}}};
+            {{"WG", str(knob_u32(k, "wg"))},
+             {"BM", str(knob_u32(k, "bm"))},
+             {"BN", str(knob_u32(k, "bn"))},
+             {"BK", str(knob_u32(k, "bk"))},
+             {"SPLITK", str(knob_u32(k, "splitk"))}}};
   }
   std::array<uint32_t, 3> groups(const Knobs& k, const Problem& p,
                                  const vk::DeviceInfo& d) const override {
-    return {clamp_groups(output_tiles(k, p) * get(k, "splitk"), d), 1, 1};
+    return {clamp_groups(output_tiles(k, p) * knob_u32(k, "splitk"), d), 1, 1};
   }
   double arithmetic_tolerance(const Problem& p) const override { return fp16_tolerance(p); }
 
  protected:
   std::string combination_error(const Knobs& k) const override {
-    const uint32_t per = get(k, "bm") * get(k, "bn") / get(k, "wg");
-    const std::string tile = str(get(k, "bm")) + "x" + str(get(k, "bn"));
+    const uint32_t per = knob_u32(k, "bm") * knob_u32(k, "bn") / knob_u32(k, "wg");
+    const std::string tile = str(knob_u32(k, "bm")) + "x" + str(knob_u32(k, "bn"));
     if (per > kMaxAccumulatorsPerInvocation) {
-      return "a " + tile + " tile gives " + str(get(k, "wg")) + " invocations " + str(per) +
+      return "a " + tile + " tile gives " + str(knob_u32(k, "wg")) + " invocations " + str(per) +
              " accumulators each, above " + str(kMaxAccumulatorsPerInvocation) +
              " (register pressure)";
     }
     if (per < kMinAccumulatorsPerInvocation) {
-      return "a " + tile + " tile gives " + str(get(k, "wg")) + " invocations " + str(per) +
+      return "a " + tile + " tile gives " + str(knob_u32(k, "wg")) + " invocations " + str(per) +
              " accumulators each, below " + str(kMinAccumulatorsPerInvocation) +
              " (too little work a step)";
     }
     return {};
   }
   std::string device_error(const Knobs& k, const Problem& p, const vk::DeviceInfo&) const override {
-    if (get(k, "splitk") == 1) return {};
-    return splitk::shape_error(output_tiles(k, p), get(k, "bm"), get(k, "bn"), p.k, get(k, "bk"),
-                               get(k, "splitk"));
+    if (knob_u32(k, "splitk") == 1) return {};
+    return splitk::shape_error(output_tiles(k, p), knob_u32(k, "bm"), knob_u32(k, "bn"), p.k,
+                               knob_u32(k, "bk"), knob_u32(k, "splitk"));
   }
   Requirements shader_requirements(const Knobs&) const override {
     Requirements r;
@@ -97,11 +97,8 @@ class Coopmat2 final : public Family {
   }
 
  private:
-  static uint32_t get(const Knobs& k, std::string_view name) {
-    return static_cast<uint32_t>(knob_int(k, name));
-  }
   static uint64_t output_tiles(const Knobs& k, const Problem& p) {
-    return ceil_div(p.m, get(k, "bm")) * ceil_div(p.n, get(k, "bn"));
+    return ceil_div(p.m, knob_u32(k, "bm")) * ceil_div(p.n, knob_u32(k, "bn"));
   }
 };
 

@@ -38,7 +38,7 @@ class Gemv final : public Family {
   }
   Layout layout(const Knobs& k) const override { return layout_of(k); }
   uint32_t workgroup_size(const Knobs& k) const override {
-    return static_cast<uint32_t>(knob_int(k, "wg"));
+    return knob_u32(k, "wg");
   }
   uint32_t shared_bytes(const Knobs& k) const override { return kMaxM * workgroup_size(k) * 4; }
   ShaderSpec source(const Knobs& k) const override {

@@ -30,7 +30,7 @@ class GemvFast final : public Family {
 
   Constraints constraints(const Knobs& k) const override { return gemv_lanes::constraints(k); }
   Layout layout(const Knobs&) const override { return layout_; }
-  uint32_t workgroup_size(const Knobs& k) const override { return gemv_lanes::get(k, "wg"); }
+  uint32_t workgroup_size(const Knobs& k) const override { return knob_u32(k, "wg"); }
   uint32_t shared_bytes(const Knobs& k) const override { return gemv_lanes::handover_bytes(k); }
   ShaderSpec source(const Knobs& k) const override {
     return gemv_lanes::spec("q4gsw_gemv_fast.comp", k, layout_);

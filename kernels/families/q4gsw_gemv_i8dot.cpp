@@ -32,17 +32,16 @@ class GemvI8Dot final : public Family {
 
   // Blocks of each row quantised per chunk, as CB in the shader.
   static uint32_t chunk_blocks(const Knobs& k) {
-    using gemv_lanes::get;
-    return std::max(get(k, "wg") / get(k, "mmax"), get(k, "ksplit") * get(k, "unroll"));
+    return std::max(knob_u32(k, "wg") / knob_u32(k, "mmax"),
+                    knob_u32(k, "ksplit") * knob_u32(k, "unroll"));
   }
 
   Constraints constraints(const Knobs& k) const override { return gemv_lanes::constraints(k); }
   Layout layout(const Knobs&) const override { return layout_; }
-  uint32_t workgroup_size(const Knobs& k) const override { return gemv_lanes::get(k, "wg"); }
+  uint32_t workgroup_size(const Knobs& k) const override { return knob_u32(k, "wg"); }
   uint32_t shared_bytes(const Knobs& k) const override {
-    using gemv_lanes::get;
     // Per row and block of a chunk: 32 int8 and a float scale; then the slices' hand-over.
-    return get(k, "mmax") * chunk_blocks(k) * (32 + 4) + gemv_lanes::handover_bytes(k);
+    return knob_u32(k, "mmax") * chunk_blocks(k) * (32 + 4) + gemv_lanes::handover_bytes(k);
   }
   ShaderSpec source(const Knobs& k) const override {
     return gemv_lanes::spec("q4gsw_gemv_i8dot.comp", k, layout_);
@@ -56,9 +55,7 @@ class GemvI8Dot final : public Family {
   double arithmetic_tolerance(const Problem& p) const override {
     return fp32_tolerance(p) + int8_activation_tolerance(p);
   }
-  std::string combination_error(const Knobs& k) const override {
-    return gemv_lanes::body_error(k);
-  }
+  std::string combination_error(const Knobs& k) const override { return gemv_lanes::body_error(k); }
   std::string device_error(const Knobs& k, const Problem&, const vk::DeviceInfo& d) const override {
     return gemv_lanes::subgroup_error(k, d);
   }

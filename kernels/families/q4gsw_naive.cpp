@@ -12,7 +12,7 @@ class Naive final : public Family {
   Constraints constraints(const Knobs&) const override { return {2, 2, 1, 1, 0}; }
   Layout layout(const Knobs&) const override { return Layout::raw; }
   uint32_t workgroup_size(const Knobs& k) const override {
-    return static_cast<uint32_t>(knob_int(k, "wg"));
+    return knob_u32(k, "wg");
   }
   uint32_t shared_bytes(const Knobs&) const override { return 0; }
   ShaderSpec source(const Knobs& k) const override {

@@ -36,10 +36,10 @@ class Tiled final : public Family {
     return packed(k) ? Layout::packed : Layout::raw;
   }
   uint32_t workgroup_size(const Knobs& k) const override {
-    return static_cast<uint32_t>(knob_int(k, "wg"));
+    return knob_u32(k, "wg");
   }
   uint32_t shared_bytes(const Knobs& k) const override {
-    const uint32_t bk = static_cast<uint32_t>(knob_int(k, "bk"));
+    const uint32_t bk = knob_u32(k, "bk");
     return (tile_m(k) + tile_n(k)) * bk * 4;
   }
   ShaderSpec source(const Knobs& k) const override {

@@ -11,11 +11,11 @@ class RmsNorm final : public Family {
                {{"vec", ints({1, 4})}, {"wg", ints({32, 64, 128, 256, 512})}}) {}
 
   Constraints constraints(const Knobs& k) const override {
-    return {1, 1, static_cast<uint32_t>(knob_int(k, "vec")), 1, 0};
+    return {1, 1, knob_u32(k, "vec"), 1, 0};
   }
   Layout layout(const Knobs&) const override { return Layout::none; }
   uint32_t workgroup_size(const Knobs& k) const override {
-    return static_cast<uint32_t>(knob_int(k, "wg"));
+    return knob_u32(k, "wg");
   }
   uint32_t shared_bytes(const Knobs& k) const override { return workgroup_size(k) * 4; }
   ShaderSpec source(const Knobs& k) const override {

@@ -12,7 +12,7 @@ class SdpaNaive final : public Family {
   Constraints constraints(const Knobs&) const override { return {}; }
   Layout layout(const Knobs&) const override { return Layout::none; }
   uint32_t workgroup_size(const Knobs& k) const override {
-    return static_cast<uint32_t>(knob_int(k, "wg"));
+    return knob_u32(k, "wg");
   }
   uint32_t shared_bytes(const Knobs& k) const override { return workgroup_size(k) * 4; }
   // The scores [M, heads, L] between the passes, fp32 in either dtype.

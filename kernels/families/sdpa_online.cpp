@@ -33,47 +33,47 @@ class SdpaOnline final : public Family {
 
   Constraints constraints(const Knobs& k) const override {
     Constraints c;
-    c.k_multiple = static_cast<uint32_t>(knob_int(k, "vec"));
+    c.k_multiple = knob_u32(k, "vec");
     c.k_max = kMaxHeadDim;
     return c;
   }
   Layout layout(const Knobs&) const override { return Layout::none; }
-  uint32_t workgroup_size(const Knobs& k) const override { return get(k, "wg"); }
+  uint32_t workgroup_size(const Knobs& k) const override { return knob_u32(k, "wg"); }
   uint32_t shared_bytes(const Knobs& k) const override {
     // As the shader: qs [qpg, DMAX], ps [qpg, wg * keys], the reduction [qpg, wg], the split's
     // last_slice; all fp32 (q is staged converted) whatever the dtype.
-    const uint32_t qpg = get(k, "qpg"), wg = get(k, "wg");
-    return (qpg * (kMaxHeadDim + wg * get(k, "keys") + wg) + (split_ ? 1 : 0)) * 4;
+    const uint32_t qpg = knob_u32(k, "qpg"), wg = knob_u32(k, "wg");
+    return (qpg * (kMaxHeadDim + wg * knob_u32(k, "keys") + wg) + (split_ ? 1 : 0)) * 4;
   }
   uint64_t workspace_bytes(const Knobs& k, const Problem& p) const override {
     if (!split_) return 0;
     // As the shader: a counter per head group (the workgroups of a group arrive together),
     // (m, l) per (row, slice), each part rounded up to 4 words, then acc [rows, slices, D].
     const uint64_t rows = uint64_t{p.m} * p.heads, states = rows * slices(k);
-    const uint64_t head_groups = rows / get(k, "qpg");
+    const uint64_t head_groups = rows / knob_u32(k, "qpg");
     return (ceil_div(head_groups, 4) * 4 + ceil_div(2 * states, 4) * 4 + states * p.k) * 4;
   }
   ShaderSpec source(const Knobs& k) const override {
     return {"sdpa_online.comp",
-            {{"WG", str(get(k, "wg"))},
-             {"KEYS", str(get(k, "keys"))},
-             {"VEC", str(get(k, "vec"))},
+            {{"WG", str(knob_u32(k, "wg"))},
+             {"KEYS", str(knob_u32(k, "keys"))},
+             {"VEC", str(knob_u32(k, "vec"))},
              {"SLICES", str(slices(k))},
-             {"QPG", str(get(k, "qpg"))}}};
+             {"QPG", str(knob_u32(k, "qpg"))}}};
   }
   std::array<uint32_t, 3> groups(const Knobs& k, const Problem& p,
                                  const vk::DeviceInfo& d) const override {
-    return {clamp_groups(uint64_t{p.m} * p.heads / get(k, "qpg") * slices(k), d), 1, 1};
+    return {clamp_groups(uint64_t{p.m} * p.heads / knob_u32(k, "qpg") * slices(k), d), 1, 1};
   }
 
   // Constraints hold no head counts; the runtime keys tuned sdpa problems by heads and kv_heads,
   // so its answers never cross groups, but a hand-made or stale selection could.
   std::string shape_error(const Knobs& k, const Problem& p) const override {
-    const uint32_t qpg = get(k, "qpg"), group = p.heads / p.kv_heads;
+    const uint32_t qpg = knob_u32(k, "qpg"), group = p.heads / p.kv_heads;
     if (group % qpg != 0) {
       return "qpg=" + str(qpg) + " does not divide the " + str(group) +
-             " query heads per KV head (heads " + str(p.heads) + " / kv_heads " +
-             str(p.kv_heads) + "): a workgroup's heads must share one KV head";
+             " query heads per KV head (heads " + str(p.heads) + " / kv_heads " + str(p.kv_heads) +
+             "): a workgroup's heads must share one KV head";
     }
     return {};
   }
@@ -81,9 +81,10 @@ class SdpaOnline final : public Family {
  protected:
   std::string combination_error(const Knobs& k) const override {
     // The shader's acc [qpg][ACC] of VTYPE, ACC = ceil(DMAX / vec / wg), and s [keys][qpg].
-    const uint32_t vec = get(k, "vec"), qpg = get(k, "qpg");
-    const uint32_t acc = static_cast<uint32_t>(ceil_div(kMaxHeadDim / vec, get(k, "wg"))) * vec;
-    if (const uint32_t live = qpg * (acc + get(k, "keys")); live > kMaxLiveFloats) {
+    const uint32_t vec = knob_u32(k, "vec"), qpg = knob_u32(k, "qpg");
+    const uint32_t acc =
+        static_cast<uint32_t>(ceil_div(kMaxHeadDim / vec, knob_u32(k, "wg"))) * vec;
+    if (const uint32_t live = qpg * (acc + knob_u32(k, "keys")); live > kMaxLiveFloats) {
       return "qpg=" + str(qpg) + " keeps " + str(live) + " accumulator and score floats live " +
              "per invocation, more than " + str(kMaxLiveFloats) + " (register pressure)";
     }
@@ -91,10 +92,7 @@ class SdpaOnline final : public Family {
   }
 
  private:
-  static uint32_t get(const Knobs& k, std::string_view name) {
-    return static_cast<uint32_t>(knob_int(k, name));
-  }
-  uint32_t slices(const Knobs& k) const { return split_ ? get(k, "slices") : 1; }
+  uint32_t slices(const Knobs& k) const { return split_ ? knob_u32(k, "slices") : 1; }
 
   bool split_;
 };
