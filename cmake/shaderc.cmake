@@ -22,6 +22,12 @@ if(VKTUNE_SHADERC_PREFIX)
   # BEFORE: its headers, not Debian's /usr/include/shaderc, whatever else is on the path.
   target_include_directories(vktune_shaderc BEFORE INTERFACE "${VKTUNE_SHADERC_PREFIX}/include")
   target_link_libraries(vktune_shaderc INTERFACE "${combined}" Threads::Threads)
+  # Its sources, as tools/setup-newer-shaderc.sh records them.
+  set(version_file "${VKTUNE_SHADERC_PREFIX}/VERSIONS.txt")
+  set(VKTUNE_SHADERC_VERSION "${VKTUNE_SHADERC_PREFIX}")
+  if(EXISTS "${version_file}")
+    file(STRINGS "${version_file}" VKTUNE_SHADERC_VERSION LIMIT_COUNT 1)
+  endif()
 else()
   set(vktune_shaderc_parts shaderc_combined glslang MachineIndependent OSDependent OGLCompiler
       GenericCodeGen SPIRV SPIRV-Tools-opt SPIRV-Tools)
@@ -33,5 +39,17 @@ else()
   # The archives reference each other in cycles: one rescanned group resolves them.
   target_link_libraries(vktune_shaderc INTERFACE
     "$<LINK_GROUP:RESCAN,${vktune_shaderc_paths}>" Threads::Threads)
+  find_package(PkgConfig QUIET)
+  set(VKTUNE_SHADERC_VERSION "Debian")
+  if(PKG_CONFIG_FOUND)
+    pkg_check_modules(VKTUNE_SHADERC_PC QUIET shaderc_combined)
+    if(VKTUNE_SHADERC_PC_FOUND)
+      set(VKTUNE_SHADERC_VERSION "Debian ${VKTUNE_SHADERC_PC_VERSION}")
+    endif()
+  endif()
 endif()
+# Part of the disk cache's key (kernels/spirv_disk_cache.h): a binary compiled by one shaderc is
+# never served to a build linked with another.
+target_compile_definitions(vktune_shaderc INTERFACE
+                           "VKTUNE_SHADERC_VERSION=\"${VKTUNE_SHADERC_VERSION}\"")
 add_library(vktune::shaderc ALIAS vktune_shaderc)

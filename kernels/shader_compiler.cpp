@@ -8,6 +8,11 @@
 
 #include "kernels/embedded_sources.h"
 
+// SPIRV-Tools' own version, for the disk cache's key. Declared here rather than through
+// <spirv-tools/libspirv.h>: the newer compiler's prefix installs shaderc's headers only, and this
+// C function is in both builds' archives.
+extern "C" const char* spvSoftwareVersionDetailsString(void);
+
 namespace vktune {
 namespace {
 
@@ -53,7 +58,23 @@ uint32_t shaderc_env_version(TargetEnv env) {
   }
 }
 
+// Every embedded include, hashed once: any of them may change a shader's binary.
+const std::string& includes_hash() {
+  static const std::string hash = [] {
+    std::string all;
+    for (const EmbeddedSource& s : embedded_sources()) {
+      if (s.name.ends_with(".glsl")) all.append(s.name).append(s.text);
+    }
+    return content_hash(all);
+  }();
+  return hash;
+}
+
 }  // namespace
+
+std::string shader_compiler_identity() {
+  return std::string("shaderc ") + VKTUNE_SHADERC_VERSION + ", " + spvSoftwareVersionDetailsString();
+}
 
 uint64_t content_hash_value(std::string_view text) {
   uint64_t hash = 1469598103934665603ull;
@@ -121,6 +142,17 @@ std::shared_ptr<const Spirv> ShaderCompiler::compile_text(std::string_view file,
     std::lock_guard lock(mutex_);
     if (auto it = cache_.find(key); it != cache_.end()) return it->second;
   }
+  std::string disk_key;
+  if (disk_) {
+    static const std::string identity = shader_compiler_identity();
+    disk_key = identity + "|" + std::string(file) + "|" + includes_hash() + "|" + key;
+    if (auto stored = disk_->load(disk_key)) {
+      ++disk_hits_;
+      auto spirv = std::make_shared<const Spirv>(std::move(*stored));
+      std::lock_guard lock(mutex_);
+      return cache_.emplace(std::move(key), spirv).first->second;
+    }
+  }
 
   shaderc::Compiler compiler;
   shaderc::CompileOptions options;
@@ -136,6 +168,7 @@ std::shared_ptr<const Spirv> ShaderCompiler::compile_text(std::string_view file,
     throw CompileError(std::string(variant) + ": " + result.GetErrorMessage());
   }
   auto spirv = std::make_shared<const Spirv>(result.cbegin(), result.cend());
+  if (disk_) disk_->store(disk_key, *spirv);
   std::lock_guard lock(mutex_);
   cache_.emplace(std::move(key), spirv);
   return spirv;

@@ -1,7 +1,9 @@
 // GLSL -> SPIR-V through libshaderc, with #include resolved from the embedded kernels/glsl
-// sources and an in-memory cache keyed by (source hash, defines, target environment).
+// sources, an in-memory cache keyed by (source hash, defines, target environment) and, when
+// given one, a disk cache shared by runs (keyed by the compiler's identity and the includes too).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -13,6 +15,7 @@
 #include <vector>
 
 #include "kernels/shader_spec.h"
+#include "kernels/spirv_disk_cache.h"
 
 namespace vktune {
 
@@ -35,6 +38,10 @@ uint64_t content_hash_value(std::string_view text);
 // The same as 16 hex digits.
 std::string content_hash(std::string_view text);
 
+// The linked shaderc's version and its SPIRV-Tools' (with build details): what, beside the
+// source, decides a shader's binary.
+std::string shader_compiler_identity();
+
 // Hash of an embedded source file together with every embedded include it could pull in:
 // what the database keys a kernel's binary by. Throws std::out_of_range for unknown files.
 std::string embedded_source_hash(std::string_view file);
@@ -42,6 +49,8 @@ std::string embedded_source_hash(std::string_view file);
 class ShaderCompiler {
  public:
   explicit ShaderCompiler(TargetEnv env = TargetEnv::vulkan_1_2) : env_(env) {}
+  // Also reads and fills `disk` when not null; it must outlive the compiler.
+  ShaderCompiler(TargetEnv env, const SpirvDiskCache* disk) : env_(env), disk_(disk) {}
 
   // Compiles the embedded file `file` (e.g. "q4gsw_gemv.comp") with `defines`.
   // `variant` names the variant in error messages. Thread-safe; cached.
@@ -55,6 +64,8 @@ class ShaderCompiler {
                                             const Defines& defines, std::string_view variant);
 
   size_t cache_size() const;
+  // Shaders the disk cache served instead of shaderc.
+  uint64_t disk_hits() const { return disk_hits_; }
 
  private:
   // `env`: the target, never older than env_.
@@ -63,6 +74,8 @@ class ShaderCompiler {
                                             TargetEnv env);
 
   TargetEnv env_;
+  const SpirvDiskCache* disk_ = nullptr;
+  std::atomic<uint64_t> disk_hits_ = 0;
   mutable std::mutex mutex_;
   std::map<std::string, std::shared_ptr<const Spirv>> cache_;
 };

@@ -50,6 +50,7 @@ void run_bench(const BenchFlags& flags) {
   // Every measured variant is re-timed interleaved with the others.
   for (const auto& list : plan.keys) options.finalists = std::max(options.finalists, list.size());
   options.store_spirv = false;
+  options.spirv_cache = SpirvDiskCache::default_dir();
   auto keys = std::make_shared<std::vector<std::set<std::string>>>();
   for (const auto& list : plan.keys) keys->emplace_back(list.begin(), list.end());
   options.variant_filter = [problems = plan.problems, keys](const kernels::Problem& p,

@@ -138,6 +138,7 @@ void run_tune(const TuneFlags& flags) {
   options.fill = flags.fill;
   options.seed = flags.seed;
   options.claim_path = flags.db;
+  options.spirv_cache = SpirvDiskCache::default_dir();
   if (!flags.families.empty()) options.families = parse_families(flags.families);
   // A family asked for by name that cannot run here at all says why, rather than tune nothing.
   for (const kernels::Family* f : options.families) {

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <optional>
 #include <string>
@@ -57,6 +58,9 @@ struct TuneOptions {
   TimingOptions timing;      // the full measurement
   size_t finalists = 3;      // re-measured interleaved before a winner is named
   bool store_spirv = true;
+  // Folder of the SPIR-V disk cache (kernels/spirv_disk_cache.h) the run reads and fills, so a
+  // later run skips GLSL compilation; unset: every shader is compiled.
+  std::optional<std::filesystem::path> spirv_cache;
   // Families to sweep; empty: kernels::families(). Tests add a deliberately wrong one.
   std::vector<const kernels::Family*> families;
   // When set, only the variants it accepts are measured (`vktune bench` re-times a DB's

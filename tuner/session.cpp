@@ -57,7 +57,11 @@ Session::Session(const vk::Instance& instance, size_t device_index, db::Store& s
       store_(store),
       options_(std::move(options)),
       progress_(progress),
-      writer_(store) {
+      writer_(store),
+      spirv_cache_(options_.spirv_cache ? std::optional<SpirvDiskCache>(std::in_place,
+                                                                        *options_.spirv_cache)
+                                        : std::nullopt),
+      compiler_(TargetEnv::vulkan_1_2, spirv_cache_ ? &*spirv_cache_ : nullptr) {
   if (options_.families.empty()) {
     options_.families.assign(kernels::families().begin(), kernels::families().end());
   }
@@ -185,7 +189,15 @@ TuneResult Session::run() {
       for (const Candidate& c : list) all.push_back(&c);
     }
     progress_.note("compiling " + std::to_string(all.size()) + " candidates' pipelines");
+    const auto start = std::chrono::steady_clock::now();
     compile_all(*device_, compiler_, *pipelines_, all);
+    progress_.note(
+        std::to_string(pipelines_->size()) + " pipelines in " +
+        format_seconds(std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+                           .count()) +
+        (spirv_cache_ ? ", " + std::to_string(compiler_.disk_hits()) + " of their shaders from " +
+                            spirv_cache_->dir().string()
+                      : std::string(", no SPIR-V disk cache")));
   }
 
   if (options_.budget && std::chrono::steady_clock::now() - run_start_ >= *options_.budget) {

@@ -164,6 +164,7 @@ class Session {
   std::vector<Observation> observations_;  // what the model learns from (Strategy::model)
   SeenKnobValues seen_knobs_;              // ... and the knob values those hold
   std::optional<CostModel> model_;  // of a resumed run: those it has a coverage record of
+  std::optional<SpirvDiskCache> spirv_cache_;  // TuneOptions::spirv_cache; before compiler_
   ShaderCompiler compiler_;
   std::optional<RunLock> run_lock_;  // the claim on run_id_ (TuneOptions::claim_path)
   int64_t run_id_ = 0, device_id_ = 0, problem_id_ = 0;
