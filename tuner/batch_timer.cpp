@@ -21,8 +21,6 @@ constexpr uint32_t kReadingSlots = 4;    // a clock reading opens and one closes
 constexpr uint32_t kMaxEntries = (kPoolSize - kReadingSlots) / 2;
 constexpr double kSubmissionNs = 100e6;  // estimated GPU time of one submission, at most
 constexpr uint32_t kCalibrationDispatches = 2;
-// The probe's slowdown under which the clock counts as up (tuner/clock_probe.h).
-constexpr double kClockTolerance = 0.05;
 // A submission whose own clock readings show the SM clock under 1/1.3 of its peak ran on one of
 // the plateaus the governor climbs through after an idle spell (H100: 345-1335 MHz against
 // 1980): the warm-up can end before the clock is up (a light load does not raise it), and a
@@ -45,7 +43,7 @@ void BatchTimer::warm_up(const TimingOptions& options) {
   std::optional<StageTimer> timer;
   if (profile_ != nullptr) timer.emplace(*profile_, Stage::warmup);
   // Only when the GPU has actually idled: a reading at the peak costs a few microseconds.
-  for (double spent = 0; spent < options.max_warmup_ns && probe_->slowdown() > 1 + kClockTolerance;) {
+  for (double spent = 0; spent < options.max_warmup_ns && probe_->slowdown() > kAtPeak;) {
     spent += probe_->load();
   }
 }

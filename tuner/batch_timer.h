@@ -49,6 +49,10 @@ class BatchTimer {
                                    std::span<const double> estimate_ns,
                                    const TimingOptions& options);
 
+  // Brings the clock up when the GPU idled (a reading at the peak costs a few microseconds),
+  // for at most options.max_warmup_ns; measure() starts with it.
+  void warm_up(const TimingOptions& options);
+
  private:
   struct Entry {
     size_t variant;
@@ -60,7 +64,6 @@ class BatchTimer {
   std::vector<double> run(std::span<const TimedVariant> variants,
                           const std::vector<Entry>& entries, std::span<const double> estimate_ns,
                           const TimingOptions& options);
-  void warm_up(const TimingOptions& options);
 
   vk::Device& device_;
   ClockProbe* probe_;

@@ -23,6 +23,9 @@ class CommandBuffer;
 
 namespace vktune::tuner {
 
+// A slowdown up to this reads as the peak clock: a reading's own noise is a few percent.
+inline constexpr double kAtPeak = 1.05;
+
 class ClockProbe {
  public:
   // Compiles the probe and runs it back to back for up to `calibrate_ns` of GPU time, so its

@@ -8,6 +8,7 @@
 #include "kernels/op.h"
 #include "kernels/vk/command_buffer.h"
 #include "kernels/vk/device.h"
+#include "tuner/clock_probe.h"
 #include "tuner/parallel.h"
 
 namespace vktune::tuner {
@@ -17,6 +18,7 @@ namespace {
 // for any device (an lm_head's 32 checked rows of 128256 outputs take 16 MB: 4 a batch).
 constexpr uint64_t kReadbackBytes = 64ull << 20;
 constexpr size_t kMaxBatch = 64;
+constexpr uint32_t kReadingSlots = 4;  // one clock reading opens the submission, one closes it
 
 }  // namespace
 
@@ -29,7 +31,8 @@ GateStage::GateStage(vk::Device& device, const Gate& gate, const kernels::Proble
       capacity_(
           std::clamp<uint64_t>(kReadbackBytes / std::max<uint64_t>(slot_bytes_, 1), 1, kMaxBatch)),
       readback_(vk::Buffer::create_host(device, capacity_ * slot_bytes_)),
-      pool_(vk::TimestampPool::create(device, static_cast<uint32_t>(2 * capacity_))) {
+      pool_(vk::TimestampPool::create(device,
+                                      static_cast<uint32_t>(2 * capacity_) + kReadingSlots)) {
   for (uint32_t row : gate.rows()) {
     if (!runs_.empty() && runs_.back().first + runs_.back().count == row) {
       ++runs_.back().count;
@@ -42,23 +45,26 @@ GateStage::GateStage(vk::Device& device, const Gate& gate, const kernels::Proble
 std::vector<GateOutcome> GateStage::run(std::span<const kernels::KernelInstance* const> batch,
                                         std::span<const double> tolerances,
                                         std::chrono::nanoseconds timeout,
-                                        const vk::ValidationLog* validation) {
+                                        const vk::ValidationLog* validation,
+                                        const ClockProbe* probe) {
   if (batch.size() > capacity_ || tolerances.size() != batch.size()) {
     throw std::invalid_argument("GateStage: a batch of " + std::to_string(batch.size()) +
                                 " with " + std::to_string(tolerances.size()) +
                                 " tolerances; capacity " + std::to_string(capacity_));
   }
   std::vector<GateOutcome> outcomes(batch.size());
+  const auto readings = static_cast<uint32_t>(2 * batch.size());  // the first reading's slot
   device_.run(
       [&](vk::CommandBuffer& cb) {
         cb.reset_timestamps(pool_);
+        if (probe != nullptr) probe->record_reading(cb, pool_, readings);
         for (size_t i = 0; i < batch.size(); ++i) {
           const kernels::KernelInstance& inst = *batch[i];
           inst.record_poison(cb);
           cb.barrier();
           cb.timestamp(pool_, static_cast<uint32_t>(2 * i));
           const size_t seen = validation ? validation->size() : 0;
-          inst.record(cb, 0);
+          inst.record(cb, next_copy_++);
           if (validation) {
             const std::vector<std::string> drawn = validation->since(seen);
             if (!drawn.empty()) outcomes[i].validation = drawn.front();
@@ -73,15 +79,22 @@ std::vector<GateOutcome> GateStage::run(std::span<const kernels::KernelInstance*
           }
           cb.barrier();  // the next variant's poison overwrites the output this copy reads
         }
+        if (probe != nullptr) probe->record_reading(cb, pool_, readings + 2);
       },
       timeout);
-  const std::vector<uint64_t> ns = pool_.read_ns(static_cast<uint32_t>(2 * batch.size()));
+  const std::vector<uint64_t> ns =
+      pool_.read_ns(readings + (probe != nullptr ? kReadingSlots : 0));
+  const double slowdown =
+      probe == nullptr ? 0
+                       : std::max(probe->slowdown_of(ns[readings], ns[readings + 1]),
+                                  probe->slowdown_of(ns[readings + 2], ns[readings + 3]));
   const auto* rows = static_cast<const std::byte*>(readback_.mapped());
   parallel_for(batch.size(), [&](size_t i) {
     const std::vector<float> picked =
         kernels::decode(std::span<const std::byte>(rows + i * slot_bytes_, slot_bytes_), dtype_);
     outcomes[i].check = gate_.check_rows(picked, tolerances[i]);
     outcomes[i].dispatch_ns = static_cast<double>(ns[2 * i + 1] - ns[2 * i]);
+    outcomes[i].slowdown = slowdown;
   });
   return outcomes;
 }

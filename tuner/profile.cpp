@@ -34,6 +34,10 @@ std::string Profile::render(std::chrono::steady_clock::duration total, size_t va
     text += "timing submissions run again at a low clock: " + std::to_string(low_clock_reruns_) +
             "\n";
   }
+  if (gate_samples_ > 0) {
+    text += "first samples taken from the gate at the peak clock: " +
+            std::to_string(gate_samples_) + "\n";
+  }
   return text;
 }
 

@@ -27,16 +27,20 @@ class Profile {
   // A timing submission run again because its own clock readings were low (BatchTimer).
   void count_low_clock_rerun() { ++low_clock_reruns_; }
   size_t low_clock_reruns() const { return low_clock_reruns_; }
+  // A one-sample stage's sample taken from the variant's gate dispatch (tuner/session_problem.cpp).
+  void count_gate_sample() { ++gate_samples_; }
+  size_t gate_samples() const { return gate_samples_; }
 
   // A table: per stage, seconds, share of `total`, milliseconds per variant; then "other", what
   // no stage claimed (reference computation, uploads, bookkeeping), and the total; then the
-  // count of low-clock re-runs, when there were any.
+  // count of low-clock re-runs and of gate dispatches taken as samples, when there were any.
   std::string render(std::chrono::steady_clock::duration total, size_t variants) const;
 
  private:
   static size_t index(Stage stage) { return static_cast<size_t>(stage); }
   std::array<std::chrono::steady_clock::duration, kStageCount> spent_{};
   size_t low_clock_reruns_ = 0;
+  size_t gate_samples_ = 0;
 };
 
 // Adds the time from construction to destruction to one stage of a profile.

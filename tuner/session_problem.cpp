@@ -11,6 +11,7 @@
 #include "kernels/shader_compiler.h"
 #include "kernels/vk/command_buffer.h"
 #include "tuner/batch_timer.h"
+#include "tuner/clock_probe.h"
 #include "tuner/gate_stage.h"
 #include "tuner/parallel.h"
 #include "tuner/problem_state.h"
@@ -167,6 +168,13 @@ bool Session::stage_one(std::span<Candidate* const> chunk, const TimingOptions& 
   if (!lost_reason_.empty()) return false;
 
   // Gate: batches of what the read-back holds; a failed batch is retried one by one.
+  // A stage of one sample (halving's first) takes a slow variant's gate dispatch as that sample
+  // when the gate's submission ran at the peak clock by its own readings: the sample's span or
+  // more of GPU time is then measured once, not twice (on the H100 one dispatch of every
+  // variant of a problem is most of its first stage). At a lower clock a gate dispatch reads
+  // 3-8x slow (the lm_head problems, before these readings existed) and the time stage takes
+  // the sample instead. The clock is brought up first, as the time stage does.
+  const bool one_sample = timing.max_samples == 1 && probe_ != nullptr;
   std::vector<Candidate*> passed;
   std::vector<double> estimate;
   for (size_t first = 0; first < chunk.size();) {
@@ -182,12 +190,14 @@ bool Session::stage_one(std::span<Candidate* const> chunk, const TimingOptions& 
     }
     std::vector<GateOutcome> outcomes;
     try {
+      if (one_sample) timer_->warm_up(timing);
       StageTimer t(profile_, Stage::gate);
       // Each variant gets the timeout of one submission: a driver that compiles a pipeline at
       // its first dispatch (lavapipe) spends seconds on a batch that runs in microseconds.
       outcomes = s.gate_stage->run(instances, tolerances,
                                    options_.timing.timeout * static_cast<int64_t>(batch.size()),
-                                   instance_.validation() ? &instance_.validation_log() : nullptr);
+                                   instance_.validation() ? &instance_.validation_log() : nullptr,
+                                   probe_.get());
     } catch (const vk::Error& e) {
       // Which variant of a batch failed is unknown: the caller tries each again on its own.
       if (batch.size() > 1) {
@@ -214,6 +224,13 @@ bool Session::stage_one(std::span<Candidate* const> chunk, const TimingOptions& 
              "max error " + std::to_string(check.max_error) + " of the bound at output " +
                  std::to_string(check.worst) + ", " + std::to_string(check.non_finite) +
                  " non-finite outputs");
+        continue;
+      }
+      if (one_sample && outcomes[i].slowdown <= kAtPeak &&
+          outcomes[i].dispatch_ns >= timing.min_sample_ns) {
+        const double sample = outcomes[i].dispatch_ns;
+        c.stats = summarize(std::span<const double>(&sample, 1));
+        profile_.count_gate_sample();
         continue;
       }
       passed.push_back(&c);

@@ -1,0 +1,57 @@
+// The gate stage on the test device: a batch checked in one submission, each variant's outcome
+// its own; with a clock probe the submission carries its clock (the slowdown halving's first
+// stage trusts a gate dispatch by), without one it reads 0.
+#include "tuner/gate_stage.h"
+
+#include <gtest/gtest.h>
+
+#include "kernels/families/families.h"
+#include "kernels/shader_compiler.h"
+#include "tests/kernels/vulkan_fixture.h"
+#include "tuner/clock_probe.h"
+
+namespace vktune::tuner {
+namespace {
+
+class GateStageTest : public test::VulkanFixture {
+ protected:
+  ShaderCompiler compiler_;
+  const kernels::Problem problem_{kernels::Op::q4gsw, 3, 96, 256, 32, false};
+  const kernels::ProblemData data_ = kernels::make_random(problem_, 5);
+};
+
+TEST_F(GateStageTest, ChecksEachVariantAndReadsTheClockWithAProbe) {
+  const kernels::Family& naive = kernels::naive_family(kernels::DType::f32);
+  const auto inputs = kernels::ProblemBuffers::create(device(), problem_, data_,
+                                                      naive.layout(naive.all_variants().front()), 3);
+  std::vector<kernels::KernelInstance> instances;
+  for (size_t i = 0; i < 2; ++i) {
+    instances.push_back(kernels::KernelInstance::create(
+        device(), compiler_, naive, naive.all_variants().front(), problem_, inputs));
+  }
+  const std::vector<const kernels::KernelInstance*> batch = {&instances[0], &instances[1]};
+  const std::vector<double> tolerances(2, naive.tolerance(problem_));
+  const Gate gate(problem_, data_);
+  GateStage stage(device(), gate, problem_);
+  ASSERT_GE(stage.capacity(), 2u);
+
+  for (const GateOutcome& o : stage.run(batch, tolerances, std::chrono::seconds(10))) {
+    EXPECT_TRUE(o.check.ok) << o.check.max_error;
+    EXPECT_GT(o.dispatch_ns, 0);
+    EXPECT_EQ(o.slowdown, 0);  // no probe: no reading
+  }
+  ClockProbe probe(device(), compiler_, 2e6);
+  const std::vector<GateOutcome> read =
+      stage.run(batch, tolerances, std::chrono::seconds(10), nullptr, &probe);
+  ASSERT_EQ(read.size(), 2u);
+  for (const GateOutcome& o : read) {
+    EXPECT_TRUE(o.check.ok) << o.check.max_error;
+    // One reading for the whole submission; a software device reads within its noise.
+    EXPECT_EQ(o.slowdown, read.front().slowdown);
+    EXPECT_GE(o.slowdown, 1.0);
+    EXPECT_LT(o.slowdown, 50.0);
+  }
+}
+
+}  // namespace
+}  // namespace vktune::tuner
