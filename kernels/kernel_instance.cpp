@@ -132,9 +132,10 @@ KernelInstance KernelInstance::create(vk::Device& device, ShaderCompiler& compil
     ws = external.workspace != nullptr ? external.workspace : &*inst.workspace_;
   }
   // One descriptor set per weight (or KV cache) copy, which record() rotates among.
-  const uint32_t sets = inputs->weight_copies();
-  for (uint32_t c = 0; c < sets; ++c) {
-    std::vector<const vk::Buffer*> bound;
+  const uint32_t copies = inputs->weight_copies();
+  std::vector<std::vector<const vk::Buffer*>> sets(copies);
+  for (uint32_t c = 0; c < copies; ++c) {
+    std::vector<const vk::Buffer*>& bound = sets[c];
     for (const BindingDesc& b : op.bindings) {
       switch (b.role) {
         case BufferRole::x: bound.push_back(x); break;
@@ -147,8 +148,8 @@ KernelInstance KernelInstance::create(vk::Device& device, ShaderCompiler& compil
         case BufferRole::values: bound.push_back(&inputs->values(c)); break;
       }
     }
-    inst.sets_.push_back(inst.pipeline_->bind(bound));
   }
+  inst.sets_ = inst.pipeline_->bind_all(sets);
   inst.inputs_ = std::move(inputs);
   return inst;
 }

@@ -6,6 +6,7 @@
 // whole submission, so a variant never reads the copy its predecessor just pulled into cache.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <span>
@@ -50,7 +51,8 @@ class BatchTimer {
                                    const TimingOptions& options);
 
   // Brings the clock up when the GPU idled (a reading at the peak costs a few microseconds),
-  // for at most options.max_warmup_ns; measure() starts with it.
+  // for at most options.max_warmup_ns; measure() starts with it. After a warm-up that spends
+  // all of that short of the peak (a capped clock), none for the next few seconds.
   void warm_up(const TimingOptions& options);
 
  private:
@@ -71,6 +73,7 @@ class BatchTimer {
   vk::TimestampPool pool_;
   uint32_t next_dispatch_ = 0;  // the rotation index passed to RecordDispatch
   uint64_t rounds_ = 0;         // seeds each round's shuffle
+  std::chrono::steady_clock::time_point capped_until_;  // no warm-up before then
 };
 
 }  // namespace vktune::tuner

@@ -8,7 +8,7 @@ namespace vktune::tuner {
 
 const char* stage_name(Stage stage) {
   static constexpr std::array<const char*, kStageCount> names = {
-      "compile", "instance", "gate", "warm-up", "timing", "store"};
+      "compile", "upload", "instance", "gate", "warm-up", "timing", "store"};
   return names[static_cast<size_t>(stage)];
 }
 

@@ -11,13 +11,14 @@ namespace vktune::tuner {
 
 enum class Stage {
   compile,   // GLSL -> SPIR-V -> pipeline, on every core
+  upload,    // a problem's inputs, in each weight layout and its cold-cache copies
   instance,  // descriptor sets and buffers of each variant
   gate,      // one dispatch each, read back, compared with the CPU reference
   warmup,    // bringing the GPU's clock up after it idled
   timing,    // timestamped samples (stage one, later stages, finalists)
   store,     // SQLite commits
 };
-inline constexpr size_t kStageCount = 6;
+inline constexpr size_t kStageCount = 7;
 const char* stage_name(Stage stage);
 
 class Profile {

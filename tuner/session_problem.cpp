@@ -159,10 +159,13 @@ bool Session::prepare_shared(std::span<Candidate* const> candidates) {
 
 bool Session::stage_one(std::span<Candidate* const> chunk, const TimingOptions& timing) {
   ProblemState& s = *shared_;
-  // Instance: the shared buffers first (uploads), then every candidate's instance on all cores.
+  // The shared buffers first (uploads), then every candidate's instance on all cores.
+  {
+    StageTimer t(profile_, Stage::upload);
+    if (!prepare_shared(chunk)) return false;
+  }
   {
     StageTimer t(profile_, Stage::instance);
-    if (!prepare_shared(chunk)) return false;
     parallel_for(chunk.size(), [&](size_t i) { make_instance(*chunk[i]); });
   }
   if (!lost_reason_.empty()) return false;
@@ -262,8 +265,11 @@ bool Session::retime(const std::vector<Candidate*>& list, const TimingOptions& t
   std::vector<TimedVariant> records;
   std::vector<double> estimate;
   {
-    StageTimer t(profile_, Stage::instance);
+    StageTimer t(profile_, Stage::upload);
     if (!prepare_shared(list)) return false;
+  }
+  {
+    StageTimer t(profile_, Stage::instance);
     for (Candidate* c : list) {
       if (!c->instance && !make_instance(*c)) continue;
       live.push_back(c);

@@ -90,44 +90,64 @@ ComputePipeline ComputePipeline::create(const Device& device, const PipelineDesc
 }
 
 DescriptorSet ComputePipeline::bind(std::span<const Buffer* const> buffers) const {
-  if (buffers.size() != buffer_count_) {
-    throw Error(name_ + ": " + std::to_string(buffers.size()) + " buffers bound, the pipeline has " +
-                std::to_string(buffer_count_) + " bindings");
+  const std::vector<const Buffer*> one(buffers.begin(), buffers.end());
+  return std::move(bind_all(std::span(&one, 1)).front());
+}
+
+std::vector<DescriptorSet> ComputePipeline::bind_all(
+    std::span<const std::vector<const Buffer*>> sets) const {
+  for (const auto& buffers : sets) {
+    if (buffers.size() != buffer_count_) {
+      throw Error(name_ + ": " + std::to_string(buffers.size()) +
+                  " buffers bound, the pipeline has " + std::to_string(buffer_count_) +
+                  " bindings");
+    }
   }
+  if (sets.empty()) return {};
   VkDevice vk_device = device_;
-  DescriptorSet set;
-  VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, buffer_count_};
+  const auto count = static_cast<uint32_t>(sets.size());
+  VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, buffer_count_ * count};
   VkDescriptorPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
-  pool_info.maxSets = 1;
+  pool_info.maxSets = count;
   pool_info.poolSizeCount = 1;
   pool_info.pPoolSizes = &size;
-  VkDescriptorPool pool = VK_NULL_HANDLE;
-  check(vkCreateDescriptorPool(vk_device, &pool_info, nullptr, &pool), "vkCreateDescriptorPool");
-  set.pool_ = Handle<VkDescriptorPool>(pool, [vk_device](VkDescriptorPool h) {
-    vkDestroyDescriptorPool(vk_device, h, nullptr);
-  });
+  VkDescriptorPool raw_pool = VK_NULL_HANDLE;
+  check(vkCreateDescriptorPool(vk_device, &pool_info, nullptr, &raw_pool),
+        "vkCreateDescriptorPool");
+  auto pool = std::make_shared<const Handle<VkDescriptorPool>>(
+      raw_pool, [vk_device](VkDescriptorPool h) { vkDestroyDescriptorPool(vk_device, h, nullptr); });
 
-  VkDescriptorSetLayout layout = set_layout_.get();
+  const std::vector<VkDescriptorSetLayout> layouts(count, set_layout_.get());
+  std::vector<VkDescriptorSet> raw_sets(count);
   VkDescriptorSetAllocateInfo alloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
-  alloc.descriptorPool = pool;
-  alloc.descriptorSetCount = 1;
-  alloc.pSetLayouts = &layout;
-  check(vkAllocateDescriptorSets(vk_device, &alloc, &set.set_), "vkAllocateDescriptorSets");
+  alloc.descriptorPool = raw_pool;
+  alloc.descriptorSetCount = count;
+  alloc.pSetLayouts = layouts.data();
+  check(vkAllocateDescriptorSets(vk_device, &alloc, raw_sets.data()), "vkAllocateDescriptorSets");
 
-  std::vector<VkDescriptorBufferInfo> infos(buffers.size());
-  std::vector<VkWriteDescriptorSet> writes(buffers.size());
-  for (uint32_t i = 0; i < buffers.size(); ++i) {
-    infos[i] = {buffers[i]->get(), 0, VK_WHOLE_SIZE};
-    writes[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-    writes[i].dstSet = set.set_;
-    writes[i].dstBinding = i;
-    writes[i].descriptorCount = 1;
-    writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-    writes[i].pBufferInfo = &infos[i];
+  std::vector<VkDescriptorBufferInfo> infos(count * buffer_count_);
+  std::vector<VkWriteDescriptorSet> writes(count * buffer_count_);
+  std::vector<DescriptorSet> result;
+  result.reserve(count);
+  for (uint32_t s = 0; s < count; ++s) {
+    DescriptorSet set;
+    set.pool_ = pool;
+    set.set_ = raw_sets[s];
+    result.push_back(std::move(set));
+    for (uint32_t i = 0; i < buffer_count_; ++i) {
+      const uint32_t w = s * buffer_count_ + i;
+      infos[w] = {sets[s][i]->get(), 0, VK_WHOLE_SIZE};
+      writes[w] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+      writes[w].dstSet = raw_sets[s];
+      writes[w].dstBinding = i;
+      writes[w].descriptorCount = 1;
+      writes[w].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+      writes[w].pBufferInfo = &infos[w];
+    }
   }
   vkUpdateDescriptorSets(vk_device, static_cast<uint32_t>(writes.size()), writes.data(), 0,
                          nullptr);
-  return set;
+  return result;
 }
 
 }  // namespace vktune::vk

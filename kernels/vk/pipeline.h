@@ -5,6 +5,7 @@
 #include <vulkan/vulkan.h>
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -36,7 +37,8 @@ class DescriptorSet {
  private:
   friend class ComputePipeline;
   DescriptorSet() = default;
-  Handle<VkDescriptorPool> pool_;  // owns the set
+  // Owns the set; shared by the sets ComputePipeline::bind_all() allocates together.
+  std::shared_ptr<const Handle<VkDescriptorPool>> pool_;
   VkDescriptorSet set_ = VK_NULL_HANDLE;
 };
 
@@ -55,6 +57,9 @@ class ComputePipeline {
 
   // A descriptor set binding `buffers` (exactly buffer_count of them, whole ranges).
   DescriptorSet bind(std::span<const Buffer* const> buffers) const;
+  // One descriptor set per list of `sets`, from one pool: a cold-cache instance binds up to 32
+  // weight copies, and a pool per set made tens of thousands of pools per problem.
+  std::vector<DescriptorSet> bind_all(std::span<const std::vector<const Buffer*>> sets) const;
 
  private:
   ComputePipeline() = default;

@@ -7,6 +7,7 @@
 #include "kernels/shader_compiler.h"
 #include "kernels/vk/buffer.h"
 #include "kernels/vk/command_buffer.h"
+#include "kernels/vk/error.h"
 #include "kernels/vk/pipeline_statistics.h"
 #include "tests/kernels/vulkan_fixture.h"
 
@@ -78,6 +79,36 @@ TEST_F(PipelineTest, SpecializationDefinesAndPushConstantsReachTheShader) {
   const auto y = Run({{"OFFSET", "0.5"}}, {32, 5}, {3.0f, 257}, x, b);
   EXPECT_FLOAT_EQ(y[0], 13.5f);
   EXPECT_FLOAT_EQ(y[256], 13.5f);
+}
+
+// Sets allocated together (one pool) each bind their own buffers, and outlive one another.
+TEST_F(PipelineTest, SetsBoundTogetherEachReachTheirOwnBuffers) {
+  auto spirv = compiler_.compile_text("axpy.comp", kAxpy, {}, "axpy");
+  vk::ComputePipeline pipeline =
+      vk::ComputePipeline::create(device(), {"axpy", *spirv, 3, sizeof(Push), {16, 1}});
+  constexpr uint32_t kN = 16;
+  vk::Buffer x = vk::Buffer::create(device(), kN * sizeof(float));
+  x.upload(std::span<const float>(std::vector<float>(kN, 1.0f)));
+  std::vector<vk::Buffer> b, y;
+  std::vector<std::vector<const vk::Buffer*>> lists;
+  for (int s = 0; s < 3; ++s) {
+    b.push_back(vk::Buffer::create(device(), kN * sizeof(float)));
+    y.push_back(vk::Buffer::create(device(), kN * sizeof(float)));
+    b.back().upload(std::span<const float>(std::vector<float>(kN, static_cast<float>(s))));
+  }
+  for (int s = 0; s < 3; ++s) lists.push_back({&x, &b[s], &y[s]});
+  std::vector<vk::DescriptorSet> sets = pipeline.bind_all(lists);
+  ASSERT_EQ(sets.size(), 3u);
+  sets.erase(sets.begin());  // the pool stays while any set of it lives
+  device().run([&](vk::CommandBuffer& cb) {
+    for (const vk::DescriptorSet& set : sets) {
+      cb.dispatch(pipeline, set, vk::push_bytes(Push{2.0f, kN}), {1, 1, 1});
+    }
+  });
+  EXPECT_FLOAT_EQ(y[1].download<float>(kN)[kN - 1], 3.0f);  // 2 * 1 + 1
+  EXPECT_FLOAT_EQ(y[2].download<float>(kN)[0], 4.0f);       // 2 * 1 + 2
+  const std::vector<std::vector<const vk::Buffer*>> short_list = {{&x}};
+  EXPECT_THROW(pipeline.bind_all(short_list), vk::Error);
 }
 
 // The driver's statistics come back exactly when the device has the extension (lavapipe has

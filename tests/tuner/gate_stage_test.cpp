@@ -46,9 +46,10 @@ TEST_F(GateStageTest, ChecksEachVariantAndReadsTheClockWithAProbe) {
   ASSERT_EQ(read.size(), 2u);
   for (const GateOutcome& o : read) {
     EXPECT_TRUE(o.check.ok) << o.check.max_error;
-    // One reading for the whole submission; a software device reads within its noise.
+    // One reading for the whole submission; a software device reads within its noise, either
+    // side of the probe's best (taken over another number of dispatches).
     EXPECT_EQ(o.slowdown, read.front().slowdown);
-    EXPECT_GE(o.slowdown, 1.0);
+    EXPECT_GT(o.slowdown, 0.2);
     EXPECT_LT(o.slowdown, 50.0);
   }
 }
