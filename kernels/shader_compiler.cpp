@@ -58,15 +58,17 @@ uint32_t shaderc_env_version(TargetEnv env) {
   }
 }
 
-// Every embedded include, hashed once: any of them may change a shader's binary.
+// Every embedded include, each name followed by its text: any of them may change a binary.
+std::string all_includes() {
+  std::string all;
+  for (const EmbeddedSource& s : embedded_sources()) {
+    if (s.name.ends_with(".glsl")) all.append(s.name).append(s.text);
+  }
+  return all;
+}
+
 const std::string& includes_hash() {
-  static const std::string hash = [] {
-    std::string all;
-    for (const EmbeddedSource& s : embedded_sources()) {
-      if (s.name.ends_with(".glsl")) all.append(s.name).append(s.text);
-    }
-    return content_hash(all);
-  }();
+  static const std::string hash = content_hash(all_includes());
   return hash;
 }
 
@@ -95,11 +97,7 @@ std::string content_hash(std::string_view text) {
 std::string embedded_source_hash(std::string_view file) {
   auto text = embedded_source(file);
   if (!text) throw std::out_of_range("no embedded shader source named " + std::string(file));
-  std::string all(*text);
-  for (const EmbeddedSource& s : embedded_sources()) {
-    if (s.name.ends_with(".glsl")) all.append(s.name).append(s.text);
-  }
-  return content_hash(all);
+  return content_hash(std::string(*text) + all_includes());
 }
 
 TargetEnv target_env(uint32_t vulkan_minor) {

@@ -17,8 +17,8 @@ namespace vktune::tuner {
 namespace {
 
 constexpr uint32_t kPoolSize = 1024;     // timestamps: two an entry, two a clock reading
-constexpr uint32_t kReadingSlots = 4;    // a clock reading opens and one closes each submission
-constexpr uint32_t kMaxEntries = (kPoolSize - kReadingSlots) / 2;
+// A clock reading opens and one closes each submission.
+constexpr uint32_t kMaxEntries = (kPoolSize - ClockProbe::kBracketSlots) / 2;
 constexpr double kSubmissionNs = 100e6;  // estimated GPU time of one submission, at most
 constexpr uint32_t kCalibrationDispatches = 2;
 // A submission whose own clock readings show the SM clock under 1/1.3 of its peak ran on one of
@@ -95,12 +95,9 @@ std::vector<double> BatchTimer::run(std::span<const TimedVariant> variants,
             if (probe_ != nullptr) probe_->record_reading(cb, pool_, readings + 2);
           },
           options.timeout);
-      ns = pool_.read_ns(readings + (probe_ != nullptr ? kReadingSlots : 0));
+      ns = pool_.read_ns(readings + (probe_ != nullptr ? ClockProbe::kBracketSlots : 0));
       if (probe_ == nullptr || attempt == kMaxReruns) break;
-      const double slowdown =
-          std::max(probe_->slowdown_of(ns[readings], ns[readings + 1]),
-                   probe_->slowdown_of(ns[readings + 2], ns[readings + 3]));
-      if (slowdown <= kLowClock) break;
+      if (probe_->bracket_slowdown(ns, readings) <= kLowClock) break;
       if (profile_ != nullptr) profile_->count_low_clock_rerun();
     }
     for (size_t i = first; i < last; ++i) {

@@ -72,4 +72,8 @@ double ClockProbe::slowdown_of(uint64_t begin_ns, uint64_t end_ns) const {
   return std::max(1.0, static_cast<double>(end_ns - begin_ns) / kCount) / best_ns_;
 }
 
+double ClockProbe::bracket_slowdown(std::span<const uint64_t> ns, uint32_t slot) const {
+  return std::max(slowdown_of(ns[slot], ns[slot + 1]), slowdown_of(ns[slot + 2], ns[slot + 3]));
+}
+
 }  // namespace vktune::tuner

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 
 #include "kernels/vk/buffer.h"
 #include "kernels/vk/pipeline.h"
@@ -43,6 +44,11 @@ class ClockProbe {
   // timestamps into the slowdown. So a timed submission can tell the clock it ran at.
   void record_reading(vk::CommandBuffer& cb, const vk::TimestampPool& pool, uint32_t slot) const;
   double slowdown_of(uint64_t begin_ns, uint64_t end_ns) const;
+  // A submission bracketed by two readings, at timestamps [slot, slot + kBracketSlots) of its
+  // pool (record_reading at `slot` first thing, at `slot + 2` last): the larger slowdown of the
+  // two, from the pool's timestamps `ns`.
+  static constexpr uint32_t kBracketSlots = 4;
+  double bracket_slowdown(std::span<const uint64_t> ns, uint32_t slot) const;
   // The fastest probe dispatch seen, in GPU nanoseconds.
   double best_ns() const noexcept { return best_ns_; }
 

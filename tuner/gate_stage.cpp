@@ -18,7 +18,6 @@ namespace {
 // for any device (an lm_head's 32 checked rows of 128256 outputs take 16 MB: 4 a batch).
 constexpr uint64_t kReadbackBytes = 64ull << 20;
 constexpr size_t kMaxBatch = 64;
-constexpr uint32_t kReadingSlots = 4;  // one clock reading opens the submission, one closes it
 
 }  // namespace
 
@@ -32,7 +31,8 @@ GateStage::GateStage(vk::Device& device, const Gate& gate, const kernels::Proble
           std::clamp<uint64_t>(kReadbackBytes / std::max<uint64_t>(slot_bytes_, 1), 1, kMaxBatch)),
       readback_(vk::Buffer::create_host(device, capacity_ * slot_bytes_)),
       pool_(vk::TimestampPool::create(device,
-                                      static_cast<uint32_t>(2 * capacity_) + kReadingSlots)) {
+                                      static_cast<uint32_t>(2 * capacity_) +
+                                          ClockProbe::kBracketSlots)) {
   for (uint32_t row : gate.rows()) {
     if (!runs_.empty() && runs_.back().first + runs_.back().count == row) {
       ++runs_.back().count;
@@ -83,11 +83,8 @@ std::vector<GateOutcome> GateStage::run(std::span<const kernels::KernelInstance*
       },
       timeout);
   const std::vector<uint64_t> ns =
-      pool_.read_ns(readings + (probe != nullptr ? kReadingSlots : 0));
-  const double slowdown =
-      probe == nullptr ? 0
-                       : std::max(probe->slowdown_of(ns[readings], ns[readings + 1]),
-                                  probe->slowdown_of(ns[readings + 2], ns[readings + 3]));
+      pool_.read_ns(readings + (probe != nullptr ? ClockProbe::kBracketSlots : 0));
+  const double slowdown = probe == nullptr ? 0 : probe->bracket_slowdown(ns, readings);
   const auto* rows = static_cast<const std::byte*>(readback_.mapped());
   parallel_for(batch.size(), [&](size_t i) {
     const std::vector<float> picked =

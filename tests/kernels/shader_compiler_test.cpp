@@ -3,22 +3,20 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/kernels/value_shader.h"
+
 namespace vktune {
 namespace {
 
-constexpr const char* kShader = R"(#version 450
-layout(local_size_x = 1) in;
-layout(std430, binding = 0) buffer Y { float y[]; };
-void main() { y[0] = VALUE; }
-)";
+using test::kValueShader;
 
 TEST(ShaderCompilerTest, ProducesSpirvAndCachesPerDefines) {
   ShaderCompiler compiler;
-  auto one = compiler.compile_text("v.comp", kShader, {{"VALUE", "1.0"}}, "v1");
+  auto one = compiler.compile_text("v.comp", kValueShader, {{"VALUE", "1.0"}}, "v1");
   ASSERT_GT(one->size(), 5u);
   EXPECT_EQ(one->front(), 0x07230203u);  // SPIR-V magic
-  EXPECT_EQ(compiler.compile_text("v.comp", kShader, {{"VALUE", "1.0"}}, "v1"), one);
-  auto two = compiler.compile_text("v.comp", kShader, {{"VALUE", "2.0"}}, "v2");
+  EXPECT_EQ(compiler.compile_text("v.comp", kValueShader, {{"VALUE", "1.0"}}, "v1"), one);
+  auto two = compiler.compile_text("v.comp", kValueShader, {{"VALUE", "2.0"}}, "v2");
   EXPECT_NE(two, one);
   EXPECT_EQ(compiler.cache_size(), 2u);
 }
@@ -26,7 +24,7 @@ TEST(ShaderCompilerTest, ProducesSpirvAndCachesPerDefines) {
 TEST(ShaderCompilerTest, ErrorNamesVariantFileAndLine) {
   ShaderCompiler compiler;
   try {
-    compiler.compile_text("broken.comp", kShader, {}, "q4gsw_test[wg=64]");  // VALUE undefined
+    compiler.compile_text("broken.comp", kValueShader, {}, "q4gsw_test[wg=64]");  // VALUE undefined
     FAIL() << "expected a compile error";
   } catch (const CompileError& e) {
     const std::string what = e.what();

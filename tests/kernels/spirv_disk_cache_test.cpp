@@ -9,16 +9,13 @@
 #include <fstream>
 
 #include "kernels/shader_compiler.h"
+#include "tests/kernels/value_shader.h"
 #include "tests/temp_dir.h"
 
 namespace vktune {
 namespace {
 
-constexpr const char* kShader = R"(#version 450
-layout(local_size_x = 1) in;
-layout(std430, binding = 0) buffer Y { float y[]; };
-void main() { y[0] = VALUE; }
-)";
+using test::kValueShader;
 
 std::vector<std::filesystem::path> files_in(const std::filesystem::path& dir) {
   std::vector<std::filesystem::path> files;
@@ -30,17 +27,17 @@ TEST(SpirvDiskCacheTest, SecondCompilerReadsWhatTheFirstWrote) {
   testing::TempDir dir;
   const SpirvDiskCache disk(dir.path() / "spirv");
   ShaderCompiler first(TargetEnv::vulkan_1_2, &disk);
-  const auto compiled = first.compile_text("v.comp", kShader, {{"VALUE", "1.0"}}, "v1");
+  const auto compiled = first.compile_text("v.comp", kValueShader, {{"VALUE", "1.0"}}, "v1");
   EXPECT_EQ(first.disk_hits(), 0u);
   ASSERT_EQ(files_in(disk.dir()).size(), 1u);  // no temporary file left behind
 
   ShaderCompiler second(TargetEnv::vulkan_1_2, &disk);
-  EXPECT_EQ(*second.compile_text("v.comp", kShader, {{"VALUE", "1.0"}}, "v1"), *compiled);
+  EXPECT_EQ(*second.compile_text("v.comp", kValueShader, {{"VALUE", "1.0"}}, "v1"), *compiled);
   EXPECT_EQ(second.disk_hits(), 1u);
   // Other defines, another target: other binaries, compiled.
-  EXPECT_NE(*second.compile_text("v.comp", kShader, {{"VALUE", "2.0"}}, "v2"), *compiled);
+  EXPECT_NE(*second.compile_text("v.comp", kValueShader, {{"VALUE", "2.0"}}, "v2"), *compiled);
   ShaderCompiler newer(TargetEnv::vulkan_1_3, &disk);
-  newer.compile_text("v.comp", kShader, {{"VALUE", "1.0"}}, "v1");
+  newer.compile_text("v.comp", kValueShader, {{"VALUE", "1.0"}}, "v1");
   EXPECT_EQ(second.disk_hits() + newer.disk_hits(), 1u);
   EXPECT_EQ(files_in(disk.dir()).size(), 3u);
 }
@@ -79,7 +76,7 @@ TEST(SpirvDiskCacheTest, FailedStoreIsCountedNotThrown) {
   std::ofstream(dir.file("plain")) << "a file, not a folder";
   const SpirvDiskCache disk(dir.path() / "plain" / "spirv");
   ShaderCompiler compiler(TargetEnv::vulkan_1_2, &disk);
-  EXPECT_NO_THROW(compiler.compile_text("v.comp", kShader, {{"VALUE", "1.0"}}, "v1"));
+  EXPECT_NO_THROW(compiler.compile_text("v.comp", kValueShader, {{"VALUE", "1.0"}}, "v1"));
   EXPECT_EQ(disk.failed_stores(), 1u);
 }
 

@@ -47,6 +47,10 @@ TEST_F(ClockProbeTest, ReadsTheClockInsideAnotherSubmission) {
   }
   // The conversion itself: four dispatches a reading, against the best time of one.
   EXPECT_DOUBLE_EQ(probe.slowdown_of(0, static_cast<uint64_t>(8 * probe.best_ns())), 2.0);
+  // A bracketed submission reads as the slower of its two readings.
+  const std::vector<uint64_t> bracket = {7, 0, static_cast<uint64_t>(4 * probe.best_ns()), 0,
+                                         static_cast<uint64_t>(12 * probe.best_ns())};
+  EXPECT_DOUBLE_EQ(probe.bracket_slowdown(bracket, 1), 3.0);
 }
 
 }  // namespace
