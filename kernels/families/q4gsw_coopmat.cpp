@@ -2,7 +2,8 @@
 // GL_NV_cooperative_matrix (16x16x16, fp32 accumulators), the second also splitting K across
 // workgroups; see q4gsw_coopmat.comp. q4gsw_coopmat_khr and q4gsw_coopmat_splitk_khr: the same
 // kernels through GL_KHR_cooperative_matrix (the newer compiler; the API AMD and Intel GPUs
-// expose). fp16 inputs: tolerance fp16_tolerance.
+// expose). q4gsw_coopmat_khr_packed and q4gsw_coopmat_splitk_khr_packed: the KHR kernels on the
+// packed weight layout, with a weight prefetch knob. fp16 inputs: tolerance fp16_tolerance.
 #include <algorithm>
 
 #include "kernels/families/families.h"
@@ -32,16 +33,34 @@ std::vector<KnobSpec> coopmat_knobs(bool split) {
   return knobs;
 }
 
+// The packed families' knobs: those whose values came within 10% of each problem's best on the
+// H100 (docs/h100/README.md, "The tiles on the packed layout"; bm 32, bn 32 and 512, buf 1 and 3
+// never did), and wpf: the weights fetched 4 k-steps ahead in a ring of their own (0: with x).
+std::vector<KnobSpec> packed_knobs(bool split) {
+  std::vector<KnobSpec> knobs = {{"bm", ints({64, 128})},
+                                 {"bn", ints({64, 128, 256})},
+                                 {"bk", ints({32, 64})},
+                                 {"sg", ints({4, 8, 16})},
+                                 {"buf", ints({2, 4})}};
+  if (split) knobs.push_back({"splitk", ints({2, 4, 8})});
+  knobs.push_back({"wpf", ints({0, 4})});
+  return knobs;
+}
+
 class Coopmat final : public Family {
  public:
   // buf: 1 load, then store; 2 prefetch the next k-step into registers; 3 that, and two
   // shared stages; 4 prefetch two k-steps ahead. splitk (split family only): K slices per
   // output tile. khr: through GL_KHR_cooperative_matrix instead of the NV extension.
-  Coopmat(bool split, DType dtype, bool khr)
-      : Family(std::string(split ? "q4gsw_coopmat_splitk" : "q4gsw_coopmat") + (khr ? "_khr" : ""),
-               dtype, Op::q4gsw, coopmat_knobs(split)),
+  // packed (KHR only): the packed weight layout and the wpf knob.
+  Coopmat(bool split, DType dtype, bool khr, bool packed = false)
+      : Family(std::string(split ? "q4gsw_coopmat_splitk" : "q4gsw_coopmat") + (khr ? "_khr" : "") +
+                   (packed ? "_packed" : ""),
+               dtype, Op::q4gsw, packed ? packed_knobs(split) : coopmat_knobs(split)),
         split_(split),
-        khr_(khr) {}
+        khr_(khr),
+        packed_(packed) {}
+  uint32_t wpf(const Knobs& k) const { return packed_ ? knob_u32(k, "wpf") : 0; }
 
   // Tile geometry, as the shader's defines: wn subgroups along N, wm along M, each owning
   // fm x fn 16x16 tiles; wn = 0 when the tile does not split for sg subgroups.
@@ -70,7 +89,7 @@ class Coopmat final : public Family {
   Constraints constraints(const Knobs&) const override {
     return {32, 32, 1, 1, 0};  // one uvec4 of 32 nibbles shares one scale
   }
-  Layout layout(const Knobs&) const override { return Layout::raw; }
+  Layout layout(const Knobs&) const override { return packed_ ? Layout::packed : Layout::raw; }
   uint32_t workgroup_size(const Knobs& k) const override { return geometry(k).sg * kSubgroupSize; }
   uint32_t shared_bytes(const Knobs& k) const override {
     // As SMEM4 in the shader: the fp16 staging rows (bk halves + 16 bytes of padding) for the
@@ -95,6 +114,8 @@ class Coopmat final : public Family {
                      {"BUF", str(g.buf)},
                      {"SPLITK", str(g.splitk)}}};
     if (khr_) spec.defines.emplace_back("KHR", "1");  // coopmat_api.glsl
+    if (packed_) spec.defines.emplace_back("PACKED", "1");
+    if (wpf(k) != 0) spec.defines.emplace_back("WAHEAD", str(wpf(k)));
     return spec;
   }
   std::array<uint32_t, 3> groups(const Knobs& k, const Problem& p,
@@ -157,6 +178,7 @@ class Coopmat final : public Family {
 
   bool split_;
   bool khr_;
+  bool packed_;
 };
 
 }  // namespace
@@ -178,6 +200,16 @@ const Family& coopmat_khr_family(DType dtype) {
 
 const Family& coopmat_splitk_khr_family(DType dtype) {
   static const Coopmat f32(true, DType::f32, true), f16(true, DType::f16, true);
+  return dtype == DType::f16 ? f16 : f32;
+}
+
+const Family& coopmat_khr_packed_family(DType dtype) {
+  static const Coopmat f32(false, DType::f32, true, true), f16(false, DType::f16, true, true);
+  return dtype == DType::f16 ? f16 : f32;
+}
+
+const Family& coopmat_splitk_khr_packed_family(DType dtype) {
+  static const Coopmat f32(true, DType::f32, true, true), f16(true, DType::f16, true, true);
   return dtype == DType::f16 ? f16 : f32;
 }
 

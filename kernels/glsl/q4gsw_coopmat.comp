@@ -10,6 +10,16 @@
 // out a whole L2/DRAM latency); 3 fetches one ahead and stages into a second shared buffer, so
 // a k-step costs one barrier instead of two.
 //
+// WAHEAD > AHEAD (BUF 2 or 4) fetches the weights WAHEAD k-steps ahead, in a ring of register
+// slots of their own, while x stays AHEAD steps ahead: the weights come from DRAM (a layer's
+// weights are cold) and x from the L2, and with one workgroup an SM a k-step otherwise waits
+// out most of a DRAM latency (on the H100 a k-step's time hardly changes between M = 16 and
+// M = 128). A weight slot is 5 registers a chunk, an x slot 16.
+//
+// PACKED 1 reads the packed weight layout (q4gsw_layout.h): the threads of one k-block take
+// neighbouring outputs, whose 16-byte blocks are contiguous there, so a warp's weight loads are
+// 512 contiguous bytes instead of 16 rows' 32-byte pieces K/2 bytes apart.
+//
 // SPLITK > 1 (the q4gsw_coopmat_splitk family) also splits K into SPLITK slices, one tile per
 // (slice, output tile), for problems with fewer output tiles than the GPU has SMs (prefill at
 // M = 128 has 32-128). Every slice stores its fp32 partial tile to the workspace (binding 5)
@@ -56,6 +66,9 @@
 #ifndef SPLITK
 #define SPLITK 1  // K slices per output tile
 #endif
+#ifndef PACKED
+#define PACKED 0  // 1: the packed weight layout, 0: raw
+#endif
 
 #define SG_SIZE 32
 #define WG (SG * SG_SIZE)
@@ -69,10 +82,37 @@
 #if BUF < 1 || BUF > 4
 #error "q4gsw_coopmat: BUF is 1, 2, 3 or 4"
 #endif
-#define STAGES (BUF == 3 ? 2 : 1)   // shared staging buffers
-#define SLOTS (BUF == 4 ? 2 : 1)    // register slots of fetched k-steps
-#define AHEAD (BUF == 4 ? 2 : BUF == 1 ? 0 : 1)  // k-steps fetched ahead of the one staged
-#define STEP (BUF == 3 || BUF == 4 ? 2 : 1)      // k-steps per trip of the unrolled loop
+// STAGES shared staging buffers; SLOTS register slots of fetched k-steps of x; AHEAD k-steps
+// fetched ahead of the one staged. (#if chains: the preprocessor has no ?: operator.)
+#if BUF == 1
+#define STAGES 1
+#define SLOTS 1
+#define AHEAD 0
+#elif BUF == 3
+#define STAGES 2
+#define SLOTS 1
+#define AHEAD 1
+#else
+#define STAGES 1
+#define SLOTS (BUF / 2)
+#define AHEAD (BUF / 2)
+#endif
+#ifndef WAHEAD
+#define WAHEAD AHEAD  // k-steps of weights fetched ahead of the one staged
+#endif
+#if WAHEAD > AHEAD
+#if BUF == 1 || BUF == 3 || WAHEAD % SLOTS != 0
+#error "q4gsw_coopmat: a weight ring of its own needs BUF 2 or 4 and a multiple of SLOTS slots"
+#endif
+#define WSLOTS WAHEAD  // register slots of fetched weights
+#define STEP WAHEAD    // k-steps per trip of the unrolled loop: every slot is a constant
+#else
+#if WAHEAD < AHEAD
+#error "q4gsw_coopmat: the weights are fetched at least as far ahead as x"
+#endif
+#define WSLOTS SLOTS
+#define STEP (BUF == 3 || BUF == 4 ? 2 : 1)
+#endif
 
 // Shared memory in uvec4 (8 halves): a staged row is BK halves plus 16 bytes of padding, so
 // the 8 rows one fragment load reads start in different banks.
@@ -86,6 +126,16 @@
 #define B_CHUNKS (BN * BK / 32)
 #define A_PER ((A_CHUNKS + WG - 1) / WG)
 #define B_PER ((B_CHUNKS + WG - 1) / WG)
+// Weight chunk e's output row and 32-wide k-block within the tile: k-block fastest in the raw
+// layout (a row's blocks are contiguous), output fastest in the packed one (a k-block's outputs
+// are).
+#if PACKED
+#define B_ROW(e) ((e) % BN)
+#define B_KB(e) ((e) / BN)
+#else
+#define B_ROW(e) ((e) / (BK / 32))
+#define B_KB(e) ((e) % (BK / 32))
+#endif
 
 layout(local_size_x = WG) in;
 
@@ -102,17 +152,17 @@ layout(std430, binding = 5) coherent buffer WsPartial { float partial[]; };
 shared uint last_slice;
 #endif
 
-// SLOTS k-steps of global data, in registers between load_tile and store_tile.
-// fp16 x (F16 1) stays fp16 from global memory to the multiply: half the registers, and
-// store_tile only repacks it.
+// Fetched k-steps of global data, in registers between the loads and store_tile: SLOTS of x,
+// WSLOTS of weights. fp16 x (F16 1) stays fp16 from global memory to the multiply: half the
+// registers, and store_tile only repacks it.
 VEC4_T xa[SLOTS][A_PER][2];  // x[m][k .. k+3], x[m][k+4 .. k+7]
-uvec4 wb[SLOTS][B_PER];    // 32 nibbles of weight row n
-FLOAT_T sb[SLOTS][B_PER];  // their scale
+uvec4 wb[WSLOTS][B_PER];    // 32 nibbles of weight row n
+FLOAT_T sb[WSLOTS][B_PER];  // their scale
 
-// Reads the k-step at k0 of tile (m0, n0) into register slot `slot` (a constant once
-// unrolled); zeros outside M, N and [0, k_end) (k_end % 32 == 0, so a chunk is all in or all
-// out): a split-K slice never multiplies its neighbour's k.
-void load_tile(uint slot, uint m0, uint n0, uint k0, uint k_end) {
+// Read the k-step at k0 of tile (m0, n0), x into register slot `slot` and the weights into
+// weight slot `slot` (constants once unrolled); zeros outside M, N and [0, k_end) (k_end % 32
+// == 0, so a chunk is all in or all out): a split-K slice never multiplies its neighbour's k.
+void load_x(uint slot, uint m0, uint k0, uint k_end) {
   const uint lid = gl_LocalInvocationID.x;
   [[unroll]] for (uint i = 0; i < A_PER; ++i) {
     const uint e = lid + i * WG;
@@ -125,21 +175,29 @@ void load_tile(uint slot, uint m0, uint n0, uint k0, uint k_end) {
       xa[slot][i][1] = x4[q + 1u];
     }
   }
+}
+
+void load_w(uint slot, uint n0, uint k0, uint k_end) {
+  const uint lid = gl_LocalInvocationID.x;
   [[unroll]] for (uint i = 0; i < B_PER; ++i) {
     const uint e = lid + i * WG;
-    const uint n = n0 + e / (BK / 32), k = k0 + (e % (BK / 32)) * 32u;
+    const uint n = n0 + B_ROW(e), k = k0 + B_KB(e) * 32u;
     wb[slot][i] = uvec4(0u);
     sb[slot][i] = FLOAT_T(0.0);
     if ((B_CHUNKS % WG == 0 || e < B_CHUNKS) && n < pc.N && k < k_end) {
+#if PACKED
+      wb[slot][i] = w4[(k >> 5) * pc.n_pad + n];
+#else
       wb[slot][i] = w4[n * (pc.K >> 5) + (k >> 5)];
+#endif
       sb[slot][i] = scales[(k / pc.gs) * pc.N + n];
     }
   }
 }
 
-// Converts register slot `slot` to fp16 and writes it to staging buffer `stage` (k order
-// 0,4,1,5,...).
-void store_tile(uint slot, uint stage) {
+// Converts x slot `slot` and weight slot `wslot` to fp16 and writes them to staging buffer
+// `stage` (k order 0,4,1,5,...).
+void store_tile(uint slot, uint wslot, uint stage) {
   const uint A_BASE = stage * STAGE4, B_BASE = A_BASE + BM * ROW4;
   const uint lid = gl_LocalInvocationID.x;
   [[unroll]] for (uint i = 0; i < A_PER; ++i) {
@@ -154,10 +212,10 @@ void store_tile(uint slot, uint stage) {
   [[unroll]] for (uint i = 0; i < B_PER; ++i) {
     const uint e = lid + i * WG;
     if (B_CHUNKS % WG == 0 || e < B_CHUNKS) {
-      const f16vec2 s = f16vec2(float16_t(sb[slot][i]));
-      const uint base = B_BASE + (e / (BK / 32)) * ROW4 + (e % (BK / 32)) * 4u;
+      const f16vec2 s = f16vec2(float16_t(sb[wslot][i]));
+      const uint base = B_BASE + B_ROW(e) * ROW4 + B_KB(e) * 4u;
       [[unroll]] for (uint c = 0; c < 4; ++c) {
-        const uint word = wb[slot][i][c];
+        const uint word = wb[wslot][i][c];
         uvec4 h;
         [[unroll]] for (uint j = 0; j < 4; ++j) {
           // 0x6400 is fp16 1024 with ulp 1: or-ing q into the mantissa gives 1024 + q exactly.
@@ -209,12 +267,13 @@ void main() {
 
     // The k loop, kept inline in main (as functions over a global accumulator array it ran
     // 10-15% slower on the H100), unrolled STEP times so register slots and shared stages are
-    // constants. Past k_end load_tile reads zeros, so a trip past the end multiplies zeros.
+    // constants. Past k_end the loads read zeros, so a trip past the end multiplies zeros.
     const uint k_begin = slice * slice_k, k_end = min(pc.K, k_begin + slice_k);
-    [[unroll]] for (uint d = 0; d < AHEAD; ++d) load_tile(d, m0, n0, k_begin + d * BK, k_end);
+    [[unroll]] for (uint d = 0; d < AHEAD; ++d) load_x(d, m0, k_begin + d * BK, k_end);
+    [[unroll]] for (uint d = 0; d < WAHEAD; ++d) load_w(d, n0, k_begin + d * BK, k_end);
     barrier();  // every subgroup is done with its scratch before the staging overwrites it
 #if BUF == 3
-    store_tile(0u, 0u);
+    store_tile(0u, 0u, 0u);
     barrier();
 #endif
     for (uint k0 = k_begin; k0 < k_end; k0 += STEP * BK) {
@@ -222,16 +281,20 @@ void main() {
         const uint k = k0 + d * BK;
         const uint stage = BUF == 3 ? d : 0u;
 #if BUF == 1
-        load_tile(0u, m0, n0, k, k_end);
+        load_x(0u, m0, k, k_end);
+        load_w(0u, n0, k, k_end);
 #endif
 #if BUF == 3
-        load_tile(0u, m0, n0, k + BK, k_end);  // stored into the other stage after the MMAs
+        load_x(0u, m0, k + BK, k_end);  // stored into the other stage after the MMAs
+        load_w(0u, n0, k + BK, k_end);
 #else
-        store_tile(d % SLOTS, 0u);
+        store_tile(d % SLOTS, d % WSLOTS, 0u);
         barrier();
 #endif
 #if BUF == 2 || BUF == 4
-        load_tile(d % SLOTS, m0, n0, k + AHEAD * BK, k_end);  // refill the slot just staged
+        // Refill the slots just staged.
+        load_x(d % SLOTS, m0, k + AHEAD * BK, k_end);
+        load_w(d % WSLOTS, n0, k + WAHEAD * BK, k_end);
 #endif
         const uint A_BASE = stage * STAGE4, B_BASE = A_BASE + BM * ROW4;
         [[unroll]] for (uint kk = 0; kk < BK / 8; kk += 2u) {  // 16 halves = 2 uvec4
@@ -249,7 +312,7 @@ void main() {
         }
 #if BUF == 3
         // The other stage was last read a step ago, which every subgroup has left.
-        store_tile(0u, stage ^ 1u);
+        store_tile(0u, 0u, stage ^ 1u);
 #endif
         barrier();
       }

@@ -73,5 +73,46 @@ TEST(CoopmatKhr, SameTilesAndShaderAsTheNvFamilyWithKhrDefined) {
             0u);
 }
 
+// The packed families: the KHR shader with PACKED 1 (and WAHEAD for wpf 4), the packed weight
+// layout an engine must prepack, a subset of the raw family's tiles.
+TEST(CoopmatKhr, PackedFamiliesReadThePackedLayoutWithTheirOwnWeightPrefetch) {
+  const Family& packed = *find_family("q4gsw_coopmat_khr_packed");
+  const Knobs with_x = parse_key("q4gsw_coopmat_khr_packed[bm=64,bn=128,bk=32,sg=8,buf=2,wpf=0]").knobs;
+  const Knobs ahead = parse_key("q4gsw_coopmat_khr_packed[bm=64,bn=128,bk=32,sg=8,buf=4,wpf=4]").knobs;
+  EXPECT_EQ(packed.layout(with_x), Layout::packed);
+  EXPECT_EQ(khr().layout(tile()), Layout::raw);
+
+  using Defines = std::vector<std::pair<std::string, std::string>>;
+  Defines raw_defines = khr().shader(tile()).defines;
+  raw_defines.emplace_back("PACKED", "1");
+  EXPECT_EQ(packed.shader(with_x).defines, raw_defines);  // the raw tile's defines, plus PACKED
+  const Defines a = packed.shader(ahead).defines;
+  EXPECT_EQ(a.back(), (std::pair<std::string, std::string>{"WAHEAD", "4"}));
+  EXPECT_EQ(packed.shader(ahead).file, khr().shader(tile()).file);
+
+  // Every packed tile is one of the raw family's, and all of them are legal on an H100 with
+  // the newer compiler, wpf 4 included.
+  size_t legal = 0;
+  for (const Knobs& k : packed.all_variants()) {
+    Knobs raw;
+    for (const Knob& knob : k) {
+      if (knob.name != "wpf") raw.push_back(knob);
+    }
+    EXPECT_TRUE(khr().check_knobs(raw).empty()) << packed.key(k);
+    legal += packed.legality(k, prefill(), h100_with_khr(), newer_compiler()).ok ? 1 : 0;
+  }
+  EXPECT_GT(legal, packed.all_variants().size() / 2);
+  EXPECT_FALSE(packed.legality(with_x, prefill(), h100_with_khr(), CompilerSupport{}).ok);
+
+  const Family& split = *find_family("q4gsw_coopmat_splitk_khr_packed_f16");
+  EXPECT_EQ(split.layout(split.all_variants().front()), Layout::packed);
+  EXPECT_GT(split.workspace_bytes(
+                parse_key("q4gsw_coopmat_splitk_khr_packed_f16[bm=64,bn=128,bk=32,sg=8,buf=2,"
+                          "splitk=2,wpf=4]")
+                    .knobs,
+                prefill()),
+            0u);
+}
+
 }  // namespace
 }  // namespace vktune::kernels

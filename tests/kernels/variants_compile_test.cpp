@@ -45,6 +45,8 @@ TEST(VariantsCompile, CoopmatKhr) {
   }
   compile_all("q4gsw_coopmat_khr");
   compile_all("q4gsw_coopmat_splitk_khr_f16");
+  compile_all("q4gsw_coopmat_khr_packed");
+  compile_all("q4gsw_coopmat_splitk_khr_packed_f16");
 }
 TEST(VariantsCompile, Coopmat2) {
   if (!linked_compiler_support().accepts(GlslExtension::cooperative_matrix2_nv)) {
