@@ -149,7 +149,12 @@ shared uvec4 smem[SMEM4];
 // tiles). Coherent: the last slice reads what other workgroups wrote.
 layout(std430, binding = 5) coherent buffer WsCount { uint counter[]; };
 layout(std430, binding = 5) coherent buffer WsPartial { float partial[]; };
+layout(std430, binding = 5) coherent buffer WsPartial4 { vec4 partial4[]; };
+layout(std430, binding = 4) writeonly buffer O4Buf { VEC4_T out4[]; };
 shared uint last_slice;
+// The last slice's sum: vec4s of the tile per invocation, and how many are loaded at once.
+#define SUM_ITERS ((BM * BN / 4 + WG - 1) / WG)
+#define SUM_BATCH (SUM_ITERS < 4 ? SUM_ITERS : 4)
 #endif
 
 // Fetched k-steps of global data, in registers between the loads and store_tile: SLOTS of x,
@@ -334,18 +339,30 @@ void main() {
     barrier();
     if (last_slice != SPLITK - 1u) continue;  // uniform: read from shared after a barrier
     memoryBarrierBuffer();  // and the others' partials are read after their counts
-    // Sums the slices' partials with plain loads: adding cooperative matrices trips Debian
-    // 12's spirv-opt (MergeAddAddArithmetic crashes on their type).
-    for (uint e = gl_LocalInvocationID.x; e < BM * BN / 4u; e += WG) {
-      const uint m = m0 + (e * 4u) / BN, n = n0 + (e * 4u) % BN;
-      vec4 sum = vec4(0.0);
-      for (uint s = 0; s < SPLITK; ++s) {
-        const uint p = counters + (s * tiles + tile) * (BM * BN) + e * 4u;
-        sum += vec4(partial[p], partial[p + 1u], partial[p + 2u], partial[p + 3u]);
+    // Sums the slices' partials with plain vec4 loads (adding cooperative matrices trips
+    // Debian 12's spirv-opt: MergeAddAddArithmetic crashes on their type). This loop is the
+    // dispatch's tail, so every slice's partial of SUM_BATCH vec4s is loaded before any is
+    // added: one vec4 at a time, each would wait out an L2 round trip.
+    const uint first4 = (counters + tile * (BM * BN)) / 4u, slice4 = tiles * (BM * BN) / 4u;
+    for (uint i0 = 0; i0 < SUM_ITERS; i0 += SUM_BATCH) {
+      vec4 sum[SUM_BATCH];
+      [[unroll]] for (uint b = 0; b < SUM_BATCH; ++b) {
+        const uint e = gl_LocalInvocationID.x + (i0 + b) * WG;
+        sum[b] = vec4(0.0);
+        [[unroll]] for (uint s = 0; s < SPLITK; ++s) {
+          if ((BM * BN / 4) % WG == 0 || e < BM * BN / 4) sum[b] += partial4[first4 + s * slice4 + e];
+        }
       }
-      if (m < pc.M) {
-        [[unroll]] for (uint c = 0; c < 4u; ++c) {
-          if (n + c < pc.N) out_[m * pc.N + n + c] = FLOAT_T(sum[c]);
+      [[unroll]] for (uint b = 0; b < SUM_BATCH; ++b) {
+        const uint e = gl_LocalInvocationID.x + (i0 + b) * WG;
+        const uint m = m0 + (e * 4u) / BN, n = n0 + (e * 4u) % BN;
+        if (((BM * BN / 4) % WG != 0 && e >= BM * BN / 4) || m >= pc.M) continue;
+        if (n + 4u <= pc.N && (pc.N & 3u) == 0u) {
+          out4[(m * pc.N + n) >> 2] = VEC4_T(sum[b]);  // 16-byte aligned: N % 4 == 0
+        } else {
+          [[unroll]] for (uint c = 0; c < 4u; ++c) {
+            if (n + c < pc.N) out_[m * pc.N + n + c] = FLOAT_T(sum[b][c]);
+          }
         }
       }
     }
