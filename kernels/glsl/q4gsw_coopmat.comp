@@ -12,9 +12,9 @@
 //
 // WAHEAD > AHEAD (BUF 2 or 4) fetches the weights WAHEAD k-steps ahead, in a ring of register
 // slots of their own, while x stays AHEAD steps ahead: the weights come from DRAM (a layer's
-// weights are cold) and x from the L2, and with one workgroup an SM a k-step otherwise waits
-// out most of a DRAM latency (on the H100 a k-step's time hardly changes between M = 16 and
-// M = 128). A weight slot is 5 registers a chunk, an x slot 16.
+// weights are cold), x from the L2. A weight slot costs 5 registers a chunk, an x slot 16. On
+// the H100 it wins some fp16 tiles and costs most fp32 ones ~6% (docs/h100/README.md), so it is
+// a knob.
 //
 // PACKED 1 reads the packed weight layout (q4gsw_layout.h): the threads of one k-block take
 // neighbouring outputs, whose 16-byte blocks are contiguous there, so a warp's weight loads are
