@@ -349,9 +349,8 @@ void main() {
       [[unroll]] for (uint b = 0; b < SUM_BATCH; ++b) {
         const uint e = gl_LocalInvocationID.x + (i0 + b) * WG;
         sum[b] = vec4(0.0);
-        [[unroll]] for (uint s = 0; s < SPLITK; ++s) {
-          if ((BM * BN / 4) % WG == 0 || e < BM * BN / 4) sum[b] += partial4[first4 + s * slice4 + e];
-        }
+        if ((BM * BN / 4) % WG != 0 && e >= BM * BN / 4) continue;
+        [[unroll]] for (uint s = 0; s < SPLITK; ++s) sum[b] += partial4[first4 + s * slice4 + e];
       }
       [[unroll]] for (uint b = 0; b < SUM_BATCH; ++b) {
         const uint e = gl_LocalInvocationID.x + (i0 + b) * WG;

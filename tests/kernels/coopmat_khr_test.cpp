@@ -77,8 +77,10 @@ TEST(CoopmatKhr, SameTilesAndShaderAsTheNvFamilyWithKhrDefined) {
 // layout an engine must prepack, a subset of the raw family's tiles.
 TEST(CoopmatKhr, PackedFamiliesReadThePackedLayoutWithTheirOwnWeightPrefetch) {
   const Family& packed = *find_family("q4gsw_coopmat_khr_packed");
-  const Knobs with_x = parse_key("q4gsw_coopmat_khr_packed[bm=64,bn=128,bk=32,sg=8,buf=2,wpf=0]").knobs;
-  const Knobs ahead = parse_key("q4gsw_coopmat_khr_packed[bm=64,bn=128,bk=32,sg=8,buf=4,wpf=4]").knobs;
+  const Knobs with_x =
+      parse_key("q4gsw_coopmat_khr_packed[bm=64,bn=128,bk=32,sg=8,buf=2,wpf=0]").knobs;
+  const Knobs ahead =
+      parse_key("q4gsw_coopmat_khr_packed[bm=64,bn=128,bk=32,sg=8,buf=4,wpf=4]").knobs;
   EXPECT_EQ(packed.layout(with_x), Layout::packed);
   EXPECT_EQ(khr().layout(tile()), Layout::raw);
 
