@@ -11,8 +11,8 @@ namespace {
 
 constexpr size_t kMaxCandidates = kMaxRankNeighbours * kRankCandidatesPerNeighbour;
 // A variant absent from a neighbour's list (but legal there) ran at least this much slower
-// than the best there, as far as the list can tell.
-constexpr double kAbsentRatio = 2.0;
+// than the best there, as far as the list can tell: ln 2.
+constexpr double kAbsentLogRatio = 0.6931471805599453;
 // Keeps a neighbour at distance 0 (another driver's exact problem) from taking all the weight.
 constexpr double kDistanceFloor = 0.1;
 constexpr size_t kCacheLine = 64;
@@ -109,8 +109,9 @@ RankedPick rank_neighbours(std::span<const ShapeIndex::Nearest> neighbours, cons
     there[j] = ProblemQuery{q.op, q.dtype, e.m, e.n, e.k, e.group_size, q.heads, q.kv_heads};
     absent_counts[j] = e.ranked_count != 0;
     if (absent_counts[j]) {
-      const double r = std::max<double>(kAbsentRatio, variants[e.ranked_first + e.ranked_count - 1].ratio);
-      absent_term[j] = weight[j] * r * r;
+      absent_term[j] = weight[j] * std::max<double>(
+                                       kAbsentLogRatio,
+                                       variants[e.ranked_first + e.ranked_count - 1].log_ratio);
     }
   }
 
@@ -125,7 +126,7 @@ RankedPick rank_neighbours(std::span<const ShapeIndex::Nearest> neighbours, cons
     for (size_t j = 0; j < n; ++j) {
       if (place[c][j] == kAbsent) continue;
       const RankedVariant& v = variants[neighbours[j].entry->ranked_first + place[c][j]];
-      sum += weight[j] * v.ratio * v.ratio;
+      sum += weight[j] * v.log_ratio;
       total += weight[j];
       if (nearest == nullptr) {
         nearest = &v;

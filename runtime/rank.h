@@ -20,7 +20,7 @@ namespace vktune::runtime {
 // scattered over a large snapshot every line read is a likely miss).
 struct RankedVariant {
   uint32_t kernel = 0;  // the owner's kernel index
-  float ratio = 1;      // its median over the problem's best median (1 for the winner)
+  float log_ratio = 0;  // ln(its median over the problem's best median): 0 for the winner
 };
 
 struct RankedPick {
@@ -65,9 +65,12 @@ inline constexpr size_t kMaxPickable = 4095;
 bool index_pickable(std::span<const ShapeIndex::Entry> entries, RankedLists& lists);
 
 // Picks, among the first kRankCandidatesPerNeighbour variants of each neighbour that are legal
-// for `q`, the one with the lowest score sum_j w_j r_j^2 / sum_j w_j over the neighbours j,
-// where r_j is its time on j relative to j's best and w_j = 1 / (distance_j + 0.1)^2. Squaring
-// the ratio makes a variant that ran badly on one neighbour lose to one that ran well on all.
+// for `q`, the one with the lowest score sum_j w_j ln(r_j) / sum_j w_j over the neighbours j
+// (the weighted geometric mean of its ratios), where r_j is its time on j relative to j's best
+// and w_j = 1 / (distance_j + 0.1)^2. Times are compared by ratio, so their logs are what
+// averages: a variant 1.3x behind on one neighbour and at the best on another scores as one
+// 1.14x behind on both. (The mean squared ratio used before weighed each variant's worst
+// neighbour most, an absent one as 4; docs/evaluate.md has both measured.)
 // A variant missing from a neighbour's list, though legal there (at the neighbour's own group
 // size), counts as slower than the list's last entry and at least twice the best; where it is
 // illegal, that neighbour does not count for it. A kernel listed twice in one list counts once,

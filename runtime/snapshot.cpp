@@ -206,7 +206,7 @@ void append_ranked(const db::Catalog& catalog, std::pair<size_t, size_t> run,
         (i > run.first && r.median_ns < catalog.ranked[i - 1].median_ns)) {
       throw BuildError{"a problem's ranked variants are not in order of their times"};
     }
-    out.push_back(RankedVariant{k->second, static_cast<float>(r.median_ns / best)});
+    out.push_back(RankedVariant{k->second, static_cast<float>(std::log(r.median_ns / best))});
     out_ns.push_back(r.median_ns);
   }
 }

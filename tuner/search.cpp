@@ -2,6 +2,7 @@
 #include "tuner/search.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "runtime/builtin.h"
 
@@ -18,15 +19,53 @@ std::vector<Candidate*> ranked(const std::vector<Candidate*>& pool) {
   return timed;
 }
 
-std::vector<Candidate*> halve(const std::vector<Candidate*>& pool, size_t finalists) {
+std::vector<Candidate*> halve(const std::vector<Candidate*>& pool, size_t finalists,
+                              const std::set<std::string>& protect) {
   std::vector<Candidate*> timed = ranked(pool);
   if (timed.empty()) return timed;
   const double bound = timed.front()->stats->median * kAdvanceWithin;
   size_t keep = 0;
   while (keep < timed.size() && timed[keep]->stats->median <= bound) ++keep;
   keep = std::max(finalists, std::min(keep, (timed.size() + 2) / 3));
-  if (timed.size() > keep) timed.resize(keep);
-  return timed;
+  std::vector<Candidate*> advance(timed.begin(), timed.begin() + std::min(keep, timed.size()));
+  for (size_t i = advance.size(); i < timed.size(); ++i) {
+    if (protect.contains(timed[i]->key)) advance.push_back(timed[i]);
+  }
+  return advance;
+}
+
+double log_distance(const kernels::Problem& a, const db::Problem& b) {
+  auto term = [](double x, double y) { return std::pow(std::log(x) - std::log(y), 2); };
+  return std::sqrt(term(a.m, b.m) + term(a.n, b.n) + term(a.k, b.k));
+}
+
+std::set<std::string> nearest_winners(
+    const std::vector<std::pair<db::Problem, std::string>>& winners,
+    const kernels::Problem& problem, size_t count) {
+  std::vector<std::pair<double, const std::string*>> by_distance;
+  for (const auto& [p, key] : winners) {
+    if (p.op == kernels::op_name(problem.op) && p.dtype == kernels::dtype_name(problem.dtype) &&
+        p.group_size == problem.group_size && p.heads == problem.heads &&
+        p.kv_heads == problem.kv_heads) {
+      by_distance.emplace_back(log_distance(problem, p), &key);
+    }
+  }
+  std::sort(by_distance.begin(), by_distance.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  // Distances equal up to rounding (M/2 and 2M) are one step.
+  constexpr double kSameDistance = 1e-9;
+  std::set<std::string> keys;
+  size_t steps = 0;
+  double step = 0;
+  for (const auto& [d, key] : by_distance) {
+    if (keys.empty()) step = d;
+    if (d > step + kSameDistance) {
+      if (++steps == count) break;
+      step = d;
+    }
+    keys.insert(*key);
+  }
+  return keys;
 }
 
 std::string fixed_routing_key(const kernels::Problem& p) {

@@ -4,9 +4,12 @@
 
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "db/records.h"
 #include "tuner/candidate.h"
 #include "tuner/dispatch_timer.h"
 
@@ -22,8 +25,26 @@ std::vector<Candidate*> ranked(const std::vector<Candidate*>& pool);
 inline constexpr double kAdvanceWithin = 1.5;
 
 // Halving: the variants within kAdvanceWithin of the best advance, at most the best third and
-// never fewer than `finalists`.
-std::vector<Candidate*> halve(const std::vector<Candidate*>& pool, size_t finalists);
+// never fewer than `finalists`. The timed variants whose key is in `protect` advance whatever
+// their time, after the others: stage one times a variant once, and one glitched sample (2.5x
+// the variant's time, seen on the H100) would otherwise drop it for good.
+std::vector<Candidate*> halve(const std::vector<Candidate*>& pool, size_t finalists,
+                              const std::set<std::string>& protect = {});
+
+// Distance between problem shapes: Euclidean in (log M, log N, log K).
+double log_distance(const kernels::Problem& a, const db::Problem& b);
+
+// The winners of the `count` nearest problems of `winners` that share the problem's op, dtype,
+// group size and head counts (problems at one distance count as one; the problem itself, tuned
+// before, is the nearest): what halving protects after stage one.
+std::set<std::string> nearest_winners(
+    const std::vector<std::pair<db::Problem, std::string>>& winners,
+    const kernels::Problem& problem, size_t count);
+
+// How many of the nearest tuned problems lend their winners to halving's `protect` after stage
+// one: a problem's neighbours (the next M each way, the same M at the nearest N x K) mostly
+// share its winner, and a handful of protected variants costs a handful of stage-two timings.
+inline constexpr size_t kProtectedNeighbours = 4;
 
 // The variant today's engines would use for `problem` (runtime/builtin.h): a baseline every
 // speedup is quoted against, measured early and re-measured beside the finalists.

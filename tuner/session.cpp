@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cmath>
 #include <map>
 
 #include "kernels/compiler_probe.h"
@@ -26,11 +25,6 @@ namespace {
 // last-level cache we tune on (the H100's 50 MB L2), so every dispatch reads from memory.
 constexpr uint64_t kColdWorkingSetBytes = 256ull << 20;
 constexpr uint32_t kMaxWeightCopies = 32;
-
-double log_distance(const kernels::Problem& a, const db::Problem& b) {
-  auto term = [](double x, double y) { return std::pow(std::log(x) - std::log(y), 2); };
-  return std::sqrt(term(a.m, b.m) + term(a.n, b.n) + term(a.k, b.k));
-}
 
 void append_winners(const db::Store& store, int64_t device_id,
                     std::vector<std::pair<db::Problem, std::string>>& winners) {
@@ -223,6 +217,10 @@ TuneResult Session::run() {
     }
     result.problems.push_back(
         tune_problem(i, problem_ids[i], std::move(lists[i]), std::move(outcomes[i])));
+    // The problems after it protect this winner in their halving (nearest_winners).
+    if (const std::optional<std::string>& key = result.problems.back().winner_key) {
+      tuned_winners_.emplace_back(problem_record(options_.problems[i]), *key);
+    }
   }
   if (options_.store_spirv) store_answer_spirv(problem_ids);
   store_.end_run(run_id_);

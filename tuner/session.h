@@ -158,7 +158,8 @@ class Session {
   std::unique_ptr<BatchTimer> timer_;
   std::unique_ptr<ProblemState> shared_;  // of the problem being tuned
   // The winners on this device when the run started, with their problems: the database's and
-  // the training database's (--train-db), by variant key since the two number kernels apart.
+  // the training database's (--train-db), by variant key since the two number kernels apart;
+  // then each problem's winner as this run finishes it.
   std::vector<std::pair<db::Problem, std::string>> tuned_winners_;
   std::set<int64_t> finished_problems_;
   std::vector<Observation> observations_;  // what the model learns from (Strategy::model)

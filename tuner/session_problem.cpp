@@ -403,7 +403,11 @@ ProblemOutcome Session::tune_problem(size_t index, int64_t problem_id, std::vect
                       !out_of_time();
        ++stage) {
     stop_if_asked();
-    std::vector<Candidate*> survivors = halve(pool, options_.finalists);
+    // After stage one's single sample, the nearest tuned problems' winners advance whatever
+    // it read (search.h); later stages take medians of three samples or more.
+    std::vector<Candidate*> survivors = halve(
+        pool, options_.finalists,
+        stage == 1 ? nearest_winners(tuned_winners_, problem, kProtectedNeighbours) : std::set<std::string>{});
     for (Candidate* c : pool) {
       if (std::find(survivors.begin(), survivors.end(), c) == survivors.end()) c->instance.reset();
     }

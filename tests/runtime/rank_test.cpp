@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <vector>
 
 namespace vktune::runtime {
@@ -28,7 +29,7 @@ struct Neighbourhood {
     e.ranked_first = static_cast<uint32_t>(variants.size());
     e.ranked_count = static_cast<uint32_t>(list.size());
     for (const auto& [kernel, ratio] : list) {
-      variants.push_back({kernel, ratio});
+      variants.push_back({kernel, std::log(ratio)});
       constraints.at(kernel) = constraint(kernel);
     }
     entries.push_back(e);
@@ -56,7 +57,7 @@ TEST(Rank, PrefersAVariantGoodOnEveryNeighbourToOneNeighboursWinner) {
   h.add(16, 4096, 4096, 0.5, {{2, 1.0f}, {3, 1.1f}, {1, 3.0f}});
   const RankedPick p = h.pick(q4(8, 4096, 4096));
   ASSERT_NE(p.variant, nullptr);
-  EXPECT_EQ(p.variant->kernel, 2u);  // (1.44 + 1) / 2 against (1 + 9) / 2 for kernel 1
+  EXPECT_EQ(p.variant->kernel, 2u);  // (ln 1.2 + 0) / 2 against (0 + ln 3) / 2 for kernel 1
   EXPECT_EQ(p.measured_on, &h.entries[0]);
   EXPECT_DOUBLE_EQ(p.distance, 0.5);
 }

@@ -118,8 +118,8 @@ struct RandomDb {
     for (const Neighbour& nb : all) ranking += nb.list.size() >= 2 ? 1 : 0;
     if (ranking < 2) return std::nullopt;
 
-    auto ratio = [](const Neighbour& nb, size_t i) {
-      return static_cast<float>(nb.list[i]->median_ns / nb.list[0]->median_ns);
+    auto log_ratio = [](const Neighbour& nb, size_t i) {
+      return static_cast<float>(std::log(nb.list[i]->median_ns / nb.list[0]->median_ns));
     };
     auto legal = [&](int64_t kernel, const ProblemQuery& there) {
       return constraints[static_cast<size_t>(kernel - 1)].allows(there);
@@ -143,8 +143,7 @@ struct RandomDb {
         const double d = all[j].distance + 0.1, w = 1 / (d * d);
         for (size_t i = 0; i < all[j].list.size(); ++i) {
           if (all[j].list[i]->kernel_id != kernel) continue;
-          const float r = ratio(all[j], i);
-          sum += w * r * r;
+          sum += w * log_ratio(all[j], i);
           weight += w;
           listed[j] = true;
           if (!first) first = RefPick{"", all[j].p, all[j].list[i]->median_ns, all[j].distance};
@@ -155,8 +154,7 @@ struct RandomDb {
         const ProblemQuery there{q.op, q.dtype, p.m, p.n, p.k, p.group_size};
         if (listed[j] || all[j].list.empty() || !legal(kernel, there)) continue;
         const double d = all[j].distance + 0.1, w = 1 / (d * d);
-        const double r = std::max<double>(2.0, ratio(all[j], all[j].list.size() - 1));
-        sum += w * r * r;
+        sum += w * std::max<double>(std::log(2.0), log_ratio(all[j], all[j].list.size() - 1));
         weight += w;
       }
       if (sum / weight < best_score) {

@@ -58,6 +58,43 @@ TEST(SearchTest, HalvingDropsWhatIsFarBehindTheBest) {
   EXPECT_EQ(halve(pointers(list), 3).size(), 3u);
 }
 
+TEST(SearchTest, HalvingAdvancesProtectedVariantsWhateverTheirOneSampleRead) {
+  // "9" read 2.5x the best in its one sample (a glitch, or slow: one sample cannot tell).
+  auto list = make({100, 140, 151, 160, 300, 400, 500, 600, 700, 250, 900, 1000});
+  const auto kept = halve(pointers(list), 1, {"9", "absent"});
+  ASSERT_EQ(kept.size(), 3u);
+  EXPECT_EQ(kept[0]->key, "0");
+  EXPECT_EQ(kept[1]->key, "1");
+  EXPECT_EQ(kept[2]->key, "9");
+  // A protected variant that advances anyway is not repeated; a failed one stays out.
+  auto failed = make({100, -1, 120});
+  const auto again = halve(pointers(failed), 1, {"0", "1", "2"});
+  ASSERT_EQ(again.size(), 2u);
+  EXPECT_EQ(again[0]->key, "0");
+  EXPECT_EQ(again[1]->key, "2");
+}
+
+db::Problem record(uint32_t m, uint32_t n, uint32_t k, uint32_t gs, const char* dtype = "f32") {
+  return {0, "q4gsw", dtype, m, n, k, gs, 0, 0};
+}
+
+TEST(SearchTest, NearestWinnersAreThoseOfTheNearestProblemsOfTheSameKind) {
+  const std::vector<std::pair<db::Problem, std::string>> winners = {
+      {record(16, 4096, 4096, 32), "m16"},        {record(64, 4096, 4096, 32), "m64"},
+      {record(512, 4096, 4096, 32), "m512"},      {record(32, 4096, 14336, 32), "long_k"},
+      {record(32, 4096, 4096, 128), "other_gs"},  {record(32, 4096, 4096, 32, "f16"), "f16"},
+      {record(32, 4096, 4096, 32), "itself"}};
+  const kernels::Problem p{kernels::Op::q4gsw, 32, 4096, 4096, 32, false};
+  // The problem itself (distance 0), then M=16 and M=64 (one distance: one problem), then K=14336.
+  EXPECT_EQ(nearest_winners(winners, p, 1), (std::set<std::string>{"itself"}));
+  EXPECT_EQ(nearest_winners(winners, p, 2), (std::set<std::string>{"itself", "m16", "m64"}));
+  EXPECT_EQ(nearest_winners(winners, p, 3),
+            (std::set<std::string>{"itself", "m16", "m64", "long_k"}));
+  EXPECT_EQ(nearest_winners(winners, p, 10).count("other_gs"), 0u);
+  EXPECT_EQ(nearest_winners(winners, p, 10).count("f16"), 0u);
+  EXPECT_TRUE(nearest_winners({}, p, 4).empty());
+}
+
 TEST(SearchTest, OrderPutsWarmWinnersThenBaselinesThenFamiliesInTurn) {
   const auto& families = kernels::families();
   const kernels::Family* a = families[1];
