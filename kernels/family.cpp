@@ -73,6 +73,11 @@ double Family::arithmetic_tolerance(const Problem& problem) const {
   return fp32_tolerance(problem);
 }
 
+std::vector<double> Family::tolerance_on(const Problem& problem, std::span<const double>,
+                                         const ProblemData&, const Reference& ref) const {
+  return std::vector<double>(ref.values.size(), tolerance(problem));
+}
+
 double Family::tolerance(const Problem& problem) const {
   return arithmetic_tolerance(problem) +
          (problem.dtype == DType::f16 ? fp16_output_tolerance() : 0.0);

@@ -22,6 +22,9 @@
 
 namespace vktune::kernels {
 
+struct ProblemData;  // kernels/families/reference.h
+struct Reference;
+
 struct KnobSpec {
   std::string name;
   std::vector<KnobValue> values;  // candidates, in sweep order
@@ -112,6 +115,12 @@ class Family {
   // Correctness-gate tolerance relative to the per-output bound (kernels/families/reference.h):
   // the arithmetic's, plus fp16_output_tolerance when the output is stored as fp16.
   double tolerance(const Problem& problem) const;
+  // tolerance() per output for given inputs rather than the gate's (`x` [rows, K] as the kernel
+  // reads it, `data`'s weights, `ref` the reference of those rows; the layer check's): the same
+  // for every output, unless the arithmetic's error depends on how x is spread, as rounding it
+  // to int8 does (q4gsw_gemv_i8dot).
+  virtual std::vector<double> tolerance_on(const Problem& problem, std::span<const double> x,
+                                           const ProblemData& data, const Reference& ref) const;
 
  protected:
   // `base_name` gets "_f16" appended for dtype f16.

@@ -39,6 +39,14 @@ class GemvI8Dot final : public Family {
   Constraints constraints(const Knobs& k) const override { return gemv_lanes::constraints(k); }
   Layout layout(const Knobs&) const override { return layout_; }
   uint32_t workgroup_size(const Knobs& k) const override { return knob_u32(k, "wg"); }
+  // The gate's term for the int8 rounding of make_random's x replaced by the same term for
+  // these inputs.
+  std::vector<double> tolerance_on(const Problem& p, std::span<const double> x,
+                                   const ProblemData& data, const Reference& ref) const override {
+    std::vector<double> tol = int8_rounding_tolerance(p, x, data, ref);
+    for (double& t : tol) t += tolerance(p) - int8_activation_tolerance(p);
+    return tol;
+  }
   uint32_t shared_bytes(const Knobs& k) const override {
     // Per row and block of a chunk: 32 int8 and a float scale; then the slices' hand-over.
     return knob_u32(k, "mmax") * chunk_blocks(k) * (32 + 4) + gemv_lanes::handover_bytes(k);

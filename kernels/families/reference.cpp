@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 #include <thread>
 
 #include "kernels/float16.h"
@@ -134,22 +135,42 @@ Reference reference(const Problem& p, const ProblemData& d) {
   return r;
 }
 
-CheckResult check(std::span<const float> out, const Reference& ref, double rel_tol) {
+namespace {
+
+// check() with output i's tolerance tol(i).
+template <typename Tolerance>
+CheckResult check_each(std::span<const float> out, const Reference& ref, const Tolerance& tol) {
   CheckResult c;
   if (out.size() != ref.values.size()) {
     c.max_error = INFINITY;
     return c;
   }
+  bool within = true;
   for (size_t i = 0; i < out.size(); ++i) {
     double e = std::isfinite(out[i]) ? std::abs(out[i] - ref.values[i]) / ref.bounds[i] : INFINITY;
     if (!std::isfinite(out[i])) ++c.non_finite;
+    within = within && e <= tol(i);
     if (i == 0 || e > c.max_error) {
       c.max_error = e;
       c.worst = i;
     }
   }
-  c.ok = c.non_finite == 0 && c.max_error <= rel_tol;
+  c.ok = c.non_finite == 0 && within;
   return c;
+}
+
+}  // namespace
+
+CheckResult check(std::span<const float> out, const Reference& ref, double rel_tol) {
+  return check_each(out, ref, [rel_tol](size_t) { return rel_tol; });
+}
+
+CheckResult check(std::span<const float> out, const Reference& ref,
+                  std::span<const double> rel_tols) {
+  if (rel_tols.size() != ref.values.size()) {
+    throw std::invalid_argument("check: one tolerance per output");
+  }
+  return check_each(out, ref, [rel_tols](size_t i) { return rel_tols[i]; });
 }
 
 double fp32_tolerance(const Problem& p) {
@@ -164,6 +185,39 @@ double int8_activation_tolerance(const Problem& p) {
   const double e_abs_x = 0.5, e_abs_w = 4.0, e_w2 = 21.5 * 13.0 / 12.0;
   const double sd_sqrt_k = std::sqrt(e_w2) / (127.0 * std::sqrt(12.0) * e_abs_x * e_abs_w);
   return 8.0 * sd_sqrt_k / std::sqrt(static_cast<double>(p.k));
+}
+
+std::vector<double> int8_rounding_tolerance(const Problem& p, std::span<const double> x,
+                                            const ProblemData& d, const Reference& ref) {
+  const size_t rows = x.size() / p.k;
+  if (p.op != Op::q4gsw || p.k % 32 != 0 || x.size() != rows * p.k ||
+      ref.bounds.size() != rows * p.n) {
+    throw std::invalid_argument("int8_rounding_tolerance: x or the reference is not the shape's");
+  }
+  // Each element's rounding variance, d_b^2 / 12, by row and k.
+  std::vector<double> variance(x.size());
+  for (size_t b = 0; b < x.size(); b += 32) {
+    double amax = 0;
+    for (size_t i = b; i < b + 32; ++i) amax = std::max(amax, std::abs(x[i]));
+    const double step = amax / 127.0;
+    std::fill(variance.begin() + b, variance.begin() + b + 32, step * step / 12.0);
+  }
+  std::vector<double> tol(rows * p.n);
+  std::vector<double> w2(p.k);
+  for (uint32_t n = 0; n < p.n; ++n) {
+    const uint8_t* row = d.weight.data() + uint64_t{n} * (p.k / 2);
+    for (uint32_t k = 0; k < p.k; ++k) {
+      const int q = (row[k / 2] >> (4 * (k % 2))) & 0xF;
+      const double w = (q - 8) * double{d.scales[uint64_t{k / p.group_size} * p.n + n]};
+      w2[k] = w * w;
+    }
+    for (size_t r = 0; r < rows; ++r) {
+      double sum = 0;
+      for (uint32_t k = 0; k < p.k; ++k) sum += w2[k] * variance[r * p.k + k];
+      tol[r * p.n + n] = 8.0 * std::sqrt(sum) / ref.bounds[r * p.n + n];
+    }
+  }
+  return tol;
 }
 
 double fp16_output_tolerance() { return 0x1p-11; }

@@ -44,6 +44,9 @@ struct CheckResult {
 };
 // ok when every output is finite and within rel_tol * bound of the reference.
 CheckResult check(std::span<const float> output, const Reference& ref, double rel_tol);
+// The same with a tolerance per output (rel_tols[i] for output i; the sizes must match).
+CheckResult check(std::span<const float> output, const Reference& ref,
+                  std::span<const double> rel_tols);
 
 // Honest tolerances, relative to the bound:
 // fp32 accumulation: rounding errors of a K-term float sum grow like a random walk,
@@ -68,6 +71,14 @@ double fp16_tolerance(const Problem& problem);
 // of 10^7 outputs stays below ~5.5 (a simulation of 20000 outputs a K in 32..4096 saw at most
 // 3.7), and a wrong block (a swapped nibble half, a lost scale) errs by far more.
 double int8_activation_tolerance(const Problem& problem);
+// The same eight standard deviations for given inputs instead of make_random's: per output of
+// y = W x (`problem`'s q4gsw shape, `x` [rows, K] as the kernel reads it, `data`'s raw weight
+// and scales, `ref` the reference of those rows), sqrt(sum_k w_k^2 d_b(k)^2 / 12) over the
+// output's bound, d_b(k) the max |x| of k's block / 127. Activations between a model's layers
+// are not uniform: after silu * up a block's max is many times its typical |x|, and rounding
+// them to int8 errs by more, relative to the bound, than the gate's inputs ever do.
+std::vector<double> int8_rounding_tolerance(const Problem& problem, std::span<const double> x,
+                                            const ProblemData& data, const Reference& ref);
 // What storing an output as fp16 adds (dtype f16): one rounding of the fp32 result, at most
 // 2^-11 of |out|, and |out| <= bound (the bound sums the magnitudes that make up out). The
 // inputs cost nothing: the reference reads the same fp16-rounded x, scales, bias and w.

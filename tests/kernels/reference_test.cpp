@@ -3,11 +3,15 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
+#include <stdexcept>
 #include <tuple>
 
 #include "kernels/families/q4gsw_layout.h"
+#include "kernels/family.h"
 
 namespace vktune::kernels {
 namespace {
@@ -139,6 +143,77 @@ TEST(Check, CatchesNaNZerosAndSmallErrors) {
   EXPECT_FALSE(o.ok);
   EXPECT_EQ(o.worst, 7u);
   EXPECT_FALSE(check(std::vector<float>(3), r, tol).ok);
+}
+
+TEST(Check, TakesATolerancePerOutput) {
+  const Reference ref{{1.0, 2.0}, {1.0, 1.0}};
+  const std::vector<float> out{1.1f, 2.0f};
+  EXPECT_FALSE(check(out, ref, std::vector<double>{0.05, 0.2}).ok);
+  EXPECT_TRUE(check(out, ref, std::vector<double>{0.2, 0.0}).ok);
+  EXPECT_THROW(check(out, ref, std::vector<double>{0.2}), std::invalid_argument);
+}
+
+// x as q4gsw_gemv_i8dot multiplies it: per 32-element block, q * max|x| / 127 with q the
+// rounded x * 127 / max|x|.
+std::vector<float> rounded_to_int8_blocks(const std::vector<float>& x) {
+  std::vector<float> out(x.size());
+  for (size_t b = 0; b < x.size(); b += 32) {
+    float amax = 0;
+    for (size_t i = b; i < b + 32; ++i) amax = std::max(amax, std::abs(x[i]));
+    for (size_t i = b; i < b + 32; ++i) {
+      out[i] = amax > 0 ? static_cast<float>(std::round(x[i] / amax * 127.0) * amax / 127.0) : 0;
+    }
+  }
+  return out;
+}
+
+// The int8 rounding's error relative to each output's bound, and its tolerance for these
+// inputs from the i8dot family.
+struct Int8Case {
+  std::vector<double> error, tolerance;
+  double gate_tolerance = 0;
+};
+Int8Case int8_case(const Problem& p, const ProblemData& d) {
+  ProblemData rounded = d;
+  rounded.x = rounded_to_int8_blocks(d.x);
+  const Reference exact = reference(p, d), off = reference(p, rounded);
+  Int8Case c;
+  for (size_t i = 0; i < exact.values.size(); ++i) {
+    c.error.push_back(std::abs(off.values[i] - exact.values[i]) / exact.bounds[i]);
+  }
+  const Family& i8dot = *find_family("q4gsw_gemv_i8dot");
+  c.tolerance = i8dot.tolerance_on(p, std::vector<double>(d.x.begin(), d.x.end()), d, exact);
+  c.gate_tolerance = i8dot.tolerance(p);
+  return c;
+}
+
+// On the gate's inputs (|x| uniform) the tolerance for the inputs is the gate's, within the
+// spread of a block's max; on layer-like activations (one element of each block far above the
+// rest, as after silu * up) the rounding errs past the gate's tolerance and within the one
+// computed for those inputs.
+TEST(Int8RoundingTolerance, IsTheGatesOnUniformInputsAndHoldsForHeavyTailedOnes) {
+  const Problem p{Op::q4gsw, 4, 512, 4096, 32, false};
+  ProblemData d = make_random(p, 5);
+  Int8Case uniform = int8_case(p, d);
+  for (size_t i = 0; i < uniform.tolerance.size(); ++i) {
+    EXPECT_NEAR(uniform.tolerance[i] / uniform.gate_tolerance, 1.0, 0.25) << "output " << i;
+    EXPECT_LE(uniform.error[i], uniform.tolerance[i]) << "output " << i;
+  }
+  for (size_t i = 0; i < d.x.size(); i += 32) d.x[i + 7] *= 40.0f;
+  Int8Case tailed = int8_case(p, d);
+  const double worst = *std::max_element(tailed.error.begin(), tailed.error.end());
+  std::printf("heavy-tailed x: worst error %.2f of the gate's tolerance, tolerance %.2f of it\n",
+              worst / tailed.gate_tolerance,
+              *std::min_element(tailed.tolerance.begin(), tailed.tolerance.end()) /
+                  tailed.gate_tolerance);
+  EXPECT_GT(worst, tailed.gate_tolerance);
+  for (size_t i = 0; i < tailed.tolerance.size(); ++i) {
+    EXPECT_LE(tailed.error[i], tailed.tolerance[i]) << "output " << i;
+  }
+  // A family without x's rounding keeps one tolerance for any inputs.
+  const Family& fp32 = *find_family("q4gsw_gemv_fast");
+  const std::vector<double> same = fp32.tolerance_on(p, {}, d, reference(p, d));
+  EXPECT_EQ(same, std::vector<double>(same.size(), fp32.tolerance(p)));
 }
 
 }  // namespace

@@ -340,8 +340,17 @@ LayerCheck check_layer(const Graph& graph, const LayerData& data, const LayerRef
     if (layer.tensors[node.output].rows == Rows::context) {
       for (uint32_t& r : written) r += layer.first_position();
     }
-    c.nodes.push_back(
-        {node.name, kernels::check(on_rows(node.output, written), expected, graph.tolerance(i))});
+    const std::vector<float> out = on_rows(node.output, written);
+    const Route& route = graph.routes()[i];
+    if (route.family.empty()) {
+      c.nodes.push_back({node.name, kernels::check(out, expected, graph.tolerance(i))});
+    } else {
+      // The routed family's tolerance for this node's own inputs (Family::tolerance_on).
+      const std::vector<double> tol = kernels::find_family(route.family)
+                                          ->tolerance_on(node.problem, exact_inputs[0].values,
+                                                         data.params[i], expected);
+      c.nodes.push_back({node.name, kernels::check(out, expected, tol)});
+    }
   }
   for (size_t t : layer.outputs) {
     c.outputs.push_back({layer.tensors[t].name,
