@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 #include <nlohmann/json.hpp>
 
 #include "tests/db/fixtures.h"
@@ -205,6 +208,39 @@ TEST(Evaluate, OneProblemSaysWhyItCannot) {
   } catch (const ReportError& e) {
     EXPECT_NE(std::string(e.what()).find("needs at least two"), std::string::npos) << e.what();
   }
+}
+
+// Attention problems are asked with their head counts: hidden, each context length is answered
+// from the other (it was a miss, "sdpa needs heads >= 1", before the query carried them).
+TEST(Evaluate, AttentionIsAskedWithItsHeads) {
+  EvalDb db;
+  const std::string split = "sdpa_split[vec=4,keys=1,wg=32,slices=16,qpg=1]";
+  const std::string fused = "sdpa_fused[vec=4,keys=1,wg=64,qpg=1]";
+  const int64_t a = db.store.upsert_kernel(fake_kernel(split, "{}"));
+  const int64_t b = db.store.upsert_kernel(fake_kernel(fused, "{}"));
+  std::vector<int64_t> problems;
+  for (const uint32_t context : {512u, 1024u}) {
+    db::Problem p = fake_problem(1, context, 128, 0, "sdpa");
+    p.heads = 32;
+    p.kv_heads = 8;
+    problems.push_back(db.store.upsert_problem(p));
+  }
+  db.add(problems[0], a, 100);
+  db.add(problems[0], b, 400);
+  db.add(problems[1], a, 150);
+  db.add(problems[1], b, 300);
+
+  const Evaluation e = evaluate_leave_one_out(db.store);
+  ASSERT_EQ(e.cases.size(), 2u);
+  EXPECT_EQ(e.misses, 0u);
+  for (const EvaluationCase& c : e.cases) {
+    EXPECT_EQ(c.problem.heads, 32u);
+    EXPECT_TRUE(c.regret.has_value()) << c.miss;
+  }
+  EXPECT_EQ(nlohmann::json::parse(render_evaluation_json(e, 1))["worst"][0]["problem"]["kv_heads"],
+            8);
+  const std::string text = render_evaluation_text(e, 2);
+  EXPECT_NE(text.find("sdpa M=1 L=1024 D=128 Hq=32 Hkv=8"), std::string::npos) << text;
 }
 
 }  // namespace

@@ -115,8 +115,8 @@ EvaluationCase evaluate_one(const runtime::Snapshot& snapshot, const db::DeviceR
   c.problem = problem;
   std::tie(c.best, c.best_ns) = fastest(times.ok);
   const runtime::DeviceQuery query = runtime::stored_device_query(device);
-  const runtime::ProblemQuery q{problem.op, problem.dtype, problem.m, problem.n, problem.k,
-                                problem.group_size};
+  const runtime::ProblemQuery q{problem.op, problem.dtype,    problem.m,     problem.n,
+                                problem.k,  problem.group_size, problem.heads, problem.kv_heads};
   const runtime::Selection s = snapshot.select(query, q);
   c.shape_match = s.shape_match;
   c.shape_distance = s.shape_distance;
@@ -160,8 +160,13 @@ void summarise(std::vector<double>& values, double& median, double& p90, double&
 
 std::string shape_text(const db::Problem& p) {
   char buf[128];
-  std::snprintf(buf, sizeof buf, "%s M=%u N=%u K=%u gs=%u", p.op.c_str(), p.m, p.n, p.k,
-                p.group_size);
+  if (p.heads > 0) {  // attention: N is the context, K the head dimension
+    std::snprintf(buf, sizeof buf, "%s M=%u L=%u D=%u Hq=%u Hkv=%u", p.op.c_str(), p.m, p.n, p.k,
+                  p.heads, p.kv_heads);
+  } else {
+    std::snprintf(buf, sizeof buf, "%s M=%u N=%u K=%u gs=%u", p.op.c_str(), p.m, p.n, p.k,
+                  p.group_size);
+  }
   return buf;
 }
 
@@ -262,10 +267,15 @@ std::string render_evaluation_json(const Evaluation& e, size_t worst) {
     const auto optional = [](const std::optional<double>& v) {
       return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr);
     };
+    nlohmann::ordered_json problem = {{"op", c.problem.op}, {"dtype", c.problem.dtype},
+                                      {"m", c.problem.m},   {"n", c.problem.n},
+                                      {"k", c.problem.k},   {"group_size", c.problem.group_size}};
+    if (c.problem.heads > 0) {
+      problem["heads"] = c.problem.heads;
+      problem["kv_heads"] = c.problem.kv_heads;
+    }
     list.push_back({{"device", c.device},
-                    {"problem", {{"op", c.problem.op}, {"dtype", c.problem.dtype},
-                                 {"m", c.problem.m}, {"n", c.problem.n}, {"k", c.problem.k},
-                                 {"group_size", c.problem.group_size}}},
+                    {"problem", std::move(problem)},
                     {"shape_match", runtime::to_string(c.shape_match)},
                     {"shape_distance", c.shape_distance},
                     {"picked", c.picked},
