@@ -240,7 +240,7 @@ TEST(Evaluate, AttentionIsAskedWithItsHeads) {
   EXPECT_EQ(nlohmann::json::parse(render_evaluation_json(e, 1))["worst"][0]["problem"]["kv_heads"],
             8);
   const std::string text = render_evaluation_text(e, 2);
-  EXPECT_NE(text.find("sdpa M=1 L=1024 D=128 Hq=32 Hkv=8"), std::string::npos) << text;
+  EXPECT_NE(text.find("sdpa M=1 L=1024 Hq=32 Hkv=8 D=128"), std::string::npos) << text;
 }
 
 }  // namespace

@@ -348,5 +348,19 @@ TEST(WriteReport, ClearErrors) {
   EXPECT_EQ(html.find(dir.file("")), std::string::npos);
 }
 
+// An attention problem's label has no N ("sdpa M=1 L=2048 Hq=32 Hkv=8 D=128"): the family map
+// names its series without the M, as for the others (it threw std::out_of_range before).
+TEST_F(ReportFormatsTest, HtmlFamilyMapTakesAttention) {
+  const int64_t kernel =
+      store_.upsert_kernel(synthetic_kernel("sdpa_split[vec=4,keys=1,wg=32,slices=16,qpg=1]"));
+  db::Problem p = fake_problem(1, 2048, 128, 0, "sdpa");
+  p.heads = 32;
+  p.kv_heads = 8;
+  const int64_t problem = store_.upsert_problem(p);
+  store_.add_measurement(ok_measurement(ids_.run1, ids_.device1, problem, kernel, 40000));
+  const std::string map = figure(render_html(summarize(store_)), "chart-families");
+  EXPECT_NE(map.find("sdpa L=2048 Hq=32 Hkv=8 D=128"), std::string::npos) << map;
+}
+
 }  // namespace
 }  // namespace vktune::report

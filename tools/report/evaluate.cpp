@@ -14,6 +14,7 @@
 #include "runtime/snapshot.h"
 #include "runtime/stored_device.h"
 #include "tools/report/db_tools.h"
+#include "tools/report/summary.h"
 
 namespace vktune::report {
 namespace {
@@ -158,18 +159,6 @@ void summarise(std::vector<double>& values, double& median, double& p90, double&
   max = values.back();
 }
 
-std::string shape_text(const db::Problem& p) {
-  char buf[128];
-  if (p.heads > 0) {  // attention: N is the context, K the head dimension
-    std::snprintf(buf, sizeof buf, "%s M=%u L=%u D=%u Hq=%u Hkv=%u", p.op.c_str(), p.m, p.n, p.k,
-                  p.heads, p.kv_heads);
-  } else {
-    std::snprintf(buf, sizeof buf, "%s M=%u N=%u K=%u gs=%u", p.op.c_str(), p.m, p.n, p.k,
-                  p.group_size);
-  }
-  return buf;
-}
-
 std::string percent(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f%%", 100 * v);
@@ -235,7 +224,7 @@ std::string render_evaluation_text(const Evaluation& e, size_t worst) {
   out += "\nworst cases:\n";
   for (size_t i = 0; i < std::min(worst, e.cases.size()); ++i) {
     const EvaluationCase& c = e.cases[i];
-    out += "  " + shape_text(c.problem) + " (" + c.device + ", " +
+    out += "  " + problem_label(c.problem) + " (" + c.device + ", " +
            std::string(runtime::to_string(c.shape_match));
     if (c.shape_match != runtime::ShapeMatch::exact && c.shape_distance > 0) {
       char buf[32];

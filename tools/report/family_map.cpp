@@ -16,9 +16,12 @@ namespace {
 constexpr const char* kPalette[] = {"#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2",
                                     "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
 
+// The problem's label without its M (every label has one, "op M=m ...").
 std::string series_label(const db::Problem& p) {
-  const std::string full = problem_label(p);
-  return full.substr(0, full.find(" M=")) + full.substr(full.find(" N="));
+  std::string label = problem_label(p);
+  const size_t m = label.find(" M=");
+  label.erase(m, label.find(' ', m + 1) - m);
+  return label;
 }
 
 }  // namespace
