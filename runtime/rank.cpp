@@ -5,14 +5,15 @@
 #include <array>
 #include <cstring>
 #include <limits>
+#include <numbers>
 
 namespace vktune::runtime {
 namespace {
 
 constexpr size_t kMaxCandidates = kMaxRankNeighbours * kRankCandidatesPerNeighbour;
 // A variant absent from a neighbour's list (but legal there) ran at least this much slower
-// than the best there, as far as the list can tell: ln 2.
-constexpr double kAbsentLogRatio = 0.6931471805599453;
+// than the best there, as far as the list can tell: twice, ln 2 in log ratios.
+constexpr double kAbsentLogRatio = std::numbers::ln2;
 // Keeps a neighbour at distance 0 (another driver's exact problem) from taking all the weight.
 constexpr double kDistanceFloor = 0.1;
 constexpr size_t kCacheLine = 64;

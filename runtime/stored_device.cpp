@@ -48,4 +48,8 @@ DeviceQuery stored_device_query(const db::DeviceRecord& record) {
   return q;
 }
 
+ProblemQuery stored_problem_query(const db::Problem& p) {
+  return {p.op, p.dtype, p.m, p.n, p.k, p.group_size, p.heads, p.kv_heads};
+}
+
 }  // namespace vktune::runtime

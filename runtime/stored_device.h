@@ -1,5 +1,6 @@
 // A device stored in a kernel database (db::DeviceRecord) as the runtime's fingerprint: the one
-// conversion the snapshot builds its devices with and the tools query a stored device with.
+// conversion the snapshot builds its devices with and the tools query a stored device with;
+// and a stored problem as the runtime's query.
 #pragma once
 
 #include "db/records.h"
@@ -11,5 +12,8 @@ namespace vktune::runtime {
 // record lives); a device type the runtime does not know reads as DeviceType::other. Throws
 // std::invalid_argument naming the device when its pipeline_cache_uuid is not 32 hex digits.
 DeviceQuery stored_device_query(const db::DeviceRecord& record);
+
+// The query for a stored problem, head counts included (op and dtype view the record's).
+ProblemQuery stored_problem_query(const db::Problem& problem);
 
 }  // namespace vktune::runtime

@@ -39,16 +39,19 @@ double log_distance(const kernels::Problem& a, const db::Problem& b) {
   return std::sqrt(term(a.m, b.m) + term(a.n, b.n) + term(a.k, b.k));
 }
 
+bool same_kind(const db::Problem& tuned, const kernels::Problem& problem) {
+  return tuned.op == kernels::op_name(problem.op) &&
+         tuned.dtype == kernels::dtype_name(problem.dtype) &&
+         tuned.group_size == problem.group_size && tuned.heads == problem.heads &&
+         tuned.kv_heads == problem.kv_heads;
+}
+
 std::set<std::string> nearest_winners(
     const std::vector<std::pair<db::Problem, std::string>>& winners,
     const kernels::Problem& problem, size_t count) {
   std::vector<std::pair<double, const std::string*>> by_distance;
   for (const auto& [p, key] : winners) {
-    if (p.op == kernels::op_name(problem.op) && p.dtype == kernels::dtype_name(problem.dtype) &&
-        p.group_size == problem.group_size && p.heads == problem.heads &&
-        p.kv_heads == problem.kv_heads) {
-      by_distance.emplace_back(log_distance(problem, p), &key);
-    }
+    if (same_kind(p, problem)) by_distance.emplace_back(log_distance(problem, p), &key);
   }
   std::sort(by_distance.begin(), by_distance.end(),
             [](const auto& a, const auto& b) { return a.first < b.first; });

@@ -34,6 +34,10 @@ std::vector<Candidate*> halve(const std::vector<Candidate*>& pool, size_t finali
 // Distance between problem shapes: Euclidean in (log M, log N, log K).
 double log_distance(const kernels::Problem& a, const db::Problem& b);
 
+// Whether a tuned problem's winner can be one of `problem`'s candidates: the same op, dtype,
+// group size and head counts (only the shape differs).
+bool same_kind(const db::Problem& tuned, const kernels::Problem& problem);
+
 // The winners of the `count` nearest problems of `winners` that share the problem's op, dtype,
 // group size and head counts (problems at one distance count as one; the problem itself, tuned
 // before, is the nearest): what halving protects after stage one.

@@ -307,10 +307,7 @@ std::vector<Candidate> Session::candidates(const kernels::Problem& problem, int6
 std::map<std::string, double> Session::neighbour_winners(const kernels::Problem& problem) const {
   std::map<std::string, double> rank;
   for (const auto& [p, key] : tuned_winners_) {
-    if (p.op != kernels::op_name(problem.op) || p.group_size != problem.group_size ||
-        p.heads != problem.heads || p.kv_heads != problem.kv_heads) {
-      continue;
-    }
+    if (!same_kind(p, problem)) continue;  // another dtype's keys never name a candidate here
     const double d = log_distance(problem, p);
     auto [it, inserted] = rank.emplace(key, d);
     if (!inserted) it->second = std::min(it->second, d);

@@ -104,12 +104,8 @@ Reference reference(const Problem& p, const ProblemData& d) {
   auto features = [&](uint32_t begin, uint32_t end) {
     std::vector<double> w(p.k), aw(p.k);
     for (uint32_t n = begin; n < end; ++n) {
-      const uint8_t* row = d.weight.data() + uint64_t{n} * (p.k / 2);
-      for (uint32_t k = 0; k < p.k; ++k) {
-        const int q = (row[k / 2] >> (4 * (k % 2))) & 0xF;
-        w[k] = (q - 8) * double{d.scales[uint64_t{k / p.group_size} * p.n + n]};
-        aw[k] = std::abs(w[k]);
-      }
+      dequantize_row(p, d, n, w);
+      for (uint32_t k = 0; k < p.k; ++k) aw[k] = std::abs(w[k]);
       const double b = p.has_bias ? d.bias[n] : 0.0;
       for (uint32_t m = 0; m < p.m; ++m) {
         const float* x = d.x.data() + uint64_t{m} * p.k;
@@ -161,6 +157,14 @@ CheckResult check_each(std::span<const float> out, const Reference& ref, const T
 
 }  // namespace
 
+void dequantize_row(const Problem& p, const ProblemData& d, uint32_t n, std::span<double> w) {
+  const uint8_t* row = d.weight.data() + uint64_t{n} * (p.k / 2);
+  for (uint32_t k = 0; k < p.k; ++k) {
+    const int q = (row[k / 2] >> (4 * (k % 2))) & 0xF;
+    w[k] = (q - 8) * double{d.scales[uint64_t{k / p.group_size} * p.n + n]};
+  }
+}
+
 CheckResult check(std::span<const float> out, const Reference& ref, double rel_tol) {
   return check_each(out, ref, [rel_tol](size_t) { return rel_tol; });
 }
@@ -205,12 +209,8 @@ std::vector<double> int8_rounding_tolerance(const Problem& p, std::span<const do
   std::vector<double> tol(rows * p.n);
   std::vector<double> w2(p.k);
   for (uint32_t n = 0; n < p.n; ++n) {
-    const uint8_t* row = d.weight.data() + uint64_t{n} * (p.k / 2);
-    for (uint32_t k = 0; k < p.k; ++k) {
-      const int q = (row[k / 2] >> (4 * (k % 2))) & 0xF;
-      const double w = (q - 8) * double{d.scales[uint64_t{k / p.group_size} * p.n + n]};
-      w2[k] = w * w;
-    }
+    dequantize_row(p, d, n, w2);
+    for (double& w : w2) w *= w;
     for (size_t r = 0; r < rows; ++r) {
       double sum = 0;
       for (uint32_t k = 0; k < p.k; ++k) sum += w2[k] * variance[r * p.k + k];

@@ -35,6 +35,10 @@ struct Reference {
   std::vector<double> bounds;
 };
 Reference reference(const Problem& problem, const ProblemData& data);
+// Row n of a q4gsw weight as the kernels read it, w[k] = (q - 8) * scale (w.size() == K): the
+// raw layout, low nibble first.
+void dequantize_row(const Problem& problem, const ProblemData& data, uint32_t n,
+                    std::span<double> w);
 
 struct CheckResult {
   bool ok = false;

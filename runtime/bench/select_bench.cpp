@@ -129,7 +129,7 @@ int bench(const std::string& path, int rounds, int loads, const std::filesystem:
       if (candidate.id == w.problem_id) p = &candidate;
     }
     if (p == nullptr) continue;
-    const ProblemQuery q{p->op, p->dtype, p->m, p->n, p->k, p->group_size, p->heads, p->kv_heads};
+    const ProblemQuery q = runtime::stored_problem_query(*p);
     if (snap->select(device, q).shape_match == runtime::ShapeMatch::exact) exact.push_back(q);
     ProblemQuery moved = q;
     moved.m = q.m + std::max(1u, q.m / 3);

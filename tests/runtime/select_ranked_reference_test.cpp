@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <numbers>
 #include <optional>
 #include <random>
 #include <string>
@@ -154,7 +155,7 @@ struct RandomDb {
         const ProblemQuery there{q.op, q.dtype, p.m, p.n, p.k, p.group_size};
         if (listed[j] || all[j].list.empty() || !legal(kernel, there)) continue;
         const double d = all[j].distance + 0.1, w = 1 / (d * d);
-        sum += w * std::max<double>(std::log(2.0), log_ratio(all[j], all[j].list.size() - 1));
+        sum += w * std::max<double>(std::numbers::ln2, log_ratio(all[j], all[j].list.size() - 1));
         weight += w;
       }
       if (sum / weight < best_score) {

@@ -65,11 +65,7 @@ Reference linear(const kernels::Problem& p, const Reference& x, const kernels::P
   parallel_for(p.n, threads, [&](uint32_t begin, uint32_t end) {
     std::vector<double> w(p.k);
     for (uint32_t n = begin; n < end; ++n) {
-      const uint8_t* row = d.weight.data() + uint64_t{n} * (p.k / 2);
-      for (uint32_t k = 0; k < p.k; ++k) {
-        const int q = (row[k / 2] >> (4 * (k % 2))) & 0xF;
-        w[k] = (q - 8) * double{d.scales[uint64_t{k / p.group_size} * p.n + n]};
-      }
+      kernels::dequantize_row(p, d, n, w);
       for (size_t r = 0; r < rows; ++r) {
         const double* xv = x.values.data() + r * p.k;
         const double* xb = x.bounds.data() + r * p.k;

@@ -116,8 +116,7 @@ EvaluationCase evaluate_one(const runtime::Snapshot& snapshot, const db::DeviceR
   c.problem = problem;
   std::tie(c.best, c.best_ns) = fastest(times.ok);
   const runtime::DeviceQuery query = runtime::stored_device_query(device);
-  const runtime::ProblemQuery q{problem.op, problem.dtype,    problem.m,     problem.n,
-                                problem.k,  problem.group_size, problem.heads, problem.kv_heads};
+  const runtime::ProblemQuery q = runtime::stored_problem_query(problem);
   const runtime::Selection s = snapshot.select(query, q);
   c.shape_match = s.shape_match;
   c.shape_distance = s.shape_distance;
