@@ -13,6 +13,8 @@ const Family& gemv_fast_family(DType dtype);
 const Family& gemv_fast_s16_family(DType dtype);  // q4gsw_gemv_fast on packed_s16
 const Family& gemv_i8dot_family(DType dtype);     // int8 x, integer dot products
 const Family& gemv_i8dot_s16_family(DType dtype); // q4gsw_gemv_i8dot on packed_s16
+const Family& gemv_i8dot_splitk_family(DType dtype);      // the same, K split across workgroups
+const Family& gemv_i8dot_splitk_s16_family(DType dtype);  // ... on packed_s16
 const Family& coopmat_family(DType dtype);
 const Family& coopmat_splitk_family(DType dtype);
 const Family& coopmat_khr_family(DType dtype);         // GL_KHR_cooperative_matrix

@@ -3,14 +3,31 @@
 // the same kernel on the packed_s16 layout (fp16 scales interleaved). Both need a compiler that
 // accepts GL_EXT_integer_dot_product (not Debian 12's shaderc: tools/setup-newer-shaderc.sh)
 // and a device with shaderIntegerDotProduct; their tolerance adds x's rounding to int8.
+// q4gsw_gemv_i8dot_splitk[_s16]: both with K also split across workgroups (knob slices).
 #include <algorithm>
 
 #include "kernels/families/families.h"
 #include "kernels/families/gemv_lanes.h"
 #include "kernels/families/reference.h"
+#include "kernels/families/splitk.h"
 
 namespace vktune::kernels {
 namespace {
+
+std::string family_base_name(Layout layout, bool split) {
+  return std::string("q4gsw_gemv_i8dot") + (split ? "_splitk" : "") +
+         (layout == Layout::packed_s16 ? "_s16" : "");
+}
+
+std::vector<KnobSpec> knob_list(bool split) {
+  std::vector<KnobSpec> knobs{{"wg", ints({64, 128, 256, 512, 1024})},
+                              {"ksplit", ints({1, 2, 4, 8, 16, 32})},
+                              {"npl", ints({1, 2})},
+                              {"unroll", ints({1, 2, 4})},
+                              {"mmax", ints({1, 2, 4, 8})}};
+  if (split) knobs.push_back({"slices", ints({2, 4, 8, 16})});
+  return knobs;
+}
 
 class GemvI8Dot final : public Family {
  public:
@@ -19,22 +36,24 @@ class GemvI8Dot final : public Family {
   // arithmetic (bytes in flight); mmax: rows of x compiled in (serves M in (mmax/2, mmax]).
   // wg up to 1024 and ksplit up to 32 for the reason gemv_fast has them: at N = 4096 a
   // subgroup-wide tile makes 128 workgroups, one an SM on the H100, and only more warps per
-  // workgroup put more loads in flight.
-  GemvI8Dot(DType dtype, Layout layout)
-      : Family(layout == Layout::packed_s16 ? "q4gsw_gemv_i8dot_s16" : "q4gsw_gemv_i8dot", dtype,
-               Op::q4gsw,
-               {{"wg", ints({64, 128, 256, 512, 1024})},
-                {"ksplit", ints({1, 2, 4, 8, 16, 32})},
-                {"npl", ints({1, 2})},
-                {"unroll", ints({1, 2, 4})},
-                {"mmax", ints({1, 2, 4, 8})}}),
-        layout_(layout) {}
+  // workgroup put more loads in flight. slices (split families): K slices across workgroups,
+  // so a tile wide enough to cut x's per-workgroup traffic still leaves no SM idle.
+  GemvI8Dot(DType dtype, Layout layout, bool split)
+      : Family(family_base_name(layout, split), dtype, Op::q4gsw, knob_list(split)),
+        layout_(layout),
+        split_(split) {}
 
   // Blocks of each row quantised per chunk, as CB in the shader.
   static uint32_t chunk_blocks(const Knobs& k) {
     return std::max(knob_u32(k, "wg") / knob_u32(k, "mmax"),
                     knob_u32(k, "ksplit") * knob_u32(k, "unroll"));
   }
+
+  uint32_t slices(const Knobs& k) const { return split_ ? knob_u32(k, "slices") : 1; }
+  static uint32_t tile_outputs(const Knobs& k) {
+    return gemv_lanes::lanes_along_n(k) * knob_u32(k, "npl");
+  }
+  static uint64_t tiles(const Knobs& k, const Problem& p) { return ceil_div(p.n, tile_outputs(k)); }
 
   Constraints constraints(const Knobs& k) const override { return gemv_lanes::constraints(k); }
   Layout layout(const Knobs&) const override { return layout_; }
@@ -49,14 +68,22 @@ class GemvI8Dot final : public Family {
   }
   uint32_t shared_bytes(const Knobs& k) const override {
     // Per row and block of a chunk: 32 int8 and a float scale; then the slices' hand-over.
-    return knob_u32(k, "mmax") * chunk_blocks(k) * (32 + 4) + gemv_lanes::handover_bytes(k);
+    // Split: the last slice's flag.
+    return knob_u32(k, "mmax") * chunk_blocks(k) * (32 + 4) + gemv_lanes::handover_bytes(k) +
+           (split_ ? 4 : 0);
+  }
+  uint64_t workspace_bytes(const Knobs& k, const Problem& p) const override {
+    if (!split_) return 0;
+    return splitk::workspace_bytes(tiles(k, p), knob_u32(k, "mmax"), tile_outputs(k), slices(k));
   }
   ShaderSpec source(const Knobs& k) const override {
-    return gemv_lanes::spec("q4gsw_gemv_i8dot.comp", k, layout_);
+    ShaderSpec spec = gemv_lanes::spec("q4gsw_gemv_i8dot.comp", k, layout_);
+    if (split_) spec.defines.emplace_back("SLICES", str(slices(k)));
+    return spec;
   }
   std::array<uint32_t, 3> groups(const Knobs& k, const Problem& p,
                                  const vk::DeviceInfo& d) const override {
-    return gemv_lanes::groups(k, p, d);
+    return {clamp_groups(tiles(k, p) * slices(k), d), 1, 1};
   }
 
  protected:
@@ -64,7 +91,16 @@ class GemvI8Dot final : public Family {
     return fp32_tolerance(p) + int8_activation_tolerance(p);
   }
   std::string combination_error(const Knobs& k) const override { return gemv_lanes::body_error(k); }
-  std::string device_error(const Knobs& k, const Problem&, const vk::DeviceInfo& d) const override {
+  std::string device_error(const Knobs& k, const Problem& p,
+                           const vk::DeviceInfo& d) const override {
+    if (split_) {
+      // Shape checks, kept here because they need the problem; a k-step is one trip of the
+      // shader's block loop: ksplit * unroll blocks of 32.
+      const uint32_t step = 32 * knob_u32(k, "ksplit") * knob_u32(k, "unroll");
+      std::string error = splitk::shape_error(tiles(k, p), knob_u32(k, "mmax"), tile_outputs(k),
+                                              p.k, step, slices(k));
+      if (!error.empty()) return error;
+    }
     return gemv_lanes::subgroup_error(k, d);
   }
   Requirements shader_requirements(const Knobs&) const override {
@@ -75,17 +111,32 @@ class GemvI8Dot final : public Family {
 
  private:
   Layout layout_;  // packed or packed_s16
+  bool split_;     // K split across workgroups as well
 };
 
 }  // namespace
 
 const Family& gemv_i8dot_family(DType dtype) {
-  static const GemvI8Dot f32(DType::f32, Layout::packed), f16(DType::f16, Layout::packed);
+  static const GemvI8Dot f32(DType::f32, Layout::packed, false),
+      f16(DType::f16, Layout::packed, false);
   return dtype == DType::f16 ? f16 : f32;
 }
 
 const Family& gemv_i8dot_s16_family(DType dtype) {
-  static const GemvI8Dot f32(DType::f32, Layout::packed_s16), f16(DType::f16, Layout::packed_s16);
+  static const GemvI8Dot f32(DType::f32, Layout::packed_s16, false),
+      f16(DType::f16, Layout::packed_s16, false);
+  return dtype == DType::f16 ? f16 : f32;
+}
+
+const Family& gemv_i8dot_splitk_family(DType dtype) {
+  static const GemvI8Dot f32(DType::f32, Layout::packed, true),
+      f16(DType::f16, Layout::packed, true);
+  return dtype == DType::f16 ? f16 : f32;
+}
+
+const Family& gemv_i8dot_splitk_s16_family(DType dtype) {
+  static const GemvI8Dot f32(DType::f32, Layout::packed_s16, true),
+      f16(DType::f16, Layout::packed_s16, true);
   return dtype == DType::f16 ? f16 : f32;
 }
 

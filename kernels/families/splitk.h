@@ -1,5 +1,5 @@
-// Split-K's shape checks, shared by the cooperative-matrix families that split K across
-// workgroups (q4gsw_coopmat_splitk, q4gsw_coopmat2 with splitk > 1).
+// Split-K's shape checks and workspace, shared by the families that split K across workgroups
+// (q4gsw_coopmat_splitk, q4gsw_coopmat2 with splitk > 1, q4gsw_gemv_i8dot_splitk).
 #pragma once
 
 #include <cstdint>

@@ -22,6 +22,14 @@
 // fp16 scales come from the group's tiles, as in q4gsw_gemv_fast: at gs = 32 the scales are a
 // fifth of the bytes read instead of a third.
 //
+// SLICES > 1 (q4gsw_gemv_i8dot_splitk[_s16]) also splits K across workgroups, one per (slice,
+// tile), as q4gsw_coopmat.comp's SPLITK does: every workgroup quantises all of its K range of x,
+// so a tile of TILE outputs over all of K costs 4*K bytes of x per TILE from L2 (64 KB at K =
+// 16384: the whole of a decode workgroup's start), and only a wider tile over a slice of K cuts
+// that without leaving SMs idle. Each slice stores its partial sums to the workspace (binding 5)
+// and bumps the tile's counter; the slice that arrives last adds every slice's partials in slice
+// order (the result does not depend on which one that is), writes `out` and zeroes the counter.
+//
 // Accuracy: x's rounding to int8 errs by up to d / 2 per element; the gate's tolerance for it
 // is derived in kernels/families/reference.h (int8_activation_tolerance). Everything else is
 // exact (the int32 dot products) or fp32.
@@ -44,6 +52,9 @@
 #endif
 #ifndef MMAX
 #define MMAX 1
+#endif
+#ifndef SLICES
+#define SLICES 1  // K slices across workgroups
 #endif
 #ifndef PACKED_S16
 #define PACKED_S16 0  // 1: the packed_s16 layout, scales in the weight's tiles (q4gsw_layout.h)
@@ -68,6 +79,13 @@ shared uvec4 xq[MMAX * CB * 2];
 shared float xd[MMAX * CB];
 #if KSPLIT > 1
 shared float red[NPL * MMAX * WG];
+#endif
+#if SLICES > 1
+// The workspace: one counter per tile, rounded up to 16 words, then [SLICES][tiles][MMAX][TILE]
+// fp32 partials. Coherent: the last slice reads what other workgroups wrote.
+layout(std430, binding = 5) coherent buffer WsCount { uint counter[]; };
+layout(std430, binding = 5) coherent buffer WsPartial { float partial[]; };
+shared uint last_slice;
 #endif
 
 // Block c (k = 32c .. 32c + 31) of row m into `slot`: x / max|x| rounded to int8 by
@@ -107,7 +125,13 @@ void main() {
   const uint gdiv = pc.gs >> 5;
   const uint gmul = gdiv == 1u ? 0u : 0xFFFFFFFFu / gdiv + 1u;
 
-  for (uint tile = gl_WorkGroupID.x; tile < tiles; tile += gl_NumWorkGroups.x) {
+  // Each slice takes the same number of blocks; the last may get fewer, or none.
+  const uint slice_blocks = (chunks + SLICES - 1u) / SLICES;
+
+  // Slices of one tile are `tiles` apart, so a dispatch's first wave spans all of N.
+  for (uint t = gl_WorkGroupID.x; t < tiles * SLICES; t += gl_NumWorkGroups.x) {
+    const uint tile = t % tiles, slice = t / tiles;
+    const uint c_begin = slice * slice_blocks, c_end = min(chunks, c_begin + slice_blocks);
     uint nn[NPL];  // clamped output indices for loads (the packed weight is padded only to 8)
     [[unroll]] for (uint j = 0; j < NPL; ++j) nn[j] = min(tile * TILE + j * NL + r, pc.N - 1u);
     float acc[NPL][MMAX];
@@ -115,11 +139,11 @@ void main() {
       [[unroll]] for (uint m = 0; m < MMAX; ++m) acc[j][m] = 0.0;
     }
 
-    for (uint c0 = 0; c0 < chunks; c0 += CB) {
-      // Rows past M and blocks past K quantise to zero (never read, but defined).
+    for (uint c0 = c_begin; c0 < c_end; c0 += CB) {
+      // Rows past M and blocks past the slice quantise to zero (never read, but defined).
       for (uint i = lid; i < MMAX * CB; i += WG) {
         const uint m = i / CB, c = c0 + i % CB;
-        if (m < pc.M && c < chunks) {
+        if (m < pc.M && c < c_end) {
           quantise(m, c, i);
         } else {
           xq[2 * i] = uvec4(0u);
@@ -129,14 +153,14 @@ void main() {
       }
       barrier();
 
-      const uint nb = min(uint(CB), chunks - c0);  // blocks of this chunk
+      const uint nb = min(uint(CB), c_end - c0);  // blocks of this chunk
       for (uint t = s; t * UNROLL < nb; t += KSPLIT) {
         // Every DRAM load of the iteration first: UNROLL * NPL blocks and their scales.
         uvec4 q[UNROLL][NPL];
         float sc[UNROLL][NPL];
         [[unroll]] for (uint u = 0; u < UNROLL; ++u) {
           const uint c = c0 + t * UNROLL + u;
-          const uint cc = min(c, chunks - 1u);  // past the end: reread the last block, scale 0
+          const uint cc = min(c, c_end - 1u);  // past the end: reread the last block, scale 0
           uint hi, lo;
           umulExtended(cc, gmul, hi, lo);
           const uint g = gdiv == 1u ? cc : hi;
@@ -152,7 +176,7 @@ void main() {
             q[u][j] = w4[cc * pc.n_pad + nn[j]];
             const float sv = float(scales[g * pc.N + nn[j]]);
 #endif
-            sc[u][j] = c < chunks ? sv : 0.0;
+            sc[u][j] = c < c_end ? sv : 0.0;
           }
         }
         [[unroll]] for (uint u = 0; u < UNROLL; ++u) {
@@ -199,7 +223,42 @@ void main() {
       }
     }
 #endif
+#if SLICES > 1
+    // Hand this slice's sums over; the last slice of the tile to arrive finishes it.
+    const uint counters = (tiles + 15u) & ~15u;
+    const uint slice_floats = tiles * MMAX * TILE;
+    const uint mine = counters + tile * MMAX * TILE + r;  // + slice, row and j offsets below
     if (s == 0u) {
+      [[unroll]] for (uint j = 0; j < NPL; ++j) {
+        [[unroll]] for (uint m = 0; m < MMAX; ++m) {
+          partial[mine + slice * slice_floats + m * TILE + j * NL] = acc[j][m];
+        }
+      }
+    }
+    memoryBarrierBuffer();  // the partials are visible before the counter says they are there
+    barrier();
+    if (lid == 0u) last_slice = atomicAdd(counter[tile], 1u);
+    barrier();
+    const bool finish = last_slice == SLICES - 1u;  // uniform: read from shared after a barrier
+    if (finish) {
+      memoryBarrierBuffer();  // and the others' partials are read after their counts
+      if (s == 0u) {
+        [[unroll]] for (uint j = 0; j < NPL; ++j) {
+          [[unroll]] for (uint m = 0; m < MMAX; ++m) {
+            float sum = 0.0;
+            [[unroll]] for (uint ss = 0; ss < SLICES; ++ss) {
+              sum += partial[mine + ss * slice_floats + m * TILE + j * NL];
+            }
+            acc[j][m] = sum;
+          }
+        }
+      }
+      if (lid == 0u) counter[tile] = 0u;  // ready for the next dispatch
+    }
+#else
+    const bool finish = true;
+#endif
+    if (s == 0u && finish) {
       [[unroll]] for (uint j = 0; j < NPL; ++j) {
         const uint n = tile * TILE + j * NL + r;
         if (n < pc.N) {

@@ -98,12 +98,13 @@ TEST(Registry, AllFamiliesInOrder) {
   EXPECT_EQ(names, (std::vector<std::string>{
                        "q4gsw_naive", "q4gsw_tiled", "q4gsw_gemv", "q4gsw_gemv_fast",
                        "q4gsw_gemv_fast_s16", "q4gsw_gemv_i8dot", "q4gsw_gemv_i8dot_s16",
-                       "q4gsw_coopmat", "q4gsw_coopmat_splitk", "q4gsw_coopmat_khr",
+                       "q4gsw_gemv_i8dot_splitk", "q4gsw_gemv_i8dot_splitk_s16", "q4gsw_coopmat", "q4gsw_coopmat_splitk", "q4gsw_coopmat_khr",
                        "q4gsw_coopmat_splitk_khr", "q4gsw_coopmat_khr_packed",
                        "q4gsw_coopmat_splitk_khr_packed", "q4gsw_coopmat2", "rms_norm",
                        "q4gsw_naive_f16", "q4gsw_tiled_f16", "q4gsw_gemv_f16", "q4gsw_gemv_fast_f16",
                        "q4gsw_gemv_fast_s16_f16", "q4gsw_gemv_i8dot_f16",
-                       "q4gsw_gemv_i8dot_s16_f16", "q4gsw_coopmat_f16", "q4gsw_coopmat_splitk_f16",
+                       "q4gsw_gemv_i8dot_s16_f16", "q4gsw_gemv_i8dot_splitk_f16",
+                       "q4gsw_gemv_i8dot_splitk_s16_f16", "q4gsw_coopmat_f16", "q4gsw_coopmat_splitk_f16",
                        "q4gsw_coopmat_khr_f16", "q4gsw_coopmat_splitk_khr_f16",
                        "q4gsw_coopmat_khr_packed_f16", "q4gsw_coopmat_splitk_khr_packed_f16",
                        "q4gsw_coopmat2_f16", "rms_norm_f16",
@@ -458,6 +459,43 @@ TEST(CoopmatSplitK, WorkspaceGroupsAndWhenASplitPays) {
   small.limits.max_storage_buffer_range = 4096u * 4096u / 2u;  // the weight fits, 4 partials do not
   l = split.legality(k, prefill, small);
   EXPECT_NE(l.reason.find("workspace"), std::string::npos) << l.reason;
+}
+
+TEST(GemvI8DotSplitK, WorkspaceGroupsAndWhenASplitPays) {
+  const Family& split = family("q4gsw_gemv_i8dot_splitk_s16");
+  const vk::DeviceInfo h100 = h100_like();
+  const Knobs k =
+      parse_key("q4gsw_gemv_i8dot_splitk_s16[wg=1024,ksplit=2,npl=1,unroll=2,mmax=1,slices=4]")
+          .knobs;
+  const ShaderSpec spec = split.shader(k);
+  EXPECT_NE(std::ranges::find(spec.defines, std::pair<std::string, std::string>{"SLICES", "4"}),
+            spec.defines.end());
+  EXPECT_EQ(split.layout(k), Layout::packed_s16);
+  // M=1 N=16384: tiles of 1024 / 2 = 512 outputs, 32 of them, 4 slices each; a counter per tile
+  // (16 words), then 4 partials of 512.
+  const Problem decode = q4(1, 16384, 16384, 32);
+  EXPECT_EQ(split.groups(k, decode, h100), (std::array<uint32_t, 3>{128, 1, 1}));
+  EXPECT_EQ(split.workspace_bytes(k, decode), (32u + 4u * 32u * 512u) * 4u);
+  const Knobs whole = parse_key("q4gsw_gemv_i8dot_s16[wg=1024,ksplit=2,npl=1,unroll=2,mmax=1]").knobs;
+  const Family& unsplit = family("q4gsw_gemv_i8dot_s16");
+  EXPECT_EQ(unsplit.workspace_bytes(whole, decode), 0u);
+  EXPECT_EQ(split.shared_bytes(k), unsplit.shared_bytes(whole) + 4u);  // + last_slice
+  EXPECT_EQ(unsplit.groups(whole, decode, h100), (std::array<uint32_t, 3>{32, 1, 1}));
+  // Legality as with the newer compiler, whichever one is linked.
+  const CompilerSupport newer = CompilerSupport{}.add(GlslExtension::integer_dot_product);
+  EXPECT_TRUE(split.legality(k, decode, h100, newer).ok) << split.legality(k, decode, h100, newer).reason;
+  // lm_head: 1002 tiles of 128 fill the GPU already.
+  const Knobs narrow =
+      parse_key("q4gsw_gemv_i8dot_splitk_s16[wg=1024,ksplit=8,npl=1,unroll=2,mmax=1,slices=2]")
+          .knobs;
+  Legality l = split.legality(narrow, q4(1, 128256, 4096, 32), h100, newer);
+  EXPECT_NE(l.reason.find("fill the GPU"), std::string::npos) << l.reason;
+  // A k-step of 32 * 8 * 2 = 512: K=2048 has 4, too few for 4 slices of at least 2.
+  l = split.legality(parse_key("q4gsw_gemv_i8dot_splitk_s16[wg=1024,ksplit=8,npl=1,unroll=2,"
+                               "mmax=1,slices=4]")
+                         .knobs,
+                     q4(1, 4096, 2048, 32), h100, newer);
+  EXPECT_NE(l.reason.find("fewer than 2"), std::string::npos) << l.reason;
 }
 
 }  // namespace

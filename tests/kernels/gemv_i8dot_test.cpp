@@ -67,6 +67,20 @@ TEST_P(GemvI8DotTest, PackedS16RaggedShapes) {
   EXPECT_GT(sweep(q4(3, 45, 9600, 128, true), spread(5), 2, "q4gsw_gemv_i8dot_s16"), 0u);
 }
 
+// K split across workgroups as well: slices of 2-16 over ragged K (a slice's blocks end
+// mid-chunk, the last slice shorter), both layouts; every variant runs twice, so a counter left
+// non-zero by the first dispatch fails the second. The random shapes with K of 1024 or more:
+// below that few variants have two k-steps a slice.
+TEST_P(GemvI8DotTest, SplitKRaggedShapes) {
+  size_t offset = 2;
+  for (const Problem& p : random_shapes(12)) {
+    if (p.k < 1024) continue;
+    EXPECT_GT(sweep(p, spread(11), offset += 3, "q4gsw_gemv_i8dot_splitk"), 0u) << describe(p);
+  }
+  EXPECT_GT(sweep(q4(1, 77, 9600, 32, true), spread(7), 1, "q4gsw_gemv_i8dot_splitk_s16"), 0u);
+  EXPECT_GT(sweep(q4(5, 300, 2080, 32, false), spread(7), 4, "q4gsw_gemv_i8dot_splitk_s16"), 0u);
+}
+
 // K = 9600: 300 blocks, more than one chunk of quantised x for every variant with fewer than
 // 300 blocks a chunk, the last one partial.
 TEST_P(GemvI8DotTest, LongKOverSeveralChunks) {

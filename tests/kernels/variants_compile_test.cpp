@@ -37,6 +37,7 @@ TEST(VariantsCompile, GemvI8Dot) {
                  << kNewerCompilerHint;
   }
   compile_all("q4gsw_gemv_i8dot");
+  compile_all("q4gsw_gemv_i8dot_splitk_s16_f16");
 }
 TEST(VariantsCompile, CoopmatKhr) {
   if (!linked_compiler_support().accepts(GlslExtension::cooperative_matrix_khr)) {
