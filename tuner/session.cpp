@@ -211,9 +211,8 @@ TuneResult Session::run() {
                                                     : static_cast<double>(lists[i].size()) /
                                                           static_cast<double>(variants_left));
       variants_left -= lists[i].size();
-      problem_deadline_ = std::chrono::steady_clock::now() +
-                          std::chrono::duration_cast<std::chrono::steady_clock::duration>(share);
-      has_deadline_ = true;
+      budget_.emplace(std::chrono::steady_clock::now(),
+                      std::chrono::duration_cast<std::chrono::steady_clock::duration>(share));
     }
     result.problems.push_back(
         tune_problem(i, problem_ids[i], std::move(lists[i]), std::move(outcomes[i])));
@@ -232,7 +231,7 @@ TuneResult Session::run() {
 }
 
 bool Session::out_of_time() const {
-  return has_deadline_ && std::chrono::steady_clock::now() >= problem_deadline_;
+  return budget_ && budget_->expired(std::chrono::steady_clock::now());
 }
 
 uint32_t Session::weight_copies(const kernels::Problem& problem) const {

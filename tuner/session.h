@@ -34,6 +34,7 @@
 #include "tuner/model_search.h"
 #include "tuner/unseen_knob_values.h"
 #include "tuner/options.h"
+#include "tuner/problem_budget.h"
 #include "tuner/profile.h"
 #include "tuner/progress.h"
 #include "tuner/result_writer.h"
@@ -171,8 +172,8 @@ class Session {
   int64_t run_id_ = 0, device_id_ = 0, problem_id_ = 0;
   size_t stored_ = 0;
   std::string lost_reason_;  // non-empty: the device must be re-created
-  std::chrono::steady_clock::time_point run_start_, problem_deadline_;
-  bool has_deadline_ = false;
+  std::chrono::steady_clock::time_point run_start_;
+  std::optional<ProblemBudget> budget_;  // the current problem's share of --budget
 };
 
 }  // namespace vktune::tuner

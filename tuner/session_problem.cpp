@@ -162,7 +162,9 @@ bool Session::stage_one(std::span<Candidate* const> chunk, const TimingOptions& 
   // The shared buffers first (uploads), then every candidate's instance on all cores.
   {
     StageTimer t(profile_, Stage::upload);
+    const auto start = std::chrono::steady_clock::now();
     if (!prepare_shared(chunk)) return false;
+    if (budget_) budget_->add_setup(std::chrono::steady_clock::now() - start);
   }
   {
     StageTimer t(profile_, Stage::instance);
@@ -307,8 +309,10 @@ ProblemOutcome Session::tune_problem(size_t index, int64_t problem_id, std::vect
   for (const Candidate& c : list) {
     workspace = std::max(workspace, c.family->workspace_bytes(c.knobs, problem));
   }
+  const auto setup_start = std::chrono::steady_clock::now();
   shared_ = std::make_unique<ProblemState>(
       problem, kernels::make_random(problem, data_seed(problem, options_.seed)), workspace);
+  if (budget_) budget_->add_setup(std::chrono::steady_clock::now() - setup_start);
 
   // Stage one, chunk by chunk: gate, then a first timing (the full one when exhaustive).
   // The model strategy estimates what its search picks as halving does, then halves the same way.
@@ -322,7 +326,7 @@ ProblemOutcome Session::tune_problem(size_t index, int64_t problem_id, std::vect
   const TimingOptions first = halving ? stage_timing(options_.timing, 0) : options_.timing;
   Candidate* best = nullptr;
   size_t done = 0;
-  const auto stage_one_start = std::chrono::steady_clock::now();
+  if (budget_) budget_->start_measuring(std::chrono::steady_clock::now());
   for (size_t next = 0; search || next < list.size();) {
     stop_if_asked();
     // Every problem measures at least its first chunk (the likeliest winners and baselines), so
@@ -331,16 +335,13 @@ ProblemOutcome Session::tune_problem(size_t index, int64_t problem_id, std::vect
       outcome.budget_cut = true;
       break;
     }
-    // Under a budget, a chunk no longer than the time left at this problem's pace so far (a
-    // small first one to learn it), so the problems after it are not starved by an overrun.
+    // Under a budget, a chunk no longer than the time left at this problem's pace so far, its
+    // setup left out (a small first one to learn it), so the problems after it are not starved
+    // by an overrun.
     size_t size = kChunk;
-    if (has_deadline_ && done == 0) size = kFirstChunkUnderBudget;
-    if (has_deadline_ && done > 0) {
-      const auto now = std::chrono::steady_clock::now();
-      const double per_variant =
-          std::chrono::duration<double>(now - stage_one_start).count() / static_cast<double>(done);
-      const double left = std::chrono::duration<double>(problem_deadline_ - now).count();
-      size = std::clamp<size_t>(static_cast<size_t>(left / per_variant), 1, kChunk);
+    if (budget_) {
+      size = done == 0 ? kFirstChunkUnderBudget
+                       : budget_->chunk(std::chrono::steady_clock::now(), done, kChunk);
     }
     std::vector<Candidate*> chunk;
     if (search) {

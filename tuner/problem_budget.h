@@ -1,0 +1,38 @@
+// One problem's share of a run's --budget (Session gives each problem a share of what is left in
+// proportion to the variants it still has to measure). The share pays for measuring variants.
+// The problem's setup (its random data and fp64 reference, the weights uploaded in each layout
+// with their cold-cache copies) is a cost of the problem, whatever it measures, so it moves the
+// deadline instead of spending the share, and stays out of the pace that sizes the chunks. On the
+// H100 an lm_head problem's setup took about 1.7 s, more than a share sized by its variant count:
+// such problems kept only their first chunk (docs/h100/README.md, "Eighth session").
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+
+namespace vktune::tuner {
+
+class ProblemBudget {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  ProblemBudget(Clock::time_point start, Clock::duration share) : deadline_(start + share) {}
+
+  // Time spent on the problem's setup; the deadline moves by as much.
+  void add_setup(Clock::duration d) noexcept { setup_ += d; }
+  bool expired(Clock::time_point now) const noexcept { return now >= deadline_ + setup_; }
+  // Measuring begins: the pace counts from here, setup left out.
+  void start_measuring(Clock::time_point now) noexcept {
+    measuring_since_ = now;
+    setup_before_ = setup_;
+  }
+  // The variants that fit the time left at the pace of the `done` measured so far, in
+  // [1, most]; `most` until one is measured.
+  size_t chunk(Clock::time_point now, size_t done, size_t most) const noexcept;
+
+ private:
+  Clock::time_point deadline_, measuring_since_;
+  Clock::duration setup_{}, setup_before_{};
+};
+
+}  // namespace vktune::tuner
