@@ -15,8 +15,10 @@ nlohmann::json to_json(const Constraints& c) {
   nlohmann::json j = {{"k_multiple", c.k_multiple}, {"gs_multiple", c.gs_multiple},
                       {"n_multiple", c.n_multiple}, {"m_min", c.m_min},
                       {"m_max", c.m_max}};
-  // Only where bounded, so that the constraints stored before k_max existed read the same.
+  // Only where bounded, so that the constraints stored before k_max and k_min existed read the
+  // same.
   if (c.k_max != 0) j["k_max"] = c.k_max;
+  if (c.k_min != 0) j["k_min"] = c.k_min;
   return j;
 }
 
@@ -46,6 +48,10 @@ std::string check(const Constraints& c, const Problem& p) {
     return std::string(k_name) + "=" + std::to_string(p.k) +
            " is above this variant's k_max=" + std::to_string(c.k_max) +
            " (what it holds per workgroup)";
+  }
+  if (p.k < c.k_min) {
+    return std::string(k_name) + "=" + std::to_string(p.k) + " is below this variant's k_min=" +
+           std::to_string(c.k_min) + " (too short to split so many ways)";
   }
   return {};
 }

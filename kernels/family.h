@@ -43,6 +43,7 @@ struct Constraints {
   uint32_t k_multiple = 1, gs_multiple = 1, n_multiple = 1;
   uint32_t m_min = 1, m_max = 0;  // m_max 0: no upper bound
   uint32_t k_max = 0;             // 0: no upper bound (sdpa's online kernels: the head dim)
+  uint32_t k_min = 0;             // 0: no lower bound (the split int8-dot GEMV: its slices' k-steps)
   friend bool operator==(const Constraints&, const Constraints&) = default;
 };
 nlohmann::json to_json(const Constraints& c);

@@ -40,7 +40,7 @@ struct ProblemQuery {
 };
 
 // A variant's legality as data (docs/variants.md "Constraints as data"). A multiple of 0 or 1
-// means "no constraint"; m_max == 0 and k_max == 0 mean "no upper bound".
+// means "no constraint"; m_max == 0 and k_max == 0 mean "no upper bound", k_min == 0 no lower one.
 struct Constraints {
   uint32_t k_multiple = 1;
   uint32_t gs_multiple = 1;
@@ -48,12 +48,13 @@ struct Constraints {
   uint32_t m_min = 0;
   uint32_t m_max = 0;
   uint32_t k_max = 0;
+  uint32_t k_min = 0;
 
   // Inline: the ranking path asks it for every candidate on every neighbouring problem.
   bool allows(const ProblemQuery& q) const noexcept {
     return divides(k_multiple, q.k) && divides(gs_multiple, q.group_size) &&
            divides(n_multiple, q.n) && q.m >= m_min && (m_max == 0 || q.m <= m_max) &&
-           (k_max == 0 || q.k <= k_max);
+           (k_max == 0 || q.k <= k_max) && q.k >= k_min;
   }
 
  private:

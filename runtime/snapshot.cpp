@@ -89,6 +89,7 @@ Constraints parse_constraints(const std::string& text, const std::string& key) {
   read("m_min", c.m_min);
   read("m_max", c.m_max);
   read("k_max", c.k_max);
+  read("k_min", c.k_min);
   return c;
 }
 

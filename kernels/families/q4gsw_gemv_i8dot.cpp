@@ -55,7 +55,16 @@ class GemvI8Dot final : public Family {
   }
   static uint64_t tiles(const Knobs& k, const Problem& p) { return ceil_div(p.n, tile_outputs(k)); }
 
-  Constraints constraints(const Knobs& k) const override { return gemv_lanes::constraints(k); }
+  // Split: at least splitk::kMinStepsPerSlice k-steps (one trip of the shader's block loop,
+  // ksplit * unroll blocks of 32) a slice. A rule of speed, not of correctness (a slice past K
+  // hands over zeros), kept as a constraint so that the runtime's ranking, which knows the stored
+  // constraints alone, never offers such a split for an untuned K.
+  Constraints constraints(const Knobs& k) const override {
+    Constraints c = gemv_lanes::constraints(k);
+    if (split_) c.k_min = splitk::kMinStepsPerSlice * slices(k) * k_step(k);
+    return c;
+  }
+  static uint32_t k_step(const Knobs& k) { return 32 * knob_u32(k, "ksplit") * knob_u32(k, "unroll"); }
   Layout layout(const Knobs&) const override { return layout_; }
   uint32_t workgroup_size(const Knobs& k) const override { return knob_u32(k, "wg"); }
   // The gate's term for the int8 rounding of make_random's x replaced by the same term for
@@ -94,11 +103,9 @@ class GemvI8Dot final : public Family {
   std::string device_error(const Knobs& k, const Problem& p,
                            const vk::DeviceInfo& d) const override {
     if (split_) {
-      // Shape checks, kept here because they need the problem; a k-step is one trip of the
-      // shader's block loop: ksplit * unroll blocks of 32.
-      const uint32_t step = 32 * knob_u32(k, "ksplit") * knob_u32(k, "unroll");
+      // Whether the split pays for this N (its K: constraints).
       std::string error = splitk::shape_error(tiles(k, p), knob_u32(k, "mmax"), tile_outputs(k),
-                                              p.k, step, slices(k));
+                                              p.k, k_step(k), slices(k));
       if (!error.empty()) return error;
     }
     return gemv_lanes::subgroup_error(k, d);

@@ -490,12 +490,18 @@ TEST(GemvI8DotSplitK, WorkspaceGroupsAndWhenASplitPays) {
           .knobs;
   Legality l = split.legality(narrow, q4(1, 128256, 4096, 32), h100, newer);
   EXPECT_NE(l.reason.find("fill the GPU"), std::string::npos) << l.reason;
-  // A k-step of 32 * 8 * 2 = 512: K=2048 has 4, too few for 4 slices of at least 2.
-  l = split.legality(parse_key("q4gsw_gemv_i8dot_splitk_s16[wg=1024,ksplit=8,npl=1,unroll=2,"
+  // A k-step of 32 * 8 * 2 = 512: 4 slices of at least 2 need K >= 4096, a constraint the
+  // runtime sees (k_min in the stored constraints), so its ranking never offers the split there.
+  const Knobs four = parse_key("q4gsw_gemv_i8dot_splitk_s16[wg=1024,ksplit=8,npl=1,unroll=2,"
                                "mmax=1,slices=4]")
-                         .knobs,
-                     q4(1, 4096, 2048, 32), h100, newer);
-  EXPECT_NE(l.reason.find("fewer than 2"), std::string::npos) << l.reason;
+                         .knobs;
+  EXPECT_EQ(split.constraints(four).k_min, 4096u);
+  EXPECT_EQ(to_json(split.constraints(four)).value("k_min", 0u), 4096u);
+  EXPECT_FALSE(to_json(unsplit.constraints(whole)).contains("k_min"));
+  l = split.legality(four, q4(1, 4096, 2048, 32), h100, newer);
+  EXPECT_NE(l.reason.find("K=2048 is below this variant's k_min=4096"), std::string::npos)
+      << l.reason;
+  EXPECT_TRUE(split.legality(four, q4(1, 4096, 4096, 32), h100, newer).ok);
 }
 
 }  // namespace

@@ -44,10 +44,12 @@ struct RandomDb {
       c.m_min = rng() % 6 == 0 ? 2 : 1;
       c.m_max = std::array{0u, 0u, 1u, 4u, 64u}[rng() % 5];
       c.k_max = rng() % 8 == 0 ? 4096 : 0;
+      c.k_min = rng() % 8 == 1 ? 2048 : 0;
       const std::string json = "{\"k_multiple\":" + std::to_string(c.k_multiple) +
                                ",\"n_multiple\":" + std::to_string(c.n_multiple) +
                                ",\"m_min\":" + std::to_string(c.m_min) + ",\"m_max\":" +
-                               std::to_string(c.m_max) + ",\"k_max\":" + std::to_string(c.k_max) + "}";
+                               std::to_string(c.m_max) + ",\"k_max\":" + std::to_string(c.k_max) +
+                               ",\"k_min\":" + std::to_string(c.k_min) + "}";
       db::KernelRecord k = testing::fake_kernel("q4gsw_tiled[v=" + std::to_string(i) + "]", json);
       k.id = i + 1;
       catalog.kernels.push_back(k);
