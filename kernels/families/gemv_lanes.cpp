@@ -7,6 +7,8 @@ namespace vktune::kernels::gemv_lanes {
 
 uint32_t lanes_along_n(const Knobs& k) { return knob_u32(k, "wg") / knob_u32(k, "ksplit"); }
 
+uint32_t tile_outputs(const Knobs& k) { return lanes_along_n(k) * knob_u32(k, "npl"); }
+
 ShaderSpec spec(std::string file, const Knobs& k, Layout layout) {
   ShaderSpec s{std::move(file),
                {{"WG", str(knob_u32(k, "wg"))},
@@ -24,7 +26,7 @@ Constraints constraints(const Knobs& k) {
 }
 
 std::array<uint32_t, 3> groups(const Knobs& k, const Problem& p, const vk::DeviceInfo& d) {
-  return {clamp_groups(ceil_div(p.n, uint64_t{lanes_along_n(k)} * knob_u32(k, "npl")), d), 1, 1};
+  return {clamp_groups(ceil_div(p.n, uint64_t{tile_outputs(k)}), d), 1, 1};
 }
 
 uint32_t handover_bytes(const Knobs& k) {

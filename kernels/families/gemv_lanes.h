@@ -14,6 +14,8 @@ namespace vktune::kernels::gemv_lanes {
 
 // wg / ksplit: the outputs a workgroup's lanes own side by side, each npl times.
 uint32_t lanes_along_n(const Knobs& k);
+// ... times npl: the outputs one workgroup computes.
+uint32_t tile_outputs(const Knobs& k);
 // `file` with one define per knob, and PACKED_S16 for the packed_s16 layout.
 ShaderSpec spec(std::string file, const Knobs& k, Layout layout);
 // Whole 32-element blocks under one scale; the rows compiled in bound M from both sides (mmax

@@ -50,10 +50,9 @@ class GemvI8Dot final : public Family {
   }
 
   uint32_t slices(const Knobs& k) const { return split_ ? knob_u32(k, "slices") : 1; }
-  static uint32_t tile_outputs(const Knobs& k) {
-    return gemv_lanes::lanes_along_n(k) * knob_u32(k, "npl");
+  static uint64_t tiles(const Knobs& k, const Problem& p) {
+    return ceil_div(p.n, gemv_lanes::tile_outputs(k));
   }
-  static uint64_t tiles(const Knobs& k, const Problem& p) { return ceil_div(p.n, tile_outputs(k)); }
 
   // Split: at least splitk::kMinStepsPerSlice k-steps (one trip of the shader's block loop,
   // ksplit * unroll blocks of 32) a slice. A rule of speed, not of correctness (a slice past K
@@ -83,7 +82,8 @@ class GemvI8Dot final : public Family {
   }
   uint64_t workspace_bytes(const Knobs& k, const Problem& p) const override {
     if (!split_) return 0;
-    return splitk::workspace_bytes(tiles(k, p), knob_u32(k, "mmax"), tile_outputs(k), slices(k));
+    return splitk::workspace_bytes(tiles(k, p), knob_u32(k, "mmax"), gemv_lanes::tile_outputs(k),
+                                   slices(k));
   }
   ShaderSpec source(const Knobs& k) const override {
     ShaderSpec spec = gemv_lanes::spec("q4gsw_gemv_i8dot.comp", k, layout_);
@@ -104,8 +104,9 @@ class GemvI8Dot final : public Family {
                            const vk::DeviceInfo& d) const override {
     if (split_) {
       // Whether the split pays for this N (its K: constraints).
-      std::string error = splitk::shape_error(tiles(k, p), knob_u32(k, "mmax"), tile_outputs(k),
-                                              p.k, k_step(k), slices(k));
+      std::string error = splitk::shape_error(tiles(k, p), knob_u32(k, "mmax"),
+                                              gemv_lanes::tile_outputs(k), p.k, k_step(k),
+                                              slices(k));
       if (!error.empty()) return error;
     }
     return gemv_lanes::subgroup_error(k, d);
@@ -121,30 +122,24 @@ class GemvI8Dot final : public Family {
   bool split_;     // K split across workgroups as well
 };
 
+// The f32 or f16 instance of one layout and split: each combination's own pair of statics.
+template <Layout layout, bool split>
+const Family& instance(DType dtype) {
+  static const GemvI8Dot f32(DType::f32, layout, split), f16(DType::f16, layout, split);
+  return dtype == DType::f16 ? f16 : f32;
+}
+
 }  // namespace
 
-const Family& gemv_i8dot_family(DType dtype) {
-  static const GemvI8Dot f32(DType::f32, Layout::packed, false),
-      f16(DType::f16, Layout::packed, false);
-  return dtype == DType::f16 ? f16 : f32;
-}
-
+const Family& gemv_i8dot_family(DType dtype) { return instance<Layout::packed, false>(dtype); }
 const Family& gemv_i8dot_s16_family(DType dtype) {
-  static const GemvI8Dot f32(DType::f32, Layout::packed_s16, false),
-      f16(DType::f16, Layout::packed_s16, false);
-  return dtype == DType::f16 ? f16 : f32;
+  return instance<Layout::packed_s16, false>(dtype);
 }
-
 const Family& gemv_i8dot_splitk_family(DType dtype) {
-  static const GemvI8Dot f32(DType::f32, Layout::packed, true),
-      f16(DType::f16, Layout::packed, true);
-  return dtype == DType::f16 ? f16 : f32;
+  return instance<Layout::packed, true>(dtype);
 }
-
 const Family& gemv_i8dot_splitk_s16_family(DType dtype) {
-  static const GemvI8Dot f32(DType::f32, Layout::packed_s16, true),
-      f16(DType::f16, Layout::packed_s16, true);
-  return dtype == DType::f16 ? f16 : f32;
+  return instance<Layout::packed_s16, true>(dtype);
 }
 
 }  // namespace vktune::kernels
