@@ -47,29 +47,53 @@ std::vector<KnobSpec> packed_knobs(bool split) {
   return knobs;
 }
 
+// The warp-specialised families' knobs: sg subgroups multiply (the tile grid as above), pw more
+// only stage, into two shared stages (so bm + bn stays within 48 KiB at bk = 32).
+std::vector<KnobSpec> ws_knobs(bool split) {
+  std::vector<KnobSpec> knobs = {{"bm", ints({64, 128})},
+                                 {"bn", ints({64, 128, 256})},
+                                 {"bk", ints({32, 64})},
+                                 {"sg", ints({4, 8})},
+                                 {"pw", ints({2, 4, 8})}};
+  if (split) knobs.push_back({"splitk", ints({2, 4, 8})});
+  return knobs;
+}
+
 class Coopmat final : public Family {
  public:
   // buf: 1 load, then store; 2 prefetch the next k-step into registers; 3 that, and two
   // shared stages; 4 prefetch two k-steps ahead. splitk (split family only): K slices per
   // output tile. khr: through GL_KHR_cooperative_matrix instead of the NV extension.
-  // packed (KHR only): the packed weight layout and the wpf knob.
-  Coopmat(bool split, DType dtype, bool khr, bool packed = false)
-      : Family(std::string(split ? "q4gsw_coopmat_splitk" : "q4gsw_coopmat") + (khr ? "_khr" : "") +
-                   (packed ? "_packed" : ""),
-               dtype, Op::q4gsw, packed ? packed_knobs(split) : coopmat_knobs(split)),
+  // packed (KHR only): the packed weight layout and the wpf knob. ws (KHR, packed): the
+  // warp-specialised families, q4gsw_coopmat_ws[_splitk], with pw staging subgroups.
+  Coopmat(bool split, DType dtype, bool khr, bool packed = false, bool ws = false)
+      : Family(ws ? std::string(split ? "q4gsw_coopmat_ws_splitk" : "q4gsw_coopmat_ws")
+                  : std::string(split ? "q4gsw_coopmat_splitk" : "q4gsw_coopmat") +
+                        (khr ? "_khr" : "") + (packed ? "_packed" : ""),
+               dtype, Op::q4gsw,
+               ws       ? ws_knobs(split)
+               : packed ? packed_knobs(split)
+                        : coopmat_knobs(split)),
         split_(split),
-        khr_(khr),
-        packed_(packed) {}
-  uint32_t wpf(const Knobs& k) const { return packed_ ? knob_u32(k, "wpf") : 0; }
+        khr_(khr || ws),
+        packed_(packed || ws),
+        ws_(ws) {}
+  uint32_t wpf(const Knobs& k) const { return packed_ && !ws_ ? knob_u32(k, "wpf") : 0; }
 
   // Tile geometry, as the shader's defines: wn subgroups along N, wm along M, each owning
   // fm x fn 16x16 tiles; wn = 0 when the tile does not split for sg subgroups.
+  // pw: the staging-only subgroups (ws), beside the sg of the grid; buf is unused there.
   struct Geometry {
-    uint32_t bm, bn, bk, sg, buf, splitk, wn = 0, wm = 0, fm = 0, fn = 0;
+    uint32_t bm, bn, bk, sg, buf, splitk, pw, wn = 0, wm = 0, fm = 0, fn = 0;
   };
   Geometry geometry(const Knobs& k) const {
-    Geometry g{knob_u32(k, "bm"), knob_u32(k, "bn"), knob_u32(k, "bk"), knob_u32(k, "sg"),
-               knob_u32(k, "buf"), split_ ? knob_u32(k, "splitk") : 1u};
+    Geometry g{knob_u32(k, "bm"),
+               knob_u32(k, "bn"),
+               knob_u32(k, "bk"),
+               knob_u32(k, "sg"),
+               ws_ ? 2u : knob_u32(k, "buf"),
+               split_ ? knob_u32(k, "splitk") : 1u,
+               ws_ ? knob_u32(k, "pw") : 0u};
     // The squarest subgroup tile (fewest fragment loads per multiply-add); ties go to fewer
     // subgroups along N.
     for (uint32_t wn = 1; wn <= g.sg; wn *= 2) {
@@ -90,12 +114,15 @@ class Coopmat final : public Family {
     return {32, 32, 1, 1, 0};  // one uvec4 of 32 nibbles shares one scale
   }
   Layout layout(const Knobs&) const override { return packed_ ? Layout::packed : Layout::raw; }
-  uint32_t workgroup_size(const Knobs& k) const override { return geometry(k).sg * kSubgroupSize; }
+  uint32_t workgroup_size(const Knobs& k) const override {
+    const Geometry g = geometry(k);
+    return (g.sg + g.pw) * kSubgroupSize;
+  }
   uint32_t shared_bytes(const Knobs& k) const override {
     // As SMEM4 in the shader: the fp16 staging rows (bk halves + 16 bytes of padding) for the
     // x and weight tiles, or the per-subgroup 16x16 fp32 scratch that aliases them.
     const Geometry g = geometry(k);
-    const uint32_t stages = g.buf == 3 ? 2 : 1;
+    const uint32_t stages = g.buf == 3 || g.pw > 0 ? 2 : 1;
     return std::max(stages * (g.bm + g.bn) * (g.bk + 8) * 2, g.sg * 256 * 4) + (split_ ? 4 : 0);
   }
   uint64_t workspace_bytes(const Knobs& k, const Problem& p) const override {
@@ -116,6 +143,7 @@ class Coopmat final : public Family {
     if (khr_) spec.defines.emplace_back("KHR", "1");  // coopmat_api.glsl
     if (packed_) spec.defines.emplace_back("PACKED", "1");
     if (wpf(k) != 0) spec.defines.emplace_back("WAHEAD", str(wpf(k)));
+    if (g.pw != 0) spec.defines.emplace_back("PW", str(g.pw));
     return spec;
   }
   std::array<uint32_t, 3> groups(const Knobs& k, const Problem& p,
@@ -179,6 +207,7 @@ class Coopmat final : public Family {
   bool split_;
   bool khr_;
   bool packed_;
+  bool ws_;
 };
 
 }  // namespace
@@ -210,6 +239,18 @@ const Family& coopmat_khr_packed_family(DType dtype) {
 
 const Family& coopmat_splitk_khr_packed_family(DType dtype) {
   static const Coopmat f32(true, DType::f32, true, true), f16(true, DType::f16, true, true);
+  return dtype == DType::f16 ? f16 : f32;
+}
+
+const Family& coopmat_ws_family(DType dtype) {
+  static const Coopmat f32(false, DType::f32, true, true, true),
+      f16(false, DType::f16, true, true, true);
+  return dtype == DType::f16 ? f16 : f32;
+}
+
+const Family& coopmat_ws_splitk_family(DType dtype) {
+  static const Coopmat f32(true, DType::f32, true, true, true),
+      f16(true, DType::f16, true, true, true);
   return dtype == DType::f16 ? f16 : f32;
 }
 

@@ -16,6 +16,15 @@
 // the H100 it wins some fp16 tiles and costs most fp32 ones ~6% (docs/h100/README.md), so it is
 // a knob.
 //
+// PW > 0 (the warp-specialised families) adds PW subgroups that only stage: the SG subgroups of
+// the tile grid only multiply, from one of two shared stages, while the PW stage the next k-step
+// into the other (fetched a step earlier into their registers), and one barrier a k-step hands
+// the stages over. With every subgroup doing both, a workgroup alternates staging and
+// multiplying between two barriers, and on the H100 either phase alone took 60-80% of the time
+// of both (docs/h100/README.md, ninth session). Split this way the staging is the slower side
+// on large problems (4-8 subgroups stage what 16 did), but it wins the problems with the
+// fewest output tiles (N 512 and 1024 at M 16-128 there). BUF is unused.
+//
 // PACKED 1 reads the packed weight layout (q4gsw_layout.h): the threads of one k-block take
 // neighbouring outputs, whose 16-byte blocks are contiguous there, so a warp's weight loads are
 // 512 contiguous bytes instead of 16 rows' 32-byte pieces K/2 bytes apart.
@@ -66,12 +75,20 @@
 #ifndef SPLITK
 #define SPLITK 1  // K slices per output tile
 #endif
+#ifndef PW
+#define PW 0  // staging-only subgroups (0: every subgroup stages and multiplies)
+#endif
 #ifndef PACKED
 #define PACKED 0  // 1: the packed weight layout, 0: raw
 #endif
 
 #define SG_SIZE 32
-#define WG (SG * SG_SIZE)
+#define WG ((SG + PW) * SG_SIZE)
+#if PW > 0
+#define STAGERS (PW * SG_SIZE)  // invocations that load and stage
+#else
+#define STAGERS WG
+#endif
 #define WM (SG / WN)       // subgroups along M
 #define FM (BM / 16 / WM)  // 16x16 tiles per subgroup along M
 #define FN (BN / 16 / WN)  // ... along N
@@ -84,7 +101,11 @@
 #endif
 // STAGES shared staging buffers; SLOTS register slots of fetched k-steps of x; AHEAD k-steps
 // fetched ahead of the one staged. (#if chains: the preprocessor has no ?: operator.)
-#if BUF == 1
+#if PW > 0
+#define STAGES 2
+#define SLOTS 1
+#define AHEAD 1
+#elif BUF == 1
 #define STAGES 1
 #define SLOTS 1
 #define AHEAD 0
@@ -101,7 +122,7 @@
 #define WAHEAD AHEAD  // k-steps of weights fetched ahead of the one staged
 #endif
 #if WAHEAD > AHEAD
-#if BUF == 1 || BUF == 3 || WAHEAD % SLOTS != 0
+#if PW > 0 || BUF == 1 || BUF == 3 || WAHEAD % SLOTS != 0
 #error "q4gsw_coopmat: a weight ring of its own needs BUF 2 or 4 and a multiple of SLOTS slots"
 #endif
 #define WSLOTS WAHEAD  // register slots of fetched weights
@@ -111,7 +132,7 @@
 #error "q4gsw_coopmat: the weights are fetched at least as far ahead as x"
 #endif
 #define WSLOTS SLOTS
-#define STEP (BUF == 3 || BUF == 4 ? 2 : 1)
+#define STEP (PW > 0 || BUF == 3 || BUF == 4 ? 2 : 1)
 #endif
 
 // Shared memory in uvec4 (8 halves): a staged row is BK halves plus 16 bytes of padding, so
@@ -124,8 +145,8 @@
 // Global loads per k-step: x in chunks of 8 floats, weights in uvec4 of 32 nibbles.
 #define A_CHUNKS (BM * BK / 8)
 #define B_CHUNKS (BN * BK / 32)
-#define A_PER ((A_CHUNKS + WG - 1) / WG)
-#define B_PER ((B_CHUNKS + WG - 1) / WG)
+#define A_PER ((A_CHUNKS + STAGERS - 1) / STAGERS)
+#define B_PER ((B_CHUNKS + STAGERS - 1) / STAGERS)
 // Weight chunk e's output row and 32-wide k-block within the tile: k-block fastest in the raw
 // layout (a row's blocks are contiguous), output fastest in the packed one (a k-block's outputs
 // are).
@@ -167,14 +188,13 @@ FLOAT_T sb[WSLOTS][B_PER];  // their scale
 // Read the k-step at k0 of tile (m0, n0), x into register slot `slot` and the weights into
 // weight slot `slot` (constants once unrolled); zeros outside M, N and [0, k_end) (k_end % 32
 // == 0, so a chunk is all in or all out): a split-K slice never multiplies its neighbour's k.
-void load_x(uint slot, uint m0, uint k0, uint k_end) {
-  const uint lid = gl_LocalInvocationID.x;
+void load_x(uint slot, uint m0, uint k0, uint k_end, uint sid) {
   [[unroll]] for (uint i = 0; i < A_PER; ++i) {
-    const uint e = lid + i * WG;
+    const uint e = sid + i * STAGERS;
     const uint m = m0 + e / (BK / 8), k = k0 + (e % (BK / 8)) * 8u;
     xa[slot][i][0] = VEC4_T(0.0);
     xa[slot][i][1] = VEC4_T(0.0);
-    if ((A_CHUNKS % WG == 0 || e < A_CHUNKS) && m < pc.M && k < k_end) {
+    if ((A_CHUNKS % STAGERS == 0 || e < A_CHUNKS) && m < pc.M && k < k_end) {
       const uint q = (m * pc.K + k) >> 2;
       xa[slot][i][0] = x4[q];
       xa[slot][i][1] = x4[q + 1u];
@@ -182,14 +202,13 @@ void load_x(uint slot, uint m0, uint k0, uint k_end) {
   }
 }
 
-void load_w(uint slot, uint n0, uint k0, uint k_end) {
-  const uint lid = gl_LocalInvocationID.x;
+void load_w(uint slot, uint n0, uint k0, uint k_end, uint sid) {
   [[unroll]] for (uint i = 0; i < B_PER; ++i) {
-    const uint e = lid + i * WG;
+    const uint e = sid + i * STAGERS;
     const uint n = n0 + B_ROW(e), k = k0 + B_KB(e) * 32u;
     wb[slot][i] = uvec4(0u);
     sb[slot][i] = FLOAT_T(0.0);
-    if ((B_CHUNKS % WG == 0 || e < B_CHUNKS) && n < pc.N && k < k_end) {
+    if ((B_CHUNKS % STAGERS == 0 || e < B_CHUNKS) && n < pc.N && k < k_end) {
 #if PACKED
       wb[slot][i] = w4[(k >> 5) * pc.n_pad + n];
 #else
@@ -202,12 +221,11 @@ void load_w(uint slot, uint n0, uint k0, uint k_end) {
 
 // Converts x slot `slot` and weight slot `wslot` to fp16 and writes them to staging buffer
 // `stage` (k order 0,4,1,5,...).
-void store_tile(uint slot, uint wslot, uint stage) {
+void store_tile(uint slot, uint wslot, uint stage, uint sid) {
   const uint A_BASE = stage * STAGE4, B_BASE = A_BASE + BM * ROW4;
-  const uint lid = gl_LocalInvocationID.x;
   [[unroll]] for (uint i = 0; i < A_PER; ++i) {
-    const uint e = lid + i * WG;
-    if (A_CHUNKS % WG == 0 || e < A_CHUNKS) {
+    const uint e = sid + i * STAGERS;
+    if (A_CHUNKS % STAGERS == 0 || e < A_CHUNKS) {
       const f16vec4 lo = f16vec4(xa[slot][i][0]), hi = f16vec4(xa[slot][i][1]);
       smem[A_BASE + (e / (BK / 8)) * ROW4 + e % (BK / 8)] =
           uvec4(packFloat2x16(f16vec2(lo.x, hi.x)), packFloat2x16(f16vec2(lo.y, hi.y)),
@@ -215,8 +233,8 @@ void store_tile(uint slot, uint wslot, uint stage) {
     }
   }
   [[unroll]] for (uint i = 0; i < B_PER; ++i) {
-    const uint e = lid + i * WG;
-    if (B_CHUNKS % WG == 0 || e < B_CHUNKS) {
+    const uint e = sid + i * STAGERS;
+    if (B_CHUNKS % STAGERS == 0 || e < B_CHUNKS) {
       const f16vec2 s = f16vec2(float16_t(sb[wslot][i]));
       const uint base = B_BASE + B_ROW(e) * ROW4 + B_KB(e) * 4u;
       [[unroll]] for (uint c = 0; c < 4; ++c) {
@@ -236,6 +254,13 @@ void store_tile(uint slot, uint wslot, uint stage) {
 void main() {
   const uint sgid = gl_SubgroupID;
   const uint lane = gl_SubgroupInvocationID;
+#if PW > 0
+  const bool multiplier = sgid < SG, stager = !multiplier;
+  const uint sid = gl_LocalInvocationID.x - SG * SG_SIZE;  // a stager's index among stagers
+#else
+  const bool multiplier = true, stager = true;
+  const uint sid = gl_LocalInvocationID.x;
+#endif
   const uint wm = sgid / WN, wn = sgid % WN;
   const uint tiles_m = (pc.M + BM - 1) / BM;
   const uint tiles = tiles_m * ((pc.N + BN - 1) / BN);
@@ -253,7 +278,7 @@ void main() {
     MAT_ACC acc[FM][FN];
     [[unroll]] for (uint j = 0; j < FN; ++j) {
       MAT_ACC init = MAT_ACC(0.0);
-      if (pc.has_bias != 0u && slice == 0u) {
+      if (pc.has_bias != 0u && slice == 0u && multiplier) {
         const uint nt = n0 + (wn * FN + j) * 16u;
         for (uint e = lane; e < 64u; e += SG_SIZE) {  // 16 rows of 4 uvec4, all rows alike
           const uint n = nt + (e % 4u) * 4u;
@@ -274,50 +299,71 @@ void main() {
     // 10-15% slower on the H100), unrolled STEP times so register slots and shared stages are
     // constants. Past k_end the loads read zeros, so a trip past the end multiplies zeros.
     const uint k_begin = slice * slice_k, k_end = min(pc.K, k_begin + slice_k);
-    [[unroll]] for (uint d = 0; d < AHEAD; ++d) load_x(d, m0, k_begin + d * BK, k_end);
-    [[unroll]] for (uint d = 0; d < WAHEAD; ++d) load_w(d, n0, k_begin + d * BK, k_end);
+    if (stager) {
+      [[unroll]] for (uint d = 0; d < AHEAD; ++d) load_x(d, m0, k_begin + d * BK, k_end, sid);
+      [[unroll]] for (uint d = 0; d < WAHEAD; ++d) load_w(d, n0, k_begin + d * BK, k_end, sid);
+    }
     barrier();  // every subgroup is done with its scratch before the staging overwrites it
-#if BUF == 3
-    store_tile(0u, 0u, 0u);
+#if BUF == 3 || PW > 0
+    // The first k-step staged before the loop (PW: the second one fetched as well).
+    if (stager) {
+      store_tile(0u, 0u, 0u, sid);
+#if PW > 0
+      load_x(0u, m0, k_begin + BK, k_end, sid);
+      load_w(0u, n0, k_begin + BK, k_end, sid);
+#endif
+    }
     barrier();
 #endif
     for (uint k0 = k_begin; k0 < k_end; k0 += STEP * BK) {
       [[unroll]] for (uint d = 0; d < STEP; ++d) {
         const uint k = k0 + d * BK;
-        const uint stage = BUF == 3 ? d : 0u;
+        const uint stage = BUF == 3 || PW > 0 ? d : 0u;
+#if PW > 0
+        if (stager) {
+          // The next k-step into the other stage, which the multipliers left a step ago, while
+          // they read this one; then the one after that from global memory.
+          store_tile(0u, 0u, stage ^ 1u, sid);
+          load_x(0u, m0, k + 2u * BK, k_end, sid);
+          load_w(0u, n0, k + 2u * BK, k_end, sid);
+        }
+#else
 #if BUF == 1
-        load_x(0u, m0, k, k_end);
-        load_w(0u, n0, k, k_end);
+        load_x(0u, m0, k, k_end, sid);
+        load_w(0u, n0, k, k_end, sid);
 #endif
 #if BUF == 3
-        load_x(0u, m0, k + BK, k_end);  // stored into the other stage after the MMAs
-        load_w(0u, n0, k + BK, k_end);
+        load_x(0u, m0, k + BK, k_end, sid);  // stored into the other stage after the MMAs
+        load_w(0u, n0, k + BK, k_end, sid);
 #else
-        store_tile(d % SLOTS, d % WSLOTS, 0u);
+        store_tile(d % SLOTS, d % WSLOTS, 0u, sid);
         barrier();
 #endif
 #if BUF == 2 || BUF == 4
         // Refill the slots just staged.
-        load_x(d % SLOTS, m0, k + AHEAD * BK, k_end);
-        load_w(d % WSLOTS, n0, k + WAHEAD * BK, k_end);
+        load_x(d % SLOTS, m0, k + AHEAD * BK, k_end, sid);
+        load_w(d % WSLOTS, n0, k + WAHEAD * BK, k_end, sid);
+#endif
 #endif
         const uint A_BASE = stage * STAGE4, B_BASE = A_BASE + BM * ROW4;
-        [[unroll]] for (uint kk = 0; kk < BK / 8; kk += 2u) {  // 16 halves = 2 uvec4
-          MAT_A a[FM];
-          [[unroll]] for (uint i = 0; i < FM; ++i) {
-            MAT_LOAD(a[i], smem, A_BASE + (wm * FM + i) * 16u * ROW4 + kk, ROW4, false);
-          }
-          [[unroll]] for (uint j = 0; j < FN; ++j) {
-            MAT_B b;
-            MAT_LOAD(b, smem, B_BASE + (wn * FN + j) * 16u * ROW4 + kk, ROW4, true);
+        if (multiplier) {
+          [[unroll]] for (uint kk = 0; kk < BK / 8; kk += 2u) {  // 16 halves = 2 uvec4
+            MAT_A a[FM];
             [[unroll]] for (uint i = 0; i < FM; ++i) {
-              acc[i][j] = MAT_MULADD(a[i], b, acc[i][j]);
+              MAT_LOAD(a[i], smem, A_BASE + (wm * FM + i) * 16u * ROW4 + kk, ROW4, false);
+            }
+            [[unroll]] for (uint j = 0; j < FN; ++j) {
+              MAT_B b;
+              MAT_LOAD(b, smem, B_BASE + (wn * FN + j) * 16u * ROW4 + kk, ROW4, true);
+              [[unroll]] for (uint i = 0; i < FM; ++i) {
+                acc[i][j] = MAT_MULADD(a[i], b, acc[i][j]);
+              }
             }
           }
         }
-#if BUF == 3
+#if BUF == 3 && PW == 0
         // The other stage was last read a step ago, which every subgroup has left.
-        store_tile(0u, 0u, stage ^ 1u);
+        store_tile(0u, 0u, stage ^ 1u, sid);
 #endif
         barrier();
       }
@@ -327,10 +373,12 @@ void main() {
     // Hand this slice's partial over; the last slice of the tile to arrive finishes it.
     const uint counters = (tiles + 15u) & ~15u;
     const uint base = counters + (slice * tiles + tile) * (BM * BN);
-    [[unroll]] for (uint i = 0; i < FM; ++i) {
-      [[unroll]] for (uint j = 0; j < FN; ++j) {
-        MAT_STORE(acc[i][j], partial, base + (wm * FM + i) * 16u * BN + (wn * FN + j) * 16u,
-                       BN, false);
+    if (multiplier) {
+      [[unroll]] for (uint i = 0; i < FM; ++i) {
+        [[unroll]] for (uint j = 0; j < FN; ++j) {
+          MAT_STORE(acc[i][j], partial, base + (wm * FM + i) * 16u * BN + (wn * FN + j) * 16u,
+                         BN, false);
+        }
       }
     }
     memoryBarrierBuffer();  // the partial is visible before the counter says it is there
@@ -368,28 +416,30 @@ void main() {
     if (gl_LocalInvocationID.x == 0u) counter[tile] = 0u;  // ready for the next dispatch
 #else
 
-    [[unroll]] for (uint i = 0; i < FM; ++i) {
-      [[unroll]] for (uint j = 0; j < FN; ++j) {
-        const uint mt = m0 + (wm * FM + i) * 16u;
-        const uint nt = n0 + (wn * FN + j) * 16u;
-        if (mt + 16u <= pc.M && nt + 16u <= pc.N && (pc.N & 3u) == 0u) {
-          #if F16
-          MAT_STORE(MAT_ACC16(acc[i][j]), out_, mt * pc.N + nt,
-                         pc.N, false);
+    if (multiplier) {
+      [[unroll]] for (uint i = 0; i < FM; ++i) {
+        [[unroll]] for (uint j = 0; j < FN; ++j) {
+          const uint mt = m0 + (wm * FM + i) * 16u;
+          const uint nt = n0 + (wn * FN + j) * 16u;
+          if (mt + 16u <= pc.M && nt + 16u <= pc.N && (pc.N & 3u) == 0u) {
+#if F16
+            MAT_STORE(MAT_ACC16(acc[i][j]), out_, mt * pc.N + nt,
+                           pc.N, false);
 #else
-          MAT_STORE(acc[i][j], out_, mt * pc.N + nt, pc.N, false);
+            MAT_STORE(acc[i][j], out_, mt * pc.N + nt, pc.N, false);
 #endif
-        } else if (mt < pc.M && nt < pc.N) {
-          MAT_STORE(acc[i][j], smem, scratch, 4u, false);
-          subgroupMemoryBarrierShared();
-          subgroupBarrier();
-          for (uint e = lane; e < 256u; e += SG_SIZE) {
-            const uint m = mt + e / 16u, n = nt + e % 16u;
-            if (m < pc.M && n < pc.N) {
-              out_[m * pc.N + n] = FLOAT_T(uintBitsToFloat(smem[scratch + e / 4u][e % 4u]));
+          } else if (mt < pc.M && nt < pc.N) {
+            MAT_STORE(acc[i][j], smem, scratch, 4u, false);
+            subgroupMemoryBarrierShared();
+            subgroupBarrier();
+            for (uint e = lane; e < 256u; e += SG_SIZE) {
+              const uint m = mt + e / 16u, n = nt + e % 16u;
+              if (m < pc.M && n < pc.N) {
+                out_[m * pc.N + n] = FLOAT_T(uintBitsToFloat(smem[scratch + e / 4u][e % 4u]));
+              }
             }
+            subgroupBarrier();  // the scratch is rewritten for the next tile
           }
-          subgroupBarrier();  // the scratch is rewritten for the next tile
         }
       }
     }
