@@ -3,7 +3,9 @@
 // workgroups; see q4gsw_coopmat.comp. q4gsw_coopmat_khr and q4gsw_coopmat_splitk_khr: the same
 // kernels through GL_KHR_cooperative_matrix (the newer compiler; the API AMD and Intel GPUs
 // expose). q4gsw_coopmat_khr_packed and q4gsw_coopmat_splitk_khr_packed: the KHR kernels on the
-// packed weight layout, with a weight prefetch knob. fp16 inputs: tolerance fp16_tolerance.
+// packed weight layout, with a weight prefetch knob. q4gsw_coopmat_ws and q4gsw_coopmat_ws_splitk:
+// the packed KHR kernels with staging-only subgroups (warp-specialised). fp16 inputs: tolerance
+// fp16_tolerance.
 #include <algorithm>
 
 #include "kernels/families/families.h"
@@ -59,25 +61,36 @@ std::vector<KnobSpec> ws_knobs(bool split) {
   return knobs;
 }
 
+// Which tiles a family offers: through GL_NV_cooperative_matrix; through
+// GL_KHR_cooperative_matrix; those on the packed weight layout, with the wpf knob; those with
+// pw staging-only subgroups as well (warp-specialised).
+enum class Tiles { nv, khr, khr_packed, ws };
+
+std::string base_name(bool split, Tiles tiles) {
+  if (tiles == Tiles::ws) return split ? "q4gsw_coopmat_ws_splitk" : "q4gsw_coopmat_ws";
+  return std::string(split ? "q4gsw_coopmat_splitk" : "q4gsw_coopmat") +
+         (tiles == Tiles::khr ? "_khr" : tiles == Tiles::khr_packed ? "_khr_packed" : "");
+}
+
+std::vector<KnobSpec> tile_knobs(bool split, Tiles tiles) {
+  switch (tiles) {
+    case Tiles::ws: return ws_knobs(split);
+    case Tiles::khr_packed: return packed_knobs(split);
+    default: return coopmat_knobs(split);
+  }
+}
+
 class Coopmat final : public Family {
  public:
   // buf: 1 load, then store; 2 prefetch the next k-step into registers; 3 that, and two
   // shared stages; 4 prefetch two k-steps ahead. splitk (split family only): K slices per
-  // output tile. khr: through GL_KHR_cooperative_matrix instead of the NV extension.
-  // packed (KHR only): the packed weight layout and the wpf knob. ws (KHR, packed): the
-  // warp-specialised families, q4gsw_coopmat_ws[_splitk], with pw staging subgroups.
-  Coopmat(bool split, DType dtype, bool khr, bool packed = false, bool ws = false)
-      : Family(ws ? std::string(split ? "q4gsw_coopmat_ws_splitk" : "q4gsw_coopmat_ws")
-                  : std::string(split ? "q4gsw_coopmat_splitk" : "q4gsw_coopmat") +
-                        (khr ? "_khr" : "") + (packed ? "_packed" : ""),
-               dtype, Op::q4gsw,
-               ws       ? ws_knobs(split)
-               : packed ? packed_knobs(split)
-                        : coopmat_knobs(split)),
+  // output tile.
+  Coopmat(bool split, DType dtype, Tiles tiles)
+      : Family(base_name(split, tiles), dtype, Op::q4gsw, tile_knobs(split, tiles)),
         split_(split),
-        khr_(khr || ws),
-        packed_(packed || ws),
-        ws_(ws) {}
+        khr_(tiles != Tiles::nv),
+        packed_(tiles == Tiles::khr_packed || tiles == Tiles::ws),
+        ws_(tiles == Tiles::ws) {}
   uint32_t wpf(const Knobs& k) const { return packed_ && !ws_ ? knob_u32(k, "wpf") : 0; }
 
   // Tile geometry, as the shader's defines: wn subgroups along N, wm along M, each owning
@@ -210,48 +223,26 @@ class Coopmat final : public Family {
   bool ws_;
 };
 
+// One descriptor per (split, tiles, dtype), built on first use.
+template <bool Split, Tiles T>
+const Family& instance(DType dtype) {
+  static const Coopmat f32(Split, DType::f32, T), f16(Split, DType::f16, T);
+  return dtype == DType::f16 ? f16 : f32;
+}
+
 }  // namespace
 
-const Family& coopmat_family(DType dtype) {
-  static const Coopmat f32(false, DType::f32, false), f16(false, DType::f16, false);
-  return dtype == DType::f16 ? f16 : f32;
-}
-
-const Family& coopmat_splitk_family(DType dtype) {
-  static const Coopmat f32(true, DType::f32, false), f16(true, DType::f16, false);
-  return dtype == DType::f16 ? f16 : f32;
-}
-
-const Family& coopmat_khr_family(DType dtype) {
-  static const Coopmat f32(false, DType::f32, true), f16(false, DType::f16, true);
-  return dtype == DType::f16 ? f16 : f32;
-}
-
-const Family& coopmat_splitk_khr_family(DType dtype) {
-  static const Coopmat f32(true, DType::f32, true), f16(true, DType::f16, true);
-  return dtype == DType::f16 ? f16 : f32;
-}
-
+const Family& coopmat_family(DType dtype) { return instance<false, Tiles::nv>(dtype); }
+const Family& coopmat_splitk_family(DType dtype) { return instance<true, Tiles::nv>(dtype); }
+const Family& coopmat_khr_family(DType dtype) { return instance<false, Tiles::khr>(dtype); }
+const Family& coopmat_splitk_khr_family(DType dtype) { return instance<true, Tiles::khr>(dtype); }
 const Family& coopmat_khr_packed_family(DType dtype) {
-  static const Coopmat f32(false, DType::f32, true, true), f16(false, DType::f16, true, true);
-  return dtype == DType::f16 ? f16 : f32;
+  return instance<false, Tiles::khr_packed>(dtype);
 }
-
 const Family& coopmat_splitk_khr_packed_family(DType dtype) {
-  static const Coopmat f32(true, DType::f32, true, true), f16(true, DType::f16, true, true);
-  return dtype == DType::f16 ? f16 : f32;
+  return instance<true, Tiles::khr_packed>(dtype);
 }
-
-const Family& coopmat_ws_family(DType dtype) {
-  static const Coopmat f32(false, DType::f32, true, true, true),
-      f16(false, DType::f16, true, true, true);
-  return dtype == DType::f16 ? f16 : f32;
-}
-
-const Family& coopmat_ws_splitk_family(DType dtype) {
-  static const Coopmat f32(true, DType::f32, true, true, true),
-      f16(true, DType::f16, true, true, true);
-  return dtype == DType::f16 ? f16 : f32;
-}
+const Family& coopmat_ws_family(DType dtype) { return instance<false, Tiles::ws>(dtype); }
+const Family& coopmat_ws_splitk_family(DType dtype) { return instance<true, Tiles::ws>(dtype); }
 
 }  // namespace vktune::kernels
