@@ -42,7 +42,10 @@ TEST_F(ClockProbeTest, ReadsTheClockInsideAnotherSubmission) {
   for (uint32_t slot : {0u, 2u}) {
     EXPECT_GT(ns[slot + 1], ns[slot]);
     const double slowdown = probe.slowdown_of(ns[slot], ns[slot + 1]);
-    EXPECT_GT(slowdown, 0.2);  // a software device: the same work, within its noise
+    // A software device: the same work, within its noise. Lavapipe has run the reading's four
+    // dispatches in 0.78 of the best single one's time (0.196, a CI run on 2026-11-27), so the
+    // floor only tells a reading from a wrong slot or an unconverted tick count.
+    EXPECT_GT(slowdown, 0.1);
     EXPECT_LT(slowdown, 50.0);
   }
   // The conversion itself: four dispatches a reading, against the best time of one.
