@@ -88,10 +88,13 @@ class Coopmat final : public Family {
   Coopmat(bool split, DType dtype, Tiles tiles)
       : Family(base_name(split, tiles), dtype, Op::q4gsw, tile_knobs(split, tiles)),
         split_(split),
-        khr_(tiles != Tiles::nv),
-        packed_(tiles == Tiles::khr_packed || tiles == Tiles::ws),
-        ws_(tiles == Tiles::ws) {}
-  uint32_t wpf(const Knobs& k) const { return packed_ && !ws_ ? knob_u32(k, "wpf") : 0; }
+        tiles_(tiles) {}
+  bool khr() const { return tiles_ != Tiles::nv; }
+  bool packed() const { return tiles_ == Tiles::khr_packed || ws(); }
+  bool ws() const { return tiles_ == Tiles::ws; }
+  uint32_t wpf(const Knobs& k) const {
+    return tiles_ == Tiles::khr_packed ? knob_u32(k, "wpf") : 0;
+  }
 
   // Tile geometry, as the shader's defines: wn subgroups along N, wm along M, each owning
   // fm x fn 16x16 tiles; wn = 0 when the tile does not split for sg subgroups.
@@ -104,9 +107,9 @@ class Coopmat final : public Family {
                knob_u32(k, "bn"),
                knob_u32(k, "bk"),
                knob_u32(k, "sg"),
-               ws_ ? 2u : knob_u32(k, "buf"),
+               ws() ? 2u : knob_u32(k, "buf"),
                split_ ? knob_u32(k, "splitk") : 1u,
-               ws_ ? knob_u32(k, "pw") : 0u};
+               ws() ? knob_u32(k, "pw") : 0u};
     // The squarest subgroup tile (fewest fragment loads per multiply-add); ties go to fewer
     // subgroups along N.
     for (uint32_t wn = 1; wn <= g.sg; wn *= 2) {
@@ -126,7 +129,7 @@ class Coopmat final : public Family {
   Constraints constraints(const Knobs&) const override {
     return {32, 32, 1, 1, 0};  // one uvec4 of 32 nibbles shares one scale
   }
-  Layout layout(const Knobs&) const override { return packed_ ? Layout::packed : Layout::raw; }
+  Layout layout(const Knobs&) const override { return packed() ? Layout::packed : Layout::raw; }
   uint32_t workgroup_size(const Knobs& k) const override {
     const Geometry g = geometry(k);
     return (g.sg + g.pw) * kSubgroupSize;
@@ -153,8 +156,8 @@ class Coopmat final : public Family {
                      {"WN", str(g.wn)},
                      {"BUF", str(g.buf)},
                      {"SPLITK", str(g.splitk)}}};
-    if (khr_) spec.defines.emplace_back("KHR", "1");  // coopmat_api.glsl
-    if (packed_) spec.defines.emplace_back("PACKED", "1");
+    if (khr()) spec.defines.emplace_back("KHR", "1");  // coopmat_api.glsl
+    if (packed()) spec.defines.emplace_back("PACKED", "1");
     if (wpf(k) != 0) spec.defines.emplace_back("WAHEAD", str(wpf(k)));
     if (g.pw != 0) spec.defines.emplace_back("PW", str(g.pw));
     return spec;
@@ -195,15 +198,15 @@ class Coopmat final : public Family {
           splitk::shape_error(output_tiles(g, p), g.bm, g.bn, p.k, g.bk, g.splitk);
       if (!error.empty()) return error;
     }
-    if (!vk::has_f16_tile(khr_ ? d.features.coopmat_khr_shapes : d.features.coopmat_shapes)) {
+    if (!vk::has_f16_tile(khr() ? d.features.coopmat_khr_shapes : d.features.coopmat_shapes)) {
       return d.name + " lacks the cooperative-matrix shape 16x16x16 f16*f16+f32" +
-             (khr_ ? " (VK_KHR_cooperative_matrix)" : "");
+             (khr() ? " (VK_KHR_cooperative_matrix)" : "");
     }
     return {};
   }
   Requirements shader_requirements(const Knobs&) const override {
     Requirements r;
-    if (khr_) {
+    if (khr()) {
       r.add(Feature::cooperative_matrix_khr).add(GlslExtension::cooperative_matrix_khr);
     } else {
       r.add(Feature::cooperative_matrix_nv);
@@ -218,9 +221,7 @@ class Coopmat final : public Family {
   }
 
   bool split_;
-  bool khr_;
-  bool packed_;
-  bool ws_;
+  Tiles tiles_;
 };
 
 // One descriptor per (split, tiles, dtype), built on first use.
