@@ -1,6 +1,6 @@
 // q4gsw_coopmat_direct: fp16 tensor-core GEMM through GL_KHR_cooperative_matrix whose subgroups
-// build their weight fragments in registers from global memory; only x is staged in shared
-// memory (see q4gsw_coopmat_direct.comp). It relies on NVIDIA's fragment element order, so it is offered on
+// build their fragments in registers from global memory: no shared memory, no barriers (see
+// q4gsw_coopmat_direct.comp). It relies on NVIDIA's fragment element order, so it is offered on
 // NVIDIA devices only. fp16 inputs: tolerance fp16_tolerance.
 #include "kernels/families/families.h"
 #include "kernels/families/reference.h"
@@ -23,9 +23,9 @@ class CoopmatDirect final : public Family {
   // along N; splitk: K slices per tile (1: none); ahead: k-blocks in flight.
   explicit CoopmatDirect(DType dtype)
       : Family("q4gsw_coopmat_direct", dtype, Op::q4gsw,
-               {{"fm", ints({2, 4, 8})},
+               {{"fm", ints({1, 2, 4})},
                 {"fn", ints({1, 2, 4})},
-                {"sg", ints({4, 8})},
+                {"sg", ints({1, 2, 4, 8})},
                 {"splitk", ints({1, 2, 4, 8, 16})},
                 {"ahead", ints({1, 2, 4})}}) {}
 
@@ -36,9 +36,7 @@ class CoopmatDirect final : public Family {
   uint32_t workgroup_size(const Knobs& k) const override {
     return knob_u32(k, "sg") * kSubgroupSize;
   }
-  uint32_t shared_bytes(const Knobs& k) const override {
-    return 2 * 16 * knob_u32(k, "fm") * 80;  // two stages of 16 fm rows of 32 halves + padding
-  }
+  uint32_t shared_bytes(const Knobs&) const override { return 0; }
   uint64_t workspace_bytes(const Knobs& k, const Problem& p) const override {
     const uint32_t splitk = knob_u32(k, "splitk");
     if (splitk == 1) return 0;

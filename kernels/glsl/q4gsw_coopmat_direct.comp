@@ -1,34 +1,34 @@
 // q4gsw GEMM on tensor cores (GL_KHR_cooperative_matrix, 16x16x16, fp16 operands, fp32
-// accumulators) whose weight fragments never touch shared memory: every subgroup loads its own
-// int4 words and builds its B fragments in registers, dequantising between its multiply-adds;
-// only x is staged in shared memory, once per workgroup, a plain copy.
+// accumulators) with no shared memory and no barriers: every subgroup builds its fragments in
+// registers, straight from global memory, and multiplies them.
 //
-// Why: in q4gsw_coopmat.comp a workgroup alternates between staging a k-step (x and the
-// dequantised weights) and multiplying it, a barrier after each, and on the H100 either phase
-// alone took 53-78% of the time of both (docs/h100/README.md, ninth session). Here the weights'
-// dequantising sits in each subgroup's instruction stream beside the tensor-core work it feeds,
-// and a k-block's staging is one 16-byte load and four 4-byte stores an invocation. Building x's
-// fragments in registers as well (no shared memory at all) lost 1.5-1.8x: every subgroup then
-// reads its own rows of x from the L1/L2 (tenth session).
+// Why: in q4gsw_coopmat.comp a workgroup alternates between staging a k-step in shared memory
+// and multiplying it, a barrier after each, and on the H100 either phase alone took 53-78% of
+// the time of both (docs/h100/README.md, ninth session). Here each subgroup loads the next
+// k-step into registers while it multiplies this one, dequantises its own weights between its
+// multiply-adds, and waits for no other subgroup; latency is hidden by the other subgroups an SM
+// holds, which share nothing but the L1.
 //
 // It relies on the fragments' element order, which the cooperative-matrix extension leaves to
-// the implementation; this is NVIDIA's (probed on the H100; the family runs on NVIDIA devices
-// only, and the tuner's gate would fail a variant on a device that ordered them otherwise). Lane
-// l holds, with r = l / 4 and c = l % 4, elements e = 0..7 at row (A, accumulator) or column (B)
-// r + 8 * (e / 4) and, along k (A, B) or the column (accumulator), 2c + e % 2 + 8 * (e / 2 % 2).
-// So in a k16 step lane c holds k-slots 2c, 2c+1, 2c+8 and 2c+9 of A and B alike, and the sum
-// over k does not care which physical k a slot stands for, as long as A and B agree. In a
-// 32-wide k-block lane c takes the physical k 8c .. 8c+7: slot 2c + e + 8p of k16 step s holds
-// k 8c + 2s + p + 4e. For the weights that is one 32-bit word of each row's block, whose nibbles
-// j and j+4 one mask unpacks into an fp16 pair (bits 4j, 16+4j); x is staged in that slot order.
+// the implementation; this is NVIDIA's (probed on the H100, the family's device check), and the
+// tuner's gate fails any variant on a device that orders them otherwise. Lane l holds, with
+// r = l / 4 and c = l % 4,
+// elements e = 0..7 at row (A, accumulator) or column (B) r + 8 * (e / 4) and, along the
+// multiplied dimension k (A, B) or the column (accumulator), 2c + e % 2 + 8 * (e / 2 % 2).
+// So in a k16 step lane c holds the k-slots 2c, 2c+1, 2c+8 and 2c+9 of A and B alike, and the
+// sum over k does not care which physical k a slot stands for, as long as A and B agree. In a
+// 32-wide k-block, lane c takes the physical k 8c .. 8c+7: slots (2c + e, 2c + 8 + e) of k16 step
+// s hold k 8c + 2s + 4e and 8c + 2s + 1 + 4e. That is one 16-byte load of x per row and one
+// 32-bit word of each weight row's block, whose nibbles j and j+4 one mask unpacks into an fp16
+// pair (bits 4j, 16+4j).
 //
-// Tiles: SG subgroups side by side along N share the workgroup's TM rows of x, each owning
-// FM x FN accumulator tiles. SPLITK > 1 splits K into slices, one workgroup per (slice, tile);
-// every subgroup stores its fp32 partial to the workspace (binding 5; lane-major, 8 floats a lane
-// a tile) and bumps its tile's counter; the subgroup that arrives last adds the slices' partials
-// in slice order (the result does not depend on which one that is) to its registers, stores
-// `out` and zeroes the counter. Needs the packed weight layout, K % 32 == 0, gs % 32 == 0 and
-// subgroup size 32; fp16 limits as q4gsw_coopmat.comp's.
+// Tiles: SG subgroups side by side along N (they read the same rows of x, which the L1 then
+// serves once), each owning FM x FN accumulator tiles. SPLITK > 1 splits K into slices, one
+// workgroup per (slice, tile); every subgroup stores its fp32 partial to the workspace (binding
+// 5; lane-major, 8 floats a lane a tile) and bumps its tile's counter; the subgroup that arrives
+// last adds the slices' partials in slice order (the result does not depend on which one that
+// is) to its registers, stores `out` and zeroes the counter. Needs the packed weight layout,
+// K % 32 == 0, gs % 32 == 0 and subgroup size 32; fp16 limits as q4gsw_coopmat.comp's.
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
@@ -52,9 +52,8 @@
 #define SPLITK 1  // K slices per output tile
 #endif
 #ifndef AHEAD
-#define AHEAD 1  // k-blocks of weights loaded ahead of the one multiplied
+#define AHEAD 1  // k-blocks loaded ahead of the one multiplied
 #endif
-#define STEP (AHEAD > 2 ? AHEAD : 2)  // k-blocks a trip of the unrolled loop
 
 #define SG_SIZE 32
 #define TM (FM * 16)       // a subgroup's tile
@@ -75,55 +74,39 @@ layout(std430, binding = 5) coherent buffer WsCount { uint counter[]; };
 layout(std430, binding = 5) coherent buffer WsPartial4 { vec4 partial4[]; };
 #endif
 
-// x chunks (8 values of a row, k 8c' .. 8c'+7 of a 32-wide k-block) per invocation per k-block.
-#define X_CHUNKS (TM * 4)
-#define X_PER ((X_CHUNKS + SG * SG_SIZE - 1) / (SG * SG_SIZE))
-// Shared memory in 32-bit words: two stages of TM rows of 32 halves plus 8 of padding, so that
-// the 8 rows one fragment load reads start in different banks.
-#define ROW 20
-#define STAGE (TM * ROW)
-shared uint smem[2 * STAGE];
-
-// One k-block of the operands in registers, as loaded: this invocation's chunks of x (fp16 in
-// one uvec4, fp32 in two vec4), and word c of the subgroup's weight rows n and n + 8 of each of
-// its FN tiles with their scales.
-struct XBlock {
+// One k-block (32 wide) of a subgroup's operands, as loaded: x rows r and r + 8 of each of the
+// FM tiles (k 8c .. 8c+7: fp16 in one uvec4, fp32 in two vec4), and word c of weight rows n and
+// n + 8 of each of the FN tiles with their scales.
+struct Block {
 #if F16
-  uvec4 x[X_PER];
+  uvec4 x[FM][2];
 #else
-  vec4 x[X_PER][2];
+  vec4 x[FM][2][2];
 #endif
-};
-struct WBlock {
   uint w[FN][2];
   FLOAT_T s[FN][2];
 };
 
 // Zeros outside M, N and [0, k_end) (k_end % 32 == 0: a block is all in or all out).
-XBlock load_x(uint m0, uint k, uint k_end) {
-  XBlock b;
-  [[unroll]] for (uint i = 0; i < X_PER; ++i) {
-    const uint e = gl_LocalInvocationID.x + i * (SG * SG_SIZE);
-    const uint m = m0 + e / 4u, c = e % 4u;
-    const bool inside = (X_CHUNKS % (SG * SG_SIZE) == 0 || e < X_CHUNKS) && k < k_end && m < pc.M;
+Block load_block(uint m0, uint n0, uint k, uint k_end, uint r, uint c) {
+  Block b;
+  [[unroll]] for (uint i = 0; i < FM; ++i) {
+    [[unroll]] for (uint h = 0; h < 2; ++h) {
+      const uint m = m0 + i * 16u + h * 8u + r;
 #if F16
-    b.x[i] = uvec4(0u);
-    if (inside) b.x[i] = xu4[(m * pc.K + k + 8u * c) >> 3];
+      b.x[i][h] = uvec4(0u);
+      if (k < k_end && m < pc.M) b.x[i][h] = xu4[(m * pc.K + k + 8u * c) >> 3];
 #else
-    b.x[i][0] = vec4(0.0);
-    b.x[i][1] = vec4(0.0);
-    if (inside) {
-      const uint q = (m * pc.K + k + 8u * c) >> 2;
-      b.x[i][0] = x4[q];
-      b.x[i][1] = x4[q + 1u];
-    }
+      b.x[i][h][0] = vec4(0.0);
+      b.x[i][h][1] = vec4(0.0);
+      if (k < k_end && m < pc.M) {
+        const uint q = (m * pc.K + k + 8u * c) >> 2;
+        b.x[i][h][0] = x4[q];
+        b.x[i][h][1] = x4[q + 1u];
+      }
 #endif
+    }
   }
-  return b;
-}
-
-WBlock load_w(uint n0, uint k, uint k_end, uint r, uint c) {
-  WBlock b;
   [[unroll]] for (uint j = 0; j < FN; ++j) {
     [[unroll]] for (uint h = 0; h < 2; ++h) {
       const uint n = n0 + j * 16u + h * 8u + r;
@@ -138,31 +121,19 @@ WBlock load_w(uint n0, uint k, uint k_end, uint r, uint c) {
   return b;
 }
 
-// Stores this invocation's x chunks into `stage` in the k-slot order of the weights: chunk c'
-// (x[8c' + j], j = 0..7) fills slots 2c' + e + 8p of k16 step s with j = 2s + p + 4e.
-void store_x(XBlock b, uint stage) {
-  [[unroll]] for (uint i = 0; i < X_PER; ++i) {
-    const uint e = gl_LocalInvocationID.x + i * (SG * SG_SIZE);
-    if (X_CHUNKS % (SG * SG_SIZE) != 0 && e >= X_CHUNKS) continue;
-    const uint row = stage * STAGE + (e / 4u) * ROW, c = e % 4u;
+// x's values of element pair p (slots 2c + 8p and 2c + 8p + 1) of k16 step s: k 8c + j and
+// 8c + j + 4 with j = 2s + p.
+f16vec2 x_pair(Block b, uint i, uint h, uint j) {
 #if F16
-    const uvec4 v = b.x[i];  // halves (0,1) (2,3) (4,5) (6,7)
-    smem[row + c] = (v[0] & 0xFFFFu) | (v[2] << 16);               // s 0, p 0: j 0, 4
-    smem[row + c + 4u] = (v[0] >> 16) | (v[2] & 0xFFFF0000u);      // s 0, p 1: j 1, 5
-    smem[row + 8u + c] = (v[1] & 0xFFFFu) | (v[3] << 16);          // s 1, p 0: j 2, 6
-    smem[row + 8u + c + 4u] = (v[1] >> 16) | (v[3] & 0xFFFF0000u); // s 1, p 1: j 3, 7
+  const f16vec2 lo = unpackFloat2x16(b.x[i][h][j >> 1]), hi = unpackFloat2x16(b.x[i][h][2u + (j >> 1)]);
+  return (j & 1u) == 0u ? f16vec2(lo.x, hi.x) : f16vec2(lo.y, hi.y);
 #else
-    const vec4 lo = b.x[i][0], hi = b.x[i][1];
-    smem[row + c] = packFloat2x16(f16vec2(lo.x, hi.x));
-    smem[row + c + 4u] = packFloat2x16(f16vec2(lo.y, hi.y));
-    smem[row + 8u + c] = packFloat2x16(f16vec2(lo.z, hi.z));
-    smem[row + 8u + c + 4u] = packFloat2x16(f16vec2(lo.w, hi.w));
+  return f16vec2(b.x[i][h][0][j], b.x[i][h][1][j]);
 #endif
-  }
 }
 
 // The weights (q - 8) * scale of the same pair: nibbles j and j + 4 of the word.
-f16vec2 w_pair(WBlock b, uint jn, uint h, uint j) {
+f16vec2 w_pair(Block b, uint jn, uint h, uint j) {
   // 0x6400 is fp16 1024 with ulp 1: or-ing q into the mantissa gives 1024 + q exactly.
   const f16vec2 q = unpackFloat2x16(((b.w[jn][h] >> (4u * j)) & 0x000F000Fu) | 0x64006400u);
   return (q - f16vec2(1032.0)) * float16_t(b.s[jn][h]);
@@ -181,7 +152,7 @@ void main() {
     const uint wg_tile = t % wg_tiles, slice = t / wg_tiles;
     const uint m0 = (wg_tile % tiles_m) * TM;
     const uint n0 = (wg_tile / tiles_m) * BN + sgid * TN;
-    const bool has_tile = n0 < pc.N;  // past N a subgroup multiplies zeros, for the barriers
+    if (n0 >= pc.N) continue;  // past N: this subgroup has no tile (in every slice alike)
 
     MAT_ACC acc[FM][FN];
     [[unroll]] for (uint j = 0; j < FN; ++j) {
@@ -195,30 +166,25 @@ void main() {
       [[unroll]] for (uint i = 0; i < FM; ++i) acc[i][j] = init;
     }
 
-    // The weights AHEAD k-blocks ahead in a ring of register slots, x one k-block ahead in
-    // registers and one in a shared stage; the loop is unrolled STEP times so that slots and
-    // stages are constants. One barrier a k-block: it publishes the stage written a k-block ago
-    // and frees the one read then. Past k_end the blocks are zeros, multiplied for nothing.
+    // AHEAD k-blocks in flight in a ring of register slots, constants once the loop is unrolled
+    // AHEAD times; past k_end the blocks are zeros, multiplied for nothing.
     const uint k_begin = slice * slice_k, k_end = min(pc.K, k_begin + slice_k);
-    WBlock ring[AHEAD];
-    [[unroll]] for (uint d = 0; d < AHEAD; ++d) {
-      ring[d] = load_w(n0, k_begin + d * 32u, k_end, r, c);
-    }
-    barrier();  // the previous tile's last stage has been read
-    store_x(load_x(m0, k_begin, k_end), 0u);
-    XBlock xnext = load_x(m0, k_begin + 32u, k_end);
-    for (uint k0 = k_begin; k0 < k_end; k0 += STEP * 32u) {
-      [[unroll]] for (uint d = 0; d < STEP; ++d) {
-        const uint k = k0 + d * 32u;
-        barrier();
-        store_x(xnext, (d + 1u) % 2u);
-        xnext = load_x(m0, k + 64u, k_end);
-        const WBlock b = ring[d % AHEAD];
-        ring[d % AHEAD] = load_w(n0, k + AHEAD * 32u, k_end, r, c);
+    Block ring[AHEAD];
+    [[unroll]] for (uint d = 0; d < AHEAD; ++d) ring[d] = load_block(m0, n0, k_begin + d * 32u, k_end, r, c);
+    for (uint k0 = k_begin; k0 < k_end; k0 += AHEAD * 32u) {
+      [[unroll]] for (uint d = 0; d < AHEAD; ++d) {
+        const Block b = ring[d];
+        ring[d] = load_block(m0, n0, k0 + (d + AHEAD) * 32u, k_end, r, c);
         [[unroll]] for (uint s = 0; s < 2u; ++s) {
           MAT_A a[FM];
           [[unroll]] for (uint i = 0; i < FM; ++i) {
-            MAT_LOAD(a[i], smem, (d % 2u) * STAGE + i * 16u * ROW + s * 8u, ROW, false);
+            [[unroll]] for (uint h = 0; h < 2u; ++h) {
+              [[unroll]] for (uint p = 0; p < 2u; ++p) {
+                const f16vec2 v = x_pair(b, i, h, 2u * s + p);
+                a[i][4u * h + 2u * p] = v.x;
+                a[i][4u * h + 2u * p + 1u] = v.y;
+              }
+            }
           }
           [[unroll]] for (uint j = 0; j < FN; ++j) {
             MAT_B bm;
@@ -234,8 +200,6 @@ void main() {
         }
       }
     }
-
-    if (!has_tile) continue;  // no barrier follows in this trip
 
 #if SPLITK > 1
     // Hand this slice's partial over; the last slice of the tile to arrive finishes it.
