@@ -49,14 +49,6 @@ TEST(VariantsCompile, CoopmatKhr) {
   compile_all("q4gsw_coopmat_khr_packed");
   compile_all("q4gsw_coopmat_splitk_khr_packed_f16");
 }
-TEST(VariantsCompile, CoopmatDirect) {
-  if (!linked_compiler_support().accepts(GlslExtension::cooperative_matrix_khr)) {
-    GTEST_SKIP() << "the linked shaderc does not accept GL_KHR_cooperative_matrix; "
-                 << kNewerCompilerHint;
-  }
-  compile_all("q4gsw_coopmat_direct");
-  compile_all("q4gsw_coopmat_direct_f16");
-}
 TEST(VariantsCompile, Coopmat2) {
   if (!linked_compiler_support().accepts(GlslExtension::cooperative_matrix2_nv)) {
     GTEST_SKIP() << "the linked shaderc does not accept GL_NV_cooperative_matrix2; "
