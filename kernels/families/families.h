@@ -23,7 +23,6 @@ const Family& coopmat_khr_packed_family(DType dtype);         // the KHR tiles, 
 const Family& coopmat_splitk_khr_packed_family(DType dtype);  // the same, split K
 const Family& coopmat_ws_family(DType dtype);         // ... with staging-only subgroups
 const Family& coopmat_ws_splitk_family(DType dtype);  // the same, split K
-const Family& coopmat_direct_family(DType dtype);  // fragments from registers, no shared memory
 const Family& coopmat2_family(DType dtype);       // GL_NV_cooperative_matrix2
 const Family& rms_norm_family(DType dtype);
 const Family& sdpa_naive_family(DType dtype);
