@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <string>
 #include <vector>
 
@@ -134,6 +136,35 @@ TEST(Evaluate, RegretComparesTimesOfTheSameRun) {
   const auto j = nlohmann::json::parse(render_evaluation_json(e, 2));
   EXPECT_DOUBLE_EQ(j["regret_across_runs"]["max"].get<double>(), 2.0);
   EXPECT_DOUBLE_EQ(j["worst"][1]["regret_across_runs"].get<double>(), 2.0);
+}
+
+// Runs that measured as many variants tie; the latest by start time (not by id) is the one
+// the regret is read in, as the ranking reads the latest run's times.
+TEST(Evaluate, ATieBetweenRunsGoesToTheLatestStarted) {
+  EvalDb db;
+  const int64_t p1 = db.two_problems(120);  // hidden, p1 is answered with tiled
+  const auto run_started = [&](const char* at) {
+    db::RunRecord r;
+    r.started_at = at;
+    return db.store.begin_run(r);
+  };
+  // Created in the order oldest-but-one, newest, middle: neither the first nor the last id
+  // is the latest started.
+  const int64_t second = run_started("2026-01-02T00:00:00Z");
+  const int64_t latest = run_started("2026-01-03T00:00:00Z");
+  const int64_t first = run_started("2026-01-01T00:00:00Z");
+  for (const auto& [run, tiled_ns] :
+       {std::pair{second, 300.0}, std::pair{latest, 110.0}, std::pair{first, 150.0}}) {
+    db.store.add_measurement(ok_measurement(run, db.device, p1, db.tiled, tiled_ns));
+    db.store.add_measurement(ok_measurement(run, db.device, p1, db.other, 100));
+  }
+
+  const Evaluation e = evaluate_leave_one_out(db.store);
+  const auto c = std::find_if(e.cases.begin(), e.cases.end(),
+                              [](const EvaluationCase& x) { return x.problem.n == 1024; });
+  ASSERT_NE(c, e.cases.end());
+  EXPECT_EQ(c->picked, kTiledKey);
+  EXPECT_DOUBLE_EQ(*c->regret, 110.0 / 100.0 - 1);
 }
 
 // M=8 hidden between M=4 and M=16, which disagree: ranked over both, the runtime picks the

@@ -21,9 +21,11 @@ namespace {
 
 // What one device measured on one problem, by variant key.
 using Times = std::unordered_map<std::string, double>;  // by variant key: best ok median, ns
+// A run's place in time: (started_at, id), the order db::Catalog::ranked reads runs in.
+using RunOrder = std::pair<std::string, int64_t>;
 struct ProblemTimes {
-  Times ok;                         // over every run
-  std::map<int64_t, Times> by_run;  // run id -> that run's times
+  Times ok;                          // over every run
+  std::map<RunOrder, Times> by_run;  // oldest run first -> that run's times
   std::set<std::string> wrong;      // variants with a wrong_result there
 };
 
@@ -38,6 +40,8 @@ std::map<DeviceProblem, ProblemTimes> measured_times(const db::Store& store,
                                                      const db::Catalog& catalog) {
   std::unordered_map<int64_t, const std::string*> key_of;
   for (const auto& k : catalog.kernels) key_of.emplace(k.id, &k.variant_key);
+  std::unordered_map<int64_t, RunOrder> order_of;
+  for (const db::RunRecord& r : store.runs()) order_of.emplace(r.id, RunOrder{r.started_at, r.id});
   std::map<DeviceProblem, ProblemTimes> out;
   for (const db::Measurement& m : store.measurements()) {
     const auto key = key_of.find(m.kernel_id);
@@ -47,7 +51,9 @@ std::map<DeviceProblem, ProblemTimes> measured_times(const db::Store& store,
       t.wrong.insert(*key->second);
     } else if (m.status == db::Status::ok && m.median_ns) {
       keep_fastest(t.ok, *key->second, *m.median_ns);
-      keep_fastest(t.by_run[m.run_id], *key->second, *m.median_ns);
+      const auto run = order_of.find(m.run_id);  // a run without its row sorts first
+      keep_fastest(t.by_run[run != order_of.end() ? run->second : RunOrder{{}, m.run_id}],
+                   *key->second, *m.median_ns);
     }
   }
   // A variant that was wrong there once is never a legal answer there (as in the `best` view).
@@ -100,11 +106,12 @@ std::pair<std::string, double> fastest(const Times& times) {
 }
 
 // The times EvaluationCase::regret of `picked`, which has an ok time there, is read in: of the
-// runs that measured it, the one that measured the most variants (the first such).
+// runs that measured it, the one that measured the most variants, the latest such (a run that
+// re-measures a problem supersedes the one before, as in the ranking).
 const Times& regret_run(const ProblemTimes& times, const std::string& picked) {
   const Times* widest = nullptr;
-  for (const auto& [run, t] : times.by_run) {
-    if (t.count(picked) != 0 && (widest == nullptr || t.size() > widest->size())) widest = &t;
+  for (const auto& [run, t] : times.by_run) {  // oldest first: a tie goes to the later run
+    if (t.count(picked) != 0 && (widest == nullptr || t.size() >= widest->size())) widest = &t;
   }
   return *widest;
 }

@@ -25,7 +25,7 @@ struct EvaluationCase {
   double best_ns = 0;
   std::optional<double> picked_ns;  // the pick's time in that run; unset for a miss
   // pick / best - 1, both timed in one run: of the runs that measured the pick there, the one
-  // that measured the most variants there (the first such). Runs differ in clocks and protocol
+  // that measured the most variants there (the latest such, as db::Catalog::ranked reads them). Runs differ in clocks and protocol
   // (one H100 run's times are a third of another's on the same problem), so a pick timed in one
   // run against a best timed in another compares the runs rather than the variants; the
   // runtime's ranked ratios are read within one run for the same reason (db::Catalog::ranked).
