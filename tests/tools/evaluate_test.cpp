@@ -140,6 +140,31 @@ TEST(Evaluate, RegretComparesTimesOfTheSameRun) {
 
 // Runs that measured as many variants tie; the latest by start time (not by id) is the one
 // the regret is read in, as the ranking reads the latest run's times.
+// Each time comes with the samples behind it, in the text and the JSON: a one-sample time (a
+// halving run's first round) reads as what it is.
+TEST(Evaluate, SaysHowManySamplesEachTimeHas) {
+  EvalDb db;
+  const int64_t p1 = db.two_problems(120);
+  db::Measurement once = ok_measurement(db.run, db.device, p1, db.tiled, 300);
+  once.n = 1;
+  db.store.add_measurement(once);
+
+  const Evaluation e = evaluate_leave_one_out(db.store);
+  const auto c = std::find_if(e.cases.begin(), e.cases.end(),
+                              [](const EvaluationCase& x) { return x.problem.n == 1024; });
+  ASSERT_NE(c, e.cases.end());
+  ASSERT_EQ(c->picked, kTiledKey);
+  EXPECT_EQ(c->picked_samples, 1u);
+  EXPECT_EQ(c->best_samples, 10u);  // gemv, ok_measurement's 10
+  const std::string text = render_evaluation_text(e, 2);
+  EXPECT_NE(text.find(std::string(kTiledKey) + "  (1 sample)"), std::string::npos) << text;
+  EXPECT_NE(text.find(std::string(kGemvKey) + "  (10 samples)"), std::string::npos) << text;
+  const auto j = nlohmann::json::parse(render_evaluation_json(e, 2));
+  const auto& worst = j["worst"][0]["problem"]["n"] == 1024 ? j["worst"][0] : j["worst"][1];
+  EXPECT_EQ(worst["picked_samples"], 1);
+  EXPECT_EQ(worst["best_samples"], 10);
+}
+
 TEST(Evaluate, ATieBetweenRunsGoesToTheLatestStarted) {
   EvalDb db;
   const int64_t p1 = db.two_problems(120);  // hidden, p1 is answered with tiled

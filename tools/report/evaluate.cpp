@@ -20,7 +20,12 @@ namespace vktune::report {
 namespace {
 
 // What one device measured on one problem, by variant key.
-using Times = std::unordered_map<std::string, double>;  // by variant key: best ok median, ns
+// A variant's best ok median there and the samples behind it.
+struct Timed {
+  double ns = 0;
+  uint32_t samples = 0;
+};
+using Times = std::unordered_map<std::string, Timed>;  // by variant key
 // A run's place in time: (started_at, id), the order db::Catalog::ranked reads runs in.
 using RunOrder = std::pair<std::string, int64_t>;
 struct ProblemTimes {
@@ -29,9 +34,10 @@ struct ProblemTimes {
   std::set<std::string> wrong;      // variants with a wrong_result there
 };
 
-void keep_fastest(Times& times, const std::string& key, double ns) {
-  const auto [it, added] = times.emplace(key, ns);
-  if (!added) it->second = std::min(it->second, ns);
+void keep_fastest(Times& times, const std::string& key, const db::Measurement& m) {
+  const Timed t{*m.median_ns, m.n};
+  const auto [it, added] = times.emplace(key, t);
+  if (!added && t.ns < it->second.ns) it->second = t;
 }
 
 using DeviceProblem = std::pair<int64_t, int64_t>;
@@ -50,10 +56,10 @@ std::map<DeviceProblem, ProblemTimes> measured_times(const db::Store& store,
     if (m.status == db::Status::wrong_result) {
       t.wrong.insert(*key->second);
     } else if (m.status == db::Status::ok && m.median_ns) {
-      keep_fastest(t.ok, *key->second, *m.median_ns);
+      keep_fastest(t.ok, *key->second, m);
       const auto run = order_of.find(m.run_id);  // a run without its row sorts first
       keep_fastest(t.by_run[run != order_of.end() ? run->second : RunOrder{{}, m.run_id}],
-                   *key->second, *m.median_ns);
+                   *key->second, m);
     }
   }
   // A variant that was wrong there once is never a legal answer there (as in the `best` view).
@@ -98,9 +104,9 @@ std::set<int64_t> hidden_with(const db::Problem& problem, const db::Catalog& cat
 }
 
 // The fastest of `times` (ties to the smaller key, so the answer never depends on the order).
-std::pair<std::string, double> fastest(const Times& times) {
+std::pair<std::string, Timed> fastest(const Times& times) {
   const auto best = std::min_element(times.begin(), times.end(), [](const auto& a, const auto& b) {
-    return a.second < b.second || (a.second == b.second && a.first < b.first);
+    return a.second.ns < b.second.ns || (a.second.ns == b.second.ns && a.first < b.first);
   });
   return *best;
 }
@@ -121,7 +127,12 @@ EvaluationCase evaluate_one(const runtime::Snapshot& snapshot, const db::DeviceR
   EvaluationCase c;
   c.device = device.name;
   c.problem = problem;
-  std::tie(c.best, c.best_ns) = fastest(times.ok);
+  const auto set_best = [&c](const std::pair<std::string, Timed>& best) {
+    c.best = best.first;
+    c.best_ns = best.second.ns;
+    c.best_samples = best.second.samples;
+  };
+  set_best(fastest(times.ok));
   const runtime::DeviceQuery query = runtime::stored_device_query(device);
   const runtime::ProblemQuery q = runtime::stored_problem_query(problem);
   const runtime::Selection s = snapshot.select(query, q);
@@ -139,10 +150,12 @@ EvaluationCase evaluate_one(const runtime::Snapshot& snapshot, const db::DeviceR
   } else if (const auto t = times.ok.find(c.picked); t == times.ok.end()) {
     c.miss = "never measured there";
   } else {
-    c.regret_across_runs = t->second / c.best_ns - 1;
+    c.regret_across_runs = t->second.ns / c.best_ns - 1;
     const Times& run = regret_run(times, c.picked);
-    std::tie(c.best, c.best_ns) = fastest(run);
-    c.picked_ns = run.at(c.picked);
+    set_best(fastest(run));
+    const Timed& picked = run.at(c.picked);
+    c.picked_ns = picked.ns;
+    c.picked_samples = picked.samples;
     c.regret = *c.picked_ns / c.best_ns - 1;
   }
   return c;
@@ -242,8 +255,13 @@ std::string render_evaluation_text(const Evaluation& e, size_t worst) {
                            percent(c.regret_across_runs.value_or(0)) + ")"
                      : "MISS, " + c.miss) +
            "\n";
-    out += "    picked " + (c.picked.empty() ? std::string("nothing") : c.picked) + "\n";
-    out += "    best   " + c.best + "\n";
+    // The samples behind each time: a halving run's first round times a variant once.
+    const auto samples = [](uint32_t n) {
+      return "  (" + std::to_string(n) + (n == 1 ? " sample)" : " samples)");
+    };
+    out += "    picked " + (c.picked.empty() ? std::string("nothing") : c.picked) +
+           (c.picked_ns ? samples(c.picked_samples) : std::string()) + "\n";
+    out += "    best   " + c.best + samples(c.best_samples) + "\n";
   }
   return out;
 }
@@ -275,8 +293,11 @@ std::string render_evaluation_json(const Evaluation& e, size_t worst) {
                     {"shape_distance", c.shape_distance},
                     {"picked", c.picked},
                     {"picked_ns", optional(c.picked_ns)},
+                    {"picked_samples", c.picked_ns ? nlohmann::ordered_json(c.picked_samples)
+                                                   : nlohmann::ordered_json(nullptr)},
                     {"best", c.best},
                     {"best_ns", c.best_ns},
+                    {"best_samples", c.best_samples},
                     {"regret", optional(c.regret)},
                     {"regret_across_runs", optional(c.regret_across_runs)},
                     {"miss", c.miss}});

@@ -23,7 +23,10 @@ struct EvaluationCase {
   // over every run for a miss.
   std::string best;
   double best_ns = 0;
+  uint32_t best_samples = 0;        // the samples behind best_ns
   std::optional<double> picked_ns;  // the pick's time in that run; unset for a miss
+  uint32_t picked_samples = 0;      // the samples behind picked_ns (a halving run's first
+                                    // round takes one, a noisy figure); 0 for a miss
   // pick / best - 1, both timed in one run: of the runs that measured the pick there, the one
   // that measured the most variants there (the latest such, as db::Catalog::ranked reads them). Runs differ in clocks and protocol
   // (one H100 run's times are a third of another's on the same problem), so a pick timed in one
