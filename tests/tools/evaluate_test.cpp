@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-
 #include <string>
 #include <vector>
 
@@ -138,8 +137,6 @@ TEST(Evaluate, RegretComparesTimesOfTheSameRun) {
   EXPECT_DOUBLE_EQ(j["worst"][1]["regret_across_runs"].get<double>(), 2.0);
 }
 
-// Runs that measured as many variants tie; the latest by start time (not by id) is the one
-// the regret is read in, as the ranking reads the latest run's times.
 // Each time comes with the samples behind it, in the text and the JSON: a one-sample time (a
 // halving run's first round) reads as what it is.
 TEST(Evaluate, SaysHowManySamplesEachTimeHas) {
@@ -165,6 +162,8 @@ TEST(Evaluate, SaysHowManySamplesEachTimeHas) {
   EXPECT_EQ(worst["best_samples"], 10);
 }
 
+// Runs that measured as many variants tie; the latest by start time (not by id) is the one
+// the regret is read in, as the ranking reads the latest run's times.
 TEST(Evaluate, ATieBetweenRunsGoesToTheLatestStarted) {
   EvalDb db;
   const int64_t p1 = db.two_problems(120);  // hidden, p1 is answered with tiled

@@ -28,11 +28,11 @@ struct EvaluationCase {
   uint32_t picked_samples = 0;      // the samples behind picked_ns (a halving run's first
                                     // round takes one, a noisy figure); 0 for a miss
   // pick / best - 1, both timed in one run: of the runs that measured the pick there, the one
-  // that measured the most variants there (the latest such, as db::Catalog::ranked reads them). Runs differ in clocks and protocol
-  // (one H100 run's times are a third of another's on the same problem), so a pick timed in one
-  // run against a best timed in another compares the runs rather than the variants; the
-  // runtime's ranked ratios are read within one run for the same reason (db::Catalog::ranked).
-  // Unset for a miss.
+  // that measured the most variants there (the latest such, as db::Catalog::ranked reads them).
+  // Runs differ in clocks and protocol (one H100 run's times are a third of another's on the
+  // same problem), so a pick timed in one run against a best timed in another compares the
+  // runs rather than the variants; the runtime's ranked ratios are read within one run for the
+  // same reason (db::Catalog::ranked). Unset for a miss.
   std::optional<double> regret;
   // The same with each variant's best ok median over every run (what regret was before runs
   // were told apart), kept for comparison. Unset for a miss.
