@@ -15,6 +15,7 @@
 
 #include "kernels/knobs.h"
 #include "kernels/op.h"
+#include "kernels/output_tile.h"
 #include "kernels/problem.h"
 #include "kernels/requirements.h"
 #include "kernels/shader_spec.h"
@@ -109,6 +110,9 @@ class Family {
   // the shaders grid-stride past it.
   virtual std::array<uint32_t, 3> groups(const Knobs& knobs, const Problem& problem,
                                          const vk::DeviceInfo& device) const = 0;
+  // The output block a workgroup computes whole, padding at the edges included; {} for
+  // families that compute only real outputs (kernels/output_tile.h).
+  virtual OutputTile output_tile(const Knobs&) const { return {}; }
   // Bytes of the workspace (binding 5 of the q4gsw kernels) one instance needs for
   // `problem`; 0 for none. It is zeroed when the instance is created, and a kernel that uses
   // part of it as counters leaves them zero when its dispatch ends.

@@ -61,7 +61,7 @@ bool index_pickable(std::span<const ShapeIndex::Entry> entries, RankedLists& lis
 // data of each of the ~190 entries of six lists of 32 (the H100 database); with it a ranked
 // select took about twice as long (docs/evaluate.md).
 RankedPick rank_neighbours(std::span<const ShapeIndex::Nearest> neighbours, const RankedLists& lists,
-                           std::span<const Constraints> constraints, const ProblemQuery& q) noexcept {
+                           const RankKernels& kernels, const ProblemQuery& q) noexcept {
   const size_t n = std::min(neighbours.size(), kMaxRankNeighbours);
   const RankedVariant* variants = lists.variants.data();
   const uint16_t* pick = lists.pick.data();
@@ -86,7 +86,9 @@ RankedPick rank_neighbours(std::span<const ShapeIndex::Nearest> neighbours, cons
     const size_t head = std::min<size_t>(e.ranked_count, kRankCandidatesPerNeighbour);
     for (size_t i = e.ranked_first; i < e.ranked_first + head; ++i) {
       const uint16_t id = pick[i];
-      if (candidate_of[id] != kNoCandidate || !constraints[variants[i].kernel].allows(q)) continue;
+      if (candidate_of[id] != kNoCandidate || !kernels.constraints[variants[i].kernel].allows(q)) {
+        continue;
+      }
       candidate_of[id] = static_cast<uint8_t>(count);
       candidates[count++] = &variants[i];
     }
@@ -121,26 +123,28 @@ RankedPick rank_neighbours(std::span<const ShapeIndex::Nearest> neighbours, cons
   size_t best_j = 0;
   double best_score = std::numeric_limits<double>::infinity();
   for (size_t c = 0; c < count; ++c) {
+    const uint32_t kernel = candidates[c]->kernel;
+    const kernels::OutputTile& tile = kernels.tiles[kernel];
     double sum = 0, total = 0;
     const RankedVariant* nearest = nullptr;
     size_t nearest_j = 0;
     for (size_t j = 0; j < n; ++j) {
       if (place[c][j] == kAbsent) continue;
       const RankedVariant& v = variants[neighbours[j].entry->ranked_first + place[c][j]];
-      sum += weight[j] * v.log_ratio;
+      sum += weight[j] * (v.log_ratio + tile.log_useful_share(there[j].m, there[j].n));
       total += weight[j];
       if (nearest == nullptr) {
         nearest = &v;
         nearest_j = j;
       }
     }
-    const Constraints& legal = constraints[candidates[c]->kernel];
+    const Constraints& legal = kernels.constraints[kernel];
     for (size_t j = 0; j < n; ++j) {
       if (place[c][j] != kAbsent || !absent_counts[j] || !legal.allows(there[j])) continue;
-      sum += absent_term[j];
+      sum += absent_term[j] + weight[j] * tile.log_useful_share(there[j].m, there[j].n);
       total += weight[j];
     }
-    const double score = sum / total;
+    const double score = sum / total - tile.log_useful_share(q.m, q.n);
     if (score < best_score) {
       best_score = score;
       best = nearest;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "db/records.h"
+#include "kernels/output_tile.h"
 
 #include "runtime/selection.h"
 #include "runtime/shape_index.h"
@@ -64,6 +65,13 @@ inline constexpr size_t kMaxPickable = 4095;
 // longer than 65535.
 bool index_pickable(std::span<const ShapeIndex::Entry> entries, RankedLists& lists);
 
+// What the ranking reads of each stored kernel, by kernel index: its legality, and its output
+// tile (the padding its edge tiles compute, kernels/output_tile.h).
+struct RankKernels {
+  std::span<const Constraints> constraints;
+  std::span<const kernels::OutputTile> tiles;
+};
+
 // Picks, among the first kRankCandidatesPerNeighbour variants of each neighbour that are legal
 // for `q`, the one with the lowest score sum_j w_j ln(r_j) / sum_j w_j over the neighbours j
 // (the weighted geometric mean of its ratios), where r_j is its time on j relative to j's best
@@ -71,15 +79,18 @@ bool index_pickable(std::span<const ShapeIndex::Entry> entries, RankedLists& lis
 // averages: a variant 1.3x behind on one neighbour and at the best on another scores as one
 // 1.14x behind on both. (The mean squared ratio used before weighed each variant's worst
 // neighbour most, an absent one as 4; docs/evaluate.md has both measured.)
+// A tiled variant's times carry its padding: each ratio r_j counts as r_j * u_j / u_q, where u is
+// the share of its computed outputs that are real on j and on the query (OutputTile): a 128-row
+// tile that was best at M = 128 and M = 256 computes 256 rows at M = 160, a 64-row one 192.
 // A variant missing from a neighbour's list, though legal there (at the neighbour's own group
 // size), counts as slower than the list's last entry and at least twice the best; where it is
 // illegal, that neighbour does not count for it. A kernel listed twice in one list counts once,
 // at its first (fastest) place.
 // `neighbours` are nearest first; each entry's ranked_first/ranked_count slice `lists`
-// (indexed by index_pickable); `constraints[kernel]` is a kernel's legality. Returns no
+// (indexed by index_pickable); `kernels` describes every kernel a list names. Returns no
 // variant when fewer than two neighbours rank two or more variants (a database of winners
 // only): the caller then copies the nearest legal winner. noexcept, allocation-free.
 RankedPick rank_neighbours(std::span<const ShapeIndex::Nearest> neighbours, const RankedLists& lists,
-                           std::span<const Constraints> constraints, const ProblemQuery& q) noexcept;
+                           const RankKernels& kernels, const ProblemQuery& q) noexcept;
 
 }  // namespace vktune::runtime

@@ -16,6 +16,7 @@
 #include "db/error.h"
 #include "db/json_io.h"
 #include "db/store.h"
+#include "kernels/family.h"
 #include "runtime/builtin.h"
 #include "runtime/rank.h"
 #include "runtime/shape_index.h"
@@ -91,6 +92,20 @@ Constraints parse_constraints(const std::string& text, const std::string& key) {
   read("k_max", c.k_max);
   read("k_min", c.k_min);
   return c;
+}
+
+// The variant's output tile as this runtime's catalogue describes it; none for a family or knobs
+// it does not know (a database from another version): the ranking then leaves its padding out.
+kernels::OutputTile output_tile_of(const std::string& family, const std::string& knobs_json) {
+  const kernels::Family* f = kernels::find_family(family);
+  if (f == nullptr) return {};
+  const auto knobs = nlohmann::json::parse(knobs_json, nullptr, false);
+  if (!knobs.is_object()) return {};
+  try {
+    return f->output_tile(f->knobs_from_json(knobs));
+  } catch (const kernels::BadKey&) {
+    return {};
+  }
 }
 
 void fill(const Kernel& k, const ShapeIndex::Entry& p, const Device& d, const std::string& source,
@@ -261,6 +276,7 @@ std::shared_ptr<const Snapshot> Snapshot::from_catalog(const db::Catalog& catalo
                                       parse_constraints(k.constraints_json, k.variant_key),
                                       k.spirv.value_or(std::vector<uint8_t>{})});
       snap->constraints_.push_back(snap->kernels_.back().constraints);
+      snap->tiles_.push_back(output_tile_of(k.family, k.knobs_json));
     }
     for (const auto& d : catalog.devices) {
       device_index[d.id] = static_cast<uint32_t>(snap->devices_.size());
@@ -474,7 +490,8 @@ Selection Snapshot::select(const DeviceQuery& device, const ProblemQuery& proble
       size_t found = g->shapes.nearest_k(log_q, std::span(neighbours).first<kRankNeighbours>());
       if (own_group_size) found = add_other_group_sizes(d, *g, problem, neighbours, found);
       const Lists& lists = d.lists[g->lists];
-      const RankedPick pick = rank_neighbours({neighbours.data(), found}, lists.ranked, constraints_, problem);
+      const RankedPick pick = rank_neighbours({neighbours.data(), found}, lists.ranked,
+                                              {constraints_, tiles_}, problem);
       if (pick.variant != nullptr) {
         fill(kernels_[pick.variant->kernel], *pick.measured_on, d, source_, out);
         out.median_ns = lists.ranked_ns[static_cast<size_t>(pick.variant - lists.ranked.variants.data())];

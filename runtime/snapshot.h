@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "db/records.h"
+#include "kernels/output_tile.h"
 #include "runtime/selection.h"
 
 namespace vktune::runtime {
@@ -65,6 +66,7 @@ class Snapshot {
   std::string source_;
   std::vector<Kernel> kernels_;
   std::vector<Constraints> constraints_;  // kernels_[i].constraints, packed for the ranking
+  std::vector<kernels::OutputTile> tiles_;  // kernels_[i]'s, for the ranking
   std::vector<Device> devices_;  // sorted: vendor, device id, newest driver first
 };
 

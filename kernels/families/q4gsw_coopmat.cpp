@@ -167,6 +167,11 @@ class Coopmat final : public Family {
     const Geometry g = geometry(k);
     return {clamp_groups(output_tiles(g, p) * g.splitk, d), 1, 1};
   }
+  // Every subgroup multiplies whole 16x16 fragments, zero-filled past the edges.
+  OutputTile output_tile(const Knobs& k) const override {
+    const Geometry g = geometry(k);
+    return {g.bm, g.bn};
+  }
   double arithmetic_tolerance(const Problem& p) const override { return fp16_tolerance(p); }
 
  protected:
@@ -217,7 +222,7 @@ class Coopmat final : public Family {
 
  private:
   static uint64_t output_tiles(const Geometry& g, const Problem& p) {
-    return ceil_div(p.m, g.bm) * ceil_div(p.n, g.bn);
+    return OutputTile{g.bm, g.bn}.count(p.m, p.n);
   }
 
   bool split_;

@@ -65,6 +65,8 @@ class Coopmat2 final : public Family {
                                  const vk::DeviceInfo& d) const override {
     return {clamp_groups(output_tiles(k, p) * knob_u32(k, "splitk"), d), 1, 1};
   }
+  // Edge tiles load zeros past the tensors and multiply the whole tile.
+  OutputTile output_tile(const Knobs& k) const override { return tile(k); }
   double arithmetic_tolerance(const Problem& p) const override { return fp16_tolerance(p); }
 
  protected:
@@ -98,8 +100,9 @@ class Coopmat2 final : public Family {
 
  private:
   static uint64_t output_tiles(const Knobs& k, const Problem& p) {
-    return ceil_div(p.m, knob_u32(k, "bm")) * ceil_div(p.n, knob_u32(k, "bn"));
+    return tile(k).count(p.m, p.n);
   }
+  static OutputTile tile(const Knobs& k) { return {knob_u32(k, "bm"), knob_u32(k, "bn")}; }
 };
 
 }  // namespace

@@ -52,8 +52,10 @@ class Tiled final : public Family {
   }
   std::array<uint32_t, 3> groups(const Knobs& k, const Problem& p,
                                  const vk::DeviceInfo& d) const override {
-    return {clamp_groups(ceil_div(p.m, tile_m(k)) * ceil_div(p.n, tile_n(k)), d), 1, 1};
+    return {clamp_groups(output_tile(k).count(p.m, p.n), d), 1, 1};
   }
+  // Edge tiles clamp their rows and columns to the last real one and compute every slot.
+  OutputTile output_tile(const Knobs& k) const override { return {tile_m(k), tile_n(k)}; }
 };
 
 }  // namespace

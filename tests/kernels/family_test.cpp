@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "kernels/families/reference.h"
@@ -464,6 +465,39 @@ TEST(CoopmatSplitK, WorkspaceGroupsAndWhenASplitPays) {
   small.limits.max_storage_buffer_range = 4096u * 4096u / 2u;  // the weight fits, 4 partials do not
   l = split.legality(k, prefill, small);
   EXPECT_NE(l.reason.find("workspace"), std::string::npos) << l.reason;
+}
+
+// Every family that tiles the output names its tile, the one its groups() counts: a workgroup
+// per tile (and per slice of K); the GEMVs, rms_norm and attention compute only real outputs.
+TEST(OutputTile, TiledFamiliesNameTheTileTheirGridCounts) {
+  const vk::DeviceInfo h100 = h100_like();
+  const Problem ragged = q4(160, 9000, 4096, 32);
+  size_t tiled = 0;
+  for (const Family* f : families()) {
+    const bool tiles = f->name().starts_with("q4gsw_coopmat") || f->name().starts_with("q4gsw_tiled");
+    for (const Knobs& k : f->all_variants()) {
+      const OutputTile t = f->output_tile(k);
+      if (!tiles) {
+        EXPECT_EQ(t, OutputTile{}) << f->key(k);
+        continue;
+      }
+      ASSERT_GT(t.m, 0u) << f->key(k);
+      ASSERT_GT(t.n, 0u) << f->key(k);
+      const auto slices =
+          std::find_if(k.begin(), k.end(), [](const Knob& knob) { return knob.name == "splitk"; });
+      const uint64_t per_tile = slices == k.end() ? 1 : std::get<int64_t>(slices->value);
+      EXPECT_EQ(f->groups(k, ragged, h100)[0], t.count(ragged.m, ragged.n) * per_tile) << f->key(k);
+      ++tiled;
+    }
+  }
+  EXPECT_GT(tiled, 1000u);
+  const OutputTile t{128, 256};
+  EXPECT_EQ(t.count(160, 9216), 2u * 36u);
+  EXPECT_DOUBLE_EQ(t.log_useful_share(160, 9216), std::log(160.0 / 256.0));
+  EXPECT_DOUBLE_EQ(t.log_useful_share(256, 9000), std::log(9000.0 / 9216.0));
+  EXPECT_EQ(t.log_useful_share(384, 9216), 0.0);
+  EXPECT_EQ(OutputTile{}.count(7, 9), 1u);
+  EXPECT_EQ(OutputTile{}.log_useful_share(7, 9), 0.0);
 }
 
 TEST(GemvI8DotSplitK, WorkspaceGroupsAndWhenASplitPays) {

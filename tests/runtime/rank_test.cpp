@@ -19,6 +19,7 @@ struct Neighbourhood {
   std::vector<double> distances;
   std::vector<RankedVariant> variants;
   std::vector<Constraints> constraints = std::vector<Constraints>(10);
+  std::vector<kernels::OutputTile> tiles = std::vector<kernels::OutputTile>(10);
   std::vector<ShapeIndex::Nearest> nearest;
   RankedLists lists;  // what pick() ranked: its answer points into it
 
@@ -47,7 +48,7 @@ struct Neighbourhood {
     for (size_t i = 0; i < entries.size(); ++i) nearest.push_back({&entries[i], distances[i]});
     lists = RankedLists{variants, {}, 0};
     EXPECT_TRUE(index_pickable(entries, lists));
-    return rank_neighbours(nearest, lists, constraints, q);
+    return rank_neighbours(nearest, lists, {constraints, tiles}, q);
   }
 };
 
@@ -88,6 +89,33 @@ TEST(Rank, AbsentWhereLegalCountsAsSlowAbsentWhereIllegalDoesNotCount) {
   // A neighbour where it was legal but not in the list counts it at twice the best: it loses.
   h.entries[1].n = 8192;
   EXPECT_EQ(h.pick(q4(8, 8192, 4096)).variant->kernel, 2u);
+}
+
+TEST(Rank, ChargesATileThePaddingItComputesOnTheQuery) {
+  Neighbourhood h;
+  h.tiles[1] = {128, 128};
+  h.tiles[2] = {64, 128};
+  h.add(128, 4096, 4096, 0.5, {{1, 1.0f}, {2, 1.2f}});
+  h.add(256, 4096, 4096, 0.5, {{1, 1.0f}, {2, 1.2f}});
+  // Both tiles divide M = 384: the faster one.
+  EXPECT_EQ(h.pick(q4(384, 4096, 4096)).variant->kernel, 1u);
+  // M = 160: 256 rows computed against 192, 1.6x against 1.2x the real work; ln 1.6 > ln 1.44.
+  EXPECT_EQ(h.pick(q4(160, 4096, 4096)).variant->kernel, 2u);
+  // Without tiles (a family this runtime does not know) the times count as measured.
+  h.tiles[1] = h.tiles[2] = {};
+  EXPECT_EQ(h.pick(q4(160, 4096, 4096)).variant->kernel, 1u);
+}
+
+TEST(Rank, TakesATilesPaddingOnANeighbourOutOfItsTimeThere) {
+  Neighbourhood h;
+  h.tiles[1] = {128, 128};
+  // Kernel 1 ran 1.3x behind kernel 2 at M = 96 and 160, where it computed 128 and 256 rows.
+  h.add(96, 4096, 4096, 0.5, {{2, 1.0f}, {1, 1.3f}});
+  h.add(160, 4096, 4096, 0.5, {{2, 1.0f}, {1, 1.3f}});
+  // At M = 128 it computes no padding: ln 1.3 + (ln 0.75 + ln 0.625) / 2 < 0.
+  EXPECT_EQ(h.pick(q4(128, 4096, 4096)).variant->kernel, 1u);
+  // Where it pads as much as on the neighbours, kernel 2 stays ahead.
+  EXPECT_EQ(h.pick(q4(100, 4096, 4096)).variant->kernel, 2u);
 }
 
 TEST(Rank, WinnersAloneAreTooLittleToRank) {

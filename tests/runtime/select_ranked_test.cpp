@@ -111,5 +111,33 @@ TEST(SelectRanked, WinnersAloneAnswerWithTheNearestWinner) {
   EXPECT_EQ(s.variant_key, "q4gsw_tiled[layout=raw,tm=4,tn=4,wg=64,bk=0]");
 }
 
+// The ranking reads each variant's output tile from this runtime's catalogue by its knobs: a
+// 128-row tile best at M = 128 and 256 computes 256 rows at M = 160, and the 64-row tile 1.2x
+// behind it on both computes 192 there, so the 64-row one is picked.
+TEST(SelectRanked, AVariantsTileIsReadFromTheCatalogueByItsKnobs) {
+  db::Store store = db::Store::open_memory();
+  const db::DeviceRecord a = testing::FakeDb::device(0x10de, 0x2684, 100, "discrete", "A");
+  const int64_t device = store.upsert_device(a);
+  auto tile = [&](uint32_t bm) {
+    const std::string knobs = "bm=" + std::to_string(bm) + ",bn=128,bk=32,sg=8,buf=2,wpf=0";
+    db::KernelRecord k = testing::fake_kernel("q4gsw_coopmat_khr_packed[" + knobs + "]");
+    k.knobs_json = R"({"bm":)" + std::to_string(bm) + R"(,"bn":128,"bk":32,"sg":8,"buf":2,"wpf":0})";
+    return store.upsert_kernel(k);
+  };
+  const int64_t rows128 = tile(128), rows64 = tile(64);
+  const int64_t run = store.begin_run({});
+  for (const uint32_t m : {128u, 256u}) {
+    const int64_t problem = store.upsert_problem(testing::fake_problem(m, 4096, 4096));
+    store.add_measurement(testing::ok_measurement(run, device, problem, rows128, 100.0 * m));
+    store.add_measurement(testing::ok_measurement(run, device, problem, rows64, 120.0 * m));
+  }
+  const auto snap = testing::snapshot_of(store, "catalog");
+  ASSERT_TRUE(snap);
+  EXPECT_EQ(snap->select(testing::query_for(a), q4(160, 4096, 4096)).variant_key,
+            "q4gsw_coopmat_khr_packed[bm=64,bn=128,bk=32,sg=8,buf=2,wpf=0]");
+  EXPECT_EQ(snap->select(testing::query_for(a), q4(384, 4096, 4096)).variant_key,
+            "q4gsw_coopmat_khr_packed[bm=128,bn=128,bk=32,sg=8,buf=2,wpf=0]");
+}
+
 }  // namespace
 }  // namespace vktune::runtime
