@@ -5,15 +5,13 @@
 namespace vktune::kernels {
 namespace {
 
-// ln(extent / extent rounded up to a multiple of tile), 0 for no tile.
 uint64_t tiles(uint32_t extent, uint32_t tile) noexcept {
   return tile == 0 ? 1 : (uint64_t{extent} + tile - 1) / tile;
 }
 
-double log_share(uint32_t extent, uint32_t tile) noexcept {
-  // Most tuned shapes are multiples of every tile: no logarithm on the ranking's common path.
-  if (tile == 0 || extent % tile == 0) return 0;
-  return std::log(double(extent) / double(tiles(extent, tile) * tile));
+// Outputs computed along one axis: the extent itself where no tile pads it.
+uint64_t computed(uint32_t extent, uint32_t tile) noexcept {
+  return tile == 0 ? extent : tiles(extent, tile) * tile;
 }
 
 }  // namespace
@@ -23,7 +21,10 @@ uint64_t OutputTile::count(uint32_t rows, uint32_t cols) const noexcept {
 }
 
 double OutputTile::log_useful_share(uint32_t rows, uint32_t cols) const noexcept {
-  return log_share(rows, m) + log_share(cols, n);
+  const uint64_t padded_rows = computed(rows, m), padded_cols = computed(cols, n);
+  // Most tuned shapes are multiples of every tile: no logarithm on the ranking's common path.
+  if (padded_rows == rows && padded_cols == cols) return 0;
+  return std::log(double(rows) * double(cols) / (double(padded_rows) * double(padded_cols)));
 }
 
 }  // namespace vktune::kernels
