@@ -4,15 +4,18 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "db/run_order.h"
+
 namespace vktune::db {
 namespace {
 
-// One ok measurement that may rank, with its run's rank by (started_at, id).
+// One ok measurement that may rank, with its run's rank (db/run_order.h).
 struct Candidate {
   BestRow row;
   size_t run_rank;
@@ -77,13 +80,13 @@ std::vector<std::pair<int64_t, size_t>> kernel_variants(const Connection& c) {
 
 void fast_best_rows(const Connection& c, size_t per_problem, Catalog& out) {
   // The view joins runs: a measurement whose run row is missing never wins.
-  std::vector<std::pair<int64_t, size_t>> run_rank;  // (run id, rank), sorted by id
-  {
-    Statement s(c, "SELECT id, started_at FROM runs ORDER BY started_at, id");
-    const int id = s.column_index("id");
-    while (s.step()) run_rank.emplace_back(s.integer(id), run_rank.size());
-    std::sort(run_rank.begin(), run_rank.end());
-  }
+  const RunOrder run_order = [&c] {
+    std::vector<std::pair<int64_t, std::string>> runs;
+    Statement s(c, "SELECT id, started_at FROM runs");
+    const int id = s.column_index("id"), started = s.column_index("started_at");
+    while (s.step()) runs.emplace_back(s.integer(id), std::string(s.text_view(started)));
+    return RunOrder(std::move(runs));
+  }();
   const std::vector<std::pair<int64_t, size_t>> variants = kernel_variants(c);
   using Triple = std::array<int64_t, 3>;  // device, problem, kernel
   std::vector<Candidate> candidates;
@@ -102,14 +105,14 @@ void fast_best_rows(const Connection& c, size_t per_problem, Catalog& out) {
       continue;
     }
     const int64_t run_id = s.integer(run);
-    const auto r = std::lower_bound(run_rank.begin(), run_rank.end(), std::pair(run_id, size_t{0}));
-    if (r == run_rank.end() || r->first != run_id) continue;
+    const std::optional<size_t> run_rank = run_order.rank(run_id);
+    if (!run_rank) continue;
     const int64_t kernel_id = s.integer(kernel);
     const auto v = std::lower_bound(variants.begin(), variants.end(), std::pair(kernel_id, size_t{0}));
     if (v == variants.end() || v->first != kernel_id) continue;  // the view joins kernels too
     candidates.push_back({BestRow{s.integer(device), s.integer(problem), kernel_id, run_id,
                                   s.integer(id), s.real(median)},
-                          r->second, v->second});
+                          *run_rank, v->second});
   }
   if (!wrong.empty()) {
     std::sort(wrong.begin(), wrong.end());

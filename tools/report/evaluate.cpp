@@ -6,11 +6,13 @@
 #include <cstdio>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <tuple>
 #include <unordered_map>
 #include <utility>
 
+#include "db/run_order.h"
 #include "runtime/snapshot.h"
 #include "runtime/stored_device.h"
 #include "tools/report/db_tools.h"
@@ -26,11 +28,12 @@ struct Timed {
   uint32_t samples = 0;
 };
 using Times = std::unordered_map<std::string, Timed>;  // by variant key
-// A run's place in time: (started_at, id), the order db::Catalog::ranked reads runs in.
-using RunOrder = std::pair<std::string, int64_t>;
+// A run's place in time (db/run_order.h, the order db::Catalog::ranked reads runs in), then its
+// id: runs without a row have no place, sort first and stay apart.
+using RunPlace = std::pair<std::optional<size_t>, int64_t>;
 struct ProblemTimes {
   Times ok;                          // over every run
-  std::map<RunOrder, Times> by_run;  // oldest run first -> that run's times
+  std::map<RunPlace, Times> by_run;  // oldest run first -> that run's times
   std::set<std::string> wrong;      // variants with a wrong_result there
 };
 
@@ -46,8 +49,9 @@ std::map<DeviceProblem, ProblemTimes> measured_times(const db::Store& store,
                                                      const db::Catalog& catalog) {
   std::unordered_map<int64_t, const std::string*> key_of;
   for (const auto& k : catalog.kernels) key_of.emplace(k.id, &k.variant_key);
-  std::unordered_map<int64_t, RunOrder> order_of;
-  for (const db::RunRecord& r : store.runs()) order_of.emplace(r.id, RunOrder{r.started_at, r.id});
+  std::vector<std::pair<int64_t, std::string>> runs;
+  for (const db::RunRecord& r : store.runs()) runs.emplace_back(r.id, r.started_at);
+  const db::RunOrder order(std::move(runs));
   std::map<DeviceProblem, ProblemTimes> out;
   for (const db::Measurement& m : store.measurements()) {
     const auto key = key_of.find(m.kernel_id);
@@ -57,9 +61,7 @@ std::map<DeviceProblem, ProblemTimes> measured_times(const db::Store& store,
       t.wrong.insert(*key->second);
     } else if (m.status == db::Status::ok && m.median_ns) {
       keep_fastest(t.ok, *key->second, m);
-      const auto run = order_of.find(m.run_id);  // a run without its row sorts first
-      keep_fastest(t.by_run[run != order_of.end() ? run->second : RunOrder{{}, m.run_id}],
-                   *key->second, m);
+      keep_fastest(t.by_run[RunPlace{order.rank(m.run_id), m.run_id}], *key->second, m);
     }
   }
   // A variant that was wrong there once is never a legal answer there (as in the `best` view).
