@@ -276,8 +276,8 @@ std::shared_ptr<const Snapshot> Snapshot::from_catalog(const db::Catalog& catalo
                                       parse_constraints(k.constraints_json, k.variant_key),
                                       k.spirv.value_or(std::vector<uint8_t>{})});
       snap->constraints_.push_back(snap->kernels_.back().constraints);
-      snap->tiles_.push_back(output_tile_of(k.family, k.knobs_json));
     }
+    snap->tiles_.resize(snap->kernels_.size());
     for (const auto& d : catalog.devices) {
       device_index[d.id] = static_cast<uint32_t>(snap->devices_.size());
       Device dev{stored_device_query(d), d.name, {}};
@@ -342,6 +342,7 @@ std::shared_ptr<const Snapshot> Snapshot::from_catalog(const db::Catalog& catalo
     }
     // Each device's lists in the order first met; a group refers to its own by index there.
     std::vector<uint32_t> list_index(lists.size());
+    std::vector<bool> tiled(snap->kernels_.size());  // tiles_[kernel] read from the catalogue
     for (size_t i = 0; i < lists.size(); ++i) {
       ListsBucket& l = lists[i];
       std::vector<ShapeIndex::Entry> entries;
@@ -352,6 +353,17 @@ std::shared_ptr<const Snapshot> Snapshot::from_catalog(const db::Catalog& catalo
         throw BuildError{"device '" + snap->devices_[l.device].name + "', " + l.key->op +
                          ": more than " + std::to_string(kMaxPickable) +
                          " distinct kernels head one op's ranked lists, or a list is longer than 65535"};
+      }
+      // The ranking reads the tiles of its candidates alone, the kernels heading a list: their
+      // knobs are parsed, not every stored kernel's.
+      const RankedLists& ranked_lists = l.lists.ranked;
+      for (size_t v = 0; v < ranked_lists.variants.size(); ++v) {
+        if (ranked_lists.pick[v] == ranked_lists.pickable) continue;
+        const uint32_t kernel = ranked_lists.variants[v].kernel;
+        if (tiled[kernel]) continue;
+        tiled[kernel] = true;
+        const Kernel& k = snap->kernels_[kernel];
+        snap->tiles_[kernel] = output_tile_of(k.family, k.knobs_json);
       }
       std::vector<Lists>& owner = snap->devices_[l.device].lists;
       list_index[i] = static_cast<uint32_t>(owner.size());

@@ -66,7 +66,8 @@ class Snapshot {
   std::string source_;
   std::vector<Kernel> kernels_;
   std::vector<Constraints> constraints_;  // kernels_[i].constraints, packed for the ranking
-  std::vector<kernels::OutputTile> tiles_;  // kernels_[i]'s, for the ranking
+  // kernels_[i]'s output tile where it heads a ranked list (a candidate); {} for the rest
+  std::vector<kernels::OutputTile> tiles_;
   std::vector<Device> devices_;  // sorted: vendor, device id, newest driver first
 };
 
