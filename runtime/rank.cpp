@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <numbers>
@@ -29,6 +30,12 @@ void prefetch(const void* data, size_t bytes) noexcept {
 }
 
 }  // namespace
+
+double log_grid_fill(uint64_t workgroups, uint64_t slots) noexcept {
+  if (slots == 0 || workgroups % slots == 0) return 0;
+  const uint64_t waves = (workgroups + slots - 1) / slots;
+  return std::log(double(workgroups) / double(waves * slots));
+}
 
 bool index_pickable(std::span<const ShapeIndex::Entry> entries, RankedLists& lists) {
   constexpr uint16_t kUnnumbered = std::numeric_limits<uint16_t>::max();
@@ -61,7 +68,8 @@ bool index_pickable(std::span<const ShapeIndex::Entry> entries, RankedLists& lis
 // data of each of the ~190 entries of six lists of 32 (the H100 database); with it a ranked
 // select took about twice as long (docs/evaluate.md).
 RankedPick rank_neighbours(std::span<const ShapeIndex::Nearest> neighbours, const RankedLists& lists,
-                           const RankKernels& kernels, const ProblemQuery& q) noexcept {
+                           const RankKernels& kernels, uint32_t compute_units,
+                           const ProblemQuery& q) noexcept {
   const size_t n = std::min(neighbours.size(), kMaxRankNeighbours);
   const RankedVariant* variants = lists.variants.data();
   const uint16_t* pick = lists.pick.data();
@@ -125,13 +133,23 @@ RankedPick rank_neighbours(std::span<const ShapeIndex::Nearest> neighbours, cons
   for (size_t c = 0; c < count; ++c) {
     const uint32_t kernel = candidates[c]->kernel;
     const kernels::OutputTile& tile = kernels.tiles[kernel];
+    // How evenly its grid fills the GPU, on the query and on each neighbour (0: not counted).
+    const uint64_t slots = tile.m == 0 && tile.n == 0
+                               ? 0
+                               : uint64_t{compute_units} *
+                                     resident_workgroups(kernels.workgroup_sizes[kernel]);
+    const double query_fill = log_grid_fill(tile.workgroups(q.m, q.n), slots);
+    auto carried = [&](size_t j) {
+      const double fill = log_grid_fill(tile.workgroups(there[j].m, there[j].n), slots);
+      return tile.log_useful_share(there[j].m, there[j].n) + std::max(0.0, fill - query_fill);
+    };
     double sum = 0, total = 0;
     const RankedVariant* nearest = nullptr;
     size_t nearest_j = 0;
     for (size_t j = 0; j < n; ++j) {
       if (place[c][j] == kAbsent) continue;
       const RankedVariant& v = variants[neighbours[j].entry->ranked_first + place[c][j]];
-      sum += weight[j] * (v.log_ratio + tile.log_useful_share(there[j].m, there[j].n));
+      sum += weight[j] * (v.log_ratio + carried(j));
       total += weight[j];
       if (nearest == nullptr) {
         nearest = &v;
@@ -141,7 +159,7 @@ RankedPick rank_neighbours(std::span<const ShapeIndex::Nearest> neighbours, cons
     const Constraints& legal = kernels.constraints[kernel];
     for (size_t j = 0; j < n; ++j) {
       if (place[c][j] != kAbsent || !absent_counts[j] || !legal.allows(there[j])) continue;
-      sum += absent_term[j] + weight[j] * tile.log_useful_share(there[j].m, there[j].n);
+      sum += absent_term[j] + weight[j] * carried(j);
       total += weight[j];
     }
     const double score = sum / total - tile.log_useful_share(q.m, q.n);

@@ -65,12 +65,27 @@ inline constexpr size_t kMaxPickable = 4095;
 // longer than 65535.
 bool index_pickable(std::span<const ShapeIndex::Entry> entries, RankedLists& lists);
 
-// What the ranking reads of each stored kernel, by kernel index: its legality, and its output
-// tile (the padding its edge tiles compute, kernels/output_tile.h).
+// What the ranking reads of each stored kernel, by kernel index: its legality, its output tile
+// (the padding its edge tiles compute and the workgroups it launches, kernels/output_tile.h),
+// and its workgroup size (how many workgroups one compute unit runs at once, estimated below).
 struct RankKernels {
   std::span<const Constraints> constraints;
   std::span<const kernels::OutputTile> tiles;
+  std::span<const uint32_t> workgroup_sizes;
 };
+
+// Workgroups of a kernel that one compute unit runs at once, as the ranking estimates them: two
+// of up to kSmallWorkgroup invocations, else one. On the H100 the tiles of 128 invocations hold
+// registers for 2 to 5 resident workgroups and those of 256 for 1 to 3 (`vktune inspect`); the
+// register file's count ranked worse on the unseen sets than this estimate, and that count
+// capped at two ranked as well as it (docs/evaluate.md).
+inline constexpr uint32_t kSmallWorkgroup = 128;
+constexpr uint32_t resident_workgroups(uint32_t workgroup_size) noexcept {
+  return workgroup_size <= kSmallWorkgroup ? 2 : 1;
+}
+
+// ln of the share of `slots` x waves that `workgroups` fill: 0 when they fill their last wave.
+double log_grid_fill(uint64_t workgroups, uint64_t slots) noexcept;
 
 // Picks, among the first kRankCandidatesPerNeighbour variants of each neighbour that are legal
 // for `q`, the one with the lowest score sum_j w_j ln(r_j) / sum_j w_j over the neighbours j
@@ -82,6 +97,12 @@ struct RankKernels {
 // A tiled variant's times carry its padding: each ratio r_j counts as r_j * u_j / u_q, where u is
 // the share of its computed outputs that are real on j and on the query (OutputTile): a 128-row
 // tile that was best at M = 128 and M = 256 computes 256 rows at M = 160, a 64-row one 192.
+// Where the device's compute units are known (compute_units > 0), a tiled variant whose
+// workgroups fill the GPU's last wave worse on the query than on neighbour j is charged the
+// difference: r_j counts as r_j * max(1, f_j / f_q), f being the share of the waves' slots
+// (compute units x resident_workgroups) its workgroups fill. A grid that fills the query better
+// earns no credit: with part of the GPU idle on j, each busy unit had more of the memory's
+// bandwidth, so j's time did not grow with the idle share (that credit made picks worse).
 // A variant missing from a neighbour's list, though legal there (at the neighbour's own group
 // size), counts as slower than the list's last entry and at least twice the best; where it is
 // illegal, that neighbour does not count for it. A kernel listed twice in one list counts once,
@@ -91,6 +112,7 @@ struct RankKernels {
 // variant when fewer than two neighbours rank two or more variants (a database of winners
 // only): the caller then copies the nearest legal winner. noexcept, allocation-free.
 RankedPick rank_neighbours(std::span<const ShapeIndex::Nearest> neighbours, const RankedLists& lists,
-                           const RankKernels& kernels, const ProblemQuery& q) noexcept;
+                           const RankKernels& kernels, uint32_t compute_units,
+                           const ProblemQuery& q) noexcept;
 
 }  // namespace vktune::runtime

@@ -52,6 +52,7 @@ struct Snapshot::Device {
   // devices' sort (a short name lives inside the string object).
   DeviceQuery fingerprint;
   std::string name;
+  uint32_t compute_units = 0;  // stored_compute_units: 0 leaves the grid's fill out of the ranking
   std::vector<Group> groups;
   std::vector<Lists> lists;
 };
@@ -276,11 +277,12 @@ std::shared_ptr<const Snapshot> Snapshot::from_catalog(const db::Catalog& catalo
                                       parse_constraints(k.constraints_json, k.variant_key),
                                       k.spirv.value_or(std::vector<uint8_t>{})});
       snap->constraints_.push_back(snap->kernels_.back().constraints);
+      snap->workgroup_sizes_.push_back(k.workgroup_size);
     }
     snap->tiles_.resize(snap->kernels_.size());
     for (const auto& d : catalog.devices) {
       device_index[d.id] = static_cast<uint32_t>(snap->devices_.size());
-      Device dev{stored_device_query(d), d.name, {}};
+      Device dev{stored_device_query(d), d.name, stored_compute_units(d), {}, {}};
       dev.fingerprint.name = {};
       snap->devices_.push_back(std::move(dev));
     }
@@ -503,7 +505,8 @@ Selection Snapshot::select(const DeviceQuery& device, const ProblemQuery& proble
       if (own_group_size) found = add_other_group_sizes(d, *g, problem, neighbours, found);
       const Lists& lists = d.lists[g->lists];
       const RankedPick pick = rank_neighbours({neighbours.data(), found}, lists.ranked,
-                                              {constraints_, tiles_}, problem);
+                                              {constraints_, tiles_, workgroup_sizes_},
+                                              d.compute_units, problem);
       if (pick.variant != nullptr) {
         fill(kernels_[pick.variant->kernel], *pick.measured_on, d, source_, out);
         out.median_ns = lists.ranked_ns[static_cast<size_t>(pick.variant - lists.ranked.variants.data())];

@@ -68,6 +68,7 @@ class Snapshot {
   std::vector<Constraints> constraints_;  // kernels_[i].constraints, packed for the ranking
   // kernels_[i]'s output tile where it heads a ranked list (a candidate); {} for the rest
   std::vector<kernels::OutputTile> tiles_;
+  std::vector<uint32_t> workgroup_sizes_;  // kernels_[i].workgroup_size, packed for the ranking
   std::vector<Device> devices_;  // sorted: vendor, device id, newest driver first
 };
 

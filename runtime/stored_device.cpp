@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 namespace vktune::runtime {
 namespace {
 
@@ -46,6 +48,16 @@ DeviceQuery stored_device_query(const db::DeviceRecord& record) {
   q.pipeline_cache_uuid = parse_uuid(record.pipeline_cache_uuid, record.name);
   q.name = record.name;
   return q;
+}
+
+uint32_t stored_compute_units(const db::DeviceRecord& record) noexcept {
+  const auto properties = nlohmann::json::parse(record.properties_json, nullptr, false);
+  if (!properties.is_object()) return 0;
+  const auto limits = properties.find("limits");
+  if (limits == properties.end() || !limits->is_object()) return 0;
+  const auto units = limits->find("compute_units");
+  if (units == limits->end() || !units->is_number_unsigned()) return 0;
+  return units->get<uint32_t>();
 }
 
 ProblemQuery stored_problem_query(const db::Problem& p) {

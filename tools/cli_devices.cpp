@@ -4,6 +4,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <string>
 #include <nlohmann/json.hpp>
 
 #include "kernels/compiler_probe.h"
@@ -50,9 +51,10 @@ void print_table(const std::vector<vk::DeviceInfo>& devices, size_t chosen) {
     std::printf("    subgroup %u, invocations %u, shared memory %u B, storage range %llu B\n",
                 d.subgroup_size, l.max_invocations, l.max_shared_memory_bytes,
                 static_cast<unsigned long long>(l.max_storage_buffer_range));
-    std::printf("    workgroup count %u x %u x %u, timestamp %.3g ns x %u bits\n",
+    std::printf("    workgroup count %u x %u x %u, timestamp %.3g ns x %u bits, compute units %s\n",
                 l.max_workgroup_count[0], l.max_workgroup_count[1], l.max_workgroup_count[2],
-                l.timestamp_period_ns, l.timestamp_valid_bits);
+                l.timestamp_period_ns, l.timestamp_valid_bits,
+                l.compute_units != 0 ? std::to_string(l.compute_units).c_str() : "unknown");
     std::printf("    8-bit storage %s, 16-bit storage %s, float16 %s, int8 %s, subgroup "
                 "arithmetic %s\n",
                 yes_no(f.storage_8bit).c_str(), yes_no(f.storage_16bit).c_str(),

@@ -164,13 +164,12 @@ class Coopmat final : public Family {
   }
   std::array<uint32_t, 3> groups(const Knobs& k, const Problem& p,
                                  const vk::DeviceInfo& d) const override {
-    const Geometry g = geometry(k);
-    return {clamp_groups(output_tiles(g, p) * g.splitk, d), 1, 1};
+    return {clamp_groups(output_tile(k).workgroups(p.m, p.n), d), 1, 1};
   }
   // Every subgroup multiplies whole 16x16 fragments, zero-filled past the edges.
   OutputTile output_tile(const Knobs& k) const override {
     const Geometry g = geometry(k);
-    return {g.bm, g.bn};
+    return {g.bm, g.bn, g.splitk};
   }
   double arithmetic_tolerance(const Problem& p) const override { return fp16_tolerance(p); }
 

@@ -63,7 +63,7 @@ class Coopmat2 final : public Family {
   }
   std::array<uint32_t, 3> groups(const Knobs& k, const Problem& p,
                                  const vk::DeviceInfo& d) const override {
-    return {clamp_groups(output_tiles(k, p) * knob_u32(k, "splitk"), d), 1, 1};
+    return {clamp_groups(tile(k).workgroups(p.m, p.n), d), 1, 1};
   }
   // Edge tiles load zeros past the tensors and multiply the whole tile.
   OutputTile output_tile(const Knobs& k) const override { return tile(k); }
@@ -102,7 +102,9 @@ class Coopmat2 final : public Family {
   static uint64_t output_tiles(const Knobs& k, const Problem& p) {
     return tile(k).count(p.m, p.n);
   }
-  static OutputTile tile(const Knobs& k) { return {knob_u32(k, "bm"), knob_u32(k, "bn")}; }
+  static OutputTile tile(const Knobs& k) {
+    return {knob_u32(k, "bm"), knob_u32(k, "bn"), knob_u32(k, "splitk")};
+  }
 };
 
 }  // namespace

@@ -40,6 +40,9 @@ struct DeviceLimits {
   uint32_t max_push_constants_bytes = 0;
   float timestamp_period_ns = 0;         // nanoseconds per timestamp tick
   uint32_t timestamp_valid_bits = 0;     // of the compute queue family; 0 = no timestamps
+  // Streaming multiprocessors (VK_NV_shader_sm_builtins' shaderSMCount); 0 where the device
+  // does not say. The runtime's ranking reads it to count how evenly a grid fills the GPU.
+  uint32_t compute_units = 0;
 };
 
 struct DeviceFeatures {

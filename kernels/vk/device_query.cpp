@@ -122,6 +122,13 @@ DeviceInfo query_device_info(VkInstance instance, VkPhysicalDevice device, uint3
   VkPhysicalDeviceSubgroupProperties subgroup{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES, &driver};
   VkPhysicalDeviceProperties2 props{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &subgroup};
+  const std::set<std::string> extensions = device_extensions(device);
+  auto has_extension = [&extensions](const char* name) { return extensions.count(name) > 0; };
+  // Only a device listing the extension may be asked for its struct.
+  VkPhysicalDeviceShaderSMBuiltinsPropertiesNV sm{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SM_BUILTINS_PROPERTIES_NV};
+  const bool sm_builtins = has_extension(VK_NV_SHADER_SM_BUILTINS_EXTENSION_NAME);
+  if (sm_builtins) maintenance3.pNext = &sm;
   vkGetPhysicalDeviceProperties2(device, &props);
   const VkPhysicalDeviceProperties& p = props.properties;
 
@@ -150,6 +157,7 @@ DeviceInfo query_device_info(VkInstance instance, VkPhysicalDevice device, uint3
   l.max_memory_allocation_size = maintenance3.maxMemoryAllocationSize;
   l.max_push_constants_bytes = p.limits.maxPushConstantsSize;
   l.timestamp_period_ns = p.limits.timestampPeriod;
+  l.compute_units = sm_builtins ? sm.shaderSMCount : 0;
   {
     uint32_t count = 0;
     vkGetPhysicalDeviceQueueFamilyProperties(device, &count, nullptr);
@@ -170,8 +178,6 @@ DeviceInfo query_device_info(VkInstance instance, VkPhysicalDevice device, uint3
   if (info.api_version >= VK_API_VERSION_1_3) f16i8.pNext = &v13;
   // The cooperative-matrix structs only where the device lists their extensions (and, for
   // cooperative matrix 2, Vulkan 1.3: its SPIR-V is 1.6).
-  const std::set<std::string> extensions = device_extensions(device);
-  auto has_extension = [&extensions](const char* name) { return extensions.count(name) > 0; };
   VkPhysicalDeviceBufferDeviceAddressFeatures address{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_BUFFER_DEVICE_ADDRESS_FEATURES};
   CooperativeMatrix2FeaturesNv coopmat2{kCooperativeMatrix2FeaturesNvType, &address};

@@ -467,8 +467,8 @@ TEST(CoopmatSplitK, WorkspaceGroupsAndWhenASplitPays) {
   EXPECT_NE(l.reason.find("workspace"), std::string::npos) << l.reason;
 }
 
-// Every family that tiles the output names its tile, the one its groups() counts: a workgroup
-// per tile (and per slice of K); the GEMVs, rms_norm and attention compute only real outputs.
+// Every family that tiles the output names its tile and its slices, what its groups() counts: a
+// workgroup per tile and slice of K; the GEMVs, rms_norm and attention compute only real outputs.
 TEST(OutputTile, TiledFamiliesNameTheTileTheirGridCounts) {
   const vk::DeviceInfo h100 = h100_like();
   const Problem ragged = q4(160, 9000, 4096, 32);
@@ -486,7 +486,9 @@ TEST(OutputTile, TiledFamiliesNameTheTileTheirGridCounts) {
       const auto slices =
           std::find_if(k.begin(), k.end(), [](const Knob& knob) { return knob.name == "splitk"; });
       const uint64_t per_tile = slices == k.end() ? 1 : std::get<int64_t>(slices->value);
+      EXPECT_EQ(t.slices, per_tile) << f->key(k);
       EXPECT_EQ(f->groups(k, ragged, h100)[0], t.count(ragged.m, ragged.n) * per_tile) << f->key(k);
+      EXPECT_EQ(t.workgroups(ragged.m, ragged.n), t.count(ragged.m, ragged.n) * per_tile);
       ++tiled;
     }
   }
@@ -496,6 +498,7 @@ TEST(OutputTile, TiledFamiliesNameTheTileTheirGridCounts) {
   EXPECT_DOUBLE_EQ(t.log_useful_share(160, 9216), std::log(160.0 / 256.0));
   EXPECT_DOUBLE_EQ(t.log_useful_share(256, 9000), std::log(9000.0 / 9216.0));
   EXPECT_EQ(t.log_useful_share(384, 9216), 0.0);
+  EXPECT_EQ((OutputTile{128, 256, 4}.workgroups(160, 9216)), 4u * 2u * 36u);
   EXPECT_EQ(OutputTile{}.count(7, 9), 1u);
   EXPECT_EQ(OutputTile{}.log_useful_share(7, 9), 0.0);
 }

@@ -20,6 +20,8 @@ struct Neighbourhood {
   std::vector<RankedVariant> variants;
   std::vector<Constraints> constraints = std::vector<Constraints>(10);
   std::vector<kernels::OutputTile> tiles = std::vector<kernels::OutputTile>(10);
+  std::vector<uint32_t> workgroup_sizes = std::vector<uint32_t>(10, 256);
+  uint32_t compute_units = 0;
   std::vector<ShapeIndex::Nearest> nearest;
   RankedLists lists;  // what pick() ranked: its answer points into it
 
@@ -48,7 +50,7 @@ struct Neighbourhood {
     for (size_t i = 0; i < entries.size(); ++i) nearest.push_back({&entries[i], distances[i]});
     lists = RankedLists{variants, {}, 0};
     EXPECT_TRUE(index_pickable(entries, lists));
-    return rank_neighbours(nearest, lists, {constraints, tiles}, q);
+    return rank_neighbours(nearest, lists, {constraints, tiles, workgroup_sizes}, compute_units, q);
   }
 };
 
@@ -116,6 +118,39 @@ TEST(Rank, TakesATilesPaddingOnANeighbourOutOfItsTimeThere) {
   EXPECT_EQ(h.pick(q4(128, 4096, 4096)).variant->kernel, 1u);
   // Where it pads as much as on the neighbours, kernel 2 stays ahead.
   EXPECT_EQ(h.pick(q4(100, 4096, 4096)).variant->kernel, 2u);
+}
+
+TEST(Rank, ChargesAGridThatFillsTheQuerysLastWaveWorse) {
+  Neighbourhood h;
+  h.compute_units = 4;
+  h.tiles[1] = {64, 64};
+  h.tiles[2] = {32, 64};  // twice the workgroups of kernel 1
+  // Both fill whole waves of 4 at N = 256 and 512, and kernel 1 runs faster.
+  h.add(64, 256, 4096, 0.5, {{1, 1.0f}, {2, 1.2f}});
+  h.add(64, 512, 4096, 0.5, {{1, 1.0f}, {2, 1.2f}});
+  // N = 320: kernel 1 fills 5 of 8 slots, kernel 2 10 of 12; ln 1.6 > ln 1.2 + ln 1.2.
+  EXPECT_EQ(h.pick(q4(64, 320, 4096)).variant->kernel, 2u);
+  // Workgroups of 128 invocations run two a unit: kernel 2 fills 10 of 16 slots, as bad.
+  h.workgroup_sizes[2] = 128;
+  EXPECT_EQ(h.pick(q4(64, 320, 4096)).variant->kernel, 1u);
+  // Without the device's compute units the times count as measured.
+  h.workgroup_sizes[2] = 256;
+  h.compute_units = 0;
+  EXPECT_EQ(h.pick(q4(64, 320, 4096)).variant->kernel, 1u);
+}
+
+TEST(Rank, AGridThatFillsTheQueryBetterEarnsNoCredit) {
+  Neighbourhood h;
+  h.compute_units = 4;
+  h.tiles[1] = {64, 64};
+  // Kernel 1 ran 1.3x behind kernel 2 at N = 320 and 576, where it filled 5 and 9 of 8 and 12
+  // slots; at N = 256 it fills them all, but that is no evidence it would catch up.
+  h.add(64, 320, 4096, 0.5, {{2, 1.0f}, {1, 1.3f}});
+  h.add(64, 576, 4096, 0.5, {{2, 1.0f}, {1, 1.3f}});
+  EXPECT_EQ(h.pick(q4(64, 256, 4096)).variant->kernel, 2u);
+  EXPECT_DOUBLE_EQ(log_grid_fill(5, 4), std::log(5.0 / 8.0));
+  EXPECT_EQ(log_grid_fill(8, 4), 0.0);
+  EXPECT_EQ(log_grid_fill(5, 0), 0.0);
 }
 
 TEST(Rank, WinnersAloneAreTooLittleToRank) {

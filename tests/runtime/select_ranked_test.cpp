@@ -139,5 +139,39 @@ TEST(SelectRanked, AVariantsTileIsReadFromTheCatalogueByItsKnobs) {
             "q4gsw_coopmat_khr_packed[bm=128,bn=128,bk=32,sg=8,buf=2,wpf=0]");
 }
 
+// The device's compute units come from its stored properties; without them (databases tuned
+// before they were recorded) the ranking leaves the grid's fill out.
+TEST(SelectRanked, AGridsFillIsCountedWithTheStoredComputeUnits) {
+  for (const bool units : {false, true}) {
+    db::Store store = db::Store::open_memory();
+    db::DeviceRecord a = testing::FakeDb::device(0x10de, 0x2684, 100, "discrete", "A");
+    if (units) a.properties_json = R"({"limits":{"compute_units":4}})";
+    const int64_t device = store.upsert_device(a);
+    auto tile = [&](uint32_t bm) {
+      const std::string knobs = "bm=" + std::to_string(bm) + ",bn=128,bk=32,sg=8,buf=2,wpf=0";
+      db::KernelRecord k = testing::fake_kernel("q4gsw_coopmat_khr_packed[" + knobs + "]");
+      k.knobs_json = R"({"bm":)" + std::to_string(bm) + R"(,"bn":128,"bk":32,"sg":8,"buf":2,"wpf":0})";
+      k.workgroup_size = 256;  // one resident a compute unit: 4 slots a wave
+      return store.upsert_kernel(k);
+    };
+    const int64_t rows64 = tile(64), rows32 = tile(32);
+    const int64_t run = store.begin_run({});
+    // At N = 512 and 1024 both fill whole waves of 4; the 64-row tile runs faster.
+    for (const uint32_t n : {512u, 1024u}) {
+      const int64_t problem = store.upsert_problem(testing::fake_problem(64, n, 4096));
+      store.add_measurement(testing::ok_measurement(run, device, problem, rows64, 100.0 * n));
+      store.add_measurement(testing::ok_measurement(run, device, problem, rows32, 120.0 * n));
+    }
+    const auto snap = testing::snapshot_of(store, "catalog");
+    ASSERT_TRUE(snap);
+    // N = 640: 5 workgroups of the 64-row tile fill 5 of 8 slots, 10 of the 32-row one 10 of
+    // 12; ln 1.6 > ln 1.2 + ln 1.2.
+    EXPECT_EQ(snap->select(testing::query_for(a), q4(64, 640, 4096)).variant_key,
+              std::string("q4gsw_coopmat_khr_packed[bm=") + (units ? "32" : "64") +
+                  ",bn=128,bk=32,sg=8,buf=2,wpf=0]")
+        << (units ? "with" : "without") << " compute units";
+  }
+}
+
 }  // namespace
 }  // namespace vktune::runtime
