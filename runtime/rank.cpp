@@ -31,10 +31,10 @@ void prefetch(const void* data, size_t bytes) noexcept {
 
 }  // namespace
 
-double log_grid_fill(uint64_t workgroups, uint64_t slots) noexcept {
-  if (slots == 0 || workgroups % slots == 0) return 0;
+double grid_fill(uint64_t workgroups, uint64_t slots) noexcept {
+  if (slots == 0 || workgroups % slots == 0) return 1;
   const uint64_t waves = (workgroups + slots - 1) / slots;
-  return std::log(double(workgroups) / double(waves * slots));
+  return double(workgroups) / double(waves * slots);
 }
 
 bool index_pickable(std::span<const ShapeIndex::Entry> entries, RankedLists& lists) {
@@ -138,10 +138,12 @@ RankedPick rank_neighbours(std::span<const ShapeIndex::Nearest> neighbours, cons
                                ? 0
                                : uint64_t{compute_units} *
                                      resident_workgroups(kernels.workgroup_sizes[kernel]);
-    const double query_fill = log_grid_fill(tile.workgroups(q.m, q.n), slots);
+    // A logarithm only where the neighbour's grid fills better: the charge is ln(f_j / f_q).
+    const double query_fill = grid_fill(tile.workgroups(q.m, q.n), slots);
     auto carried = [&](size_t j) {
-      const double fill = log_grid_fill(tile.workgroups(there[j].m, there[j].n), slots);
-      return tile.log_useful_share(there[j].m, there[j].n) + std::max(0.0, fill - query_fill);
+      const double fill = grid_fill(tile.workgroups(there[j].m, there[j].n), slots);
+      const double charge = fill > query_fill ? std::log(fill / query_fill) : 0.0;
+      return tile.log_useful_share(there[j].m, there[j].n) + charge;
     };
     double sum = 0, total = 0;
     const RankedVariant* nearest = nullptr;

@@ -84,8 +84,9 @@ constexpr uint32_t resident_workgroups(uint32_t workgroup_size) noexcept {
   return workgroup_size <= kSmallWorkgroup ? 2 : 1;
 }
 
-// ln of the share of `slots` x waves that `workgroups` fill: 0 when they fill their last wave.
-double log_grid_fill(uint64_t workgroups, uint64_t slots) noexcept;
+// The share of `slots` x waves that `workgroups` fill: 1 when they fill their last wave, or when
+// the slots are not known (0).
+double grid_fill(uint64_t workgroups, uint64_t slots) noexcept;
 
 // Picks, among the first kRankCandidatesPerNeighbour variants of each neighbour that are legal
 // for `q`, the one with the lowest score sum_j w_j ln(r_j) / sum_j w_j over the neighbours j

@@ -148,9 +148,9 @@ TEST(Rank, AGridThatFillsTheQueryBetterEarnsNoCredit) {
   h.add(64, 320, 4096, 0.5, {{2, 1.0f}, {1, 1.3f}});
   h.add(64, 576, 4096, 0.5, {{2, 1.0f}, {1, 1.3f}});
   EXPECT_EQ(h.pick(q4(64, 256, 4096)).variant->kernel, 2u);
-  EXPECT_DOUBLE_EQ(log_grid_fill(5, 4), std::log(5.0 / 8.0));
-  EXPECT_EQ(log_grid_fill(8, 4), 0.0);
-  EXPECT_EQ(log_grid_fill(5, 0), 0.0);
+  EXPECT_DOUBLE_EQ(grid_fill(5, 4), 5.0 / 8.0);
+  EXPECT_EQ(grid_fill(8, 4), 1.0);
+  EXPECT_EQ(grid_fill(5, 0), 1.0);
 }
 
 TEST(Rank, WinnersAloneAreTooLittleToRank) {
