@@ -3,6 +3,8 @@
 // signal ignored, by a failed write. Either way the old output keeps its bytes and nothing is
 // left beside it. The temporary file is never a name the user could have given as input.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -66,6 +68,25 @@ TEST_F(VktuneAtomicOutput, TheTemporaryFileIsNoNameBesideTheOutput) {
     EXPECT_EQ(r.exit_code, 0) << r.output;
     EXPECT_EQ(bytes(input), before) << suffix;
   }
+}
+
+// A kill between linking the temporary under its hidden name and renaming it leaves that name;
+// the next write of the same output removes it, and only names of processes that are gone.
+TEST_F(VktuneAtomicOutput, AHiddenNameAKilledWriterLeftIsRemovedByTheNextWrite) {
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) ::_exit(0);
+  ASSERT_EQ(::waitpid(child, nullptr, 0), child);  // reaped: its pid names no process now
+  const std::string dead = ".out.json." + std::to_string(child) + ".tmp";
+  const std::string live = ".out.json." + std::to_string(::getpid()) + ".tmp";
+  for (const std::string& name : {dead, live, std::string(".out.json.x1.tmp")}) {
+    std::ofstream(dir_.file(name)) << "partial";
+  }
+  const VktuneResult r = vktune("export --db " + quoted(db_) + " -o " + quoted(out_));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::vector<std::string> expected{live, ".out.json.x1.tmp", "in.db", "out.json"};
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(listing(dir_.file("")), expected);
 }
 
 TEST_F(VktuneAtomicOutput, AReportThroughASymlinkReplacesTheFileItNames) {

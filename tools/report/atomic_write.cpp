@@ -1,6 +1,7 @@
 #include "tools/report/atomic_write.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -16,6 +17,11 @@ namespace vktune::report {
 namespace {
 
 namespace fs = std::filesystem;
+
+// The hidden name TempFile::rename_to links an O_TMPFILE under, for process `pid`.
+std::string linked_name(const std::string& base, pid_t pid) {
+  return "." + base + "." + std::to_string(pid) + ".tmp";
+}
 
 // Owns the temporary file until it is renamed into place: closes it, and removes it when it has
 // a name, on every failure path.
@@ -64,7 +70,7 @@ class TempFile {
     if (name_.empty()) {
       // An O_TMPFILE file needs a name before rename(2) can put it over the target; link it
       // under one only this process uses, replacing a stale one a killed run left.
-      name_ = (dir_ / ("." + base_ + "." + std::to_string(::getpid()) + ".tmp")).string();
+      name_ = (dir_ / linked_name(base_, ::getpid())).string();
       const std::string self = "/proc/self/fd/" + std::to_string(fd_);
       ::unlink(name_.c_str());
       if (::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, name_.c_str(), AT_SYMLINK_FOLLOW) != 0) {
@@ -84,6 +90,24 @@ class TempFile {
   int fd_ = -1;
 };
 
+// Removes the .BASE.PID.tmp files in `dir` whose process no longer runs: what a kill between
+// naming and renaming left. A name of a running process is another writer's, in flight.
+void remove_stale_links(const fs::path& dir, const std::string& base) {
+  const std::string prefix = "." + base + ".", suffix = ".tmp";
+  std::error_code ec;
+  for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.size() <= prefix.size() + suffix.size() || !name.starts_with(prefix) ||
+        !name.ends_with(suffix)) {
+      continue;
+    }
+    const std::string digits = name.substr(prefix.size(), name.size() - prefix.size() - suffix.size());
+    if (digits.find_first_not_of("0123456789") != std::string::npos || digits.size() > 9) continue;
+    const pid_t pid = static_cast<pid_t>(std::stol(digits));
+    if (pid > 0 && ::kill(pid, 0) != 0 && errno == ESRCH) fs::remove(e.path(), ec);
+  }
+}
+
 [[noreturn]] void fail(const std::string& path, const std::string& why) {
   throw ReportError("cannot write \"" + path + "\": " + why);
 }
@@ -95,6 +119,7 @@ void write_file_atomically(const std::string& path, std::string_view bytes) {
   if (fs::is_directory(path, ec)) fail(path, "it is a directory; give a file name");
   const fs::path target = fs::is_symlink(path, ec) ? fs::weakly_canonical(path, ec) : fs::path(path);
   const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  remove_stale_links(dir, target.filename().string());
   TempFile tmp(dir, target.filename().string());
   if (!tmp.ok()) {
     fail(path, std::string(std::strerror(errno)) + " (check that the directory exists and is writable)");

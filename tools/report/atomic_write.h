@@ -8,7 +8,9 @@ namespace vktune::report {
 
 // Writes `bytes` to `path`: into an unnamed temporary file in the same directory (O_TMPFILE;
 // a hidden named one where the file system lacks it), synced, then renamed over `path`. A kill
-// or a failed write leaves the old file as it was and, with O_TMPFILE, nothing beside it.
+// or a failed write leaves the old file as it was. rename(2) needs a name, so the O_TMPFILE is
+// linked as .NAME.PID.tmp just before it; a kill in that instant leaves that name beside the
+// file, and the next write of `path` removes it (as any .NAME.PID.tmp whose process is gone).
 // A symlink at `path` is followed, so the file it names is replaced, not the link. Throws
 // ReportError naming `path`.
 void write_file_atomically(const std::string& path, std::string_view bytes);
