@@ -28,20 +28,16 @@ struct InspectFlags {
   std::vector<std::string> variants;
 };
 
-struct Row {
-  std::string key;
-  std::vector<vk::PipelineStatistic> statistics;
-};
-
-// One line per variant: its key, then every statistic as name=value (the driver's names).
-void print_rows(const std::vector<Row>& rows) {
-  for (const Row& row : rows) {
-    std::printf("%s", row.key.c_str());
-    for (const vk::PipelineStatistic& s : row.statistics) {
-      std::printf("  %s=%s", s.name.c_str(), s.value.c_str());
-    }
-    std::printf("\n");
+// One line per variant: its key, then every statistic as name=value (the driver's names),
+// flushed as soon as it is known: a family's variants take minutes to compile, and a run cut
+// short still leaves what it inspected.
+void print_row(const std::string& key, const std::vector<vk::PipelineStatistic>& statistics) {
+  std::printf("%s", key.c_str());
+  for (const vk::PipelineStatistic& s : statistics) {
+    std::printf("  %s=%s", s.name.c_str(), s.value.c_str());
   }
+  std::printf("\n");
+  std::fflush(stdout);
 }
 
 void run_inspect(const InspectFlags& flags) {
@@ -99,9 +95,9 @@ void run_inspect(const InspectFlags& flags) {
   std::printf("vktune inspect: %s on [%zu] %s\n", kernels::describe(problem).c_str(), index,
               device.info().name.c_str());
   for (const std::string& line : unavailable) std::printf("%s\n", line.c_str());
+  std::fflush(stdout);
   ShaderCompiler compiler;
-  std::vector<Row> rows;
-  size_t illegal = 0;
+  size_t inspected = 0, illegal = 0;
   for (const auto& [family, knobs] : chosen) {
     const kernels::Legality legal =
         family->legality(knobs, problem, device.info(), linked_compiler_support());
@@ -113,10 +109,10 @@ void run_inspect(const InspectFlags& flags) {
       continue;
     }
     const auto pipeline = kernels::KernelInstance::pipeline(device, compiler, *family, knobs);
-    rows.push_back({family->key(knobs), vk::pipeline_statistics(device, *pipeline)});
+    print_row(family->key(knobs), vk::pipeline_statistics(device, *pipeline));
+    ++inspected;
   }
-  print_rows(rows);
-  std::printf("%zu variants inspected, %zu illegal for this problem\n", rows.size(), illegal);
+  std::printf("%zu variants inspected, %zu illegal for this problem\n", inspected, illegal);
 }
 
 }  // namespace
