@@ -18,7 +18,9 @@ struct OutputTile {
   // Tiles covering rows x cols (an axis without a tile counts once).
   uint64_t count(uint32_t rows, uint32_t cols) const noexcept;
   // The workgroups a dispatch over rows x cols launches: count() times slices.
-  uint64_t workgroups(uint32_t rows, uint32_t cols) const noexcept { return count(rows, cols) * slices; }
+  uint64_t workgroups(uint32_t rows, uint32_t cols) const noexcept {
+    return count(rows, cols) * slices;
+  }
   // ln of the share of the computed outputs that are the problem's (m x n): 0 where the tile
   // divides the problem or does not pad, negative where edge tiles compute padding.
   double log_useful_share(uint32_t rows, uint32_t cols) const noexcept;

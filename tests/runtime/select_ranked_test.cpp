@@ -150,7 +150,8 @@ TEST(SelectRanked, AGridsFillIsCountedWithTheStoredComputeUnits) {
     auto tile = [&](uint32_t bm) {
       const std::string knobs = "bm=" + std::to_string(bm) + ",bn=128,bk=32,sg=8,buf=2,wpf=0";
       db::KernelRecord k = testing::fake_kernel("q4gsw_coopmat_khr_packed[" + knobs + "]");
-      k.knobs_json = R"({"bm":)" + std::to_string(bm) + R"(,"bn":128,"bk":32,"sg":8,"buf":2,"wpf":0})";
+      k.knobs_json =
+          R"({"bm":)" + std::to_string(bm) + R"(,"bn":128,"bk":32,"sg":8,"buf":2,"wpf":0})";
       k.workgroup_size = 256;  // one resident a compute unit: 4 slots a wave
       return store.upsert_kernel(k);
     };

@@ -187,7 +187,8 @@ TEST_F(KillAtRandom, NoKillLosesACommittedRowOrLeavesHalfAFile) {
         beside.size() == 1 && beside[0].starts_with(hidden) && beside[0].ends_with(".tmp");
     if ((left != old_export && left != full_export) || !(beside.empty() || linked)) {
       ++tally.torn_outputs;
-      ADD_FAILURE() << "export killed: " << left.size() << " bytes, " << beside.size() + 1 << " files";
+      ADD_FAILURE() << "export killed: " << left.size() << " bytes, " << beside.size() + 1
+                    << " files";
       continue;
     }
     if (!linked) continue;

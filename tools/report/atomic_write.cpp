@@ -7,8 +7,10 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 #include <vector>
 
 #include "tools/report/report.h"
@@ -93,18 +95,18 @@ class TempFile {
 // Removes the .BASE.PID.tmp files in `dir` whose process no longer runs: what a kill between
 // naming and renaming left. A name of a running process is another writer's, in flight.
 void remove_stale_links(const fs::path& dir, const std::string& base) {
-  const std::string prefix = "." + base + ".", suffix = ".tmp";
+  const std::string prefix = "." + base + ".";
   std::error_code ec;
   for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
     const std::string name = e.path().filename().string();
-    if (name.size() <= prefix.size() + suffix.size() || !name.starts_with(prefix) ||
-        !name.ends_with(suffix)) {
+    if (!name.starts_with(prefix)) continue;
+    // The number after the prefix is a pid only where linked_name gives this very name back.
+    const long pid = std::strtol(name.c_str() + prefix.size(), nullptr, 10);
+    if (pid <= 0 || pid > std::numeric_limits<pid_t>::max() ||
+        name != linked_name(base, static_cast<pid_t>(pid))) {
       continue;
     }
-    const std::string digits = name.substr(prefix.size(), name.size() - prefix.size() - suffix.size());
-    if (digits.find_first_not_of("0123456789") != std::string::npos || digits.size() > 9) continue;
-    const pid_t pid = static_cast<pid_t>(std::stol(digits));
-    if (pid > 0 && ::kill(pid, 0) != 0 && errno == ESRCH) fs::remove(e.path(), ec);
+    if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) fs::remove(e.path(), ec);
   }
 }
 
