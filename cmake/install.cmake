@@ -11,7 +11,7 @@ set_target_properties(vktune_catalogue PROPERTIES EXPORT_NAME catalogue)
 install(TARGETS vktune_runtime vktune_db vktune_catalogue EXPORT vktuneTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
-# The public headers and the ones they include (kernels/output_tile.h: snapshot.h's). Consumers
+# The public headers and the ones they include (kernels/output_tile.h: selection.h's). Consumers
 # include <vktune/runtime/...>; the headers themselves include "runtime/...", "db/..." and
 # "kernels/...", which include/vktune resolves.
 install(FILES runtime/vktune_runtime.h runtime/selection.h runtime/snapshot.h runtime/dispatch.h

@@ -10,6 +10,12 @@
 
 namespace vktune::kernels {
 
+// A K split pays only while the output tiles leave compute units idle: past this many tiles
+// every GPU we know is full (the H100 has 132 SMs), and the split's extra traffic is pure cost.
+// The tuner holds such a split illegal (kernels/families/splitk.h), so it never measures one,
+// and the runtime never answers with one.
+inline constexpr uint64_t kMaxSplitTiles = 512;
+
 struct OutputTile {
   uint32_t m = 0;  // rows of the output (M) a workgroup computes; 0: it computes only real rows
   uint32_t n = 0;  // columns (N); 0: only real columns
@@ -20,6 +26,11 @@ struct OutputTile {
   // The workgroups a dispatch over rows x cols launches: count() times slices.
   uint64_t workgroups(uint32_t rows, uint32_t cols) const noexcept {
     return count(rows, cols) * slices;
+  }
+  // Whether a dispatch over rows x cols may use this tile: always without a K split, else while
+  // its tiles number at most kMaxSplitTiles.
+  bool split_allowed(uint32_t rows, uint32_t cols) const noexcept {
+    return slices <= 1 || count(rows, cols) <= kMaxSplitTiles;
   }
   // ln of the share of the computed outputs that are the problem's (m x n): 0 where the tile
   // divides the problem or does not pad, negative where edge tiles compute padding.

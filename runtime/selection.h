@@ -8,6 +8,8 @@
 #include <span>
 #include <string_view>
 
+#include "kernels/output_tile.h"
+
 namespace vktune::runtime {
 
 // VkPhysicalDeviceType, spelled out so runtime/ needs no Vulkan headers.
@@ -49,12 +51,17 @@ struct Constraints {
   uint32_t m_max = 0;
   uint32_t k_max = 0;
   uint32_t k_min = 0;
+  // A variant that splits K: its output tile, from this runtime's catalogue rather than the
+  // stored constraints (Snapshot fills it). The tuner holds such a split illegal where its tiles
+  // already fill the GPU (kernels::OutputTile::split_allowed), so no database measured it there.
+  // Default: no split.
+  kernels::OutputTile split;
 
   // Inline: the ranking path asks it for every candidate on every neighbouring problem.
   bool allows(const ProblemQuery& q) const noexcept {
     return divides(k_multiple, q.k) && divides(gs_multiple, q.group_size) &&
            divides(n_multiple, q.n) && q.m >= m_min && (m_max == 0 || q.m <= m_max) &&
-           (k_max == 0 || q.k <= k_max) && q.k >= k_min;
+           (k_max == 0 || q.k <= k_max) && q.k >= k_min && split.split_allowed(q.m, q.n);
   }
 
  private:

@@ -280,6 +280,18 @@ std::shared_ptr<const Snapshot> Snapshot::from_catalog(const db::Catalog& catalo
       snap->workgroup_sizes_.push_back(k.workgroup_size);
     }
     snap->tiles_.resize(snap->kernels_.size());
+    // tiles_[kernel] read from the catalogue, for the kernels a selection can name (winners and
+    // the kernels heading a list), not for every stored kernel. A split one's tile joins its
+    // constraints, so every path of select() leaves it out where it would not pay.
+    std::vector<bool> tiled(snap->kernels_.size());
+    auto read_tile = [&](uint32_t kernel) {
+      if (tiled[kernel]) return;
+      tiled[kernel] = true;
+      Kernel& k = snap->kernels_[kernel];
+      const kernels::OutputTile tile = output_tile_of(k.family, k.knobs_json);
+      snap->tiles_[kernel] = tile;
+      if (tile.slices > 1) k.constraints.split = snap->constraints_[kernel].split = tile;
+    };
     for (const auto& d : catalog.devices) {
       device_index[d.id] = static_cast<uint32_t>(snap->devices_.size());
       Device dev{stored_device_query(d), d.name, stored_compute_units(d), {}, {}};
@@ -332,6 +344,7 @@ std::shared_ptr<const Snapshot> Snapshot::from_catalog(const db::Catalog& catalo
       }
       Bucket& b = buckets[last];
       Lists& l = lists[b.lists].lists;
+      read_tile(k->second);
       ShapeIndex::Entry entry{prob.m, prob.n, prob.k, k->second, w.median_ns,
                               snap->kernels_[k->second].constraints};
       entry.group_size = prob.group_size;
@@ -344,7 +357,6 @@ std::shared_ptr<const Snapshot> Snapshot::from_catalog(const db::Catalog& catalo
     }
     // Each device's lists in the order first met; a group refers to its own by index there.
     std::vector<uint32_t> list_index(lists.size());
-    std::vector<bool> tiled(snap->kernels_.size());  // tiles_[kernel] read from the catalogue
     for (size_t i = 0; i < lists.size(); ++i) {
       ListsBucket& l = lists[i];
       std::vector<ShapeIndex::Entry> entries;
@@ -356,16 +368,10 @@ std::shared_ptr<const Snapshot> Snapshot::from_catalog(const db::Catalog& catalo
                          ": more than " + std::to_string(kMaxPickable) +
                          " distinct kernels head one op's ranked lists, or a list is longer than 65535"};
       }
-      // The ranking reads the tiles of its candidates alone, the kernels heading a list: their
-      // knobs are parsed, not every stored kernel's.
+      // The ranking reads the tiles of its candidates alone, the kernels heading a list.
       const RankedLists& ranked_lists = l.lists.ranked;
       for (size_t v = 0; v < ranked_lists.variants.size(); ++v) {
-        if (ranked_lists.pick[v] == ranked_lists.pickable) continue;
-        const uint32_t kernel = ranked_lists.variants[v].kernel;
-        if (tiled[kernel]) continue;
-        tiled[kernel] = true;
-        const Kernel& k = snap->kernels_[kernel];
-        snap->tiles_[kernel] = output_tile_of(k.family, k.knobs_json);
+        if (ranked_lists.pick[v] != ranked_lists.pickable) read_tile(ranked_lists.variants[v].kernel);
       }
       std::vector<Lists>& owner = snap->devices_[l.device].lists;
       list_index[i] = static_cast<uint32_t>(owner.size());

@@ -5,16 +5,16 @@
 #include <cstdint>
 #include <string>
 
+#include "kernels/output_tile.h"
+
 namespace vktune::kernels::splitk {
 
-// Split-K pays only while the output tiles leave SMs idle; past this many tiles every GPU we
-// know is full (the H100 has 132 SMs), and the split's extra traffic is pure cost.
-inline constexpr uint64_t kMaxSplitTiles = 512;
 // Each slice keeps at least this many k-steps, or the split is all prologue and hand-over.
 inline constexpr uint32_t kMinStepsPerSlice = 2;
 
 // Why splitting K = `k` into `slices` of `bk`-wide k-steps does not pay for `tiles` output tiles
-// of bm x bn; empty when it may.
+// of bm x bn (more than kMaxSplitTiles, kernels/output_tile.h, or too few k-steps a slice);
+// empty when it may.
 std::string shape_error(uint64_t tiles, uint32_t bm, uint32_t bn, uint32_t k, uint32_t bk,
                         uint32_t slices);
 

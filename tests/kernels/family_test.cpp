@@ -503,6 +503,30 @@ TEST(OutputTile, TiledFamiliesNameTheTileTheirGridCounts) {
   EXPECT_EQ(OutputTile{}.log_useful_share(7, 9), 0.0);
 }
 
+// The tuner's legality and the runtime's predicate are one rule: a variant that splits K is legal
+// on a problem only where OutputTile::split_allowed holds (at M = 1024 N = 4096: 128 x 256 and
+// 64 x 128 tiles, 128 and 512 of them, may split; 32 x 128 and 64 x 64, 1,024, may not).
+TEST(OutputTile, ASplitIsLegalOnlyWhereItsTilesLeaveTheGpuRoom) {
+  const vk::DeviceInfo h100 = h100_like();
+  const Problem small = q4(64, 4096, 4096, 32), large = q4(1024, 4096, 4096, 32);
+  size_t allowed = 0, refused = 0;
+  for (const Family* f : families()) {
+    for (const Knobs& k : f->all_variants()) {
+      const OutputTile t = f->output_tile(k);
+      // Splits this build and device can run at all (a small problem leaves every split room).
+      if (t.slices <= 1 || !f->legality(k, small, h100).ok) continue;
+      const Legality l = f->legality(k, large, h100);
+      EXPECT_EQ(l.ok, t.split_allowed(large.m, large.n)) << f->key(k) << ": " << l.reason;
+      ++(l.ok ? allowed : refused);
+    }
+  }
+  EXPECT_GT(allowed, 10u);
+  EXPECT_GT(refused, 10u);
+  EXPECT_TRUE((OutputTile{64, 128, 2}.split_allowed(256, 16384)));
+  EXPECT_FALSE((OutputTile{64, 128, 2}.split_allowed(257, 16384)));
+  EXPECT_TRUE((OutputTile{64, 128, 1}.split_allowed(4096, 16384)));
+}
+
 TEST(GemvI8DotSplitK, WorkspaceGroupsAndWhenASplitPays) {
   const Family& split = family("q4gsw_gemv_i8dot_splitk_s16");
   const vk::DeviceInfo h100 = h100_like();

@@ -86,6 +86,15 @@ TEST(Dispatch, SplitKNeedsAWorkspaceZeroedOnce) {
   EXPECT_EQ(plan.layout, "raw");
 }
 
+// A split whose tiles already fill the GPU is refused, as the tuner refuses to measure it: 64 x 128
+// tiles, 512 at M = 256 N = 16384 (kernels::kMaxSplitTiles), 1,024 at M = 512.
+TEST(Dispatch, RefusesASplitWhoseTilesFillTheGpu) {
+  EXPECT_TRUE(plan_dispatch(splitk_selection(), q4(256, 16384, 2048, 32), kLargeGrid).ok());
+  const DispatchPlan plan = plan_dispatch(splitk_selection(), q4(512, 16384, 2048, 32), kLargeGrid);
+  EXPECT_EQ(plan.status, Status::invalid_query);
+  EXPECT_NE(plan.error.find("1024 output tiles"), std::string::npos) << plan.error;
+}
+
 TEST(Dispatch, RefusesWhatTheVariantCannotRun) {
   const Selection tiled = builtin_for(q4(4, 64, 4096, 32));
   ASSERT_TRUE(tiled.ok());

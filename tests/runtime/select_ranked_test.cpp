@@ -174,5 +174,50 @@ TEST(SelectRanked, AGridsFillIsCountedWithTheStoredComputeUnits) {
   }
 }
 
+// A split that ran fastest where its tiles left the GPU room is not the answer where they fill
+// it (kernels::OutputTile::split_allowed): the tuner never measures such a split and the dispatch
+// plan refuses it. Neither the ranking nor, from winners alone, the nearest winner names it.
+TEST(SelectRanked, ASplitIsNotTheAnswerWhereItsTilesFillTheGpu) {
+  db::Store store = db::Store::open_memory();
+  const db::DeviceRecord a = testing::FakeDb::device(0x10de, 0x2684, 100, "discrete", "A");
+  const int64_t device = store.upsert_device(a);
+  auto tile = [&](std::string_view family, std::string_view split) {
+    db::KernelRecord k = testing::fake_kernel(std::string(family) +
+                                              "[bm=128,bn=128,bk=32,sg=8,buf=2," +
+                                              (split.empty() ? "" : "splitk=2,") + "wpf=0]");
+    k.knobs_json = R"({"bm":128,"bn":128,"bk":32,"sg":8,"buf":2,)" + std::string(split) +
+                   R"("wpf":0})";
+    return store.upsert_kernel(k);
+  };
+  const int64_t split = tile("q4gsw_coopmat_splitk_khr_packed", R"("splitk":2,)");
+  const int64_t whole = tile("q4gsw_coopmat_khr_packed", "");
+  const int64_t run = store.begin_run({});
+  for (const uint32_t m : {256u, 512u}) {  // 64 and 128 tiles of 128 x 128: the split may
+    const int64_t problem = store.upsert_problem(testing::fake_problem(m, 4096, 4096));
+    store.add_measurement(testing::ok_measurement(run, device, problem, split, 100.0 * m));
+    store.add_measurement(testing::ok_measurement(run, device, problem, whole, 120.0 * m));
+  }
+  const char* kSplit = "q4gsw_coopmat_splitk_khr_packed[bm=128,bn=128,bk=32,sg=8,buf=2,splitk=2,wpf=0]";
+  const char* kWhole = "q4gsw_coopmat_khr_packed[bm=128,bn=128,bk=32,sg=8,buf=2,wpf=0]";
+  db::Catalog catalog = store.catalog();
+  for (const bool ranked : {true, false}) {
+    if (!ranked) catalog.ranked = catalog.winners;  // winners alone: the nearest winner answers
+    std::string error;
+    const auto snap = Snapshot::from_catalog(catalog, &error);
+    ASSERT_TRUE(snap) << error;
+    // M = 384: 48 tiles, the split is legal and best on both neighbours.
+    const Selection legal = snap->select(testing::query_for(a), q4(384, 4096, 4096));
+    EXPECT_EQ(legal.variant_key, kSplit);
+    // M = 4096: 1,024 tiles, past kernels::kMaxSplitTiles.
+    const Selection past = snap->select(testing::query_for(a), q4(4096, 4096, 4096));
+    ASSERT_TRUE(past.ok()) << past.error;
+    EXPECT_NE(past.variant_key, kSplit) << (ranked ? "ranked" : "nearest");
+    // Ranked, the whole tile measured beside it; from winners alone (the split won both), no
+    // tuned winner is legal and the built-in routing answers.
+    EXPECT_EQ(past.shape_match, ranked ? ShapeMatch::ranked : ShapeMatch::builtin);
+    if (ranked) EXPECT_EQ(past.variant_key, kWhole);
+  }
+}
+
 }  // namespace
 }  // namespace vktune::runtime
