@@ -371,7 +371,9 @@ std::shared_ptr<const Snapshot> Snapshot::from_catalog(const db::Catalog& catalo
       // The ranking reads the tiles of its candidates alone, the kernels heading a list.
       const RankedLists& ranked_lists = l.lists.ranked;
       for (size_t v = 0; v < ranked_lists.variants.size(); ++v) {
-        if (ranked_lists.pick[v] != ranked_lists.pickable) read_tile(ranked_lists.variants[v].kernel);
+        if (ranked_lists.pick[v] != ranked_lists.pickable) {
+          read_tile(ranked_lists.variants[v].kernel);
+        }
       }
       std::vector<Lists>& owner = snap->devices_[l.device].lists;
       list_index[i] = static_cast<uint32_t>(owner.size());

@@ -182,11 +182,11 @@ TEST(SelectRanked, ASplitIsNotTheAnswerWhereItsTilesFillTheGpu) {
   const db::DeviceRecord a = testing::FakeDb::device(0x10de, 0x2684, 100, "discrete", "A");
   const int64_t device = store.upsert_device(a);
   auto tile = [&](std::string_view family, std::string_view split) {
-    db::KernelRecord k = testing::fake_kernel(std::string(family) +
-                                              "[bm=128,bn=128,bk=32,sg=8,buf=2," +
-                                              (split.empty() ? "" : "splitk=2,") + "wpf=0]");
-    k.knobs_json = R"({"bm":128,"bn":128,"bk":32,"sg":8,"buf":2,)" + std::string(split) +
-                   R"("wpf":0})";
+    db::KernelRecord k =
+        testing::fake_kernel(std::string(family) + "[bm=128,bn=128,bk=32,sg=8,buf=2," +
+                             (split.empty() ? "" : "splitk=2,") + "wpf=0]");
+    k.knobs_json =
+        R"({"bm":128,"bn":128,"bk":32,"sg":8,"buf":2,)" + std::string(split) + R"("wpf":0})";
     return store.upsert_kernel(k);
   };
   const int64_t split = tile("q4gsw_coopmat_splitk_khr_packed", R"("splitk":2,)");
@@ -197,7 +197,8 @@ TEST(SelectRanked, ASplitIsNotTheAnswerWhereItsTilesFillTheGpu) {
     store.add_measurement(testing::ok_measurement(run, device, problem, split, 100.0 * m));
     store.add_measurement(testing::ok_measurement(run, device, problem, whole, 120.0 * m));
   }
-  const char* kSplit = "q4gsw_coopmat_splitk_khr_packed[bm=128,bn=128,bk=32,sg=8,buf=2,splitk=2,wpf=0]";
+  const char* kSplit =
+      "q4gsw_coopmat_splitk_khr_packed[bm=128,bn=128,bk=32,sg=8,buf=2,splitk=2,wpf=0]";
   const char* kWhole = "q4gsw_coopmat_khr_packed[bm=128,bn=128,bk=32,sg=8,buf=2,wpf=0]";
   db::Catalog catalog = store.catalog();
   for (const bool ranked : {true, false}) {
