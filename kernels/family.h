@@ -113,6 +113,11 @@ class Family {
   // The output block a workgroup computes whole, padding at the edges included; {} for
   // families that compute only real outputs (kernels/output_tile.h).
   virtual OutputTile output_tile(const Knobs&) const { return {}; }
+  // The block of outputs a K split hands over whole, with its slices: what the split's rule
+  // counts (OutputTile::split_allowed, which the tuner and the runtime both apply). The output
+  // tile where the family tiles its output; a split GEMV, which pads nothing, names its
+  // workgroup's outputs along N.
+  virtual OutputTile split_tile(const Knobs& k) const { return output_tile(k); }
   // Bytes of the workspace (binding 5 of the q4gsw kernels) one instance needs for
   // `problem`; 0 for none. It is zeroed when the instance is created, and a kernel that uses
   // part of it as counters leaves them zero when its dispatch ends.

@@ -51,7 +51,7 @@ DispatchPlan plan_dispatch(const Selection& s, const ProblemQuery& q,
     if (std::string e = family->shape_error(knobs, p); !e.empty()) {
       return refuse(std::string(s.variant_key) + " cannot run " + kernels::describe(p) + ": " + e);
     }
-    if (const kernels::OutputTile tile = family->output_tile(knobs);
+    if (const kernels::OutputTile tile = family->split_tile(knobs);
         !tile.split_allowed(p.m, p.n)) {
       return refuse(std::string(s.variant_key) + " splits K over " +
                     std::to_string(tile.count(p.m, p.n)) + " output tiles of " +

@@ -95,15 +95,20 @@ Constraints parse_constraints(const std::string& text, const std::string& key) {
   return c;
 }
 
-// The variant's output tile as this runtime's catalogue describes it; none for a family or knobs
-// it does not know (a database from another version): the ranking then leaves its padding out.
-kernels::OutputTile output_tile_of(const std::string& family, const std::string& knobs_json) {
+// The variant's output tile and the tile its K split hands over, as this runtime's catalogue
+// describes them; none for a family or knobs it does not know (a database from another
+// version): the ranking then leaves its padding out, and no split rule applies.
+struct CatalogueTiles {
+  kernels::OutputTile output, split;
+};
+CatalogueTiles catalogue_tiles(const std::string& family, const std::string& knobs_json) {
   const kernels::Family* f = kernels::find_family(family);
   if (f == nullptr) return {};
   const auto knobs = nlohmann::json::parse(knobs_json, nullptr, false);
   if (!knobs.is_object()) return {};
   try {
-    return f->output_tile(f->knobs_from_json(knobs));
+    const kernels::Knobs k = f->knobs_from_json(knobs);
+    return {f->output_tile(k), f->split_tile(k)};
   } catch (const kernels::BadKey&) {
     return {};
   }
@@ -288,9 +293,11 @@ std::shared_ptr<const Snapshot> Snapshot::from_catalog(const db::Catalog& catalo
       if (tiled[kernel]) return;
       tiled[kernel] = true;
       Kernel& k = snap->kernels_[kernel];
-      const kernels::OutputTile tile = output_tile_of(k.family, k.knobs_json);
-      snap->tiles_[kernel] = tile;
-      if (tile.slices > 1) k.constraints.split = snap->constraints_[kernel].split = tile;
+      const CatalogueTiles tiles = catalogue_tiles(k.family, k.knobs_json);
+      snap->tiles_[kernel] = tiles.output;
+      if (tiles.split.slices > 1) {
+        k.constraints.split = snap->constraints_[kernel].split = tiles.split;
+      }
     };
     for (const auto& d : catalog.devices) {
       device_index[d.id] = static_cast<uint32_t>(snap->devices_.size());

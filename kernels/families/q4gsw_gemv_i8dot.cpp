@@ -51,7 +51,7 @@ class GemvI8Dot final : public Family {
 
   uint32_t slices(const Knobs& k) const { return split_ ? knob_u32(k, "slices") : 1; }
   static uint64_t tiles(const Knobs& k, const Problem& p) {
-    return ceil_div(p.n, gemv_lanes::tile_outputs(k));
+    return OutputTile{0, gemv_lanes::tile_outputs(k)}.count(p.m, p.n);
   }
 
   // Split: at least splitk::kMinStepsPerSlice k-steps (one trip of the shader's block loop,
@@ -93,6 +93,10 @@ class GemvI8Dot final : public Family {
   std::array<uint32_t, 3> groups(const Knobs& k, const Problem& p,
                                  const vk::DeviceInfo& d) const override {
     return {clamp_groups(tiles(k, p) * slices(k), d), 1, 1};
+  }
+  OutputTile split_tile(const Knobs& k) const override {
+    if (!split_) return {};
+    return {0, gemv_lanes::tile_outputs(k), slices(k)};  // every row of M in one tile
   }
 
  protected:

@@ -504,27 +504,45 @@ TEST(OutputTile, TiledFamiliesNameTheTileTheirGridCounts) {
 }
 
 // The tuner's legality and the runtime's predicate are one rule: a variant that splits K is legal
-// on a problem only where OutputTile::split_allowed holds (at M = 1024 N = 4096: 128 x 256 and
-// 64 x 128 tiles, 128 and 512 of them, may split; 32 x 128 and 64 x 64, 1,024, may not).
+// on a problem only where OutputTile::split_allowed holds for its split_tile(). Each split variant
+// is taken at the M it runs (legal at N=256, one tile) and asked again at N=131072, where the
+// tensor-core tiles have thousands of tiles and a GEMV's 512 outputs a workgroup have 256.
 TEST(OutputTile, ASplitIsLegalOnlyWhereItsTilesLeaveTheGpuRoom) {
   const vk::DeviceInfo h100 = h100_like();
-  const Problem small = q4(64, 4096, 4096, 32), large = q4(1024, 4096, 4096, 32);
-  size_t allowed = 0, refused = 0;
+  // Legality as with the newer compiler, whichever one is linked.
+  const CompilerSupport newer = CompilerSupport{}
+                                    .add(GlslExtension::integer_dot_product)
+                                    .add(GlslExtension::cooperative_matrix_khr)
+                                    .add(GlslExtension::cooperative_matrix2_nv);
+  size_t allowed = 0, refused = 0, gemvs = 0;
   for (const Family* f : families()) {
     for (const Knobs& k : f->all_variants()) {
-      const OutputTile t = f->output_tile(k);
-      // Splits this build and device can run at all (a small problem leaves every split room).
-      if (t.slices <= 1 || !f->legality(k, small, h100).ok) continue;
-      const Legality l = f->legality(k, large, h100);
-      EXPECT_EQ(l.ok, t.split_allowed(large.m, large.n)) << f->key(k) << ": " << l.reason;
-      ++(l.ok ? allowed : refused);
+      const OutputTile t = f->split_tile(k);
+      if (t.slices <= 1) continue;
+      for (const uint32_t m : {1u, 8u, 64u, 1024u}) {
+        if (!f->legality(k, q4(m, 256, 4096, 32), h100, newer).ok) continue;
+        const Legality l = f->legality(k, q4(m, 131072, 4096, 32), h100, newer);
+        EXPECT_EQ(l.ok, t.split_allowed(m, 131072)) << f->key(k) << " M=" << m << ": " << l.reason;
+        ++(l.ok ? allowed : refused);
+        gemvs += t.m == 0 ? 1 : 0;
+      }
     }
   }
   EXPECT_GT(allowed, 10u);
-  EXPECT_GT(refused, 10u);
+  EXPECT_GT(refused, 100u);
+  EXPECT_GT(gemvs, 10u);
   EXPECT_TRUE((OutputTile{64, 128, 2}.split_allowed(256, 16384)));
   EXPECT_FALSE((OutputTile{64, 128, 2}.split_allowed(257, 16384)));
   EXPECT_TRUE((OutputTile{64, 128, 1}.split_allowed(4096, 16384)));
+  // The split GEMV's tile is its workgroup's outputs along N, every row in one; unsplit, none.
+  const Family& gemv = family("q4gsw_gemv_i8dot_splitk");
+  const Knobs k =
+      parse_key("q4gsw_gemv_i8dot_splitk[wg=512,ksplit=2,npl=2,unroll=2,mmax=8,slices=4]").knobs;
+  EXPECT_EQ(gemv.split_tile(k), (OutputTile{0, 512, 4}));
+  EXPECT_EQ(gemv.output_tile(k), OutputTile{});
+  EXPECT_EQ(family("q4gsw_gemv_i8dot").split_tile(
+                parse_key("q4gsw_gemv_i8dot[wg=512,ksplit=2,npl=2,unroll=2,mmax=8]").knobs),
+            OutputTile{});
 }
 
 TEST(GemvI8DotSplitK, WorkspaceGroupsAndWhenASplitPays) {

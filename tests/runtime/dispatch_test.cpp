@@ -93,6 +93,14 @@ TEST(Dispatch, RefusesASplitWhoseTilesFillTheGpu) {
   const DispatchPlan plan = plan_dispatch(splitk_selection(), q4(512, 16384, 2048, 32), kLargeGrid);
   EXPECT_EQ(plan.status, Status::invalid_query);
   EXPECT_NE(plan.error.find("1024 output tiles"), std::string::npos) << plan.error;
+  // The split GEMV counts its workgroups' 256 outputs along N: 512 of them at N = 131072.
+  const Selection gemv = test::hand_selection(
+      "q4gsw_gemv_i8dot_splitk",
+      "q4gsw_gemv_i8dot_splitk[wg=256,ksplit=1,npl=1,unroll=2,mmax=8,slices=2]",
+      R"({"wg":256,"ksplit":1,"npl":1,"unroll":2,"mmax":8,"slices":2})");
+  EXPECT_TRUE(plan_dispatch(gemv, q4(8, 131072, 4096, 32), kLargeGrid).ok());
+  EXPECT_NE(plan_dispatch(gemv, q4(8, 131328, 4096, 32), kLargeGrid).error.find("513 output tiles"),
+            std::string::npos);
 }
 
 TEST(Dispatch, RefusesWhatTheVariantCannotRun) {
