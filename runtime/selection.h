@@ -52,9 +52,9 @@ struct Constraints {
   uint32_t k_max = 0;
   uint32_t k_min = 0;
   // A variant that splits K: the tile its split hands over (kernels::Family::split_tile), from
-  // this runtime's catalogue rather than the stored constraints (Snapshot fills it). The tuner holds such a split illegal where its tiles
-  // already fill the GPU (kernels::OutputTile::split_allowed), so no database measured it there.
-  // Default: no split.
+  // this runtime's catalogue rather than the stored constraints (Snapshot fills it). The tuner
+  // holds such a split illegal where its tiles already fill the GPU
+  // (kernels::OutputTile::split_allowed), so no database measured it there. Default: no split.
   kernels::OutputTile split;
 
   // Inline: the ranking path asks it for every candidate on every neighbouring problem.

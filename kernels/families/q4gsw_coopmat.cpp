@@ -197,9 +197,7 @@ class Coopmat final : public Family {
                            const vk::DeviceInfo& d) const override {
     if (split_) {
       // Shape checks, kept here because they need the problem.
-      const Geometry g = geometry(k);
-      const std::string error =
-          splitk::shape_error(output_tiles(g, p), g.bm, g.bn, p.k, g.bk, g.splitk);
+      const std::string error = splitk::shape_error(output_tile(k), p, geometry(k).bk);
       if (!error.empty()) return error;
     }
     if (!vk::has_f16_tile(khr() ? d.features.coopmat_khr_shapes : d.features.coopmat_shapes)) {

@@ -87,8 +87,7 @@ class Coopmat2 final : public Family {
   }
   std::string device_error(const Knobs& k, const Problem& p, const vk::DeviceInfo&) const override {
     if (knob_u32(k, "splitk") == 1) return {};
-    return splitk::shape_error(output_tiles(k, p), knob_u32(k, "bm"), knob_u32(k, "bn"), p.k,
-                               knob_u32(k, "bk"), knob_u32(k, "splitk"));
+    return splitk::shape_error(tile(k), p, knob_u32(k, "bk"));
   }
   Requirements shader_requirements(const Knobs&) const override {
     Requirements r;

@@ -6,17 +6,17 @@
 #include <string>
 
 #include "kernels/output_tile.h"
+#include "kernels/problem.h"
 
 namespace vktune::kernels::splitk {
 
 // Each slice keeps at least this many k-steps, or the split is all prologue and hand-over.
 inline constexpr uint32_t kMinStepsPerSlice = 2;
 
-// Why splitting K = `k` into `slices` of `bk`-wide k-steps does not pay for `tiles` output tiles
-// of bm x bn (more than kMaxSplitTiles, kernels/output_tile.h, or too few k-steps a slice);
-// empty when it may.
-std::string shape_error(uint64_t tiles, uint32_t bm, uint32_t bn, uint32_t k, uint32_t bk,
-                        uint32_t slices);
+// Why splitting `problem`'s K over `tile`'s slices of `bk`-wide k-steps does not pay: its tiles
+// already fill the GPU (OutputTile::split_allowed, the rule the runtime applies too), or a slice
+// gets too few k-steps; empty when it may.
+std::string shape_error(const OutputTile& tile, const Problem& problem, uint32_t bk);
 
 // Bytes of the workspace: a counter per output tile (rounded up to 16, so the partials start
 // 64-byte aligned), then every slice's fp32 partial of every tile.
