@@ -35,13 +35,15 @@ struct RankedPick {
 // out over the H100 database (`vktune evaluate`; docs/evaluate.md says what else was tried).
 inline constexpr size_t kRankNeighbours = 6;
 inline constexpr size_t kRankCandidatesPerNeighbour = db::kRankedPickable;
-// The query's own shape tuned at other group sizes joins those neighbours (runtime/snapshot.cpp),
-// at kOtherGroupSizeScale log-distance per unit of |ln(group size ratio)|: a group size moves
-// the scales' share of the traffic, rarely which tile or grid suits a shape. Chosen by
-// `vktune evaluate` on the H100 database (docs/evaluate.md), with its --leave-shape-out figures
-// beside, which no other group size can flatter.
-inline constexpr size_t kMaxOtherGroupSizes = 2;
-inline constexpr size_t kMaxRankNeighbours = kRankNeighbours + kMaxOtherGroupSizes;
+// Shapes tuned at the device's other group sizes that the query's own group size lacks join those
+// neighbours (runtime/snapshot.cpp), at kOtherGroupSizeScale log-distance per unit of |ln(group
+// size ratio)| added in quadrature, and the nearest kMaxRankNeighbours of all rank: a group size
+// moves the scales' share of the traffic, rarely which tile or grid suits a shape. The query's
+// own shape at another group size is the nearest of them. Chosen by `vktune evaluate` on the H100
+// database (docs/evaluate.md), with its --leave-shape-out figures beside, which no other group
+// size can flatter.
+inline constexpr size_t kOtherGroupSizeSlots = 2;
+inline constexpr size_t kMaxRankNeighbours = kRankNeighbours + kOtherGroupSizeSlots;
 inline constexpr double kOtherGroupSizeScale = 0.25;
 
 // A group's ranked lists as the ranking reads them. `variants` holds every entry's list (each

@@ -164,22 +164,31 @@ const Group* group_for(const Device& d, const ProblemQuery& q) noexcept {
   return nearest;
 }
 
-// Adds to the `found` neighbours in `out` (nearest first) the query's own shape as tuned at the
-// device's other group sizes of `own`'s op, dtype and heads, at kOtherGroupSizeScale per unit of
-// |ln(group size ratio)|, after any neighbour as near; those beyond out's size are left out.
+// Adds to the `found` neighbours in `out` (of `own`, the query's group size; nearest first) the
+// shapes tuned at the device's other group sizes of own's op, dtype and heads that `own` lacks,
+// each at hypot(its log-distance, kOtherGroupSizeScale * |ln(group size ratio)|), keeping the
+// nearest out.size() of them all. The query's own shape at another group size is the nearest such
+// neighbour; a shape `own` holds stands for itself, so a database tuned at every group size alike
+// ranks from its own group size's shapes, and one tuned at one group size answers the others.
 // Returns the new count.
 size_t add_other_group_sizes(const Device& d, const Group& own, const ProblemQuery& q,
+                             const std::array<double, 3>& log_q,
                              std::span<ShapeIndex::Nearest> out, size_t found) noexcept {
   for (const Group& g : d.groups) {
-    if (found == out.size()) break;
     if (&g == &own || g.lists != own.lists || g.group_size == 0 || q.group_size == 0) continue;
-    const ShapeIndex::Entry* twin = g.shapes.exact(q);
-    if (twin == nullptr) continue;
-    const double distance =
+    const double gs_distance =
         kOtherGroupSizeScale * std::abs(std::log(double(g.group_size) / double(q.group_size)));
-    size_t at = found++;
-    for (; at > 0 && out[at - 1].distance > distance; --at) out[at] = out[at - 1];
-    out[at] = {twin, distance};
+    std::array<ShapeIndex::Nearest, kRankNeighbours> theirs;
+    const size_t count = g.shapes.nearest_k(log_q, theirs);
+    for (size_t i = 0; i < count; ++i) {
+      const ShapeIndex::Entry& e = *theirs[i].entry;
+      if (own.shapes.exact({.m = e.m, .n = e.n, .k = e.k}) != nullptr) continue;
+      const double distance = std::hypot(theirs[i].distance, gs_distance);
+      if (found == out.size() && out[found - 1].distance <= distance) continue;
+      size_t at = found < out.size() ? found++ : found - 1;
+      for (; at > 0 && out[at - 1].distance > distance; --at) out[at] = out[at - 1];
+      out[at] = {&e, distance};
+    }
   }
   return found;
 }
@@ -517,7 +526,7 @@ Selection Snapshot::select(const DeviceQuery& device, const ProblemQuery& proble
       }
       std::array<ShapeIndex::Nearest, kMaxRankNeighbours> neighbours;
       size_t found = g->shapes.nearest_k(log_q, std::span(neighbours).first<kRankNeighbours>());
-      if (own_group_size) found = add_other_group_sizes(d, *g, problem, neighbours, found);
+      if (own_group_size) found = add_other_group_sizes(d, *g, problem, log_q, neighbours, found);
       const Lists& lists = d.lists[g->lists];
       const RankedPick pick = rank_neighbours({neighbours.data(), found}, lists.ranked,
                                               {constraints_, tiles_, workgroup_sizes_},

@@ -97,25 +97,36 @@ struct RandomDb {
       nb.distance = std::sqrt(d2);
       return nb;
     };
-    std::vector<Neighbour> all;
-    for (const db::Problem& p : catalog.problems) {
-      if (p.group_size != q.group_size) continue;
-      const double dx = lq[0] - std::log(double(p.m)), dy = lq[1] - std::log(double(p.n)),
-                   dz = lq[2] - std::log(double(p.k));
-      all.push_back(neighbour(p, dx * dx + dy * dy + dz * dz));
-    }
-    std::sort(all.begin(), all.end(), [](const Neighbour& a, const Neighbour& b) {
-      return std::tie(a.d2, a.p->m, a.p->n, a.p->k) < std::tie(b.d2, b.p->m, b.p->n, b.p->k);
-    });
-    all.resize(std::min(all.size(), kRankNeighbours));
-    // The query's shape at the other group size joins them, after any neighbour as near.
-    for (const db::Problem& p : catalog.problems) {
-      if (p.group_size == q.group_size || std::tie(p.m, p.n, p.k) != std::tie(q.m, q.n, q.k)) continue;
-      Neighbour twin = neighbour(p, 0);
-      twin.distance = kOtherGroupSizeScale * std::abs(std::log(double(p.group_size) / double(q.group_size)));
+    // The kRankNeighbours nearest problems of a group size, ties to the smallest (M, N, K).
+    auto nearest_of = [&](uint32_t group_size) {
+      std::vector<Neighbour> found;
+      for (const db::Problem& p : catalog.problems) {
+        if (p.group_size != group_size) continue;
+        const double dx = lq[0] - std::log(double(p.m)), dy = lq[1] - std::log(double(p.n)),
+                     dz = lq[2] - std::log(double(p.k));
+        found.push_back(neighbour(p, dx * dx + dy * dy + dz * dz));
+      }
+      std::sort(found.begin(), found.end(), [](const Neighbour& a, const Neighbour& b) {
+        return std::tie(a.d2, a.p->m, a.p->n, a.p->k) < std::tie(b.d2, b.p->m, b.p->n, b.p->k);
+      });
+      found.resize(std::min(found.size(), kRankNeighbours));
+      return found;
+    };
+    std::vector<Neighbour> all = nearest_of(q.group_size);
+    // The other group size's nearest join them, after any neighbour as near, unless the query's
+    // group size tuned their shape too; the nearest kMaxRankNeighbours of all stay.
+    const uint32_t other = q.group_size == 32 ? 128 : 32;
+    const double gs_distance = kOtherGroupSizeScale * std::abs(std::log(double(other) / double(q.group_size)));
+    for (Neighbour nb : nearest_of(other)) {
+      const bool shadowed = std::any_of(catalog.problems.begin(), catalog.problems.end(), [&](const db::Problem& p) {
+        return p.group_size == q.group_size && std::tie(p.m, p.n, p.k) == std::tie(nb.p->m, nb.p->n, nb.p->k);
+      });
+      if (shadowed) continue;
+      nb.distance = std::hypot(nb.distance, gs_distance);
       const auto at = std::find_if(all.begin(), all.end(),
-                                   [&](const Neighbour& nb) { return nb.distance > twin.distance; });
-      all.insert(at, twin);
+                                   [&](const Neighbour& x) { return x.distance > nb.distance; });
+      all.insert(at, nb);
+      all.resize(std::min(all.size(), kMaxRankNeighbours));
     }
     size_t ranking = 0;
     for (const Neighbour& nb : all) ranking += nb.list.size() >= 2 ? 1 : 0;

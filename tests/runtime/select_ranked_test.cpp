@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "runtime/rank.h"
 #include "runtime/snapshot.h"
 #include "tests/runtime/fake_catalog.h"
 
@@ -216,8 +217,37 @@ TEST(SelectRanked, ASplitIsNotTheAnswerWhereItsTilesFillTheGpu) {
     // Ranked, the whole tile measured beside it; from winners alone (the split won both), no
     // tuned winner is legal and the built-in routing answers.
     EXPECT_EQ(past.shape_match, ranked ? ShapeMatch::ranked : ShapeMatch::builtin);
-    if (ranked) EXPECT_EQ(past.variant_key, kWhole);
+    if (ranked) {
+      EXPECT_EQ(past.variant_key, kWhole);
+    }
   }
+}
+
+// Group size 32 tuned 4096 x 4096 at M 4 and 16, where tiled-b wins; group size 128 tuned only
+// 512 x 512, where tiled-a does. A gs=128 query of M=8 4096 x 4096 is ranked on the gs=32 shapes
+// its own group size lacks (0.35 further away for the group size), not on the far 512 x 512.
+TEST(SelectRanked, AShapeTunedAtAnotherGroupSizeAloneStandsInForIt) {
+  db::Store store = db::Store::open_memory();
+  const db::DeviceRecord a = testing::FakeDb::device(0x10de, 0x2684, 100, "discrete", "A");
+  const int64_t device = store.upsert_device(a);
+  const int64_t ta = store.upsert_kernel(testing::fake_kernel("q4gsw_tiled[layout=raw,tm=4,tn=4,wg=64,bk=0]"));
+  const int64_t tb = store.upsert_kernel(testing::fake_kernel("q4gsw_tiled[layout=raw,tm=8,tn=4,wg=64,bk=0]"));
+  const int64_t run = store.begin_run({});
+  for (const uint32_t m : {4u, 16u}) {
+    const int64_t near = store.upsert_problem(testing::fake_problem(m, 4096, 4096, 32));
+    store.add_measurement(testing::ok_measurement(run, device, near, tb, 100.0));
+    store.add_measurement(testing::ok_measurement(run, device, near, ta, 300.0));
+    const int64_t far = store.upsert_problem(testing::fake_problem(m, 512, 512, 128));
+    store.add_measurement(testing::ok_measurement(run, device, far, ta, 100.0));
+    store.add_measurement(testing::ok_measurement(run, device, far, tb, 300.0));
+  }
+  const auto snap = testing::snapshot_of(store, "catalog");
+  const Selection s = snap->select(testing::query_for(a), q4(8, 4096, 4096, 128));
+  ASSERT_TRUE(s.ok()) << s.error;
+  EXPECT_EQ(s.shape_match, ShapeMatch::ranked);
+  EXPECT_EQ(s.variant_key, "q4gsw_tiled[layout=raw,tm=8,tn=4,wg=64,bk=0]");
+  EXPECT_EQ(s.matched_group_size, 32u);
+  EXPECT_NEAR(s.shape_distance, std::hypot(std::log(2.0), kOtherGroupSizeScale * std::log(4.0)), 1e-9);
 }
 
 }  // namespace
