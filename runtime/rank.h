@@ -32,8 +32,10 @@ struct RankedPick {
 
 // Neighbours asked (ShapeIndex::nearest_k) and, of each, the fastest variants that may be
 // picked. Every neighbour's whole list still counts in the scores. Chosen by leave-one-problem-
-// out over the H100 database (`vktune evaluate`; docs/evaluate.md says what else was tried).
-inline constexpr size_t kRankNeighbours = 6;
+// out over the H100 database (`vktune evaluate`; docs/evaluate.md says what else was tried):
+// 6 while the prefill problems were the presets' few shapes; 8 once a grid of shapes filled the
+// space between them (fourteenth session), where more neighbours outvote one shape's odd winner.
+inline constexpr size_t kRankNeighbours = 8;
 inline constexpr size_t kRankCandidatesPerNeighbour = db::kRankedPickable;
 // Shapes tuned at the device's other group sizes that the query's own group size lacks join those
 // neighbours (runtime/snapshot.cpp), at kOtherGroupSizeScale log-distance per unit of |ln(group
