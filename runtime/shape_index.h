@@ -30,8 +30,14 @@ class ShapeIndex {
 
   struct Nearest {
     const Entry* entry = nullptr;  // nullptr when no entry is legal for the query
-    double distance = 0;           // sqrt(sum (ln a - ln b)^2) over M, N, K
+    double distance = 0;           // between the two shapes' points (below)
   };
+
+  // Where a shape sits in the index's space: (ln M, 2 ln N, 2 ln K). A step in N or K counts
+  // twice one in M: a hidden problem's own N and K at half or twice its M are better evidence
+  // than shapes at its M with N and K 1.4x off (docs/evaluate.md, fourteenth session).
+  static constexpr double kWeightAxisScale = 2;
+  static std::array<double, 3> point(uint32_t m, uint32_t n, uint32_t k) noexcept;
 
   ShapeIndex() = default;
   // Entries in any order. Of entries with the same (M, N, K), lookups see the first.
@@ -40,7 +46,7 @@ class ShapeIndex {
   // The entry with exactly q's (M, N, K), legal or not; nullptr when there is none.
   const Entry* exact(const ProblemQuery& q) const noexcept;
 
-  // The legal entry nearest to q, where log_q = (ln M, ln N, ln K) of q. Ties go to the
+  // The legal entry nearest to q, where log_q = point(q's M, N, K). Ties go to the
   // smallest (M, N, K), so the answer never depends on how the index was built.
   Nearest nearest(const ProblemQuery& q, const std::array<double, 3>& log_q) const noexcept;
 
@@ -63,7 +69,7 @@ class ShapeIndex {
               std::array<double, 3>& offset, double cell_d2, Best& best) const noexcept;
 
   std::vector<Entry> entries_;  // sorted by (M, N, K): exact hits by binary search
-  // A k-d tree over (ln M, ln N, ln K) with up to kLeafSize points per leaf, stored as arrays
+  // A k-d tree over the entries' points with up to kLeafSize points per leaf, stored as arrays
   // in tree order (leaves are contiguous runs of them). Node i (root 1) splits its range
   // [lo, hi) at mid = lo + (hi - lo) / 2 on axis_[i] at split_[i]; its children are 2i, 2i+1.
   std::vector<std::array<double, 3>> point_;  // log coordinates, tree order

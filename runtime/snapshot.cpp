@@ -521,7 +521,7 @@ Selection Snapshot::select(const DeviceQuery& device, const ProblemQuery& proble
         }
       }
       if (!have_log_q) {
-        log_q = {std::log(double(problem.m)), std::log(double(problem.n)), std::log(double(problem.k))};
+        log_q = ShapeIndex::point(problem.m, problem.n, problem.k);
         have_log_q = true;
       }
       std::array<ShapeIndex::Nearest, kMaxRankNeighbours> neighbours;

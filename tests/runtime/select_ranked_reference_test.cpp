@@ -102,8 +102,9 @@ struct RandomDb {
       std::vector<Neighbour> found;
       for (const db::Problem& p : catalog.problems) {
         if (p.group_size != group_size) continue;
-        const double dx = lq[0] - std::log(double(p.m)), dy = lq[1] - std::log(double(p.n)),
-                     dz = lq[2] - std::log(double(p.k));
+        // N and K count twice M (ShapeIndex::point).
+        const double dx = lq[0] - std::log(double(p.m)), dy = 2 * (lq[1] - std::log(double(p.n))),
+                     dz = 2 * (lq[2] - std::log(double(p.k)));
         found.push_back(neighbour(p, dx * dx + dy * dy + dz * dz));
       }
       std::sort(found.begin(), found.end(), [](const Neighbour& a, const Neighbour& b) {

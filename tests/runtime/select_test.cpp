@@ -42,7 +42,7 @@ TEST_F(Select, ExactDeviceNearestShape) {
   EXPECT_EQ(s.matched_m, 1u);
   EXPECT_EQ(s.matched_n, 4096u);
   EXPECT_EQ(s.matched_k, 4096u);
-  EXPECT_NEAR(s.shape_distance, std::log(4096.0 / 4000.0), 1e-12);
+  EXPECT_NEAR(s.shape_distance, 2 * std::log(4096.0 / 4000.0), 1e-12);  // N counts twice M
 }
 
 TEST_F(Select, NearestSkipsAWinnerIllegalForTheQuery) {
@@ -53,7 +53,7 @@ TEST_F(Select, NearestSkipsAWinnerIllegalForTheQuery) {
   EXPECT_EQ(s.shape_match, ShapeMatch::nearest);
   EXPECT_EQ(s.variant_key, "q4gsw_tiled[layout=packed,tm=8,tn=4,wg=128,bk=32]");
   EXPECT_EQ(s.matched_m, 64u);
-  EXPECT_NEAR(s.shape_distance, std::sqrt(3.0) * std::log(4.0), 1e-12);
+  EXPECT_NEAR(s.shape_distance, 3 * std::log(4.0), 1e-12);  // sqrt(1 + 2^2 + 2^2) ln 4
 }
 
 TEST_F(Select, NearestTakesTheIllegalOnesNeighbourWhenLegal) {

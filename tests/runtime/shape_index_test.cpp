@@ -17,20 +17,23 @@ using Entry = ShapeIndex::Entry;
 
 ProblemQuery q4(uint32_t m, uint32_t n, uint32_t k) { return ProblemQuery{"q4gsw", "f32", m, n, k, 32}; }
 
-std::array<double, 3> logs(const ProblemQuery& q) {
-  return {std::log(double(q.m)), std::log(double(q.n)), std::log(double(q.k))};
+std::array<double, 3> logs(const ProblemQuery& q) { return ShapeIndex::point(q.m, q.n, q.k); }
+
+// The distance's definition, squared: N and K count twice M.
+double distance2(const ProblemQuery& q, const Entry& e) {
+  const double dm = std::log(double(q.m)) - std::log(double(e.m)),
+               dn = 2 * (std::log(double(q.n)) - std::log(double(e.n))),
+               dk = 2 * (std::log(double(q.k)) - std::log(double(e.k)));
+  return dm * dm + dn * dn + dk * dk;
 }
 
 // The definition: the legal entry of least distance, ties to the smallest (M, N, K).
 const Entry* brute_nearest(const std::vector<Entry>& entries, const ProblemQuery& q, double& d2) {
   const Entry* best = nullptr;
   d2 = std::numeric_limits<double>::infinity();
-  const auto lq = logs(q);
   for (const Entry& e : entries) {
     if (!e.constraints.allows(q)) continue;
-    const double dx = lq[0] - std::log(double(e.m)), dy = lq[1] - std::log(double(e.n)),
-                 dz = lq[2] - std::log(double(e.k));
-    const double d = dx * dx + dy * dy + dz * dz;
+    const double d = distance2(q, e);
     if (d < d2 || (d == d2 && std::tie(e.m, e.n, e.k) < std::tie(best->m, best->n, best->k))) {
       best = &e;
       d2 = d;
@@ -113,11 +116,7 @@ TEST(ShapeIndex, NearestKMatchesBruteForce) {
       const ProblemQuery q = q4(1 + rng() % 300, 64 * (1 + rng() % 150), 64 * (1 + rng() % 150));
       const auto lq = logs(q);
       std::vector<std::pair<double, std::tuple<uint32_t, uint32_t, uint32_t>>> want;
-      for (const Entry& e : entries) {
-        const double dx = lq[0] - std::log(double(e.m)), dy = lq[1] - std::log(double(e.n)),
-                     dz = lq[2] - std::log(double(e.k));
-        want.emplace_back(dx * dx + dy * dy + dz * dz, std::tie(e.m, e.n, e.k));
-      }
+      for (const Entry& e : entries) want.emplace_back(distance2(q, e), std::tie(e.m, e.n, e.k));
       std::sort(want.begin(), want.end());
       std::array<ShapeIndex::Nearest, 6> got;
       const size_t found = index.nearest_k(lq, got);
