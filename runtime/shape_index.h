@@ -72,7 +72,7 @@ class ShapeIndex {
   // A k-d tree over the entries' points with up to kLeafSize points per leaf, stored as arrays
   // in tree order (leaves are contiguous runs of them). Node i (root 1) splits its range
   // [lo, hi) at mid = lo + (hi - lo) / 2 on axis_[i] at split_[i]; its children are 2i, 2i+1.
-  std::vector<std::array<double, 3>> point_;  // log coordinates, tree order
+  std::vector<std::array<double, 3>> point_;  // point() of each entry, tree order
   std::vector<uint32_t> entry_;               // tree order -> index into entries_
   std::vector<double> split_;
   std::vector<uint8_t> axis_;

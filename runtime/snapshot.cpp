@@ -166,7 +166,7 @@ const Group* group_for(const Device& d, const ProblemQuery& q) noexcept {
 
 // Adds to the `found` neighbours in `out` (of `own`, the query's group size; nearest first) the
 // shapes tuned at the device's other group sizes of own's op, dtype and heads that `own` lacks,
-// each at hypot(its log-distance, kOtherGroupSizeScale * |ln(group size ratio)|), keeping the
+// each at hypot(its distance, kOtherGroupSizeScale * |ln(group size ratio)|), keeping the
 // nearest out.size() of them all. The query's own shape at another group size is the nearest such
 // neighbour; a shape `own` holds stands for itself, so a database tuned at every group size alike
 // ranks from its own group size's shapes, and one tuned at one group size answers the others.
