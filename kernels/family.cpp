@@ -15,10 +15,11 @@ nlohmann::json to_json(const Constraints& c) {
   nlohmann::json j = {{"k_multiple", c.k_multiple}, {"gs_multiple", c.gs_multiple},
                       {"n_multiple", c.n_multiple}, {"m_min", c.m_min},
                       {"m_max", c.m_max}};
-  // Only where bounded, so that the constraints stored before k_max and k_min existed read the
-  // same.
+  // Only where bounded, so that the constraints stored before k_max, k_min and
+  // head_group_multiple existed read the same.
   if (c.k_max != 0) j["k_max"] = c.k_max;
   if (c.k_min != 0) j["k_min"] = c.k_min;
+  if (c.head_group_multiple > 1) j["head_group_multiple"] = c.head_group_multiple;
   return j;
 }
 
@@ -52,6 +53,12 @@ std::string check(const Constraints& c, const Problem& p) {
   if (p.k < c.k_min) {
     return std::string(k_name) + "=" + std::to_string(p.k) + " is below this variant's k_min=" +
            std::to_string(c.k_min) + " (too short to split so many ways)";
+  }
+  if (p.kv_heads != 0 && (p.heads / p.kv_heads) % c.head_group_multiple != 0) {
+    return "the " + std::to_string(p.heads / p.kv_heads) + " query heads per KV head (heads " +
+           std::to_string(p.heads) + " / kv_heads " + std::to_string(p.kv_heads) +
+           ") are not a multiple of this variant's head_group_multiple=" +
+           std::to_string(c.head_group_multiple) + " (its workgroup's heads share one KV head)";
   }
   return {};
 }

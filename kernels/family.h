@@ -45,6 +45,9 @@ struct Constraints {
   uint32_t m_min = 1, m_max = 0;  // m_max 0: no upper bound
   uint32_t k_max = 0;             // 0: no upper bound (sdpa's online kernels: the head dim)
   uint32_t k_min = 0;             // 0: no lower bound (the split int8-dot GEMV: its slices' k-steps)
+  // sdpa: the query heads per KV head (heads / kv_heads) must be a multiple of this; the online
+  // kernels' qpg, whose workgroup's heads share one KV head.
+  uint32_t head_group_multiple = 1;
   friend bool operator==(const Constraints&, const Constraints&) = default;
 };
 nlohmann::json to_json(const Constraints& c);

@@ -154,6 +154,8 @@ extern "C" int vktune_select(const vktune_snapshot* snapshot, const vktune_devic
   out->matched_n = s.matched_n;
   out->matched_k = s.matched_k;
   out->matched_group_size = s.matched_group_size;
+  out->matched_heads = s.matched_heads;
+  out->matched_kv_heads = s.matched_kv_heads;
   out->source = c_str(s.source);
   out->layer = s.layer;
   return out->status;

@@ -37,8 +37,11 @@ std::string describe(const Selection& s) {
       break;
     case DeviceMatch::builtin: out += "  device: no tuned device, built-in routing\n"; break;
   }
-  std::snprintf(buf, sizeof buf, "M=%u N=%u K=%u gs=%u", s.matched_m, s.matched_n, s.matched_k,
-                s.matched_group_size);
+  int at = std::snprintf(buf, sizeof buf, "M=%u N=%u K=%u gs=%u", s.matched_m, s.matched_n,
+                         s.matched_k, s.matched_group_size);
+  if (s.matched_heads != 0) {
+    std::snprintf(buf + at, sizeof buf - at, " heads %u/%u", s.matched_heads, s.matched_kv_heads);
+  }
   switch (s.shape_match) {
     case ShapeMatch::exact: out += std::string("  shape: exact, ") + buf + "\n"; break;
     case ShapeMatch::nearest: {
@@ -78,6 +81,10 @@ std::string describe_json(const Selection& s) {
     j["matched_device"] = {{"name", s.matched_device_name}, {"driver_version", s.matched_driver_version}};
     j["matched_problem"] = {{"m", s.matched_m}, {"n", s.matched_n}, {"k", s.matched_k},
                             {"group_size", s.matched_group_size}};
+    if (s.matched_heads != 0) {
+      j["matched_problem"]["heads"] = s.matched_heads;
+      j["matched_problem"]["kv_heads"] = s.matched_kv_heads;
+    }
   }
   return j.dump();
 }

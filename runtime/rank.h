@@ -24,6 +24,12 @@ struct RankedVariant {
   float log_ratio = 0;  // ln(its median over the problem's best median): 0 for the winner
 };
 
+// The head counts (sdpa) a group of tuned problems shares: the query's own, or the nearest the
+// device tuned (runtime/snapshot.cpp); 0 for other ops.
+struct TunedHeads {
+  uint32_t heads = 0, kv_heads = 0;
+};
+
 struct RankedPick {
   const RankedVariant* variant = nullptr;           // nullptr: too little to rank
   const ShapeIndex::Entry* measured_on = nullptr;   // the nearest neighbour that measured it
@@ -115,9 +121,10 @@ double grid_fill(uint64_t workgroups, uint64_t slots) noexcept;
 // `neighbours` are nearest first; each entry's ranked_first/ranked_count slice `lists`
 // (indexed by index_pickable); `kernels` describes every kernel a list names. Returns no
 // variant when fewer than two neighbours rank two or more variants (a database of winners
-// only): the caller then copies the nearest legal winner. noexcept, allocation-free.
+// only): the caller then copies the nearest legal winner. `tuned`: the neighbours' head counts
+// (sdpa), where a variant's legality on them is asked. noexcept, allocation-free.
 RankedPick rank_neighbours(std::span<const ShapeIndex::Nearest> neighbours, const RankedLists& lists,
                            const RankKernels& kernels, uint32_t compute_units,
-                           const ProblemQuery& q) noexcept;
+                           const ProblemQuery& q, TunedHeads tuned) noexcept;
 
 }  // namespace vktune::runtime

@@ -51,6 +51,9 @@ struct Constraints {
   uint32_t m_max = 0;
   uint32_t k_max = 0;
   uint32_t k_min = 0;
+  // sdpa: heads / kv_heads must be a multiple of this (the online kernels' qpg: a workgroup's
+  // query heads share one KV head).
+  uint32_t head_group_multiple = 1;
   // A variant that splits K: the tile its split hands over (kernels::Family::split_tile), from
   // this runtime's catalogue rather than the stored constraints (Snapshot fills it). The tuner
   // holds such a split illegal where its tiles already fill the GPU
@@ -61,7 +64,10 @@ struct Constraints {
   bool allows(const ProblemQuery& q) const noexcept {
     return divides(k_multiple, q.k) && divides(gs_multiple, q.group_size) &&
            divides(n_multiple, q.n) && q.m >= m_min && (m_max == 0 || q.m <= m_max) &&
-           (k_max == 0 || q.k <= k_max) && q.k >= k_min && split.split_allowed(q.m, q.n);
+           (k_max == 0 || q.k <= k_max) && q.k >= k_min &&
+           (q.kv_heads == 0 ? head_group_multiple <= 1
+                            : divides(head_group_multiple, q.heads / q.kv_heads)) &&
+           split.split_allowed(q.m, q.n);
   }
 
  private:
@@ -119,6 +125,9 @@ struct Selection {
   std::string_view matched_device_name;
   uint32_t matched_driver_version = 0;
   uint32_t matched_m = 0, matched_n = 0, matched_k = 0, matched_group_size = 0;
+  // sdpa: the head counts it was tuned at; where the device tuned none of the query's, the
+  // nearest ones (runtime/snapshot.cpp, group_for). 0 for other ops.
+  uint32_t matched_heads = 0, matched_kv_heads = 0;
   // Which database answered: its Snapshot::source() (a path or a memory label), and its layer
   // in a Layers stack (0 = the top, the user's own); empty and -1 for built-in answers.
   std::string_view source;

@@ -92,30 +92,34 @@ Constraints parse_constraints(const std::string& text, const std::string& key) {
   read("m_max", c.m_max);
   read("k_max", c.k_max);
   read("k_min", c.k_min);
+  read("head_group_multiple", c.head_group_multiple);
   return c;
 }
 
-// The variant's output tile and the tile its K split hands over, as this runtime's catalogue
-// describes them; none for a family or knobs it does not know (a database from another
-// version): the ranking then leaves its padding out, and no split rule applies.
-struct CatalogueTiles {
+// The variant's output tile, the tile its K split hands over and its head-group multiple, as
+// this runtime's catalogue describes them; none for a family or knobs it does not know (a
+// database from another version): the ranking then leaves its padding out, and no split or head
+// rule applies. (A database stored before the head-group constraint existed lacks it, and an
+// answer may now come from another head count.)
+struct CatalogueFacts {
   kernels::OutputTile output, split;
+  uint32_t head_group_multiple = 1;
 };
-CatalogueTiles catalogue_tiles(const std::string& family, const std::string& knobs_json) {
+CatalogueFacts catalogue_facts(const std::string& family, const std::string& knobs_json) {
   const kernels::Family* f = kernels::find_family(family);
   if (f == nullptr) return {};
   const auto knobs = nlohmann::json::parse(knobs_json, nullptr, false);
   if (!knobs.is_object()) return {};
   try {
     const kernels::Knobs k = f->knobs_from_json(knobs);
-    return {f->output_tile(k), f->split_tile(k)};
+    return {f->output_tile(k), f->split_tile(k), f->constraints(k).head_group_multiple};
   } catch (const kernels::BadKey&) {
     return {};
   }
 }
 
-void fill(const Kernel& k, const ShapeIndex::Entry& p, const Device& d, const std::string& source,
-          Selection& out) noexcept {
+void fill(const Kernel& k, const ShapeIndex::Entry& p, const Group& g, const Device& d,
+          const std::string& source, Selection& out) noexcept {
   out.status = Status::ok;
   out.source = source;
   out.layer = 0;
@@ -133,6 +137,9 @@ void fill(const Kernel& k, const ShapeIndex::Entry& p, const Device& d, const st
   out.matched_m = p.m;
   out.matched_n = p.n;
   out.matched_k = p.k;
+  out.matched_group_size = p.group_size;
+  out.matched_heads = g.heads;
+  out.matched_kv_heads = g.kv_heads;
 }
 
 bool exact_fingerprint(const DeviceQuery& d, const DeviceQuery& q) noexcept {
@@ -140,23 +147,35 @@ bool exact_fingerprint(const DeviceQuery& d, const DeviceQuery& q) noexcept {
          d.driver_version == q.driver_version && d.pipeline_cache_uuid == q.pipeline_cache_uuid;
 }
 
-// The group of `d` that answers `q`: the one of q's group size; where the device tuned none,
-// the one of the nearest group size (in log scale; the larger on a tie) of the same op, dtype
-// and heads. The group size moves the scales' share of the traffic, not which tile or grid
-// suits a shape, so a query of an untuned group size (gs=64 on a database tuned at 32 and 128)
-// is answered better by a tuned one's ranking than by the built-in routing.
+// How far a group's head counts are from q's (sdpa): the log ratios of their query heads and
+// of their query heads per KV head, in quadrature; 0 where they agree (every other op).
+double heads_distance(const Group& g, const ProblemQuery& q) noexcept {
+  if (g.heads == q.heads && g.kv_heads == q.kv_heads) return 0;
+  return std::hypot(std::log(double(g.heads) / double(q.heads)),
+                    std::log(double(g.heads / g.kv_heads) / double(q.heads / q.kv_heads)));
+}
+
+// The group of `d` that answers `q`: the one of q's head counts and group size; where the
+// device tuned none, the one of the nearest head counts, then of the nearest group size (both in
+// log scale; the larger on a tie), of the same op and dtype. The group size moves the scales'
+// share of the traffic, not which tile or grid suits a shape, so a query of an untuned group
+// size (gs=64 on a database tuned at 32 and 128) is answered better by a tuned one's ranking than
+// by the built-in routing. Attention over other head counts is the same kernels' work split
+// another way (M x heads / qpg rows), so it too is answered better by a tuned one's ranking,
+// among its variants legal for the query's head group, than by the built-in routing.
 const Group* group_for(const Device& d, const ProblemQuery& q) noexcept {
   const Group* nearest = nullptr;
-  double nearest_distance = 0;
+  std::pair<double, double> nearest_distance;
   for (const Group& g : d.groups) {
-    if (g.heads != q.heads || g.kv_heads != q.kv_heads || g.op != q.op || g.dtype != q.dtype) {
-      continue;
-    }
-    if (g.group_size == q.group_size) return &g;
-    if (g.group_size == 0 || q.group_size == 0) continue;
-    const double distance = std::abs(std::log(double(g.group_size) / double(q.group_size)));
+    if (g.op != q.op || g.dtype != q.dtype) continue;
+    if (g.group_size != q.group_size && (g.group_size == 0 || q.group_size == 0)) continue;
+    const std::pair<double, double> distance{
+        heads_distance(g, q), std::abs(std::log(double(g.group_size) / double(q.group_size)))};
+    if (distance == std::pair{0.0, 0.0}) return &g;
     if (nearest == nullptr || distance < nearest_distance ||
-        (distance == nearest_distance && g.group_size > nearest->group_size)) {
+        (distance == nearest_distance && std::tie(g.heads, g.kv_heads, g.group_size) >
+                                             std::tie(nearest->heads, nearest->kv_heads,
+                                                      nearest->group_size))) {
       nearest = &g;
       nearest_distance = distance;
     }
@@ -295,18 +314,21 @@ std::shared_ptr<const Snapshot> Snapshot::from_catalog(const db::Catalog& catalo
     }
     snap->tiles_.resize(snap->kernels_.size());
     // tiles_[kernel] read from the catalogue, for the kernels a selection can name (winners and
-    // the kernels heading a list), not for every stored kernel. A split one's tile joins its
-    // constraints, so every path of select() leaves it out where it would not pay.
-    std::vector<bool> tiled(snap->kernels_.size());
-    auto read_tile = [&](uint32_t kernel) {
-      if (tiled[kernel]) return;
-      tiled[kernel] = true;
+    // the kernels heading a list), not for every stored kernel. A split one's tile and a head
+    // group its stored constraints lack join its constraints, so every path of select() leaves
+    // it out where it would not pay, or could not run.
+    std::vector<bool> read(snap->kernels_.size());
+    auto read_catalogue = [&](uint32_t kernel) {
+      if (read[kernel]) return;
+      read[kernel] = true;
       Kernel& k = snap->kernels_[kernel];
-      const CatalogueTiles tiles = catalogue_tiles(k.family, k.knobs_json);
-      snap->tiles_[kernel] = tiles.output;
-      if (tiles.split.slices > 1) {
-        k.constraints.split = snap->constraints_[kernel].split = tiles.split;
+      const CatalogueFacts facts = catalogue_facts(k.family, k.knobs_json);
+      snap->tiles_[kernel] = facts.output;
+      if (facts.split.slices > 1) {
+        k.constraints.split = snap->constraints_[kernel].split = facts.split;
       }
+      k.constraints.head_group_multiple = snap->constraints_[kernel].head_group_multiple =
+          std::max(k.constraints.head_group_multiple, facts.head_group_multiple);
     };
     for (const auto& d : catalog.devices) {
       device_index[d.id] = static_cast<uint32_t>(snap->devices_.size());
@@ -360,7 +382,7 @@ std::shared_ptr<const Snapshot> Snapshot::from_catalog(const db::Catalog& catalo
       }
       Bucket& b = buckets[last];
       Lists& l = lists[b.lists].lists;
-      read_tile(k->second);
+      read_catalogue(k->second);
       ShapeIndex::Entry entry{prob.m, prob.n, prob.k, k->second, w.median_ns,
                               snap->kernels_[k->second].constraints};
       entry.group_size = prob.group_size;
@@ -388,7 +410,7 @@ std::shared_ptr<const Snapshot> Snapshot::from_catalog(const db::Catalog& catalo
       const RankedLists& ranked_lists = l.lists.ranked;
       for (size_t v = 0; v < ranked_lists.variants.size(); ++v) {
         if (ranked_lists.pick[v] != ranked_lists.pickable) {
-          read_tile(ranked_lists.variants[v].kernel);
+          read_catalogue(ranked_lists.variants[v].kernel);
         }
       }
       std::vector<Lists>& owner = snap->devices_[l.device].lists;
@@ -506,17 +528,18 @@ Selection Snapshot::select(const DeviceQuery& device, const ProblemQuery& proble
       if (!matches(level, d, device)) continue;
       const Group* g = group_for(d, problem);
       if (g == nullptr) continue;
-      // Another group size's problems are never exact, and its distance adds to theirs.
+      // Another group size's or head counts' problems are never exact, and their distances add
+      // to theirs.
       const bool own_group_size = g->group_size == problem.group_size;
       const double gs_log =
           own_group_size ? 0.0 : std::log(double(g->group_size) / double(problem.group_size));
-      if (own_group_size) {
+      const double heads_log = heads_distance(*g, problem);
+      if (own_group_size && heads_log == 0) {
         const ShapeIndex::Entry* hit = g->shapes.exact(problem);
         if (hit != nullptr && hit->constraints.allows(problem)) {
-          fill(kernels_[hit->kernel], *hit, d, source_, out);
+          fill(kernels_[hit->kernel], *hit, *g, d, source_, out);
           out.device_match = level;
           out.shape_match = ShapeMatch::exact;
-          out.matched_group_size = g->group_size;
           return out;
         }
       }
@@ -530,23 +553,21 @@ Selection Snapshot::select(const DeviceQuery& device, const ProblemQuery& proble
       const Lists& lists = d.lists[g->lists];
       const RankedPick pick = rank_neighbours({neighbours.data(), found}, lists.ranked,
                                               {constraints_, tiles_, workgroup_sizes_},
-                                              d.compute_units, problem);
+                                              d.compute_units, problem, {g->heads, g->kv_heads});
       if (pick.variant != nullptr) {
-        fill(kernels_[pick.variant->kernel], *pick.measured_on, d, source_, out);
+        fill(kernels_[pick.variant->kernel], *pick.measured_on, *g, d, source_, out);
         out.median_ns = lists.ranked_ns[static_cast<size_t>(pick.variant - lists.ranked.variants.data())];
         out.device_match = level;
         out.shape_match = ShapeMatch::ranked;
-        out.shape_distance = std::hypot(pick.distance, gs_log);
-        out.matched_group_size = pick.measured_on->group_size;
+        out.shape_distance = std::hypot(pick.distance, gs_log, heads_log);
         return out;
       }
       const ShapeIndex::Nearest near = g->shapes.nearest(problem, log_q);
       if (near.entry != nullptr) {
-        fill(kernels_[near.entry->kernel], *near.entry, d, source_, out);
+        fill(kernels_[near.entry->kernel], *near.entry, *g, d, source_, out);
         out.device_match = level;
         out.shape_match = ShapeMatch::nearest;
-        out.shape_distance = std::hypot(near.distance, gs_log);
-        out.matched_group_size = g->group_size;
+        out.shape_distance = std::hypot(near.distance, gs_log, heads_log);
         return out;
       }
     }

@@ -72,6 +72,9 @@ typedef struct vktune_selection {
   uint32_t matched_m, matched_n, matched_k, matched_group_size;
   const char* source; /* the database that answered (path or memory label); "" for built-ins */
   int layer;          /* its layer, 0 = top (vktune_snapshot_layer); -1 for built-ins */
+  /* sdpa: the head counts it was tuned at (the nearest tuned ones where the query's were not
+     tuned); 0 for other ops and built-ins. */
+  uint32_t matched_heads, matched_kv_heads;
 } vktune_selection;
 
 /* Loads a .db or exported .json file. Returns NULL on failure and writes a NUL-terminated

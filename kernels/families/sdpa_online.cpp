@@ -35,6 +35,7 @@ class SdpaOnline final : public Family {
     Constraints c;
     c.k_multiple = knob_u32(k, "vec");
     c.k_max = kMaxHeadDim;
+    c.head_group_multiple = knob_u32(k, "qpg");
     return c;
   }
   Layout layout(const Knobs&) const override { return Layout::none; }
@@ -64,18 +65,6 @@ class SdpaOnline final : public Family {
   std::array<uint32_t, 3> groups(const Knobs& k, const Problem& p,
                                  const vk::DeviceInfo& d) const override {
     return {clamp_groups(uint64_t{p.m} * p.heads / knob_u32(k, "qpg") * slices(k), d), 1, 1};
-  }
-
-  // Constraints hold no head counts; the runtime keys tuned sdpa problems by heads and kv_heads,
-  // so its answers never cross groups, but a hand-made or stale selection could.
-  std::string shape_error(const Knobs& k, const Problem& p) const override {
-    const uint32_t qpg = knob_u32(k, "qpg"), group = p.heads / p.kv_heads;
-    if (group % qpg != 0) {
-      return "qpg=" + str(qpg) + " does not divide the " + str(group) +
-             " query heads per KV head (heads " + str(p.heads) + " / kv_heads " + str(p.kv_heads) +
-             "): a workgroup's heads must share one KV head";
-    }
-    return {};
   }
 
  protected:

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <nlohmann/json.hpp>
 
 #include "kernels/families/reference.h"
 #include "kernels/family.h"
@@ -149,12 +150,18 @@ TEST(SdpaFamilies, HeadDimAndDeviceLimitsAreClearErrors) {
             std::string::npos);
   EXPECT_NE(split.legality(big, p, device(1024, 2048)).reason.find("bytes of shared memory"),
             std::string::npos);
-  // qpg must divide the query heads per KV head (GQA group): here 8 / 4 = 2.
+  // qpg must divide the query heads per KV head (GQA group): here 8 / 4 = 2. A constraint, so
+  // the runtime, which links no Vulkan, can ask it too.
   const Knobs qpg4 = parse_key("sdpa_split[vec=4,keys=1,wg=64,slices=8,qpg=4]").knobs;
+  EXPECT_EQ(split.constraints(qpg4).head_group_multiple, 4u);
+  EXPECT_EQ(to_json(split.constraints(qpg4)).value("head_group_multiple", 0u), 4u);
   EXPECT_NE(split.legality(qpg4, sdpa(1, 64, 8, 4, 64), ok)
-                .reason.find("qpg=4 does not divide the 2 query heads per KV head"),
+                .reason.find("the 2 query heads per KV head (heads 8 / kv_heads 4) are not a "
+                             "multiple of this variant's head_group_multiple=4"),
             std::string::npos);
   EXPECT_TRUE(split.legality(qpg4, sdpa(1, 64, 8, 2, 64), ok).ok);
+  EXPECT_TRUE(split.legality(qpg4, sdpa(1, 64, 24, 2, 64), ok).ok);  // 12 per KV head
+  EXPECT_FALSE(split.legality(qpg4, sdpa(1, 64, 28, 4, 64), ok).ok);  // 7 per KV head
   // Too many live accumulators: qpg 8 at wg 32 keeps 8 * (8 + 1) floats per invocation.
   EXPECT_NE(fused.legality(parse_key("sdpa_fused[vec=1,keys=1,wg=32,qpg=8]").knobs,
                            sdpa(1, 64, 8, 1, 64), ok)

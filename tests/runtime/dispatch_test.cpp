@@ -130,7 +130,7 @@ TEST(Dispatch, RefusesWhatTheVariantCannotRun) {
 }
 
 // sdpa's contract: its own bindings over the caches, and a head group that must divide the query
-// heads of one KV head, which the Constraints cannot say (they hold no head counts).
+// heads of one KV head (the constraints' head_group_multiple).
 TEST(Dispatch, SdpaPlanBindsTheCachesAndChecksTheHeadGroup) {
   const Selection fused = test::hand_selection("sdpa_fused", "sdpa_fused[vec=1,keys=1,wg=32,qpg=2]",
                                                R"({"vec":1,"keys":1,"wg":32,"qpg":2})");
@@ -148,7 +148,9 @@ TEST(Dispatch, SdpaPlanBindsTheCachesAndChecksTheHeadGroup) {
   // One query head per KV head: a workgroup of two heads would straddle two KV heads.
   const DispatchPlan mha = plan_dispatch(fused, {"sdpa", "f32", 1, 16, 16, 0, 4, 4}, kLargeGrid);
   EXPECT_EQ(mha.status, Status::invalid_query);
-  EXPECT_NE(mha.error.find("qpg=2 does not divide"), std::string::npos) << mha.error;
+  EXPECT_NE(mha.error.find("not a multiple of this variant's head_group_multiple=2"),
+            std::string::npos)
+      << mha.error;
 }
 
 TEST(Dispatch, PrepackMatchesTheCataloguesLayouts) {

@@ -1,9 +1,13 @@
 // sdpa lookups: tuned context lengths are buckets, any L gets the nearest (log-distance) of
-// the same op, head counts and dtype; untuned head counts fall to the built-in routing, which
-// sends head dims past the online kernels' 256 to the baseline; f16 queries get f16 variants
-// only; bad queries are errors.
+// the same op, head counts and dtype; untuned head counts get the nearest tuned head counts'
+// variants that are legal for their head group, else the built-in routing, which sends head
+// dims past the online kernels' 256 to the baseline; f16 queries get f16 variants only; bad
+// queries are errors.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
+#include "kernels/knobs.h"
 #include "runtime/builtin.h"
 #include "runtime/dispatch.h"
 #include "runtime/query_problem.h"
@@ -27,13 +31,19 @@ ProblemQuery attention(uint32_t m, uint32_t length, uint32_t heads, uint32_t kv_
 
 db::Problem tuned(uint32_t length) { return {0, "sdpa", "f32", 1, length, 128, 0, 32, 8}; }
 
+// A stored sdpa kernel with its real knobs (the runtime reads its catalogue's facts from them) and
+// the constraints a database from before head_group_multiple stored.
+db::KernelRecord sdpa_kernel(const std::string& key) {
+  db::KernelRecord k = testing::fake_kernel(key, R"({"k_multiple":4,"k_max":256})");
+  k.knobs_json = kernels::to_json_text(kernels::parse_key(key).knobs);
+  return k;
+}
+
 class SelectSdpa : public ::testing::Test {
  protected:
   SelectSdpa() {
-    const auto fused = db.store.upsert_kernel(testing::fake_kernel(
-        "sdpa_fused[vec=4,keys=2,wg=64,qpg=1]", R"({"k_multiple":4,"k_max":256})"));
-    const auto split = db.store.upsert_kernel(testing::fake_kernel(
-        "sdpa_split[vec=4,keys=1,wg=128,slices=16,qpg=4]", R"({"k_multiple":4,"k_max":256})"));
+    const auto fused = db.store.upsert_kernel(sdpa_kernel("sdpa_fused[vec=4,keys=2,wg=64,qpg=1]"));
+    const auto split = db.store.upsert_kernel(sdpa_kernel("sdpa_split[vec=4,keys=1,wg=128,slices=16,qpg=4]"));
     const auto device = db.store.upsert_device(db.a);
     const auto run = db.store.begin_run({});
     db.store.add_measurement(
@@ -59,13 +69,48 @@ TEST_F(SelectSdpa, AnyContextLengthGetsTheNearestBucket) {
   EXPECT_EQ(s.matched_n, 8192u);
 }
 
-TEST_F(SelectSdpa, OtherHeadCountsAndWideHeadsUseTheBuiltins) {
-  Selection s = snap->select(query_for(db.a), attention(1, 512, 24, 8, 128));
+// 64 query heads over 16 KV heads (4 a KV head, as tuned): the tuned 32 / 8's variants, its
+// nearest bucket's, with the head counts' distance in the answer's.
+TEST_F(SelectSdpa, OtherHeadCountsGetTheNearestTunedHeadCounts) {
+  const Selection s = snap->select(query_for(db.a), attention(1, 6000, 64, 16, 128));
+  ASSERT_TRUE(s.ok()) << s.error;
+  EXPECT_EQ(s.shape_match, ShapeMatch::nearest);
+  EXPECT_EQ(s.variant_key, "sdpa_split[vec=4,keys=1,wg=128,slices=16,qpg=4]");
+  EXPECT_EQ(s.matched_n, 8192u);
+  EXPECT_EQ(s.matched_heads, 32u);
+  EXPECT_EQ(s.matched_kv_heads, 8u);
+  EXPECT_NEAR(s.shape_distance, std::hypot(2 * std::log(8192.0 / 6000.0), std::log(2.0)), 1e-12);
+  EXPECT_EQ(s.constraints.head_group_multiple, 4u);  // from the catalogue
+  EXPECT_EQ(snap->select(query_for(db.a), attention(1, 8192, 32, 8, 128)).matched_heads, 32u);
+}
+
+// 24 query heads over 8 KV heads: 3 a KV head, which the tuned split's 4-head workgroups would
+// straddle (its stored constraints predate head_group_multiple: the catalogue says so), so the
+// nearest legal one answers, the fused kernel at L=512; 7 a KV head and no legal tuned variant:
+// the built-ins, whose head groups of one fit any.
+TEST_F(SelectSdpa, OtherHeadCountsNeverGetAHeadGroupTheyCannotRun) {
+  Selection s = snap->select(query_for(db.a), attention(1, 8192, 24, 8, 128));
+  ASSERT_TRUE(s.ok()) << s.error;
+  EXPECT_EQ(s.shape_match, ShapeMatch::nearest);
+  EXPECT_EQ(s.variant_key, "sdpa_fused[vec=4,keys=2,wg=64,qpg=1]");
+  EXPECT_EQ(s.matched_n, 512u);
+
+  FakeDb only_split;
+  const auto split = only_split.store.upsert_kernel(
+      sdpa_kernel("sdpa_split[vec=4,keys=1,wg=128,slices=16,qpg=4]"));
+  only_split.store.add_measurement(testing::ok_measurement(
+      only_split.store.begin_run({}), only_split.store.upsert_device(only_split.a),
+      only_split.store.upsert_problem(tuned(8192)), split, 5000));
+  const auto split_snap = only_split.snapshot();
+  s = split_snap->select(query_for(only_split.a), attention(1, 8192, 28, 4, 128));
   ASSERT_TRUE(s.ok()) << s.error;
   EXPECT_EQ(s.shape_match, ShapeMatch::builtin);
   EXPECT_EQ(s.variant_key, "sdpa_fused[vec=4,keys=1,wg=64,qpg=1]");
   EXPECT_FALSE(s.spirv.empty());  // shipped
-  s = snap->select(query_for(db.a), attention(1, 512, 32, 8, 320));
+}
+
+TEST_F(SelectSdpa, WideHeadsUseTheBaseline) {
+  Selection s = snap->select(query_for(db.a), attention(1, 512, 32, 8, 320));
   ASSERT_TRUE(s.ok()) << s.error;
   EXPECT_EQ(s.variant_key, "sdpa_naive[wg=64]");
   s = snap->select(query_for(db.a), attention(1, 512, 32, 8, 42));  // no vec4
@@ -98,10 +143,8 @@ ProblemQuery half(ProblemQuery q) {
 // enable (a device without it cannot run any f16 variant: it must not ask for f16).
 TEST(SelectSdpaF16, F16QueriesGetF16Variants) {
   FakeDb db;
-  const auto fused = db.store.upsert_kernel(testing::fake_kernel(
-      "sdpa_fused[vec=4,keys=2,wg=64,qpg=1]", R"({"k_multiple":4,"k_max":256})"));
-  const auto split16 = db.store.upsert_kernel(testing::fake_kernel(
-      "sdpa_split_f16[vec=4,keys=1,wg=128,slices=16,qpg=4]", R"({"k_multiple":4,"k_max":256})"));
+  const auto fused = db.store.upsert_kernel(sdpa_kernel("sdpa_fused[vec=4,keys=2,wg=64,qpg=1]"));
+  const auto split16 = db.store.upsert_kernel(sdpa_kernel("sdpa_split_f16[vec=4,keys=1,wg=128,slices=16,qpg=4]"));
   const auto device = db.store.upsert_device(db.a);
   const auto run = db.store.begin_run({});
   db::Problem p16 = tuned(2048);
@@ -124,7 +167,8 @@ TEST(SelectSdpaF16, F16QueriesGetF16Variants) {
   s = snap->select(query_for(db.a), attention(1, 3000, 32, 8, 128));
   EXPECT_EQ(s.family, "sdpa_fused");  // the f32 query keeps the f32 winner
 
-  // Untuned head counts: the f16 built-ins, with SPIR-V of their own.
+  // Untuned head counts whose head group (3 a KV head) the tuned f16 split cannot serve: the
+  // f16 built-ins, with SPIR-V of their own.
   const Selection b16 = snap->select(query_for(db.a), half(attention(1, 512, 24, 8, 128)));
   ASSERT_TRUE(b16.ok()) << b16.error;
   EXPECT_EQ(b16.shape_match, ShapeMatch::builtin);
@@ -142,8 +186,9 @@ TEST(SelectSdpaF16, F16QueriesGetF16Variants) {
 
   // The dispatch contract: q, caches and out in fp16; an f32 variant for it is refused.
   const ProblemQuery q = half(attention(2, 100, 8, 2, 64));
-  const Selection small = snap->select(query_for(db.a), q);  // built-in: 8 / 2 heads untuned
+  const Selection small = snap->select(query_for(db.a), q);  // 8 / 2 heads: the 32 / 8 split's
   ASSERT_TRUE(small.ok()) << small.error;
+  EXPECT_EQ(small.family, "sdpa_split_f16");
   const DispatchPlan plan = plan_dispatch(small, q, {65535, 65535, 65535});
   ASSERT_TRUE(plan.ok()) << plan.error;
   EXPECT_EQ(plan.bindings[0].bytes, 2u * 8 * 64 * 2);    // q
