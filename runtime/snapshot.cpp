@@ -547,9 +547,16 @@ Selection Snapshot::select(const DeviceQuery& device, const ProblemQuery& proble
         log_q = ShapeIndex::point(problem.m, problem.n, problem.k);
         have_log_q = true;
       }
+      // Attention at other head counts: the query's M x heads rows counted as rows of the tuned
+      // head counts, so 64 heads at M = 1 rank among 32 heads' M = 2, where their variants
+      // launch as many workgroups (M x heads / qpg x slices). On the H100, against ranking at the
+      // query's own M, it took 57 picks of 72 at six other head counts within 10% of their best
+      // instead of 52, the median regret 0.7% instead of 2.1% (docs/evaluate.md).
+      std::array<double, 3> at = log_q;
+      if (heads_log != 0) at[0] += std::log(double(problem.heads) / double(g->heads));
       std::array<ShapeIndex::Nearest, kMaxRankNeighbours> neighbours;
-      size_t found = g->shapes.nearest_k(log_q, std::span(neighbours).first<kRankNeighbours>());
-      if (own_group_size) found = add_other_group_sizes(d, *g, problem, log_q, neighbours, found);
+      size_t found = g->shapes.nearest_k(at, std::span(neighbours).first<kRankNeighbours>());
+      if (own_group_size) found = add_other_group_sizes(d, *g, problem, at, neighbours, found);
       const Lists& lists = d.lists[g->lists];
       const RankedPick pick = rank_neighbours({neighbours.data(), found}, lists.ranked,
                                               {constraints_, tiles_, workgroup_sizes_},
@@ -562,7 +569,7 @@ Selection Snapshot::select(const DeviceQuery& device, const ProblemQuery& proble
         out.shape_distance = std::hypot(pick.distance, gs_log, heads_log);
         return out;
       }
-      const ShapeIndex::Nearest near = g->shapes.nearest(problem, log_q);
+      const ShapeIndex::Nearest near = g->shapes.nearest(problem, at);
       if (near.entry != nullptr) {
         fill(kernels_[near.entry->kernel], *near.entry, *g, d, source_, out);
         out.device_match = level;

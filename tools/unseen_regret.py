@@ -6,7 +6,7 @@
 TRUTH.db holds every legal variant of some problems measured on one device (say `vktune tune
 --strategy exhaustive --shapes docs/h100/unseen_shapes.json --db TRUTH.db`); each RUNTIME_DB (a
 .db or an exported .json) is what an engine would load, and should hold none of those problems.
-For every q4gsw and rms_norm problem of TRUTH.db it asks `vktune lookup` what each RUNTIME_DB
+For every q4gsw, rms_norm and sdpa problem of TRUTH.db it asks `vktune lookup` what each RUNTIME_DB
 answers on that device, reads the pick's fastest ok time in TRUTH.db and prints the regret
 (pick / best - 1) per problem, then median, p90, max and how many picks are within 10%. A pick
 TRUTH.db never timed counts as unmeasured. Python's standard library only.
@@ -22,10 +22,11 @@ import sys
 
 def problems(truth):
     rows = truth.execute(
-        "SELECT p.id, d.id, p.op, p.dtype, p.m, p.n, p.k, p.group_size, d.vendor_id, d.device_id "
+        "SELECT p.id, d.id, p.op, p.dtype, p.m, p.n, p.k, p.group_size, p.heads, p.kv_heads, "
+        "d.vendor_id, d.device_id "
         "FROM problems p JOIN measurements x ON x.problem_id = p.id "
-        "JOIN devices d ON d.id = x.device_id WHERE p.op IN ('q4gsw', 'rms_norm') "
-        "GROUP BY p.id, d.id ORDER BY p.op, p.m, p.n, p.k, p.group_size")
+        "JOIN devices d ON d.id = x.device_id WHERE p.op IN ('q4gsw', 'rms_norm', 'sdpa') "
+        "GROUP BY p.id, d.id ORDER BY p.op, p.heads, p.kv_heads, p.m, p.n, p.k, p.group_size")
     return rows.fetchall()
 
 
@@ -38,11 +39,13 @@ def times(truth, problem_id, device_row):
     return dict(rows.fetchall())
 
 
-def pick(vktune, db, op, dtype, m, n, k, gs, vendor, device):
+def pick(vktune, db, op, dtype, m, n, k, gs, heads, kv_heads, vendor, device):
     args = [vktune, "lookup", "--db", db, "--vendor-id", str(vendor), "--device-id", str(device),
             "--op", op, "--dtype", dtype, "--m", str(m), "--n", str(n), "--json"]
     if op == "q4gsw":
         args += ["--k", str(k), "--gs", str(gs)]
+    if op == "sdpa":
+        args += ["--k", str(k), "--heads", str(heads), "--kv-heads", str(kv_heads)]
     out = subprocess.run(args, capture_output=True, text=True)
     if out.returncode != 0:
         sys.exit(f"vktune lookup failed on {db}: {out.stderr.strip()}")
@@ -69,15 +72,17 @@ def main():
     args = parser.parse_args()
     truth = sqlite3.connect(f"file:{args.truth}?mode=ro", uri=True)
     regrets = {db: [] for db in args.runtime_dbs}
-    for pid, device_row, op, dtype, m, n, k, gs, vendor, device in problems(truth):
+    for pid, device_row, op, dtype, m, n, k, gs, heads, kv_heads, vendor, device in problems(truth):
         measured = times(truth, pid, device_row)
         if not measured:
             continue
         best = min(measured.values())
-        label = f"{op} M={m} N={n}" + (f" K={k} gs={gs}" if op == "q4gsw" else "")
-        print(f"{label:<34} best {best / 1e3:9.2f} us")
+        label = f"{op} {dtype} M={m} N={n}" + (f" K={k} gs={gs}" if op == "q4gsw" else "")
+        if op == "sdpa":
+            label = f"sdpa {dtype} M={m} L={n} D={k} heads {heads}/{kv_heads}"
+        print(f"{label:<42} best {best / 1e3:9.2f} us")
         for db in args.runtime_dbs:
-            key, how = pick(args.vktune, db, op, dtype, m, n, k, gs, vendor, device)
+            key, how = pick(args.vktune, db, op, dtype, m, n, k, gs, heads, kv_heads, vendor, device)
             ns = measured.get(key)
             regret = ns / best - 1 if ns is not None else None
             regrets[db].append(regret)

@@ -70,7 +70,8 @@ TEST_F(SelectSdpa, AnyContextLengthGetsTheNearestBucket) {
 }
 
 // 64 query heads over 16 KV heads (4 a KV head, as tuned): the tuned 32 / 8's variants, its
-// nearest bucket's, with the head counts' distance in the answer's.
+// nearest bucket's, where its M x heads rows sit at M = 2 of 32 heads, with the head counts'
+// distance in the answer's.
 TEST_F(SelectSdpa, OtherHeadCountsGetTheNearestTunedHeadCounts) {
   const Selection s = snap->select(query_for(db.a), attention(1, 6000, 64, 16, 128));
   ASSERT_TRUE(s.ok()) << s.error;
@@ -79,7 +80,8 @@ TEST_F(SelectSdpa, OtherHeadCountsGetTheNearestTunedHeadCounts) {
   EXPECT_EQ(s.matched_n, 8192u);
   EXPECT_EQ(s.matched_heads, 32u);
   EXPECT_EQ(s.matched_kv_heads, 8u);
-  EXPECT_NEAR(s.shape_distance, std::hypot(2 * std::log(8192.0 / 6000.0), std::log(2.0)), 1e-12);
+  EXPECT_NEAR(s.shape_distance,
+              std::hypot(std::log(2.0), 2 * std::log(8192.0 / 6000.0), std::log(2.0)), 1e-12);
   EXPECT_EQ(s.constraints.head_group_multiple, 4u);  // from the catalogue
   EXPECT_EQ(snap->select(query_for(db.a), attention(1, 8192, 32, 8, 128)).matched_heads, 32u);
 }
