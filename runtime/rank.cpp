@@ -37,25 +37,27 @@ double grid_fill(uint64_t workgroups, uint64_t slots) noexcept {
   return double(workgroups) / double(waves * slots);
 }
 
-bool index_pickable(std::span<const ShapeIndex::Entry> entries, RankedLists& lists) {
+bool index_pickable(std::span<const ShapeIndex::Entry> entries, RankedLists& lists,
+                    std::span<const uint32_t> variant_of) {
   constexpr uint16_t kUnnumbered = std::numeric_limits<uint16_t>::max();
-  std::vector<uint16_t> id_of;  // by kernel index
+  auto variant = [&](uint32_t kernel) { return variant_of.empty() ? kernel : variant_of[kernel]; };
+  std::vector<uint16_t> id_of;  // by variant
   lists.pickable = 0;
   for (const ShapeIndex::Entry& e : entries) {
     if (e.ranked_count > kAbsent) return false;
     const size_t head = std::min<size_t>(e.ranked_count, kRankCandidatesPerNeighbour);
     for (size_t i = 0; i < head; ++i) {
-      const uint32_t kernel = lists.variants[e.ranked_first + i].kernel;
-      if (kernel >= id_of.size()) id_of.resize(size_t{kernel} + 1, kUnnumbered);
-      if (id_of[kernel] != kUnnumbered) continue;
+      const uint32_t v = variant(lists.variants[e.ranked_first + i].kernel);
+      if (v >= id_of.size()) id_of.resize(size_t{v} + 1, kUnnumbered);
+      if (id_of[v] != kUnnumbered) continue;
       if (lists.pickable == kMaxPickable) return false;
-      id_of[kernel] = static_cast<uint16_t>(lists.pickable++);
+      id_of[v] = static_cast<uint16_t>(lists.pickable++);
     }
   }
   lists.pick.resize(lists.variants.size());
   for (size_t i = 0; i < lists.variants.size(); ++i) {
-    const uint32_t kernel = lists.variants[i].kernel;
-    const uint16_t id = kernel < id_of.size() ? id_of[kernel] : kUnnumbered;
+    const uint32_t v = variant(lists.variants[i].kernel);
+    const uint16_t id = v < id_of.size() ? id_of[v] : kUnnumbered;
     lists.pick[i] = id == kUnnumbered ? static_cast<uint16_t>(lists.pickable) : id;
   }
   return true;

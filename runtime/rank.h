@@ -56,24 +56,29 @@ inline constexpr double kOtherGroupSizeScale = 0.25;
 
 // A group's ranked lists as the ranking reads them. `variants` holds every entry's list (each
 // entry's ranked_first/ranked_count slice it); `pick` is, per variant, its kernel's pickable id:
-// kernels that head some list of the group (its first kRankCandidatesPerNeighbour, the only
+// variants that head some list of the group (its first kRankCandidatesPerNeighbour, the only
 // ones that can be picked) are numbered 0..pickable-1, every other kernel shares id `pickable`.
-// The ranking then finds a candidate's place in a list through a table indexed by these ids,
-// instead of hashing kernel indices entry by entry. Built once at load by index_pickable.
+// Every stored version of one variant (same family and knobs, another shader source) shares its
+// id, so the ranking reads them as one variant: a source edit must not make a variant measured
+// before it look absent, hence slow, beside one measured after. The ranking then finds a
+// candidate's place in a list through a table indexed by these ids, instead of hashing kernel
+// indices entry by entry. Built once at load by index_pickable.
 struct RankedLists {
   std::vector<RankedVariant> variants;
   std::vector<uint16_t> pick;
   uint32_t pickable = 0;
 };
 
-// The most pickable kernels in one group: the ranking keeps a table of that many bytes on the
-// stack. A group needs more only if more distinct kernels than this head its lists.
+// The most pickable variants in one group: the ranking keeps a table of that many bytes on the
+// stack. A group needs more only if more distinct variants than this head its lists.
 inline constexpr size_t kMaxPickable = 4095;
 
-// Numbers the kernels heading `entries`' lists in `lists` (fills pick and pickable). Returns
-// false, leaving `lists` unusable, when more than kMaxPickable kernels head them or a list is
-// longer than 65535.
-bool index_pickable(std::span<const ShapeIndex::Entry> entries, RankedLists& lists);
+// Numbers the variants heading `entries`' lists in `lists` (fills pick and pickable), where
+// variant_of[kernel] is the variant of each kernel index (its versions share one; empty: every
+// kernel a variant of its own). Returns false, leaving `lists` unusable, when more than
+// kMaxPickable variants head them or a list is longer than 65535.
+bool index_pickable(std::span<const ShapeIndex::Entry> entries, RankedLists& lists,
+                    std::span<const uint32_t> variant_of = {});
 
 // What the ranking reads of each stored kernel, by kernel index: its legality, its output tile
 // (the padding its edge tiles compute and the workgroups it launches, kernels/output_tile.h),

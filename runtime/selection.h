@@ -118,9 +118,11 @@ struct Selection {
 
   DeviceMatch device_match = DeviceMatch::builtin;
   ShapeMatch shape_match = ShapeMatch::builtin;
-  // Distance to the matched problem: between their ShapeIndex::point (ln M, 2 ln N, 2 ln K),
-  // with the group sizes' log ratio added in quadrature where they differ (runtime/rank.h,
-  // kOtherGroupSizeScale for a neighbour of another tuned group size); 0 when exact or builtin.
+  // Distance to the matched problem: between their ShapeIndex::point (ln M, 2 ln N, 2 ln K;
+  // attention: ln M, ln L, ln D), with the group sizes' log ratio added in quadrature where they
+  // differ (runtime/rank.h, kOtherGroupSizeScale for a neighbour of another tuned group size), and
+  // the head counts' (runtime/snapshot.cpp, heads_distance) where the query's were not tuned; 0
+  // when exact or builtin.
   double shape_distance = 0;
   std::string_view matched_device_name;
   uint32_t matched_driver_version = 0;

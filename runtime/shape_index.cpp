@@ -45,18 +45,17 @@ struct ShapeIndex::Best {
   }
 };
 
-std::array<double, 3> ShapeIndex::point(uint32_t m, uint32_t n, uint32_t k) noexcept {
-  return {std::log(double(m)), kWeightAxisScale * std::log(double(n)),
-          kWeightAxisScale * std::log(double(k))};
+std::array<double, 3> ShapeIndex::point(uint32_t m, uint32_t n, uint32_t k, double scale) noexcept {
+  return {std::log(double(m)), scale * std::log(double(n)), scale * std::log(double(k))};
 }
 
-ShapeIndex::ShapeIndex(std::vector<Entry> entries) : entries_(std::move(entries)) {
+ShapeIndex::ShapeIndex(std::vector<Entry> entries, double scale) : entries_(std::move(entries)) {
   std::stable_sort(entries_.begin(), entries_.end(), shape_less);
   // Built on (point, entry) pairs, so the tree order of both comes out of one permutation.
   std::vector<TreePoint> points(entries_.size());
   for (size_t i = 0; i < entries_.size(); ++i) {
     const Entry& e = entries_[i];
-    points[i] = {point(e.m, e.n, e.k), static_cast<uint32_t>(i)};
+    points[i] = {point(e.m, e.n, e.k, scale), static_cast<uint32_t>(i)};
   }
   build(1, 0, points.size(), points);
   point_.reserve(points.size());

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string_view>
 #include <vector>
 
 #include "runtime/selection.h"
@@ -33,15 +34,25 @@ class ShapeIndex {
     double distance = 0;           // between the two shapes' points (below)
   };
 
-  // Where a shape sits in the index's space: (ln M, 2 ln N, 2 ln K). A step in N or K counts
-  // twice one in M: a hidden problem's own N and K at half or twice its M are better evidence
-  // than shapes at its M with N and K 1.4x off (docs/evaluate.md, fourteenth session).
+  // Where a shape sits in the index's space: (ln M, w ln N, w ln K). For the linears (and
+  // rms_norm's width) w = kWeightAxisScale: a step in N or K counts twice one in M, since a hidden
+  // problem's own N and K at half or twice its M are better evidence than shapes at its M with N
+  // and K 1.4x off (docs/evaluate.md, fourteenth session). Attention's N is the context length
+  // and K the head dim, which weigh as its M (kAttentionAxisScale): weighed twice, they took the
+  // leave-one-out regret of the H100's attention problems from 0.5% / 6.8% / 14.7% (median / p90
+  // / max) to 1.0% / 11.6% / 41.6% (docs/evaluate.md, fifteenth session).
   static constexpr double kWeightAxisScale = 2;
-  static std::array<double, 3> point(uint32_t m, uint32_t n, uint32_t k) noexcept;
+  static constexpr double kAttentionAxisScale = 1;
+  static double axis_scale(std::string_view op) noexcept {
+    return op == "sdpa" ? kAttentionAxisScale : kWeightAxisScale;
+  }
+  static std::array<double, 3> point(uint32_t m, uint32_t n, uint32_t k,
+                                     double scale = kWeightAxisScale) noexcept;
 
   ShapeIndex() = default;
-  // Entries in any order. Of entries with the same (M, N, K), lookups see the first.
-  explicit ShapeIndex(std::vector<Entry> entries);
+  // Entries in any order, their points at `scale` (axis_scale of their op). Of entries with the
+  // same (M, N, K), lookups see the first.
+  explicit ShapeIndex(std::vector<Entry> entries, double scale = kWeightAxisScale);
 
   // The entry with exactly q's (M, N, K), legal or not; nullptr when there is none.
   const Entry* exact(const ProblemQuery& q) const noexcept;

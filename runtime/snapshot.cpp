@@ -303,7 +303,12 @@ std::shared_ptr<const Snapshot> Snapshot::from_catalog(const db::Catalog& catalo
     std::unordered_map<int64_t, uint32_t> kernel_index, device_index;
     std::unordered_map<int64_t, const db::Problem*> problems;
     snap->kernels_.reserve(catalog.kernels.size());
+    // The variant of each kernel index: a variant's versions (other shader sources) share one.
+    std::vector<uint32_t> variant_of;
+    std::unordered_map<std::string_view, uint32_t> variant_index;
     for (const auto& k : catalog.kernels) {
+      variant_of.push_back(
+          variant_index.emplace(k.variant_key, static_cast<uint32_t>(variant_index.size())).first->second);
       kernel_index[k.id] = static_cast<uint32_t>(snap->kernels_.size());
       snap->kernels_.push_back(Kernel{k.family, k.variant_key, k.knobs_json, k.constraints_json,
                                       k.layout, k.workgroup_size,
@@ -401,10 +406,10 @@ std::shared_ptr<const Snapshot> Snapshot::from_catalog(const db::Catalog& catalo
       for (const Bucket& b : buckets) {
         if (b.lists == i) entries.insert(entries.end(), b.entries.begin(), b.entries.end());
       }
-      if (!index_pickable(entries, l.lists.ranked)) {
+      if (!index_pickable(entries, l.lists.ranked, variant_of)) {
         throw BuildError{"device '" + snap->devices_[l.device].name + "', " + l.key->op +
                          ": more than " + std::to_string(kMaxPickable) +
-                         " distinct kernels head one op's ranked lists, or a list is longer than 65535"};
+                         " distinct variants head one op's ranked lists, or a list is longer than 65535"};
       }
       // The ranking reads the tiles of its candidates alone, the kernels heading a list.
       const RankedLists& ranked_lists = l.lists.ranked;
@@ -418,9 +423,10 @@ std::shared_ptr<const Snapshot> Snapshot::from_catalog(const db::Catalog& catalo
       owner.push_back(std::move(l.lists));
     }
     for (auto& b : buckets) {
+      ShapeIndex shapes(std::move(b.entries), ShapeIndex::axis_scale(b.key->op));
       snap->devices_[b.device].groups.push_back(Group{b.key->op, b.key->dtype, b.key->group_size,
-                                                      b.key->heads, b.key->kv_heads, ShapeIndex(std::move(b.entries)),
-                                                      list_index[b.lists]});
+                                                      b.key->heads, b.key->kv_heads,
+                                                      std::move(shapes), list_index[b.lists]});
     }
     // Newest driver first, so "other driver" prefers the most recent tuning of the device.
     std::stable_sort(snap->devices_.begin(), snap->devices_.end(), [](const Device& x, const Device& y) {
@@ -544,7 +550,8 @@ Selection Snapshot::select(const DeviceQuery& device, const ProblemQuery& proble
         }
       }
       if (!have_log_q) {
-        log_q = ShapeIndex::point(problem.m, problem.n, problem.k);
+        log_q = ShapeIndex::point(problem.m, problem.n, problem.k,
+                                  ShapeIndex::axis_scale(problem.op));
         have_log_q = true;
       }
       // Attention at other head counts: the query's M x heads rows counted as rows of the tuned

@@ -22,6 +22,7 @@ struct Neighbourhood {
   std::vector<kernels::OutputTile> tiles = std::vector<kernels::OutputTile>(10);
   std::vector<uint32_t> workgroup_sizes = std::vector<uint32_t>(10, 256);
   uint32_t compute_units = 0;
+  std::vector<uint32_t> variant_of;  // by kernel; empty: each kernel a variant of its own
   std::vector<ShapeIndex::Nearest> nearest;
   RankedLists lists;  // what pick() ranked: its answer points into it
 
@@ -49,7 +50,7 @@ struct Neighbourhood {
     nearest.clear();
     for (size_t i = 0; i < entries.size(); ++i) nearest.push_back({&entries[i], distances[i]});
     lists = RankedLists{variants, {}, 0};
-    EXPECT_TRUE(index_pickable(entries, lists));
+    EXPECT_TRUE(index_pickable(entries, lists, variant_of));
     return rank_neighbours(nearest, lists, {constraints, tiles, workgroup_sizes}, compute_units, q,
                            {q.heads, q.kv_heads});
   }
@@ -64,6 +65,23 @@ TEST(Rank, PrefersAVariantGoodOnEveryNeighbourToOneNeighboursWinner) {
   EXPECT_EQ(p.variant->kernel, 2u);  // (ln 1.2 + 0) / 2 against (0 + ln 3) / 2 for kernel 1
   EXPECT_EQ(p.measured_on, &h.entries[0]);
   EXPECT_DOUBLE_EQ(p.distance, 0.5);
+}
+
+// Kernels 1 and 2 are two stored versions of one variant (a shader source edited between the
+// runs that measured the two neighbours): best on both, it wins as one variant, answered with
+// the version the nearest neighbour measured. Read as two kernels, each would be absent from the
+// other's list, hence twice the best there, and kernel 3, second on both, would win.
+TEST(Rank, AVariantsVersionsRankAsOneVariant) {
+  Neighbourhood h;
+  h.add(16, 4096, 4096, 0.3, {{2, 1.0f}, {3, 1.1f}});
+  h.add(4, 4096, 4096, 0.5, {{1, 1.0f}, {3, 1.1f}});
+  EXPECT_EQ(h.pick(q4(8, 4096, 4096)).variant->kernel, 3u);
+  h.variant_of = {0, 1, 1, 3, 4, 5, 6, 7, 8, 9};
+  const RankedPick p = h.pick(q4(8, 4096, 4096));
+  ASSERT_NE(p.variant, nullptr);
+  EXPECT_EQ(p.variant->kernel, 2u);
+  EXPECT_EQ(p.measured_on, &h.entries[0]);
+  EXPECT_EQ(h.lists.pickable, 2u);  // the variant of kernels 1 and 2, and kernel 3
 }
 
 TEST(Rank, NearerNeighboursWeighMore) {

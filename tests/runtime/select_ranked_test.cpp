@@ -55,6 +55,28 @@ struct TwoRuns {
   }
 };
 
+// tiled-b's shader source was edited between the runs: M=4 measured its old version, M=16 its
+// new one (another kernel record, same key), each ahead of tiled-a. Read as two kernels, each
+// version would be absent, hence slow, on the other neighbour, and tiled-a, second on both,
+// would be picked for M=8; read as one variant, tiled-b is, answered with the version measured
+// on the nearer neighbour (M=4: the tie goes to the smaller M).
+TEST(SelectRanked, AVariantsVersionsRankAsOneVariant) {
+  TwoRuns runs;
+  db::KernelRecord edited = testing::fake_kernel("q4gsw_tiled[layout=raw,tm=8,tn=4,wg=64,bk=0]");
+  edited.source_hash = "hash-edited";
+  const int64_t tb_new = runs.store.upsert_kernel(edited);
+  runs.add(runs.first, runs.p4, runs.tb, 300.0);
+  runs.add(runs.first, runs.p4, runs.ta, 330.0);
+  runs.add(runs.second, runs.p16, tb_new, 300.0);
+  runs.add(runs.second, runs.p16, runs.ta, 330.0);
+  const auto snap = testing::snapshot_of(runs.store, "catalog");
+  ASSERT_TRUE(snap);
+  const Selection s = snap->select(testing::query_for(runs.a), q4(8, 4096, 4096));
+  EXPECT_EQ(s.shape_match, ShapeMatch::ranked);
+  EXPECT_EQ(s.variant_key, "q4gsw_tiled[layout=raw,tm=8,tn=4,wg=64,bk=0]");
+  EXPECT_EQ(s.matched_m, 4u);
+}
+
 // M=4 and M=16 both measured tiled-a (300) ahead of tiled-b (330) in one slow run; a second,
 // faster run timed tiled-b alone at M=4 (100), which makes it M=4's winner. Ratios mixing the
 // runs would rank tiled-b 1 and tiled-a 3 at M=4 and pick tiled-b for M=8; a kernel the widest
