@@ -9,6 +9,7 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <tuple>
 #include <unordered_map>
@@ -155,22 +156,44 @@ double heads_distance(const Group& g, const ProblemQuery& q) noexcept {
                     std::log(double(g.heads / g.kv_heads) / double(q.heads / q.kv_heads)));
 }
 
-// The group of `d` that answers `q`: the one of q's head counts and group size; where the
-// device tuned none, the one of the nearest head counts, then of the nearest group size (both in
-// log scale; the larger on a tie), of the same op and dtype. The group size moves the scales'
-// share of the traffic, not which tile or grid suits a shape, so a query of an untuned group
-// size (gs=64 on a database tuned at 32 and 128) is answered better by a tuned one's ranking than
-// by the built-in routing. Attention over other head counts is the same kernels' work split
-// another way (M x heads / qpg rows), so it too is answered better by a tuned one's ranking,
-// among its variants legal for the query's head group, than by the built-in routing.
+// Where q sits among group g's shapes: q's point (`log_q`), with attention at other head counts
+// counting its M x heads rows as rows of g's heads, so 64 heads at M = 1 rank among 32 heads'
+// M = 2, where their variants launch as many workgroups (M x heads / qpg x slices). On the H100,
+// against ranking at the query's own M, this took 57 picks of 72 at six other head counts within
+// 10% of their best instead of 52, the median regret 0.7% instead of 2.1% (docs/evaluate.md).
+std::array<double, 3> point_in(const Group& g, const ProblemQuery& q,
+                               std::array<double, 3> log_q) noexcept {
+  if (g.heads != q.heads) log_q[0] += std::log(double(q.heads) / double(g.heads));
+  return log_q;
+}
+
+// The group of `d` that answers `q`: the one of q's head counts and group size. Where the device
+// tuned none, for attention the head counts whose nearest tuned problem is nearest, the head
+// counts' distance and the shapes' in quadrature (32 / 16 heads is as far from 32 / 8 as from
+// 24 / 8 or 32 / 32; the group that tuned shapes near the query answers), then for the linears
+// the nearest group size in log scale (the larger on a tie), of the same op and dtype. The group
+// size moves the scales' share of the traffic, not which tile or grid suits a shape, so a query
+// of an untuned group size (gs=64 on a database tuned at 32 and 128) is answered better by a
+// tuned one's ranking than by the built-in routing. Attention over other head counts is the same
+// kernels' work split another way (M x heads / qpg rows), so it too is answered better by a tuned
+// one's ranking, among its variants legal for the query's head group, than by the built-in
+// routing.
 const Group* group_for(const Device& d, const ProblemQuery& q) noexcept {
   const Group* nearest = nullptr;
   std::pair<double, double> nearest_distance;
+  std::optional<std::array<double, 3>> log_q;  // q's point, where another head count needs it
   for (const Group& g : d.groups) {
     if (g.op != q.op || g.dtype != q.dtype) continue;
     if (g.group_size != q.group_size && (g.group_size == 0 || q.group_size == 0)) continue;
+    double heads = heads_distance(g, q);
+    if (heads != 0) {
+      if (!log_q) log_q = ShapeIndex::point(q.m, q.n, q.k, ShapeIndex::axis_scale(q.op));
+      std::array<ShapeIndex::Nearest, 1> shape;
+      if (g.shapes.nearest_k(point_in(g, q, *log_q), shape) == 0) continue;
+      heads = std::hypot(heads, shape[0].distance);
+    }
     const std::pair<double, double> distance{
-        heads_distance(g, q), std::abs(std::log(double(g.group_size) / double(q.group_size)))};
+        heads, std::abs(std::log(double(g.group_size) / double(q.group_size)))};
     if (distance == std::pair{0.0, 0.0}) return &g;
     if (nearest == nullptr || distance < nearest_distance ||
         (distance == nearest_distance && std::tie(g.heads, g.kv_heads, g.group_size) >
@@ -554,13 +577,7 @@ Selection Snapshot::select(const DeviceQuery& device, const ProblemQuery& proble
                                   ShapeIndex::axis_scale(problem.op));
         have_log_q = true;
       }
-      // Attention at other head counts: the query's M x heads rows counted as rows of the tuned
-      // head counts, so 64 heads at M = 1 rank among 32 heads' M = 2, where their variants
-      // launch as many workgroups (M x heads / qpg x slices). On the H100, against ranking at the
-      // query's own M, it took 57 picks of 72 at six other head counts within 10% of their best
-      // instead of 52, the median regret 0.7% instead of 2.1% (docs/evaluate.md).
-      std::array<double, 3> at = log_q;
-      if (heads_log != 0) at[0] += std::log(double(problem.heads) / double(g->heads));
+      const std::array<double, 3> at = point_in(*g, problem, log_q);
       std::array<ShapeIndex::Nearest, kMaxRankNeighbours> neighbours;
       size_t found = g->shapes.nearest_k(at, std::span(neighbours).first<kRankNeighbours>());
       if (own_group_size) found = add_other_group_sizes(d, *g, problem, at, neighbours, found);

@@ -111,6 +111,27 @@ TEST_F(SelectSdpa, OtherHeadCountsNeverGetAHeadGroupTheyCannotRun) {
   EXPECT_FALSE(s.spirv.empty());  // shipped
 }
 
+// 32 / 16 heads (2 a KV head) is as far from 32 / 8 as from 32 / 32: the head counts whose
+// nearest tuned shape is nearer answer, 32 / 32 at L=2048 where it tuned that very shape, 32 / 8
+// at L=8192, which it tuned.
+TEST_F(SelectSdpa, HeadCountsAsNearGoByTheirNearestShapes) {
+  db::Problem mha = tuned(2048);
+  mha.kv_heads = 32;
+  const auto fused = db.store.upsert_kernel(sdpa_kernel("sdpa_fused[vec=4,keys=2,wg=64,qpg=1]"));
+  db.store.add_measurement(testing::ok_measurement(db.store.begin_run({}),
+                                                   db.store.upsert_device(db.a),
+                                                   db.store.upsert_problem(mha), fused, 700));
+  const auto both = db.snapshot();
+  Selection s = both->select(query_for(db.a), attention(1, 2048, 32, 16, 128));
+  ASSERT_TRUE(s.ok()) << s.error;
+  EXPECT_EQ(s.matched_kv_heads, 32u);
+  EXPECT_NEAR(s.shape_distance, std::log(2.0), 1e-12);
+  s = both->select(query_for(db.a), attention(1, 8192, 32, 16, 128));
+  ASSERT_TRUE(s.ok()) << s.error;
+  EXPECT_EQ(s.matched_kv_heads, 8u);
+  EXPECT_EQ(s.matched_n, 512u);  // 8192's split serves 4 heads a workgroup: the legal nearest
+}
+
 TEST_F(SelectSdpa, WideHeadsUseTheBaseline) {
   Selection s = snap->select(query_for(db.a), attention(1, 512, 32, 8, 320));
   ASSERT_TRUE(s.ok()) << s.error;
