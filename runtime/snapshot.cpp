@@ -156,6 +156,11 @@ double heads_distance(const Group& g, const ProblemQuery& q) noexcept {
                     std::log(double(g.heads / g.kv_heads) / double(q.heads / q.kv_heads)));
 }
 
+// q's ShapeIndex::point, at its op's axis scale.
+std::array<double, 3> query_point(const ProblemQuery& q) noexcept {
+  return ShapeIndex::point(q.m, q.n, q.k, ShapeIndex::axis_scale(q.op));
+}
+
 // Where q sits among group g's shapes: q's point (`log_q`), with attention at other head counts
 // counting its M x heads rows as rows of g's heads, so 64 heads at M = 1 rank among 32 heads'
 // M = 2, where their variants launch as many workgroups (M x heads / qpg x slices). On the H100,
@@ -187,7 +192,7 @@ const Group* group_for(const Device& d, const ProblemQuery& q) noexcept {
     if (g.group_size != q.group_size && (g.group_size == 0 || q.group_size == 0)) continue;
     double heads = heads_distance(g, q);
     if (heads != 0) {
-      if (!log_q) log_q = ShapeIndex::point(q.m, q.n, q.k, ShapeIndex::axis_scale(q.op));
+      if (!log_q) log_q = query_point(q);
       std::array<ShapeIndex::Nearest, 1> shape;
       if (g.shapes.nearest_k(point_in(g, q, *log_q), shape) == 0) continue;
       heads = std::hypot(heads, shape[0].distance);
@@ -573,8 +578,7 @@ Selection Snapshot::select(const DeviceQuery& device, const ProblemQuery& proble
         }
       }
       if (!have_log_q) {
-        log_q = ShapeIndex::point(problem.m, problem.n, problem.k,
-                                  ShapeIndex::axis_scale(problem.op));
+        log_q = query_point(problem);
         have_log_q = true;
       }
       const std::array<double, 3> at = point_in(*g, problem, log_q);
