@@ -63,6 +63,10 @@ class Snapshot {
   ~Snapshot();
 
  private:
+  // Writes `message` to *error (where given) and returns no snapshot: every failed build's and
+  // load's end.
+  static std::shared_ptr<const Snapshot> fail(std::string* error, std::string message) noexcept;
+
   std::string source_;
   std::vector<Kernel> kernels_;
   std::vector<Constraints> constraints_;  // kernels_[i].constraints, packed for the ranking
