@@ -71,7 +71,7 @@ bool index_pickable(std::span<const ShapeIndex::Entry> entries, RankedLists& lis
 // select took about twice as long (docs/evaluate.md).
 RankedPick rank_neighbours(std::span<const ShapeIndex::Nearest> neighbours, const RankedLists& lists,
                            const RankKernels& kernels, uint32_t compute_units,
-                           const ProblemQuery& q, TunedHeads tuned) noexcept {
+                           const ProblemQuery& q) noexcept {
   const size_t n = std::min(neighbours.size(), kMaxRankNeighbours);
   const RankedVariant* variants = lists.variants.data();
   const uint16_t* pick = lists.pick.data();
@@ -119,7 +119,7 @@ RankedPick rank_neighbours(std::span<const ShapeIndex::Nearest> neighbours, cons
     for (size_t i = e.ranked_count; i-- > 0;) {
       place[candidate_of[pick[e.ranked_first + i]]][j] = static_cast<uint16_t>(i);
     }
-    there[j] = ProblemQuery{q.op, q.dtype, e.m, e.n, e.k, e.group_size, tuned.heads, tuned.kv_heads};
+    there[j] = ProblemQuery{q.op, q.dtype, e.m, e.n, e.k, e.group_size, e.heads, e.kv_heads};
     absent_counts[j] = e.ranked_count != 0;
     if (absent_counts[j]) {
       absent_term[j] = weight[j] * std::max<double>(

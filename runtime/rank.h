@@ -24,12 +24,6 @@ struct RankedVariant {
   float log_ratio = 0;  // ln(its median over the problem's best median): 0 for the winner
 };
 
-// The head counts (sdpa) a group of tuned problems shares: the query's own, or the nearest the
-// device tuned (runtime/snapshot.cpp); 0 for other ops.
-struct TunedHeads {
-  uint32_t heads = 0, kv_heads = 0;
-};
-
 struct RankedPick {
   const RankedVariant* variant = nullptr;           // nullptr: too little to rank
   const ShapeIndex::Entry* measured_on = nullptr;   // the nearest neighbour that measured it
@@ -53,6 +47,14 @@ inline constexpr size_t kRankCandidatesPerNeighbour = db::kRankedPickable;
 inline constexpr size_t kOtherGroupSizeSlots = 2;
 inline constexpr size_t kMaxRankNeighbours = kRankNeighbours + kOtherGroupSizeSlots;
 inline constexpr double kOtherGroupSizeScale = 0.25;
+// Attention's neighbours come from every head count the device tuned: a shape tuned at other head
+// counts sits at hypot(its distance, kOtherHeadsScale * the head counts' distance)
+// (runtime/snapshot.cpp), where q's M x heads rows count as rows of its heads. `vktune evaluate`
+// on the H100 database, the 72 problems at six head counts tuned at 12 shapes each (median / p90
+// regret, within 10%): each ranked from its own head counts alone 6.1% / 37.9%, 41; with the
+// others at scale 0.5 0.4% / 5.2%, 69; 1 0.3% / 4.4%, 69; 2 0.8% / 11.1%, 64. The 119 problems
+// at 32 / 8 heads read the same at every scale (docs/evaluate.md).
+inline constexpr double kOtherHeadsScale = 1.0;
 
 // A group's ranked lists as the ranking reads them. `variants` holds every entry's list (each
 // entry's ranked_first/ranked_count slice it); `pick` is, per variant, its kernel's pickable id:
@@ -126,10 +128,10 @@ double grid_fill(uint64_t workgroups, uint64_t slots) noexcept;
 // `neighbours` are nearest first; each entry's ranked_first/ranked_count slice `lists`
 // (indexed by index_pickable); `kernels` describes every kernel a list names. Returns no
 // variant when fewer than two neighbours rank two or more variants (a database of winners
-// only): the caller then copies the nearest legal winner. `tuned`: the neighbours' head counts
-// (sdpa), where a variant's legality on them is asked. noexcept, allocation-free.
+// only): the caller then copies the nearest legal winner. A variant's legality on a neighbour is
+// asked at the neighbour's own group size and head counts. noexcept, allocation-free.
 RankedPick rank_neighbours(std::span<const ShapeIndex::Nearest> neighbours, const RankedLists& lists,
                            const RankKernels& kernels, uint32_t compute_units,
-                           const ProblemQuery& q, TunedHeads tuned) noexcept;
+                           const ProblemQuery& q) noexcept;
 
 }  // namespace vktune::runtime

@@ -26,7 +26,8 @@ class ShapeIndex {
     Constraints constraints;  // the winner's, inline: no indirection on the search path
     // The problem's fastest variants, as a slice of its owner's list (runtime/rank.h).
     uint32_t ranked_first = 0, ranked_count = 0;
-    uint32_t group_size = 0;  // the problem's: where its variants' legality is asked
+    // The problem's group size and head counts (sdpa): where its variants' legality is asked.
+    uint32_t group_size = 0, heads = 0, kv_heads = 0;
   };
 
   struct Nearest {

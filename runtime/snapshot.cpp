@@ -36,8 +36,9 @@ struct Snapshot::Group {
   uint32_t lists = 0;  // its entries' ranked lists: Device::lists[lists]
 };
 
-// The ranked lists of every group of one op, dtype and head counts, whatever their group size,
-// in one numbering: a shape tuned at another group size ranks beside the query's neighbours.
+// The ranked lists of every group of one op and dtype, whatever their group size or head counts,
+// in one numbering: a shape tuned at another group size or head counts ranks beside the query's
+// neighbours.
 struct Snapshot::Lists {
   RankedLists ranked;             // the entries' fastest variants, sliced by each entry
   std::vector<double> ranked_ns;  // ranked.variants[i]'s measured time: read for the pick alone
@@ -114,7 +115,7 @@ CatalogueFacts catalogue_facts(const std::string& family, const std::string& kno
   }
 }
 
-void fill(const Kernel& k, const ShapeIndex::Entry& p, const Group& g, const Device& d,
+void fill(const Kernel& k, const ShapeIndex::Entry& p, const Device& d,
           const std::string& source, Selection& out) noexcept {
   out.status = Status::ok;
   out.source = source;
@@ -134,8 +135,8 @@ void fill(const Kernel& k, const ShapeIndex::Entry& p, const Group& g, const Dev
   out.matched_n = p.n;
   out.matched_k = p.k;
   out.matched_group_size = p.group_size;
-  out.matched_heads = g.heads;
-  out.matched_kv_heads = g.kv_heads;
+  out.matched_heads = p.heads;
+  out.matched_kv_heads = p.kv_heads;
 }
 
 bool exact_fingerprint(const DeviceQuery& d, const DeviceQuery& q) noexcept {
@@ -177,7 +178,7 @@ std::array<double, 3> point_in(const Group& g, const ProblemQuery& q,
 // tuned one's ranking than by the built-in routing. Attention over other head counts is the same
 // kernels' work split another way (M x heads / qpg rows), so it too is answered better by a tuned
 // one's ranking, among its variants legal for the query's head group, than by the built-in
-// routing.
+// routing. (Attention's ranking then draws on every head count's shapes: add_other_head_counts.)
 const Group* group_for(const Device& d, const ProblemQuery& q) noexcept {
   const Group* nearest = nullptr;
   std::pair<double, double> nearest_distance;
@@ -206,6 +207,17 @@ const Group* group_for(const Device& d, const ProblemQuery& q) noexcept {
   return nearest;
 }
 
+// Inserts `e` at `distance` into the `found` neighbours in `out` (nearest first) if it is among
+// the nearest out.size(); returns the new count.
+size_t insert_neighbour(const ShapeIndex::Entry& e, double distance,
+                        std::span<ShapeIndex::Nearest> out, size_t found) noexcept {
+  if (found == out.size() && out[found - 1].distance <= distance) return found;
+  size_t at = found < out.size() ? found++ : found - 1;
+  for (; at > 0 && out[at - 1].distance > distance; --at) out[at] = out[at - 1];
+  out[at] = {&e, distance};
+  return found;
+}
+
 // Adds to the `found` neighbours in `out` (of `own`, the query's group size; nearest first) the
 // shapes tuned at the device's other group sizes of own's op, dtype and heads that `own` lacks,
 // each at hypot(its distance, kOtherGroupSizeScale * |ln(group size ratio)|), keeping the
@@ -225,11 +237,30 @@ size_t add_other_group_sizes(const Device& d, const Group& own, const ProblemQue
     for (size_t i = 0; i < count; ++i) {
       const ShapeIndex::Entry& e = *theirs[i].entry;
       if (own.shapes.exact({.m = e.m, .n = e.n, .k = e.k}) != nullptr) continue;
-      const double distance = std::hypot(theirs[i].distance, gs_distance);
-      if (found == out.size() && out[found - 1].distance <= distance) continue;
-      size_t at = found < out.size() ? found++ : found - 1;
-      for (; at > 0 && out[at - 1].distance > distance; --at) out[at] = out[at - 1];
-      out[at] = {&e, distance};
+      found = insert_neighbour(e, std::hypot(theirs[i].distance, gs_distance), out, found);
+    }
+  }
+  return found;
+}
+
+// Attention: puts every one of the `found` neighbours in `out` (of `own`, nearest first) and
+// the shapes tuned at the device's other head counts (of own's op and dtype) at
+// hypot(their distance, kOtherHeadsScale * heads_distance), with q's M x heads rows counted as
+// rows of each one's heads (point_in), keeping the nearest out.size() of them all. Returns the
+// new count.
+size_t add_other_head_counts(const Device& d, const Group& own, const ProblemQuery& q,
+                             const std::array<double, 3>& log_q,
+                             std::span<ShapeIndex::Nearest> out, size_t found) noexcept {
+  if (const double apart = kOtherHeadsScale * heads_distance(own, q); apart != 0) {
+    for (size_t i = 0; i < found; ++i) out[i].distance = std::hypot(out[i].distance, apart);
+  }
+  for (const Group& g : d.groups) {
+    if (&g == &own || g.lists != own.lists || g.heads == 0) continue;
+    const double apart = kOtherHeadsScale * heads_distance(g, q);
+    std::array<ShapeIndex::Nearest, kRankNeighbours> theirs;
+    const size_t count = g.shapes.nearest_k(point_in(g, q, log_q), theirs);
+    for (size_t i = 0; i < count; ++i) {
+      found = insert_neighbour(*theirs[i].entry, std::hypot(theirs[i].distance, apart), out, found);
     }
   }
   return found;
@@ -346,8 +377,8 @@ std::shared_ptr<const Snapshot> Snapshot::from_catalog(const db::Catalog& catalo
     problems.reserve(catalog.problems.size());
     for (const auto& p : catalog.problems) problems[p.id] = &p;
     const RankedRuns ranked = ranked_runs(catalog);
-    // Winners gathered per (device, op, dtype, group size), then indexed in one go; their ranked
-    // lists per (device, op, dtype), every group size's together.
+    // Winners gathered per (device, op, dtype, group size, head counts), then indexed in one go;
+    // their ranked lists per (device, op, dtype), every group size's and head counts' together.
     struct Bucket {
       uint32_t device;
       const db::Problem* key;  // op, dtype and group size of the bucket
@@ -356,7 +387,7 @@ std::shared_ptr<const Snapshot> Snapshot::from_catalog(const db::Catalog& catalo
     };
     struct ListsBucket {
       uint32_t device;
-      const db::Problem* key;  // op, dtype and head counts
+      const db::Problem* key;  // op and dtype
       Lists lists;
     };
     std::vector<Bucket> buckets;
@@ -379,8 +410,7 @@ std::shared_ptr<const Snapshot> Snapshot::from_catalog(const db::Catalog& catalo
         last = static_cast<size_t>(std::find_if(buckets.begin(), buckets.end(), same) - buckets.begin());
         if (last == buckets.size()) {
           const auto same_lists = [&](const ListsBucket& l) {
-            return l.device == d->second && l.key->heads == prob.heads &&
-                   l.key->kv_heads == prob.kv_heads && l.key->op == prob.op && l.key->dtype == prob.dtype;
+            return l.device == d->second && l.key->op == prob.op && l.key->dtype == prob.dtype;
           };
           const size_t at = static_cast<size_t>(std::find_if(lists.begin(), lists.end(), same_lists) - lists.begin());
           if (at == lists.size()) lists.push_back({d->second, &prob, {}});
@@ -393,6 +423,8 @@ std::shared_ptr<const Snapshot> Snapshot::from_catalog(const db::Catalog& catalo
       ShapeIndex::Entry entry{prob.m, prob.n, prob.k, k->second, w.median_ns,
                               snap->kernels_[k->second].constraints};
       entry.group_size = prob.group_size;
+      entry.heads = prob.heads;
+      entry.kv_heads = prob.kv_heads;
       if (const auto run = ranked.find({w.device_id, w.problem_id}); run != ranked.end()) {
         entry.ranked_first = static_cast<uint32_t>(l.ranked.variants.size());
         entry.ranked_count = static_cast<uint32_t>(run->second.second);
@@ -482,7 +514,7 @@ Selection Snapshot::select(const DeviceQuery& device, const ProblemQuery& proble
       if (own_group_size && heads_log == 0) {
         const ShapeIndex::Entry* hit = g->shapes.exact(problem);
         if (hit != nullptr && hit->constraints.allows(problem)) {
-          fill(kernels_[hit->kernel], *hit, *g, d, source_, out);
+          fill(kernels_[hit->kernel], *hit, d, source_, out);
           out.device_match = level;
           out.shape_match = ShapeMatch::exact;
           return out;
@@ -496,21 +528,23 @@ Selection Snapshot::select(const DeviceQuery& device, const ProblemQuery& proble
       std::array<ShapeIndex::Nearest, kMaxRankNeighbours> neighbours;
       size_t found = g->shapes.nearest_k(at, std::span(neighbours).first<kRankNeighbours>());
       if (own_group_size) found = add_other_group_sizes(d, *g, problem, at, neighbours, found);
+      if (g->heads != 0) found = add_other_head_counts(d, *g, problem, log_q, neighbours, found);
       const Lists& lists = d.lists[g->lists];
       const RankedPick pick = rank_neighbours({neighbours.data(), found}, lists.ranked,
                                               {constraints_, tiles_, workgroup_sizes_},
-                                              d.compute_units, problem, {g->heads, g->kv_heads});
+                                              d.compute_units, problem);
       if (pick.variant != nullptr) {
-        fill(kernels_[pick.variant->kernel], *pick.measured_on, *g, d, source_, out);
+        fill(kernels_[pick.variant->kernel], *pick.measured_on, d, source_, out);
         out.median_ns = lists.ranked_ns[static_cast<size_t>(pick.variant - lists.ranked.variants.data())];
         out.device_match = level;
         out.shape_match = ShapeMatch::ranked;
-        out.shape_distance = std::hypot(pick.distance, gs_log, heads_log);
+        // An attention neighbour's distance holds its head counts' already.
+        out.shape_distance = g->heads != 0 ? pick.distance : std::hypot(pick.distance, gs_log);
         return out;
       }
       const ShapeIndex::Nearest near = g->shapes.nearest(problem, at);
       if (near.entry != nullptr) {
-        fill(kernels_[near.entry->kernel], *near.entry, *g, d, source_, out);
+        fill(kernels_[near.entry->kernel], *near.entry, d, source_, out);
         out.device_match = level;
         out.shape_match = ShapeMatch::nearest;
         out.shape_distance = std::hypot(near.distance, gs_log, heads_log);

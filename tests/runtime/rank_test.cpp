@@ -51,8 +51,7 @@ struct Neighbourhood {
     for (size_t i = 0; i < entries.size(); ++i) nearest.push_back({&entries[i], distances[i]});
     lists = RankedLists{variants, {}, 0};
     EXPECT_TRUE(index_pickable(entries, lists, variant_of));
-    return rank_neighbours(nearest, lists, {constraints, tiles, workgroup_sizes}, compute_units, q,
-                           {q.heads, q.kv_heads});
+    return rank_neighbours(nearest, lists, {constraints, tiles, workgroup_sizes}, compute_units, q);
   }
 };
 

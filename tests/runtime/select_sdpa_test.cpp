@@ -1,6 +1,7 @@
 // sdpa lookups: tuned context lengths are buckets, any L gets the nearest (log-distance) of
 // the same op, head counts and dtype; untuned head counts get the nearest tuned head counts'
-// variants that are legal for their head group, else the built-in routing, which sends head
+// variants that are legal for their head group, ranked over every tuned head count's shapes,
+// else the built-in routing, which sends head
 // dims past the online kernels' 256 to the baseline; f16 queries get f16 variants only; bad
 // queries are errors.
 #include <gtest/gtest.h>
@@ -11,6 +12,7 @@
 #include "runtime/builtin.h"
 #include "runtime/dispatch.h"
 #include "runtime/query_problem.h"
+#include "runtime/rank.h"
 #include "runtime/snapshot.h"
 #include "runtime/vktune_runtime.h"
 #include "tests/runtime/fake_catalog.h"
@@ -130,6 +132,44 @@ TEST_F(SelectSdpa, HeadCountsAsNearGoByTheirNearestShapes) {
   ASSERT_TRUE(s.ok()) << s.error;
   EXPECT_EQ(s.matched_kv_heads, 8u);
   EXPECT_EQ(s.matched_n, 512u);  // 8192's split serves 4 heads a workgroup: the legal nearest
+}
+
+// Attention ranks over every tuned head count's shapes: 24 / 8 heads tuned at one prefill shape,
+// where the split runs 1.5x behind the fused kernel, and 32 / 8 at two decode shapes, where the
+// split runs 2x ahead. A 24 / 8 decode query, one shape too few to rank in its own group, ranks
+// among 32 / 8's too, whose decode shapes lie nearer (heads' distance included), and takes the
+// split as measured there.
+TEST(SelectSdpaHeads, AttentionRanksOverEveryTunedHeadCount) {
+  FakeDb db;
+  const auto fused = db.store.upsert_kernel(sdpa_kernel("sdpa_fused[vec=4,keys=2,wg=64,qpg=1]"));
+  const auto split = db.store.upsert_kernel(sdpa_kernel("sdpa_split[vec=4,keys=1,wg=128,slices=16,qpg=1]"));
+  const auto device = db.store.upsert_device(db.a);
+  const auto run = db.store.begin_run({});
+  const auto p = db.store.upsert_problem({0, "sdpa", "f32", 128, 2048, 128, 0, 24, 8});
+  db.store.add_measurement(testing::ok_measurement(run, device, p, fused, 1000));
+  db.store.add_measurement(testing::ok_measurement(run, device, p, split, 1500));
+  for (const uint32_t length : {2048u, 4096u}) {
+    const auto d = db.store.upsert_problem(tuned(length));
+    db.store.add_measurement(testing::ok_measurement(run, device, d, fused, 200));
+    db.store.add_measurement(testing::ok_measurement(run, device, d, split, 100));
+  }
+  const auto snap = db.snapshot();
+  const Selection s = snap->select(query_for(db.a), attention(1, 2048, 24, 8, 128));
+  ASSERT_TRUE(s.ok()) << s.error;
+  EXPECT_EQ(s.shape_match, ShapeMatch::ranked);
+  EXPECT_EQ(s.family, "sdpa_split");
+  EXPECT_EQ(s.matched_heads, 32u);
+  EXPECT_EQ(s.matched_m, 1u);
+  EXPECT_EQ(s.matched_n, 2048u);
+  // M x heads = 24 rows sit at M = 0.75 of 32 heads; the head counts' distance beside it.
+  const double heads = kOtherHeadsScale * std::hypot(std::log(32.0 / 24), std::log(4.0 / 3));
+  EXPECT_NEAR(s.shape_distance, std::hypot(std::log(0.75), heads), 1e-12);
+  // A prefill query ranks nearest its own head counts' shape, where the fused kernel won.
+  const Selection prefill_pick = snap->select(query_for(db.a), attention(64, 2048, 24, 8, 128));
+  ASSERT_TRUE(prefill_pick.ok()) << prefill_pick.error;
+  EXPECT_EQ(prefill_pick.shape_match, ShapeMatch::ranked);
+  EXPECT_EQ(prefill_pick.family, "sdpa_fused");
+  EXPECT_EQ(prefill_pick.matched_heads, 24u);
 }
 
 TEST_F(SelectSdpa, WideHeadsUseTheBaseline) {
