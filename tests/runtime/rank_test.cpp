@@ -148,9 +148,11 @@ TEST(Rank, ChargesAGridThatFillsTheQuerysLastWaveWorse) {
   h.add(64, 512, 4096, 0.5, {{1, 1.0f}, {2, 1.2f}});
   // N = 320: kernel 1 fills 5 of 8 slots, kernel 2 10 of 12; ln 1.6 > ln 1.2 + ln 1.2.
   EXPECT_EQ(h.pick(q4(64, 320, 4096)).variant->kernel, 2u);
-  // Workgroups of 128 invocations run two a unit: kernel 2 fills 10 of 16 slots, as bad.
+  // Workgroups of 128 invocations run three a unit (kSmallResident): kernel 2 fills 10 of 12
+  // slots, more than on its neighbours (8 of 12, 16 of 24), and is charged nothing.
   h.workgroup_sizes[2] = 128;
-  EXPECT_EQ(h.pick(q4(64, 320, 4096)).variant->kernel, 1u);
+  EXPECT_EQ(resident_workgroups(128), 3u);
+  EXPECT_EQ(h.pick(q4(64, 320, 4096)).variant->kernel, 2u);
   // Without the device's compute units the times count as measured.
   h.workgroup_sizes[2] = 256;
   h.compute_units = 0;
