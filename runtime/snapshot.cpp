@@ -381,7 +381,7 @@ std::shared_ptr<const Snapshot> Snapshot::from_catalog(const db::Catalog& catalo
     // their ranked lists per (device, op, dtype), every group size's and head counts' together.
     struct Bucket {
       uint32_t device;
-      const db::Problem* key;  // op, dtype and group size of the bucket
+      const db::Problem* key;  // op, dtype, group size and head counts of the bucket
       std::vector<ShapeIndex::Entry> entries;
       size_t lists;  // index into `lists`
     };
