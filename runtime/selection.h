@@ -121,8 +121,8 @@ struct Selection {
   // Distance to the matched problem: between their ShapeIndex::point (ln M, 2 ln N, 2 ln K;
   // attention: ln M, ln L, ln D), with the group sizes' log ratio added in quadrature where they
   // differ (runtime/rank.h, kOtherGroupSizeScale for a neighbour of another tuned group size), and
-  // the head counts' (runtime/snapshot.cpp, heads_distance) where the query's were not tuned; 0
-  // when exact or builtin.
+  // the head counts' (runtime/snapshot.cpp, heads_distance; kOtherHeadsScale on a ranked pick)
+  // where the matched problem's differ from the query's; 0 when exact or builtin.
   double shape_distance = 0;
   std::string_view matched_device_name;
   uint32_t matched_driver_version = 0;
