@@ -64,8 +64,8 @@ std::vector<const kernels::Family*> parse_families(const std::string& text) {
   return families;
 }
 
-// SIGINT and SIGTERM ask the run to stop between chunks (tuner/options.h: stop), so what it
-// measured is committed and the exact resume command can be printed.
+// SIGINT and SIGTERM ask the run to stop (tuner/options.h: stop), so what it measured is
+// committed and the exact resume command can be printed.
 std::atomic<bool> stop_requested = false;
 volatile std::sig_atomic_t stop_signal = 0;
 
@@ -209,16 +209,19 @@ tuner::TuneResult run_session(const vk::Instance& instance, size_t device_index,
   tuner::Progress progress(stderr, plain);
   tuner::Session session(instance, device_index, store, std::move(options), progress);
   const tuner::TuneResult result = session.run();
-  size_t legal = 0, resumed = 0, failed = 0;
+  size_t legal = 0, resumed = 0, failed = 0, rechecked = 0, recovered = 0;
   for (const auto& p : result.problems) {
     legal += p.legal;
     resumed += p.resumed;
     failed += p.failed;
+    rechecked += p.rechecked;
+    recovered += p.recovered;
   }
   std::fprintf(stderr,
-               "\nrun %lld: %zu results stored in %s (%zu legal variants, %zu resumed, %zu not ok)\n\n",
+               "\nrun %lld: %zu results stored in %s (%zu legal variants, %zu resumed, %zu not ok, "
+               "%zu first samples taken again, %zu of them near the best the second time)\n\n",
                static_cast<long long>(result.run_id), result.stored,
-               tuner::format_seconds(result.seconds).c_str(), legal, resumed, failed);
+               tuner::format_seconds(result.seconds).c_str(), legal, resumed, failed, rechecked, recovered);
   return result;
 }
 

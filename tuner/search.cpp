@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "runtime/builtin.h"
+#include "tuner/knob_neighbours.h"
 
 namespace vktune::tuner {
 
@@ -32,6 +33,28 @@ std::vector<Candidate*> halve(const std::vector<Candidate*>& pool, size_t finali
     if (protect.contains(timed[i]->key)) advance.push_back(timed[i]);
   }
   return advance;
+}
+
+std::vector<Candidate*> recheck(const std::vector<Candidate*>& pool) {
+  const std::vector<Candidate*> timed = ranked(pool);
+  if (timed.empty()) return {};
+  const double bound = timed.front()->stats->median * kAdvanceWithin;
+  std::vector<KnobbedVariant> knobbed;
+  for (const Candidate* c : timed) knobbed.push_back({c->family, &c->knobs});
+  const std::vector<std::vector<size_t>> neighbours = one_knob_neighbours(knobbed);
+  std::vector<Candidate*> again;
+  for (size_t i = 0; i < timed.size(); ++i) {
+    const double median = timed[i]->stats->median;
+    if (median <= bound) continue;
+    for (size_t j : neighbours[i]) {
+      const double other = timed[j]->stats->median;
+      if (other <= bound && median > kRecheckRatio * other) {
+        again.push_back(timed[i]);
+        break;
+      }
+    }
+  }
+  return again;
 }
 
 double log_distance(const kernels::Problem& a, const db::Problem& b) {

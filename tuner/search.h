@@ -31,6 +31,18 @@ inline constexpr double kAdvanceWithin = 1.5;
 std::vector<Candidate*> halve(const std::vector<Candidate*>& pool, size_t finalists,
                               const std::set<std::string>& protect = {});
 
+// How far a stage-one sample may read behind a one-knob neighbour's before halving trusts it
+// only after a second sample. One sample glitches now and then (2.5-5x the variant's time on the
+// H100, seen where the tuned truth of a problem was such a sample); a knob changed by one value
+// rarely costs that much, so a second look costs a few percent of stage one's samples (5.6% at
+// 2x over the H100's database, docs/tuning-loop.md).
+inline constexpr double kRecheckRatio = 2.0;
+
+// Stage one's variants to sample once more before halving: those it would drop (further than
+// kAdvanceWithin behind the best) whose one sample reads more than kRecheckRatio times that of a
+// one-knob neighbour within kAdvanceWithin of the best. Fastest first.
+std::vector<Candidate*> recheck(const std::vector<Candidate*>& pool);
+
 // Distance between problem shapes: Euclidean in (log M, log N, log K).
 double log_distance(const kernels::Problem& a, const db::Problem& b);
 

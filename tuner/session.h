@@ -69,6 +69,8 @@ struct ProblemOutcome {
   size_t measured = 0;     // stored in this session, any status
   size_t resumed = 0;      // skipped: already stored by the run being resumed
   size_t failed = 0;       // stored with a status other than ok
+  size_t rechecked = 0;    // stage-one variants sampled a second time (search.h, recheck)
+  size_t recovered = 0;    // ... whose second sample put them within kAdvanceWithin of the best
   bool budget_cut = false; // the budget ran out before every variant was measured
   std::optional<std::string> winner_key;
   double winner_ns = 0;

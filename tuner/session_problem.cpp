@@ -399,6 +399,24 @@ ProblemOutcome Session::tune_problem(size_t index, int64_t problem_id, std::vect
   coverage.budget_cut = outcome.budget_cut;
   coverage.stages.push_back(static_cast<uint32_t>(pool.size()));
 
+  // A one-sample reading far behind a kept neighbour is sampled again before halving drops the
+  // variant on it (search.h); the second sample is its time from then on.
+  if (halving && pool.size() > options_.finalists && !out_of_time()) {
+    stop_if_asked();
+    const std::vector<Candidate*> again = recheck(pool);
+    if (!again.empty()) {
+      const double bound = ranked(pool).front()->stats->median * kAdvanceWithin;  // not re-sampled
+      const bool ok = retime(again, first);
+      for (Candidate* c : again) {
+        store(*c);
+        if (c->timed() && c->stats->median <= bound) ++outcome.recovered;
+      }
+      flush();
+      outcome.rechecked = again.size();
+      if (!ok) recover_device(list);
+    }
+  }
+
   // Halving: what is near the best (search.h) advances to a longer measurement until the finalists remain.
   for (int stage = 1; halving && pool.size() > options_.finalists &&
                       !out_of_time();

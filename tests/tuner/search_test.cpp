@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "kernels/families/families.h"
 #include "kernels/family.h"
 
 namespace vktune::tuner {
@@ -72,6 +73,44 @@ TEST(SearchTest, HalvingAdvancesProtectedVariantsWhateverTheirOneSampleRead) {
   ASSERT_EQ(again.size(), 2u);
   EXPECT_EQ(again[0]->key, "0");
   EXPECT_EQ(again[1]->key, "2");
+}
+
+TEST(SearchTest, RecheckTakesWhatFarTrailsAKeptOneKnobNeighbour) {
+  // rms_norm's variants: vec {1, 4} x wg {32, 64, 128, 256, 512}. vec 1 reads 102-132 (kept:
+  // within 1.5x of the best), vec 4 reads 180-184 (dropped, within 2x of every neighbour), but
+  // vec 4 wg 512 read 450 in its one sample, 3.4x its neighbour vec 1 wg 512.
+  const kernels::Family& rms = kernels::rms_norm_family(kernels::DType::f32);
+  const std::vector<kernels::Knobs> knobs = rms.all_variants();
+  std::vector<Candidate> list(knobs.size());
+  const Candidate* glitched = nullptr;
+  for (size_t i = 0; i < knobs.size(); ++i) {
+    list[i].family = &rms;
+    list[i].knobs = knobs[i];
+    list[i].key = rms.key(knobs[i]);
+    const bool vec4 = kernels::knob_u32(knobs[i], "vec") == 4;
+    const uint32_t wg = kernels::knob_u32(knobs[i], "wg");
+    SampleStats s;
+    s.median = vec4 ? 180.0 + wg / 64.0 : 100.0 + wg / 16.0;
+    if (vec4 && wg == 512) {
+      s.median = 450;
+      glitched = &list[i];
+    }
+    list[i].stats = s;
+  }
+  ASSERT_NE(glitched, nullptr);
+  const auto again = recheck(pointers(list));
+  ASSERT_EQ(again.size(), 1u);
+  EXPECT_EQ(again[0], glitched);
+
+  // Its kept neighbour failing leaves nothing to measure it against; a failed variant is never
+  // taken again.
+  for (Candidate& c : list) {
+    if (kernels::knob_u32(c.knobs, "vec") == 1 && kernels::knob_u32(c.knobs, "wg") == 512) {
+      c.status = db::Status::wrong_result;
+    }
+  }
+  EXPECT_TRUE(recheck(pointers(list)).empty());
+  EXPECT_TRUE(recheck({}).empty());
 }
 
 db::Problem record(uint32_t m, uint32_t n, uint32_t k, uint32_t gs, const char* dtype = "f32") {
