@@ -62,6 +62,7 @@ std::vector<double> BatchTimer::run(std::span<const TimedVariant> variants,
                                     const TimingOptions& options) {
   std::vector<double> result(entries.size());
   for (size_t first = 0; first < entries.size();) {
+    if (options.stop != nullptr && options.stop->load()) throw TimingStopped();
     size_t last = first;
     double planned = 0;
     while (last < entries.size() && last - first < kMaxEntries &&

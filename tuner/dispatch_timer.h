@@ -3,9 +3,11 @@
 // budget is spent (../shared/DESIGN.md "Measuring").
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <stdexcept>
 #include <vector>
 
 #include "kernels/vk/timestamp_pool.h"
@@ -37,6 +39,16 @@ struct TimingOptions {
   double target_ci = 0.01;  // stop once the median's relative CI half-width is below this
   std::chrono::duration<double> budget{0.25};  // wall time for one variant's samples
   std::chrono::nanoseconds timeout{std::chrono::seconds(10)};  // one submission
+  // Read before every submission of a measurement: once it reads true the measurement throws
+  // TimingStopped. A tuning run's stop (SIGINT) then waits for one submission, not for a whole
+  // stage of a large problem's variants (19 s on the H100, docs/h100/README.md).
+  const std::atomic<bool>* stop = nullptr;
+};
+
+// Thrown by a measurement that TimingOptions::stop stopped; nothing of it is kept.
+class TimingStopped : public std::runtime_error {
+ public:
+  TimingStopped() : std::runtime_error("measurement stopped on request") {}
 };
 
 class ClockProbe;

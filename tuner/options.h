@@ -66,8 +66,9 @@ struct TuneOptions {
   // When set, only the variants it accepts are measured (`vktune bench` re-times a DB's
   // winners beside their baselines this way).
   std::function<bool(const kernels::Problem&, const std::string& key)> variant_filter;
-  // When it reads true (a signal handler sets it), the run stops before its next chunk or
-  // stage, commits what it measured and throws TuneInterrupted; --resume continues it.
+  // When it reads true (a signal handler sets it), the run stops before its next shader compile,
+  // chunk, stage or timing submission, commits what its finished chunks and stages measured and
+  // throws TuneInterrupted; --resume continues it.
   const std::atomic<bool>* stop = nullptr;
   // The database file whose run this is: the run is claimed (tuner/run_lock.h) before anything
   // is measured, so a second process resuming it is refused. Empty: no claim (in-memory stores).

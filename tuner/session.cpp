@@ -62,6 +62,7 @@ Session::Session(const vk::Instance& instance, size_t device_index, db::Store& s
   open_device();
   // A CPU device has no clocks to ramp up: the GPU warm-up would only cost time there.
   if (device_->info().type == vk::DeviceType::cpu) options_.timing.max_warmup_ns = 0;
+  options_.timing.stop = options_.stop;  // a stop ends a measurement between its submissions
 }
 
 Session::~Session() = default;
@@ -184,7 +185,8 @@ TuneResult Session::run() {
     }
     progress_.note("compiling " + std::to_string(all.size()) + " candidates' pipelines");
     const auto start = std::chrono::steady_clock::now();
-    compile_all(*device_, compiler_, *pipelines_, all);
+    compile_all(*device_, compiler_, *pipelines_, all, options_.stop);
+    stop_if_asked();
     progress_.note(
         std::to_string(pipelines_->size()) + " pipelines in " +
         format_seconds(std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
@@ -214,8 +216,13 @@ TuneResult Session::run() {
       budget_.emplace(std::chrono::steady_clock::now(),
                       std::chrono::duration_cast<std::chrono::steady_clock::duration>(share));
     }
-    result.problems.push_back(
-        tune_problem(i, problem_ids[i], std::move(lists[i]), std::move(outcomes[i])));
+    try {
+      result.problems.push_back(
+          tune_problem(i, problem_ids[i], std::move(lists[i]), std::move(outcomes[i])));
+    } catch (const TimingStopped&) {
+      stop_if_asked();  // commits what the problem's finished chunks and stages stored, and throws
+      throw;
+    }
     // The problems after it protect this winner in their halving (nearest_winners).
     if (const std::optional<std::string>& key = result.problems.back().winner_key) {
       tuned_winners_.emplace_back(problem_record(options_.problems[i]), *key);

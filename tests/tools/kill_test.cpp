@@ -6,6 +6,8 @@
 #include <signal.h>
 
 #include <chrono>
+#include <cstdlib>
+#include <filesystem>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -99,6 +101,41 @@ TEST(VktuneKill, SigintStopsBetweenChunksKeepingWhatWasMeasured) {
   db::Store store = db::Store::open(db);
   EXPECT_EQ(store.runs().size(), 1u);
   EXPECT_GT(store.measurements().size(), kept);
+}
+
+// A run compiles every variant's shader before its first measurement, a minute of the smoke
+// shape's q4gsw variants on a two-core machine with no SPIR-V cache: SIGINT stops that as well,
+// after the shaders being compiled, not after all of them.
+TEST(VktuneKill, SigintStopsTheCompileStage) {
+  TempDir dir;
+  const std::string db = dir.file("c.db");
+  const std::filesystem::path cache = dir.path() / "cache";
+  ASSERT_EQ(::setenv("VKTUNE_CACHE_DIR", cache.c_str(), 1), 0);  // empty: every shader compiles
+  const pid_t pid = start_tune(db, "", "--shapes smoke --ops q4gsw --m 1 --plain");
+  ::unsetenv("VKTUNE_CACHE_DIR");
+  ASSERT_GT(pid, 0);
+  const auto compiled = [&] {
+    std::error_code ec;
+    size_t files = 0;
+    for (auto it = std::filesystem::recursive_directory_iterator(cache, ec);
+         !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+      files += it->is_regular_file();
+    }
+    return files;
+  };
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (compiled() < 3 && std::chrono::steady_clock::now() < give_up) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_GE(compiled(), 3u) << "the compile stage never began";
+  const auto sent = std::chrono::steady_clock::now();
+  const int status = stop(pid, SIGINT);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - sent).count();
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 128 + SIGINT);
+  EXPECT_LT(seconds, 20.0);
+  EXPECT_EQ(stored(db), 0u) << "stopped while compiling, before any measurement";
 }
 
 // A resume of a run another process is tuning is refused, naming that process, instead of

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <set>
 #include <string>
 
@@ -162,6 +163,30 @@ TEST_F(BatchTimerTest, ClockReadingsBracketEverySubmissionWithoutTouchingTheSamp
   // A software device's "clock" is its load: re-runs may happen, at most two a submission
   // (two rounds of two submissions).
   EXPECT_LE(profile.low_clock_reruns(), 8u);
+}
+
+TEST_F(BatchTimerTest, AStopEndsTheMeasurementAtItsNextSubmission) {
+  const kernels::KernelInstance inst = Instance();
+  std::atomic<bool> stop = false;
+  // The stop comes while the first submission is recorded (as a signal would, at any time).
+  const std::vector<TimedVariant> variants(
+      4, {[&](vk::CommandBuffer& cb, uint32_t) {
+            inst.record(cb);
+            stop = true;
+          },
+          {}});
+  BatchTimer timer(device(), nullptr, nullptr);
+  TimingOptions options = Options();
+  options.stop = &stop;
+  EXPECT_THROW(timer.measure(variants, std::vector<double>(4, 1e3), options), TimingStopped);
+  EXPECT_TRUE(stop.load());
+  // Without the stop the same measurement takes every sample.
+  stop = false;
+  options.stop = nullptr;
+  const std::vector<SampleStats> stats =
+      timer.measure(variants, std::vector<double>(4, 1e3), options);
+  ASSERT_EQ(stats.size(), 4u);
+  EXPECT_EQ(stats[0].n, 5u);
 }
 
 TEST_F(BatchTimerTest, WantsOneEstimatePerVariant) {
