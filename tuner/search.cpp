@@ -35,26 +35,26 @@ std::vector<Candidate*> halve(const std::vector<Candidate*>& pool, size_t finali
   return advance;
 }
 
-std::vector<Candidate*> recheck(const std::vector<Candidate*>& pool) {
+Recheck recheck(const std::vector<Candidate*>& pool) {
   const std::vector<Candidate*> timed = ranked(pool);
   if (timed.empty()) return {};
-  const double bound = timed.front()->stats->median * kAdvanceWithin;
+  Recheck r;
+  r.bound = timed.front()->stats->median * kAdvanceWithin;
   std::vector<KnobbedVariant> knobbed;
   for (const Candidate* c : timed) knobbed.push_back({c->family, &c->knobs});
   const std::vector<std::vector<size_t>> neighbours = one_knob_neighbours(knobbed);
-  std::vector<Candidate*> again;
   for (size_t i = 0; i < timed.size(); ++i) {
     const double median = timed[i]->stats->median;
-    if (median <= bound) continue;
+    if (median <= r.bound) continue;
     for (size_t j : neighbours[i]) {
       const double other = timed[j]->stats->median;
-      if (other <= bound && median > kRecheckRatio * other) {
-        again.push_back(timed[i]);
+      if (other <= r.bound && median > kRecheckRatio * other) {
+        r.again.push_back(timed[i]);
         break;
       }
     }
   }
-  return again;
+  return r;
 }
 
 double log_distance(const kernels::Problem& a, const db::Problem& b) {

@@ -40,8 +40,12 @@ inline constexpr double kRecheckRatio = 2.0;
 
 // Stage one's variants to sample once more before halving: those it would drop (further than
 // kAdvanceWithin behind the best) whose one sample reads more than kRecheckRatio times that of a
-// one-knob neighbour within kAdvanceWithin of the best. Fastest first.
-std::vector<Candidate*> recheck(const std::vector<Candidate*>& pool);
+// one-knob neighbour within kAdvanceWithin of the best.
+struct Recheck {
+  std::vector<Candidate*> again;  // fastest first
+  double bound = 0;  // kAdvanceWithin x the best's time, which stays (the best is never taken again)
+};
+Recheck recheck(const std::vector<Candidate*>& pool);
 
 // Distance between problem shapes: Euclidean in (log M, log N, log K).
 double log_distance(const kernels::Problem& a, const db::Problem& b);

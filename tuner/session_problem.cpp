@@ -403,16 +403,15 @@ ProblemOutcome Session::tune_problem(size_t index, int64_t problem_id, std::vect
   // variant on it (search.h); the second sample is its time from then on.
   if (halving && pool.size() > options_.finalists && !out_of_time()) {
     stop_if_asked();
-    const std::vector<Candidate*> again = recheck(pool);
-    if (!again.empty()) {
-      const double bound = ranked(pool).front()->stats->median * kAdvanceWithin;  // not re-sampled
-      const bool ok = retime(again, first);
-      for (Candidate* c : again) {
+    const Recheck r = recheck(pool);
+    if (!r.again.empty()) {
+      const bool ok = retime(r.again, first);
+      for (Candidate* c : r.again) {
         store(*c);
-        if (c->timed() && c->stats->median <= bound) ++outcome.recovered;
+        if (c->timed() && c->stats->median <= r.bound) ++outcome.recovered;
       }
       flush();
-      outcome.rechecked = again.size();
+      outcome.rechecked = r.again.size();
       if (!ok) recover_device(list);
     }
   }

@@ -98,9 +98,10 @@ TEST(SearchTest, RecheckTakesWhatFarTrailsAKeptOneKnobNeighbour) {
     list[i].stats = s;
   }
   ASSERT_NE(glitched, nullptr);
-  const auto again = recheck(pointers(list));
-  ASSERT_EQ(again.size(), 1u);
-  EXPECT_EQ(again[0], glitched);
+  const Recheck r = recheck(pointers(list));
+  ASSERT_EQ(r.again.size(), 1u);
+  EXPECT_EQ(r.again[0], glitched);
+  EXPECT_DOUBLE_EQ(r.bound, 102.0 * kAdvanceWithin);  // vec 1 wg 32, the best
 
   // Its kept neighbour failing leaves nothing to measure it against; a failed variant is never
   // taken again.
@@ -109,8 +110,8 @@ TEST(SearchTest, RecheckTakesWhatFarTrailsAKeptOneKnobNeighbour) {
       c.status = db::Status::wrong_result;
     }
   }
-  EXPECT_TRUE(recheck(pointers(list)).empty());
-  EXPECT_TRUE(recheck({}).empty());
+  EXPECT_TRUE(recheck(pointers(list)).again.empty());
+  EXPECT_TRUE(recheck({}).again.empty());
 }
 
 db::Problem record(uint32_t m, uint32_t n, uint32_t k, uint32_t gs, const char* dtype = "f32") {
