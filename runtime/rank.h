@@ -52,9 +52,11 @@ inline constexpr double kOtherGroupSizeScale = 0.25;
 // (runtime/snapshot.cpp), where q's M x heads rows count as rows of its heads. `vktune evaluate`
 // on the H100 database, the 72 problems at six head counts tuned at 12 shapes each (median / p90
 // regret, within 10%): each ranked from its own head counts alone 6.1% / 37.9%, 41; with the
-// others at scale 0.5 0.4% / 5.2%, 69; 1 0.3% / 4.4%, 69; 2 0.8% / 11.1%, 64. The 119 problems
-// at 32 / 8 heads read the same at every scale (docs/evaluate.md).
-inline constexpr double kOtherHeadsScale = 1.0;
+// others at scale 0.5 0.4% / 5.2%, 69; 1 0.3% / 4.4%, 69; 2 0.8% / 11.1%, 64. Once every head
+// count was tuned at the M between (eighteenth session: 236 problems at nine other head counts,
+// with ShapeIndex::kAttentionAxisScale 0.5) the nearer scale won: 0.5 0.4% / 9.0%, 216; 1 0.7% /
+// 16.0%, 200; 2 2.5% / 19.2%, 182 (docs/evaluate.md).
+inline constexpr double kOtherHeadsScale = 0.5;
 
 // A group's ranked lists as the ranking reads them. `variants` holds every entry's list (each
 // entry's ranked_first/ranked_count slice it); `pick` is, per variant, its kernel's pickable id:

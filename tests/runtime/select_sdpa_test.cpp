@@ -13,6 +13,7 @@
 #include "runtime/dispatch.h"
 #include "runtime/query_problem.h"
 #include "runtime/rank.h"
+#include "runtime/shape_index.h"
 #include "runtime/snapshot.h"
 #include "runtime/vktune_runtime.h"
 #include "tests/runtime/fake_catalog.h"
@@ -83,7 +84,10 @@ TEST_F(SelectSdpa, OtherHeadCountsGetTheNearestTunedHeadCounts) {
   EXPECT_EQ(s.matched_heads, 32u);
   EXPECT_EQ(s.matched_kv_heads, 8u);
   EXPECT_NEAR(s.shape_distance,
-              std::hypot(std::log(2.0), std::log(8192.0 / 6000.0), std::log(2.0)), 1e-12);
+              std::hypot(std::log(2.0),
+                         ShapeIndex::kAttentionAxisScale * std::log(8192.0 / 6000.0),
+                         std::log(2.0)),
+              1e-12);
   EXPECT_EQ(s.constraints.head_group_multiple, 4u);  // from the catalogue
   EXPECT_EQ(snap->select(query_for(db.a), attention(1, 8192, 32, 8, 128)).matched_heads, 32u);
 }
