@@ -59,9 +59,11 @@ def summary(regrets):
         return "no pick was measured in the truth database"
     p90 = measured[max(0, math.ceil(0.9 * len(measured)) - 1)]
     within = sum(r <= 0.10 for r in measured)
+    # The log of the geometric mean slowdown, as `vktune evaluate` prints it.
+    mean_log = statistics.fmean(math.log1p(r) for r in measured)
     return (f"median {100 * statistics.median(measured):.1f}%  p90 {100 * p90:.1f}%  "
             f"max {100 * measured[-1]:.1f}%  within 10%: {within} of {len(regrets)}"
-            f" ({len(regrets) - len(measured)} unmeasured)")
+            f" ({len(regrets) - len(measured)} unmeasured)  mean ln(1 + r) {100 * mean_log:.2f}%")
 
 
 def main():

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -80,18 +81,28 @@ TEST(Evaluate, ReadsEachPickInTheHiddenProblemsOwnMeasurements) {
   EXPECT_EQ(e.cases[2].picked, kGemvKey);
   EXPECT_DOUBLE_EQ(*e.cases[2].regret, 0.2);
 
-  EXPECT_DOUBLE_EQ(e.median, 1.1);
-  EXPECT_DOUBLE_EQ(e.p90, 2.0);
-  EXPECT_DOUBLE_EQ(e.max, 2.0);
+  EXPECT_EQ(e.regret.count, 2u);
+  EXPECT_DOUBLE_EQ(e.regret.median, 1.1);
+  EXPECT_DOUBLE_EQ(e.regret.p90, 2.0);
+  EXPECT_DOUBLE_EQ(e.regret.max, 2.0);
+  EXPECT_EQ(e.regret.within_10pct, 0u);
+  EXPECT_DOUBLE_EQ(e.regret.mean_log, (std::log(3.0) + std::log(1.2)) / 2);
+  ASSERT_EQ(e.by_class.size(), 1u);  // the miss has no regret to summarise
+  EXPECT_EQ(e.by_class.at("q4gsw").count, 2u);
+  EXPECT_DOUBLE_EQ(e.by_class.at("q4gsw").mean_log, e.regret.mean_log);
 
   const auto j = nlohmann::json::parse(render_evaluation_json(e, 2));
   EXPECT_EQ(j["misses"], 1);
+  EXPECT_EQ(j["regret"]["within_10pct"], 0);
+  EXPECT_DOUBLE_EQ(j["regret"]["mean_log1p"].get<double>(), e.regret.mean_log);
+  EXPECT_EQ(j["by_class"]["q4gsw"]["count"], 2);
   EXPECT_EQ(j["worst"].size(), 2u);
   EXPECT_EQ(j["worst"][1]["picked"], kTiledKey);
   EXPECT_TRUE(j["worst"][0]["regret"].is_null());
   const std::string text = render_evaluation_text(e, 3);
   EXPECT_NE(text.find("MISS, never measured there"), std::string::npos) << text;
   EXPECT_NE(text.find("median 110.0%"), std::string::npos) << text;
+  EXPECT_NE(text.find("within 10% 0 of 2"), std::string::npos) << text;
 }
 
 TEST(Evaluate, APickWithAWrongResultThereIsAMiss) {
@@ -130,8 +141,9 @@ TEST(Evaluate, RegretComparesTimesOfTheSameRun) {
   EXPECT_DOUBLE_EQ(*e.cases[1].picked_ns, 300.0);
   EXPECT_DOUBLE_EQ(*e.cases[1].regret_across_runs, 2.0);
   EXPECT_DOUBLE_EQ(*e.cases[0].regret, 0.2);
-  EXPECT_DOUBLE_EQ(e.max, 0.2);
-  EXPECT_DOUBLE_EQ(e.across_runs_max, 2.0);
+  EXPECT_DOUBLE_EQ(e.regret.max, 0.2);
+  EXPECT_EQ(e.regret.within_10pct, 1u);  // 300 / 280
+  EXPECT_DOUBLE_EQ(e.across_runs.max, 2.0);
   const auto j = nlohmann::json::parse(render_evaluation_json(e, 2));
   EXPECT_DOUBLE_EQ(j["regret_across_runs"]["max"].get<double>(), 2.0);
   EXPECT_DOUBLE_EQ(j["worst"][1]["regret_across_runs"].get<double>(), 2.0);
@@ -294,8 +306,11 @@ TEST(Evaluate, AttentionIsAskedWithItsHeads) {
   }
   EXPECT_EQ(nlohmann::json::parse(render_evaluation_json(e, 1))["worst"][0]["problem"]["kv_heads"],
             8);
+  ASSERT_EQ(e.by_class.size(), 1u);  // attention is summarised per head counts
+  EXPECT_EQ(e.by_class.at("sdpa 32/8").count, 2u);
   const std::string text = render_evaluation_text(e, 2);
   EXPECT_NE(text.find("sdpa M=1 L=1024 Hq=32 Hkv=8 D=128"), std::string::npos) << text;
+  EXPECT_NE(text.find("  sdpa 32/8 "), std::string::npos) << text;
 }
 
 }  // namespace

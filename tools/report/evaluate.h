@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -47,14 +48,28 @@ struct EvaluationCase {
 // measures the answers for shapes nobody tuned at any group size).
 enum class Hide { problem, shape };
 
+// What a set of regrets reads (all 0 for none): median, p90 (nearest rank) and max; how many
+// picks run within 10% of the best; and the mean of ln(1 + regret), the log of the geometric mean
+// slowdown, which neither a crowd of exact picks (the median) nor one outlier (the max) hides.
+struct RegretSummary {
+  size_t count = 0;
+  double median = 0, p90 = 0, max = 0;
+  size_t within_10pct = 0;
+  double mean_log = 0;
+};
+
+// The class a case is summarised in: its op, and attention's head counts ("sdpa 32/8"), whose
+// answers come from differently dense data.
+std::string evaluation_class(const db::Problem& p);
+
 struct Evaluation {
   Hide hide = Hide::problem;
   std::vector<EvaluationCase> cases;  // worst first: misses, then by regret, descending
   size_t misses = 0;
-  // Over the cases with a regret (none when every case is a miss).
-  double median = 0, p90 = 0, max = 0;
-  // The same over regret_across_runs.
-  double across_runs_median = 0, across_runs_p90 = 0, across_runs_max = 0;
+  RegretSummary regret;       // over the cases with a regret
+  RegretSummary across_runs;  // the same over regret_across_runs
+  // `regret` of each evaluation_class, by class name.
+  std::map<std::string, RegretSummary> by_class;
 };
 
 // What the runtime is built from: the catalog as a database or a full export gives it (each
