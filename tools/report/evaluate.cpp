@@ -210,12 +210,13 @@ nlohmann::ordered_json summary_json(const RegretSummary& s) {
           {"mean_log1p", s.mean_log}};
 }
 
-}  // namespace
-
+// The Evaluation::by_class a case counts in.
 std::string evaluation_class(const db::Problem& p) {
   if (p.heads == 0) return p.op;
   return p.op + " " + std::to_string(p.heads) + "/" + std::to_string(p.kv_heads);
 }
+
+}  // namespace
 
 Evaluation evaluate_leave_one_out(const db::Store& store, RuntimeInput input, Hide hide) {
   db::Catalog catalog = store.catalog(/*with_spirv=*/false);

@@ -58,17 +58,14 @@ struct RegretSummary {
   double mean_log = 0;
 };
 
-// The class a case is summarised in: its op, and attention's head counts ("sdpa 32/8"), whose
-// answers come from differently dense data.
-std::string evaluation_class(const db::Problem& p);
-
 struct Evaluation {
   Hide hide = Hide::problem;
   std::vector<EvaluationCase> cases;  // worst first: misses, then by regret, descending
   size_t misses = 0;
   RegretSummary regret;       // over the cases with a regret
   RegretSummary across_runs;  // the same over regret_across_runs
-  // `regret` of each evaluation_class, by class name.
+  // `regret` per class of problem: its op ("q4gsw"), and for attention its head counts as well
+  // ("sdpa 32/8"), whose answers come from differently dense data.
   std::map<std::string, RegretSummary> by_class;
 };
 
