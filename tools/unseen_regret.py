@@ -23,7 +23,7 @@ import sys
 def problems(truth):
     rows = truth.execute(
         "SELECT p.id, d.id, p.op, p.dtype, p.m, p.n, p.k, p.group_size, p.heads, p.kv_heads, "
-        "d.vendor_id, d.device_id "
+        "d.vendor_id, d.device_id, d.device_type "
         "FROM problems p JOIN measurements x ON x.problem_id = p.id "
         "JOIN devices d ON d.id = x.device_id WHERE p.op IN ('q4gsw', 'rms_norm', 'sdpa') "
         "GROUP BY p.id, d.id ORDER BY p.op, p.heads, p.kv_heads, p.m, p.n, p.k, p.group_size")
@@ -39,8 +39,11 @@ def times(truth, problem_id, device_row):
     return dict(rows.fetchall())
 
 
-def pick(vktune, db, op, dtype, m, n, k, gs, heads, kv_heads, vendor, device):
+def pick(vktune, db, op, dtype, m, n, k, gs, heads, kv_heads, vendor, device, device_type):
+    # The device type too: on a device the runtime database never saw, lookup cannot read it there,
+    # and the runtime's same_vendor_type match needs it.
     args = [vktune, "lookup", "--db", db, "--vendor-id", str(vendor), "--device-id", str(device),
+            "--device-type", device_type,
             "--op", op, "--dtype", dtype, "--m", str(m), "--n", str(n), "--json"]
     if op == "q4gsw":
         args += ["--k", str(k), "--gs", str(gs)]
@@ -74,7 +77,8 @@ def main():
     args = parser.parse_args()
     truth = sqlite3.connect(f"file:{args.truth}?mode=ro", uri=True)
     regrets = {db: [] for db in args.runtime_dbs}
-    for pid, device_row, op, dtype, m, n, k, gs, heads, kv_heads, vendor, device in problems(truth):
+    for pid, device_row, op, dtype, m, n, k, gs, heads, kv_heads, vendor, device, device_type \
+            in problems(truth):
         measured = times(truth, pid, device_row)
         if not measured:
             continue
@@ -84,7 +88,8 @@ def main():
             label = f"sdpa {dtype} M={m} L={n} D={k} heads {heads}/{kv_heads}"
         print(f"{label:<42} best {best / 1e3:9.2f} us")
         for db in args.runtime_dbs:
-            key, how = pick(args.vktune, db, op, dtype, m, n, k, gs, heads, kv_heads, vendor, device)
+            key, how = pick(args.vktune, db, op, dtype, m, n, k, gs, heads, kv_heads, vendor, device,
+                            device_type)
             ns = measured.get(key)
             regret = ns / best - 1 if ns is not None else None
             regrets[db].append(regret)

@@ -51,13 +51,19 @@ HeldOut judge(const CostModel& model, const std::vector<const Observation*>& row
   return h;
 }
 
+std::map<ProblemKey, std::vector<const Observation*>> group_by_problem(
+    std::span<const Observation> observations) {
+  std::map<ProblemKey, std::vector<const Observation*>> grouped;
+  for (const Observation& o : observations) grouped[problem_key(o.problem)].push_back(&o);
+  return grouped;
+}
+
 }  // namespace
 
 std::vector<HeldOut> cross_validate(std::span<const Observation> observations,
                                     const vk::DeviceInfo& device, size_t folds,
                                     const BoostOptions& boost, const ModelSearchOptions& search) {
-  std::map<ProblemKey, std::vector<const Observation*>> by_problem;
-  for (const Observation& o : observations) by_problem[problem_key(o.problem)].push_back(&o);
+  const auto by_problem = group_by_problem(observations);
   if (folds == 0 || folds > by_problem.size()) folds = by_problem.size();
   std::vector<HeldOut> results;
   for (size_t fold = 0; fold < folds; ++fold) {
@@ -75,6 +81,18 @@ std::vector<HeldOut> cross_validate(std::span<const Observation> observations,
     for (const auto* rows : hidden) {
       if (model.covers(rows->front()->problem.op)) results.push_back(judge(model, *rows, search));
     }
+  }
+  return results;
+}
+
+std::vector<HeldOut> judge_transfer(std::span<const Observation> training,
+                                    std::span<const Observation> target,
+                                    const vk::DeviceInfo& device, const BoostOptions& boost,
+                                    const ModelSearchOptions& search) {
+  const CostModel model = CostModel::train(training, device, boost);
+  std::vector<HeldOut> results;
+  for (const auto& [key, rows] : group_by_problem(target)) {
+    if (model.covers(rows.front()->problem.op)) results.push_back(judge(model, rows, search));
   }
   return results;
 }

@@ -33,6 +33,14 @@ std::vector<HeldOut> cross_validate(std::span<const Observation> observations,
                                     const BoostOptions& boost = {},
                                     const ModelSearchOptions& search = {});
 
+// The model trained once on `training` (another device's measurements, as `vktune tune
+// --train-db` reads them on a device nobody tuned) and judged on every problem of `target` it
+// covers, whether or not `training` holds that problem too. Deterministic.
+std::vector<HeldOut> judge_transfer(std::span<const Observation> training,
+                                    std::span<const Observation> target,
+                                    const vk::DeviceInfo& device, const BoostOptions& boost = {},
+                                    const ModelSearchOptions& search = {});
+
 // The table docs/cost-model.md shows: for each top X% of the model's order, the problems whose
 // top X% holds a variant within 2% of the best; then the replayed search's measured fraction
 // and regret.

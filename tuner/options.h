@@ -52,11 +52,14 @@ struct TuneOptions {
   // the problems a budget cut. The winner is still the best of every run (the `best` view).
   bool fill = false;
   uint64_t seed = 1;
-  // Strategy::model also learns from this database's measurements on a device of the same
-  // name (besides those of the database tuned into); must outlive the run. Null: none.
+  // Strategy::model also learns from this database's measurements (besides those of the
+  // database tuned into) on the device named train_device, and starts each problem from its
+  // winners there; it must outlive the run. Null: none. train_device empty: the tuned device's
+  // own name; another: its kin's, for a device nobody tuned (`--train-db`, docs/cost-model.md).
   const db::Store* train_store = nullptr;
-  TimingOptions timing;      // the full measurement
-  size_t finalists = 3;      // re-measured interleaved before a winner is named
+  std::string train_device;
+  TimingOptions timing;  // the full measurement
+  size_t finalists = 3;  // re-measured interleaved before a winner is named
   bool store_spirv = true;
   // Folder of the SPIR-V disk cache (kernels/spirv_disk_cache.h) the run reads and fills, so a
   // later run skips GLSL compilation; unset: every shader is compiled.

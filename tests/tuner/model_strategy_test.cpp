@@ -1,8 +1,9 @@
 // --strategy model on the test device, from a fresh database: the first problems are swept (too
 // little to learn from yet), then the model ranks the next problem's variants, measures fewer
 // than exhaustive does and still finds exhaustive's winner (or a variant exhaustive timed as
-// fast). A model run learning from another database measures that database's winners first and,
-// aborted midway, resumes without duplicates.
+// fast). A model run learning from another database measures that database's winners first (also
+// where they were measured on a kin device under another name) and, aborted midway, resumes
+// without duplicates.
 #include <gtest/gtest.h>
 
 #include <functional>
@@ -28,7 +29,8 @@ class ModelStrategyTest : public test::VulkanFixture {
     o.cache = CacheMode::hot;
     o.timing.budget = std::chrono::milliseconds(20);
     o.timing.min_sample_ns = 20'000;
-    o.families = {&kernels::naive_family(kernels::DType::f32), &kernels::gemv_family(kernels::DType::f32)};
+    o.families = {&kernels::naive_family(kernels::DType::f32),
+                  &kernels::gemv_family(kernels::DType::f32)};
     if (adjust) adjust(o);
     Progress progress(stderr, /*force_plain=*/true);
     Session session(instance(), device().info().index, store, std::move(o), progress);
@@ -123,6 +125,52 @@ TEST_F(ModelStrategyTest, MeasuresTheTrainingDatabasesWinnersFirst) {
   for (const db::KernelRecord& k : store.kernels()) store_keys[k.id] = k.variant_key;
   for (const db::Measurement& m : store.measurements()) first.insert(store_keys.at(m.kernel_id));
   EXPECT_EQ(first, winners);
+}
+
+TEST_F(ModelStrategyTest, LearnsFromAKinDevicesDatabaseWhereTrainDeviceNamesIt) {
+  db::Store train = db::Store::open_memory();
+  Run(train, kLearn, Strategy::halving);
+  // The same measurements, as if recorded on another device of this one's vendor and type.
+  train.connection().exec("UPDATE devices SET name = 'Kin GPU', device_id = device_id + 1");
+  std::set<std::string> winners;
+  std::map<int64_t, std::string> keys;
+  for (const db::KernelRecord& k : train.kernels()) keys[k.id] = k.variant_key;
+  for (const db::DeviceRecord& d : train.devices()) {
+    for (const db::BestRow& best : train.best(d.id)) winners.insert(keys.at(best.kernel_id));
+  }
+  ASSERT_FALSE(winners.empty());
+  auto learn_from_kin = [&](const std::string& train_device) {
+    return [&train, train_device](TuneOptions& o) {
+      o.train_store = &train;
+      o.train_device = train_device;
+    };
+  };
+
+  // Named: the kin's winners are the warm start, and its data ranks the rest.
+  db::Store aborted = db::Store::open_memory();
+  EXPECT_THROW(Run(aborted, {kTarget}, Strategy::model,
+                   [&](TuneOptions& o) {
+                     learn_from_kin("Kin GPU")(o);
+                     o.abort_after_results = winners.size();
+                   }),
+               TuneAborted);
+  std::set<std::string> first;
+  std::map<int64_t, std::string> aborted_keys;
+  for (const db::KernelRecord& k : aborted.kernels()) aborted_keys[k.id] = k.variant_key;
+  for (const db::Measurement& m : aborted.measurements())
+    first.insert(aborted_keys.at(m.kernel_id));
+  EXPECT_EQ(first, winners);
+  db::Store ranked = db::Store::open_memory();
+  const ProblemOutcome by_kin =
+      Run(ranked, {kTarget}, Strategy::model, learn_from_kin("Kin GPU")).problems.at(0);
+  EXPECT_LT(by_kin.measured, by_kin.legal / 2);
+
+  // Unnamed, the store is read for this device's own name, which it does not hold: nothing to
+  // learn from, so the problem is swept whole.
+  db::Store swept = db::Store::open_memory();
+  const ProblemOutcome alone =
+      Run(swept, {kTarget}, Strategy::model, learn_from_kin("")).problems.at(0);
+  EXPECT_EQ(alone.measured, alone.legal);
 }
 
 TEST_F(ModelStrategyTest, LearnsFromATrainingDatabaseAndResumesWithoutDuplicates) {
