@@ -1,4 +1,5 @@
-// Layers: the closest answer over several snapshots, ties to the upper layer.
+// Layers: the closest answer over several snapshots, ties to the upper layer, and a kin's
+// nearer shape over a device's far one.
 #include "runtime/layers.h"
 
 #include <cstdio>
@@ -6,6 +7,7 @@
 #include <tuple>
 
 #include "runtime/builtin.h"
+#include "runtime/rank.h"
 
 namespace vktune::runtime {
 namespace {
@@ -66,6 +68,7 @@ Selection Layers::pick(const DeviceQuery& device, const ProblemQuery& problem) c
     return best;
   }
   bool tuned = false;
+  Selection kin;  // the nearest same_vendor_type answer of any layer
   for (size_t i = 0; i < layers_.size(); ++i) {
     Selection s = layers_[i]->select(device, problem);
     if (s.status == Status::invalid_query) return s;  // the same from every layer
@@ -79,8 +82,14 @@ Selection Layers::pick(const DeviceQuery& device, const ProblemQuery& problem) c
     if (!tuned || closeness(s) < closeness(best)) best = s;
     tuned = true;
     if (closeness(best) == std::pair{0, 0}) break;  // nothing below can be closer
+    if (s.device_match == DeviceMatch::same_vendor_type &&
+        (!kin.ok() || s.shape_distance < kin.shape_distance)) {
+      kin = s;
+    }
   }
-  return best;
+  // One layer's device answering for a shape it never tuned gives way to another layer's kin,
+  // as within one database (runtime/rank.h).
+  return kin_answers_instead(best, kin) ? kin : best;
 }
 
 Selection Layers::select(const DeviceQuery& device, const ProblemQuery& problem) const noexcept {

@@ -28,7 +28,9 @@ class Layers {
   // device (exact, other driver, same vendor and type), then by shape (exact, ranked,
   // nearest), and between equally close answers the upper layer's. So the user's tuning of a
   // problem on this device overrides the system database's, while a shape only the system
-  // database tuned still comes from it. The answer's `layer` is the index in `top_first` and
+  // database tuned still comes from it. As within one database, a device's answer for a shape it
+  // never tuned gives way to another layer's kin answer whose matched shape is nearer by more
+  // than kKinDistance (runtime/rank.h). The answer's `layer` is the index in `top_first` and
   // `source` that snapshot's source(). With no tuned answer, built-in routing (layer -1).
   // Lock-free; allocation-free unless options.log is on (formatting the line allocates).
   Selection select(const DeviceQuery& device, const ProblemQuery& problem) const noexcept;

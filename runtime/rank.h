@@ -58,6 +58,23 @@ inline constexpr double kOtherGroupSizeScale = 0.25;
 // 16.0%, 200; 2 2.5% / 19.2%, 182 (docs/evaluate.md).
 inline constexpr double kOtherHeadsScale = 0.5;
 
+// A device's answer for a shape it never tuned gives way to a kin's (another device of its vendor
+// and type) whose matched shape lies nearer to the query than its own by more than this
+// log-distance, about a factor of two in M: a device tuned at a few shapes then borrows its kin's
+// denser ones, and keeps its own where they are near. Chosen by `vktune evaluate` over the H100
+// and H200 databases together (docs/evaluate.md, "A second device"): the H200's 195 problems,
+// mean ln(1 + regret), from its own alone 2.95%; with this rule at 0.35 2.25%, at 0.7 2.22%, at
+// 1.0 2.22%, at 1.5 2.95% again; the H100's 1,982 read 2.61% at every value.
+inline constexpr double kKinDistance = 0.7;
+
+// Whether `kin`, a same_vendor_type answer, replaces `own`, an answer for the device itself (the
+// rule above). Snapshot::select applies it within one database, Layers::select across them.
+inline bool kin_answers_instead(const Selection& own, const Selection& kin) noexcept {
+  return own.shape_match != ShapeMatch::exact && kin.status == Status::ok &&
+         kin.device_match == DeviceMatch::same_vendor_type &&
+         kin.shape_distance + kKinDistance < own.shape_distance;
+}
+
 // A group's ranked lists as the ranking reads them. `variants` holds every entry's list (each
 // entry's ranked_first/ranked_count slice it); `pick` is, per variant, its kernel's pickable id:
 // variants that head some list of the group (its first kRankCandidatesPerNeighbour, the only

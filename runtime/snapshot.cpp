@@ -489,6 +489,57 @@ size_t Snapshot::winner_count() const noexcept {
   return n;
 }
 
+bool Snapshot::answer(const Device& d, DeviceMatch level, const ProblemQuery& problem,
+                      Selection& out) const noexcept {
+  const Group* g = group_for(d, problem);
+  if (g == nullptr) return false;
+  // Another group size's or head counts' problems are never exact, and their distances add to
+  // theirs.
+  const bool own_group_size = g->group_size == problem.group_size;
+  const double gs_log =
+      own_group_size ? 0.0 : std::log(double(g->group_size) / double(problem.group_size));
+  const double heads_log = heads_distance(*g, problem);
+  if (own_group_size && heads_log == 0) {
+    const ShapeIndex::Entry* hit = g->shapes.exact(problem);
+    if (hit != nullptr && hit->constraints.allows(problem)) {
+      fill(kernels_[hit->kernel], *hit, d, source_, out);
+      out.device_match = level;
+      out.shape_match = ShapeMatch::exact;
+      return true;
+    }
+  }
+  const std::array<double, 3> log_q = query_point(problem);
+  const std::array<double, 3> at = point_in(*g, problem, log_q);
+  std::array<ShapeIndex::Nearest, kMaxRankNeighbours> neighbours;
+  size_t found = g->shapes.nearest_k(at, std::span(neighbours).first<kRankNeighbours>());
+  if (own_group_size) found = add_other_group_sizes(d, *g, problem, at, neighbours, found);
+  if (g->heads != 0) found = add_other_head_counts(d, *g, problem, log_q, neighbours, found);
+  // An attention neighbour's distance holds its head counts' already.
+  const auto apart = [&](double distance) {
+    return g->heads != 0 ? distance : std::hypot(distance, gs_log);
+  };
+  const Lists& lists = d.lists[g->lists];
+  const RankedPick pick =
+      rank_neighbours({neighbours.data(), found}, lists.ranked,
+                      {constraints_, tiles_, workgroup_sizes_}, d.compute_units, problem);
+  if (pick.variant != nullptr) {
+    fill(kernels_[pick.variant->kernel], *pick.measured_on, d, source_, out);
+    out.median_ns =
+        lists.ranked_ns[static_cast<size_t>(pick.variant - lists.ranked.variants.data())];
+    out.device_match = level;
+    out.shape_match = ShapeMatch::ranked;
+    out.shape_distance = apart(pick.distance);
+    return true;
+  }
+  const ShapeIndex::Nearest near = g->shapes.nearest(problem, at);
+  if (near.entry == nullptr) return false;
+  fill(kernels_[near.entry->kernel], *near.entry, d, source_, out);
+  out.device_match = level;
+  out.shape_match = ShapeMatch::nearest;
+  out.shape_distance = std::hypot(near.distance, gs_log, heads_log);
+  return true;
+}
+
 Selection Snapshot::select(const DeviceQuery& device, const ProblemQuery& problem) const noexcept {
   Selection out;
   if (const auto why = validate(problem); !why.empty()) {
@@ -496,60 +547,27 @@ Selection Snapshot::select(const DeviceQuery& device, const ProblemQuery& proble
     out.error = why;
     return out;
   }
-  // The logarithms are only needed on the nearest path, and exact hits are the common case.
-  std::array<double, 3> log_q{};
-  bool have_log_q = false;
   for (const DeviceMatch level :
        {DeviceMatch::exact, DeviceMatch::other_driver, DeviceMatch::same_vendor_type}) {
     for (const Device& d : devices_) {
-      if (!matches(level, d, device)) continue;
-      const Group* g = group_for(d, problem);
-      if (g == nullptr) continue;
-      // Another group size's or head counts' problems are never exact, and their distances add
-      // to theirs.
-      const bool own_group_size = g->group_size == problem.group_size;
-      const double gs_log =
-          own_group_size ? 0.0 : std::log(double(g->group_size) / double(problem.group_size));
-      const double heads_log = heads_distance(*g, problem);
-      if (own_group_size && heads_log == 0) {
-        const ShapeIndex::Entry* hit = g->shapes.exact(problem);
-        if (hit != nullptr && hit->constraints.allows(problem)) {
-          fill(kernels_[hit->kernel], *hit, d, source_, out);
-          out.device_match = level;
-          out.shape_match = ShapeMatch::exact;
-          return out;
+      if (!matches(level, d, device) || !answer(d, level, problem, out)) continue;
+      if (out.shape_match == ShapeMatch::exact || level == DeviceMatch::same_vendor_type) {
+        return out;
+      }
+      // A shape this device never tuned: the kin that tuned the nearest one answers instead
+      // where it is nearer by enough (runtime/rank.h, kin_answers_instead).
+      Selection pick = out;
+      for (const Device& k : devices_) {
+        Selection theirs;
+        if (matches(DeviceMatch::same_vendor_type, k, device) &&
+            answer(k, DeviceMatch::same_vendor_type, problem, theirs) &&
+            kin_answers_instead(out, theirs) &&
+            (pick.device_match != DeviceMatch::same_vendor_type ||
+             theirs.shape_distance < pick.shape_distance)) {
+          pick = theirs;
         }
       }
-      if (!have_log_q) {
-        log_q = query_point(problem);
-        have_log_q = true;
-      }
-      const std::array<double, 3> at = point_in(*g, problem, log_q);
-      std::array<ShapeIndex::Nearest, kMaxRankNeighbours> neighbours;
-      size_t found = g->shapes.nearest_k(at, std::span(neighbours).first<kRankNeighbours>());
-      if (own_group_size) found = add_other_group_sizes(d, *g, problem, at, neighbours, found);
-      if (g->heads != 0) found = add_other_head_counts(d, *g, problem, log_q, neighbours, found);
-      const Lists& lists = d.lists[g->lists];
-      const RankedPick pick = rank_neighbours({neighbours.data(), found}, lists.ranked,
-                                              {constraints_, tiles_, workgroup_sizes_},
-                                              d.compute_units, problem);
-      if (pick.variant != nullptr) {
-        fill(kernels_[pick.variant->kernel], *pick.measured_on, d, source_, out);
-        out.median_ns = lists.ranked_ns[static_cast<size_t>(pick.variant - lists.ranked.variants.data())];
-        out.device_match = level;
-        out.shape_match = ShapeMatch::ranked;
-        // An attention neighbour's distance holds its head counts' already.
-        out.shape_distance = g->heads != 0 ? pick.distance : std::hypot(pick.distance, gs_log);
-        return out;
-      }
-      const ShapeIndex::Nearest near = g->shapes.nearest(problem, at);
-      if (near.entry != nullptr) {
-        fill(kernels_[near.entry->kernel], *near.entry, d, source_, out);
-        out.device_match = level;
-        out.shape_match = ShapeMatch::nearest;
-        out.shape_distance = std::hypot(near.distance, gs_log, heads_log);
-        return out;
-      }
+      return pick;
     }
   }
   select_builtin(problem, out);

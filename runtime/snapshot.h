@@ -43,8 +43,11 @@ class Snapshot {
   // device under another driver (newest driver first), then the same vendor and device type;
   // for each candidate device: the exact problem, then the nearest tuned problem of the same
   // op, dtype and group size whose winner is legal for `problem`. The first hit wins (so an
-  // exact device with a nearest shape beats another driver with the exact shape); without
-  // one, built-in routing. Invalid queries return status invalid_query with a message.
+  // exact device with a nearest shape beats another driver with the exact shape), except that a
+  // device's answer for a shape it never tuned gives way to the kin's (same vendor and type)
+  // whose matched shape is nearest, where nearer than its own by more than kKinDistance
+  // (runtime/rank.h); without any, built-in routing. Invalid queries return status
+  // invalid_query with a message.
   // noexcept, allocation-free, lock-free.
   Selection select(const DeviceQuery& device, const ProblemQuery& problem) const noexcept;
 
@@ -66,6 +69,10 @@ class Snapshot {
   // Writes `message` to *error (where given) and returns no snapshot: every failed build's and
   // load's end.
   static std::shared_ptr<const Snapshot> fail(std::string* error, std::string message) noexcept;
+  // Device `d`'s answer for `problem` (its exact shape, else its ranked neighbours' pick, else its
+  // nearest shape's winner), found at `level`, in `out`. False where it has none.
+  bool answer(const Device& d, DeviceMatch level, const ProblemQuery& problem,
+              Selection& out) const noexcept;
 
   std::string source_;
   std::vector<Kernel> kernels_;

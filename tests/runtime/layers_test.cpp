@@ -50,6 +50,29 @@ TEST_F(LayersTest, WhatOnlyTheSystemTunedComesFromIt) {
   EXPECT_EQ(c.layer, 1);
 }
 
+TEST(LayersKin, AKinsNearerShapeInAnotherLayerAnswersForAFarOwnShape) {
+  // The top layer holds device B tuned at (1, 1024, 1024) alone; the system database below holds
+  // its kin A (same vendor and type), tuned at (1, 4096, 4096).
+  FakeDb system_db;
+  db::Store own = db::Store::open_memory();
+  const int64_t b = own.upsert_device(system_db.b);
+  const int64_t gemv = own.upsert_kernel(testing::fake_kernel(
+      "q4gsw_gemv[layout=packed,wg=64,rows=8,load=u32x4,reduce=shared]",
+      R"({"k_multiple":8,"gs_multiple":8,"n_multiple":1,"m_max":4,"m_min":1})"));
+  own.add_measurement(testing::ok_measurement(
+      own.begin_run({}), b, own.upsert_problem(testing::fake_problem(1, 1024, 1024)), gemv, 250));
+  const Layers layers{{testing::snapshot_of(own, "b.db"), system_db.snapshot("system.db")}};
+
+  const Selection kin = layers.select(query_for(system_db.b), q4(1, 4096, 4096));
+  expect_answer(kin, 1000.0, 1, "system.db");
+  EXPECT_EQ(kin.device_match, DeviceMatch::same_vendor_type);
+  EXPECT_EQ(kin.shape_match, ShapeMatch::exact);
+  // Near B's own shape, B's layer answers.
+  const Selection near = layers.select(query_for(system_db.b), q4(1, 1100, 1024));
+  expect_answer(near, 250.0, 0, "b.db");
+  EXPECT_EQ(near.device_match, DeviceMatch::exact);
+}
+
 TEST_F(LayersTest, BuiltInAndInvalidAnswersNameNoLayer) {
   const Selection unknown = layers.select(DeviceQuery{}, q4(1, 4096, 4096));
   ASSERT_TRUE(unknown.ok());

@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "runtime/rank.h"
 #include "runtime/snapshot.h"
 #include "tests/runtime/fake_catalog.h"
 
@@ -106,6 +107,34 @@ TEST_F(Select, SameVendorAndTypeWhenDeviceUnknown) {
   EXPECT_EQ(s.device_match, DeviceMatch::same_vendor_type);
   EXPECT_EQ(s.matched_device_name, "C");
   EXPECT_EQ(s.median_ns, 20000.0);
+}
+
+TEST(SelectKin, AKinThatTunedTheShapeAnswersWhereTheDeviceTunedOnlyFarShapes) {
+  // B tuned one shape, (1, 1024, 1024); A, its kin (same vendor and type), tuned (1, 4096, 4096).
+  FakeDb db;
+  const int64_t b = db.store.upsert_device(db.b);
+  const int64_t far = db.store.upsert_problem(testing::fake_problem(1, 1024, 1024));
+  const int64_t gemv = db.store.upsert_kernel(testing::fake_kernel(
+      "q4gsw_gemv[layout=packed,wg=64,rows=8,load=u32x4,reduce=shared]",
+      R"({"k_multiple":8,"gs_multiple":8,"n_multiple":1,"m_max":4,"m_min":1})"));
+  db.store.add_measurement(testing::ok_measurement(db.store.begin_run({}), b, far, gemv, 250));
+  const auto snap = db.snapshot();
+
+  // B's own shape lies 2 sqrt(2) ln 4 away, A's is exact: A answers, and says so.
+  const Selection kin = snap->select(query_for(db.b), q4(1, 4096, 4096));
+  ASSERT_TRUE(kin.ok()) << kin.error;
+  ASSERT_GT(2 * std::sqrt(2.0) * std::log(4.0), kKinDistance);
+  EXPECT_EQ(kin.device_match, DeviceMatch::same_vendor_type);
+  EXPECT_EQ(kin.matched_device_name, "A");
+  EXPECT_EQ(kin.shape_match, ShapeMatch::exact);
+  EXPECT_EQ(kin.median_ns, 1000.0);
+
+  // Near B's own shape, B answers, though A's (1, 4096, 4096) is a tuned shape too.
+  const Selection own = snap->select(query_for(db.b), q4(1, 1100, 1024));
+  ASSERT_TRUE(own.ok()) << own.error;
+  EXPECT_EQ(own.device_match, DeviceMatch::exact);
+  EXPECT_EQ(own.matched_device_name, "B");
+  EXPECT_EQ(own.median_ns, 250.0);
 }
 
 TEST_F(Select, SameVendorOtherTypeIsNotAMatch) {

@@ -36,7 +36,7 @@ TEST(ExportSpirv, WinnersExportCompilesWhatTheDatabaseLacks) {
 }
 
 TEST(ExportSpirv, ShippedWinnersFilesCarrySpirvForEveryAnswer) {
-  for (const char* name : {"llvmpipe-lavapipe", "nvidia-h100-80gb-hbm3"}) {
+  for (const char* name : {"llvmpipe-lavapipe", "nvidia-h100-80gb-hbm3", "nvidia-h200"}) {
     const std::string path = std::string(VKTUNE_SOURCE_DIR) + "/db/tuned/" + name + ".winners.json";
     expect_spirv_for_every_answer(json::parse(slurp(path)), name);
   }
