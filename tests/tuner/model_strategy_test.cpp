@@ -55,6 +55,26 @@ std::map<std::string, double> times(const db::Store& store) {
   return out;
 }
 
+// The variant keys of `store`'s winners, on every device.
+std::set<std::string> winner_keys(const db::Store& store) {
+  std::map<int64_t, std::string> keys;
+  for (const db::KernelRecord& k : store.kernels()) keys[k.id] = k.variant_key;
+  std::set<std::string> winners;
+  for (const db::DeviceRecord& d : store.devices()) {
+    for (const db::BestRow& best : store.best(d.id)) winners.insert(keys.at(best.kernel_id));
+  }
+  return winners;
+}
+
+// The variant keys `store` holds a measurement of.
+std::set<std::string> measured_keys(const db::Store& store) {
+  std::map<int64_t, std::string> keys;
+  for (const db::KernelRecord& k : store.kernels()) keys[k.id] = k.variant_key;
+  std::set<std::string> measured;
+  for (const db::Measurement& m : store.measurements()) measured.insert(keys.at(m.kernel_id));
+  return measured;
+}
+
 TEST_F(ModelStrategyTest, SweepsAFreshDatabaseThenMeasuresFewerAndFindsTheWinner) {
   const std::vector<kernels::Problem>& learn = kLearn;
   const kernels::Problem& target = kTarget;
@@ -104,12 +124,7 @@ TEST_F(ModelStrategyTest, SweepsAFreshDatabaseThenMeasuresFewerAndFindsTheWinner
 TEST_F(ModelStrategyTest, MeasuresTheTrainingDatabasesWinnersFirst) {
   db::Store train = db::Store::open_memory();
   Run(train, kLearn, Strategy::halving);
-  std::set<std::string> winners;
-  std::map<int64_t, std::string> keys;
-  for (const db::KernelRecord& k : train.kernels()) keys[k.id] = k.variant_key;
-  for (const db::DeviceRecord& d : train.devices()) {
-    for (const db::BestRow& best : train.best(d.id)) winners.insert(keys.at(best.kernel_id));
-  }
+  const std::set<std::string> winners = winner_keys(train);
   ASSERT_FALSE(winners.empty());
 
   // A run into an empty database: its warm start comes from the training database alone.
@@ -120,11 +135,7 @@ TEST_F(ModelStrategyTest, MeasuresTheTrainingDatabasesWinnersFirst) {
                      o.abort_after_results = winners.size();
                    }),
                TuneAborted);
-  std::set<std::string> first;
-  std::map<int64_t, std::string> store_keys;
-  for (const db::KernelRecord& k : store.kernels()) store_keys[k.id] = k.variant_key;
-  for (const db::Measurement& m : store.measurements()) first.insert(store_keys.at(m.kernel_id));
-  EXPECT_EQ(first, winners);
+  EXPECT_EQ(measured_keys(store), winners);
 }
 
 TEST_F(ModelStrategyTest, LearnsFromAKinDevicesDatabaseWhereTrainDeviceNamesIt) {
@@ -132,12 +143,7 @@ TEST_F(ModelStrategyTest, LearnsFromAKinDevicesDatabaseWhereTrainDeviceNamesIt) 
   Run(train, kLearn, Strategy::halving);
   // The same measurements, as if recorded on another device of this one's vendor and type.
   train.connection().exec("UPDATE devices SET name = 'Kin GPU', device_id = device_id + 1");
-  std::set<std::string> winners;
-  std::map<int64_t, std::string> keys;
-  for (const db::KernelRecord& k : train.kernels()) keys[k.id] = k.variant_key;
-  for (const db::DeviceRecord& d : train.devices()) {
-    for (const db::BestRow& best : train.best(d.id)) winners.insert(keys.at(best.kernel_id));
-  }
+  const std::set<std::string> winners = winner_keys(train);
   ASSERT_FALSE(winners.empty());
   auto learn_from_kin = [&](const std::string& train_device) {
     return [&train, train_device](TuneOptions& o) {
@@ -154,12 +160,7 @@ TEST_F(ModelStrategyTest, LearnsFromAKinDevicesDatabaseWhereTrainDeviceNamesIt) 
                      o.abort_after_results = winners.size();
                    }),
                TuneAborted);
-  std::set<std::string> first;
-  std::map<int64_t, std::string> aborted_keys;
-  for (const db::KernelRecord& k : aborted.kernels()) aborted_keys[k.id] = k.variant_key;
-  for (const db::Measurement& m : aborted.measurements())
-    first.insert(aborted_keys.at(m.kernel_id));
-  EXPECT_EQ(first, winners);
+  EXPECT_EQ(measured_keys(aborted), winners);
   db::Store ranked = db::Store::open_memory();
   const ProblemOutcome by_kin =
       Run(ranked, {kTarget}, Strategy::model, learn_from_kin("Kin GPU")).problems.at(0);
