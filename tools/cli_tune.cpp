@@ -49,14 +49,14 @@ std::vector<std::string> split_commas(const std::string& text) {
   return items;
 }
 
+
 std::vector<const kernels::Family*> parse_families(const std::string& text) {
   std::vector<const kernels::Family*> families;
   for (const std::string& name : split_commas(text)) {
     const kernels::Family* family = kernels::find_family(name);
     if (family == nullptr) {
       std::string known;
-      for (const kernels::Family* f : kernels::families())
-        known += (known.empty() ? "" : ", ") + f->name();
+      for (const kernels::Family* f : kernels::families()) known += (known.empty() ? "" : ", ") + f->name();
       throw CLI::ValidationError("--families", "unknown family \"" + name + "\" (" + known + ")");
     }
     families.push_back(family);
@@ -130,8 +130,8 @@ void run_tune(const TuneFlags& flags) {
   const vk::Instance instance = create_instance();
   const auto devices = instance.devices();
   const size_t index = vk::select_device(devices, vk::device_request(flags.device.device));
-  const std::string shapes = !flags.model.empty()                         ? flags.model
-                             : !flags.shapes.empty()                      ? flags.shapes
+  const std::string shapes = !flags.model.empty()  ? flags.model
+                             : !flags.shapes.empty() ? flags.shapes
                              : devices[index].type == vk::DeviceType::cpu ? "smoke"
                                                                           : "llama3.2-1b";
   if (flags.model.empty()) options.problems = tuner::load_shapes(shapes, shape_options);
@@ -166,35 +166,33 @@ void run_tune(const TuneFlags& flags) {
     if (train->kin) options.train_device = train->device;
   }
   std::fprintf(stderr, "vktune tune: %zu problems (%s) on [%zu] %s, %s strategy, %s cache, db %s\n",
-               options.problems.size(), shapes.c_str(), index, devices[index].name.c_str(),
-               flags.strategy.c_str(), flags.cache.c_str(), flags.db.c_str());
+              options.problems.size(), shapes.c_str(), index, devices[index].name.c_str(),
+              flags.strategy.c_str(), flags.cache.c_str(), flags.db.c_str());
   options.stop = &stop_requested;
   tuner::TuneResult result;
   try {
     const StopOnSignals signals;
     result = run_session(instance, index, store, std::move(options), flags.plain);
   } catch (const tuner::TuneInterrupted& e) {
-    throw ExitStatus(
-        128 + stop_signal,
-        std::string(e.what()) + " in " + flags.db + "; continue it with the same " +
-            (flags.fill ? "command, --resume in place of --fill" : "command and --resume"));
+    throw ExitStatus(128 + stop_signal,
+                     std::string(e.what()) + " in " + flags.db + "; continue it with the same " +
+                         (flags.fill ? "command, --resume in place of --fill" : "command and --resume"));
   }
   report::SummaryOptions summary_options;
   summary_options.device = std::to_string(result.device_id);
   const report::Summary summary = report::summarize(store, summary_options);
-  std::fputs(
-      (flags.json ? report::render_summary_json(summary) : report::render_table(summary)).c_str(),
-      stdout);
+  std::fputs((flags.json ? report::render_summary_json(summary) : report::render_table(summary)).c_str(),
+             stdout);
   if (flags.profile) {
     size_t variants = 0;
     for (const auto& p : result.problems) variants += p.measured;
     // On stderr with the progress: it is about the run, not its results.
     std::fprintf(stderr, "\nwhere the time went (%zu variants measured):\n%s", variants,
-                 result.profile
-                     .render(std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                 std::chrono::duration<double>(result.seconds)),
-                             variants)
-                     .c_str());
+                result.profile
+                    .render(std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                std::chrono::duration<double>(result.seconds)),
+                            variants)
+                    .c_str());
   }
 }
 
@@ -229,15 +227,13 @@ tuner::TuneResult run_session(const vk::Instance& instance, size_t device_index,
                "\nrun %lld: %zu results stored in %s (%zu legal variants, %zu resumed, %zu not ok, "
                "%zu first samples taken again, %zu of them near the best the second time)\n\n",
                static_cast<long long>(result.run_id), result.stored,
-               tuner::format_seconds(result.seconds).c_str(), legal, resumed, failed, rechecked,
-               recovered);
+               tuner::format_seconds(result.seconds).c_str(), legal, resumed, failed, rechecked, recovered);
   return result;
 }
 
 void add_tune_command(CLI::App& app) {
   auto flags = std::make_shared<TuneFlags>();
-  auto* cmd =
-      app.add_subcommand("tune", "sweep every legal variant on a device and store the results");
+  auto* cmd = app.add_subcommand("tune", "sweep every legal variant on a device and store the results");
   add_device_option(*cmd, flags->device);
   cmd->add_option("--shapes", flags->shapes,
                   "preset (llama3.2-1b, llama3-8b, smoke) or JSON shapes file "
@@ -248,8 +244,7 @@ void add_tune_command(CLI::App& app) {
       ->excludes("--shapes");
   cmd->add_option("--m", flags->m, "M (tokens) list, e.g. 1,16,128 (default: the preset's)");
   cmd->add_option("--gs", flags->gs, "group-size list, e.g. 32,128 (default: the preset's)");
-  cmd->add_option("--ops", flags->ops, "ops to tune (q4gsw, rms_norm, sdpa)")
-      ->capture_default_str();
+  cmd->add_option("--ops", flags->ops, "ops to tune (q4gsw, rms_norm, sdpa)")->capture_default_str();
   cmd->add_option("--context", flags->context,
                   "sdpa context lengths L, e.g. 512,2048,8192 (default: 128,512,2048,8192)");
   cmd->add_option("--dtype", flags->dtypes,
@@ -267,8 +262,7 @@ void add_tune_command(CLI::App& app) {
                   "with --strategy model: learn from this database (.db or exported JSON) too, "
                   "or from the one in this folder recorded on the device (e.g. db/tuned)")
       ->check(CLI::ExistingPath);
-  cmd->add_option("--budget", flags->budget_s,
-                  "wall-time budget of the whole run, seconds (0: none)")
+  cmd->add_option("--budget", flags->budget_s, "wall-time budget of the whole run, seconds (0: none)")
       ->check(number_check(true));
   cmd->add_option("--variant-budget", flags->variant_budget_s,
                   "wall-time budget of one variant's samples, seconds")

@@ -58,8 +58,8 @@ struct TuneOptions {
   // own name; another: its kin's, for a device nobody tuned (`--train-db`, docs/cost-model.md).
   const db::Store* train_store = nullptr;
   std::string train_device;
-  TimingOptions timing;  // the full measurement
-  size_t finalists = 3;  // re-measured interleaved before a winner is named
+  TimingOptions timing;      // the full measurement
+  size_t finalists = 3;      // re-measured interleaved before a winner is named
   bool store_spirv = true;
   // Folder of the SPIR-V disk cache (kernels/spirv_disk_cache.h) the run reads and fills, so a
   // later run skips GLSL compilation; unset: every shader is compiled.

@@ -52,9 +52,9 @@ Session::Session(const vk::Instance& instance, size_t device_index, db::Store& s
       options_(std::move(options)),
       progress_(progress),
       writer_(store),
-      spirv_cache_(options_.spirv_cache
-                       ? std::optional<SpirvDiskCache>(std::in_place, *options_.spirv_cache)
-                       : std::nullopt),
+      spirv_cache_(options_.spirv_cache ? std::optional<SpirvDiskCache>(std::in_place,
+                                                                        *options_.spirv_cache)
+                                        : std::nullopt),
       compiler_(TargetEnv::vulkan_1_2, spirv_cache_ ? &*spirv_cache_ : nullptr) {
   if (options_.families.empty()) {
     options_.families.assign(kernels::families().begin(), kernels::families().end());
@@ -189,19 +189,19 @@ TuneResult Session::run() {
     stop_if_asked();
     progress_.note(
         std::to_string(pipelines_->size()) + " pipelines in " +
-        format_seconds(
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()) +
+        format_seconds(std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+                           .count()) +
         (spirv_cache_ ? ", " + std::to_string(compiler_.disk_hits()) + " of their shaders from " +
                             spirv_cache_->dir().string()
                       : std::string(", no SPIR-V disk cache")));
   }
 
   if (options_.budget && std::chrono::steady_clock::now() - run_start_ >= *options_.budget) {
-    throw std::runtime_error(
-        "the budget of " + format_seconds(options_.budget->count()) +
-        " ran out before a single variant was measured (compiling took " +
-        format_seconds(std::chrono::duration<double>(profile_.spent(Stage::compile)).count()) +
-        "); give a larger --budget");
+    throw std::runtime_error("the budget of " + format_seconds(options_.budget->count()) +
+                             " ran out before a single variant was measured (compiling took " +
+                             format_seconds(std::chrono::duration<double>(
+                                                profile_.spent(Stage::compile)).count()) +
+                             "); give a larger --budget");
   }
   size_t variants_left = 0;
   for (const auto& list : lists) variants_left += list.size();
@@ -290,8 +290,8 @@ std::vector<Candidate> Session::candidates(const kernels::Problem& problem, int6
       c.family = family;
       c.key = std::move(key);
       c.knobs = std::move(knobs);
-      c.kernel_id =
-          store_.upsert_kernel(kernel_record(*family, c.knobs, nullptr), db::OnConflict::keep);
+      c.kernel_id = store_.upsert_kernel(kernel_record(*family, c.knobs, nullptr),
+                                         db::OnConflict::keep);
       if ((options_.resume || options_.fill) &&
           store_.has_measurement(device_id_, problem_id, c.kernel_id)) {
         ++outcome.resumed;

@@ -32,13 +32,13 @@
 #include "tuner/cost_model.h"
 #include "tuner/gate.h"
 #include "tuner/model_search.h"
+#include "tuner/unseen_knob_values.h"
 #include "tuner/options.h"
 #include "tuner/problem_budget.h"
 #include "tuner/profile.h"
 #include "tuner/progress.h"
 #include "tuner/result_writer.h"
 #include "tuner/run_lock.h"
-#include "tuner/unseen_knob_values.h"
 
 namespace vktune::tuner {
 
@@ -61,17 +61,17 @@ class TuneInterrupted : public std::runtime_error {
 
 struct ProblemOutcome {
   kernels::Problem problem;
-  size_t legal = 0;  // variants legal for the problem on this device that this run may measure
+  size_t legal = 0;        // variants legal for the problem on this device that this run may measure
   // Every legal variant of every family of the problem's op on this device, whatever --families
   // or a filter (the bench's) kept: the coverage record's `legal`, so a run that measured part of
   // the space never reads as complete.
   size_t space = 0;
-  size_t measured = 0;      // stored in this session, any status
-  size_t resumed = 0;       // skipped: already stored by the run being resumed
-  size_t failed = 0;        // stored with a status other than ok
-  size_t rechecked = 0;     // stage-one variants sampled a second time (search.h, recheck)
-  size_t recovered = 0;     // ... whose second sample put them within kAdvanceWithin of the best
-  bool budget_cut = false;  // the budget ran out before every variant was measured
+  size_t measured = 0;     // stored in this session, any status
+  size_t resumed = 0;      // skipped: already stored by the run being resumed
+  size_t failed = 0;       // stored with a status other than ok
+  size_t rechecked = 0;    // stage-one variants sampled a second time (search.h, recheck)
+  size_t recovered = 0;    // ... whose second sample put them within kAdvanceWithin of the best
+  bool budget_cut = false; // the budget ran out before every variant was measured
   std::optional<std::string> winner_key;
   double winner_ns = 0;
 };
@@ -83,15 +83,15 @@ struct TuneResult {
   double seconds = 0;
   size_t stored = 0;  // results written in this session
   std::vector<ProblemOutcome> problems;
-  Profile profile;  // where the wall time went
+  Profile profile;    // where the wall time went
 };
 
 class Session {
  public:
   // `instance` and `store` must outlive the session. Throws vk::Error when the device cannot
   // be created.
-  Session(const vk::Instance& instance, size_t device_index, db::Store& store, TuneOptions options,
-          Progress& progress);
+  Session(const vk::Instance& instance, size_t device_index, db::Store& store,
+          TuneOptions options, Progress& progress);
   ~Session();
 
   // Throws std::runtime_error when a budget was given and ran out before the first variant was
@@ -99,6 +99,7 @@ class Session {
   TuneResult run();
 
  private:
+
   void open_device();
   // A lost or hung device is noted where it happens and re-created between chunks, once every
   // instance of the old one is gone.
@@ -171,7 +172,7 @@ class Session {
   std::set<int64_t> finished_problems_;
   std::vector<Observation> observations_;  // what the model learns from (Strategy::model)
   SeenKnobValues seen_knobs_;              // ... and the knob values those hold
-  std::optional<CostModel> model_;         // of a resumed run: those it has a coverage record of
+  std::optional<CostModel> model_;  // of a resumed run: those it has a coverage record of
   std::optional<SpirvDiskCache> spirv_cache_;  // TuneOptions::spirv_cache; before compiler_
   ShaderCompiler compiler_;
   std::optional<RunLock> run_lock_;  // the claim on run_id_ (TuneOptions::claim_path)

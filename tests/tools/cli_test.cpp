@@ -17,10 +17,9 @@ using namespace vktune::testing;
 
 // Number options say what they want in words: CLI11's own checks printed DBL_MAX in full.
 TEST(VktuneCli, NumberOptionErrorsAreShort) {
-  for (const std::string& args :
-       {std::string("tune --budget -1"), std::string("tune --variant-budget 0"),
-        std::string("bench --db /dev/null --variant-budget x"),
-        std::string("run-layer --fixed --m 0")}) {
+  for (const std::string& args : {std::string("tune --budget -1"), std::string("tune --variant-budget 0"),
+                                  std::string("bench --db /dev/null --variant-budget x"),
+                                  std::string("run-layer --fixed --m 0")}) {
     const VktuneResult r = vktune(args);
     EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.output;
     EXPECT_NE(r.output.find("is not a number"), std::string::npos) << args << "\n" << r.output;
@@ -36,8 +35,8 @@ TEST(VktuneCli, MergeTwiceIsIdempotent) {
     db::Store b = db::Store::open(dir.file("b.db"));
     b.upsert_device(synthetic_device(0x1234, "Other GPU"));
   }
-  const std::string args = "merge " + quoted(dir.file("a.db")) + " " + quoted(dir.file("b.db")) +
-                           " -o " + quoted(dir.file("c.db"));
+  const std::string args =
+      "merge " + quoted(dir.file("a.db")) + " " + quoted(dir.file("b.db")) + " -o " + quoted(dir.file("c.db"));
   const VktuneResult first = vktune(args);
   ASSERT_EQ(first.exit_code, 0) << first.output;
   EXPECT_NE(first.output.find("measurements +25"), std::string::npos) << first.output;
@@ -84,19 +83,19 @@ TEST(VktuneCli, ReportErrors) {
     db::Store a = db::Store::open(dir.file("a.db"));
     build_synthetic(a);
   }
-  const VktuneResult bad_format = vktune("report --db " + quoted(dir.file("a.db")) +
-                                         " --format pdf -o " + quoted(dir.file("r.pdf")));
+  const VktuneResult bad_format =
+      vktune("report --db " + quoted(dir.file("a.db")) + " --format pdf -o " + quoted(dir.file("r.pdf")));
   EXPECT_NE(bad_format.exit_code, 0);
   EXPECT_NE(bad_format.output.find("unknown report format \"pdf\""), std::string::npos)
       << bad_format.output;
 
-  const VktuneResult missing = vktune("report --db " + quoted(dir.file("none.db")) +
-                                      " --format html -o " + quoted(dir.file("r.html")));
+  const VktuneResult missing = vktune("report --db " + quoted(dir.file("none.db")) + " --format html -o " +
+                                quoted(dir.file("r.html")));
   EXPECT_NE(missing.exit_code, 0);
   EXPECT_NE(missing.output.find("does not exist"), std::string::npos) << missing.output;
 
-  const VktuneResult ok = vktune("report --db " + quoted(dir.file("a.db")) + " --format md -o " +
-                                 quoted(dir.file("r.md")));
+  const VktuneResult ok =
+      vktune("report --db " + quoted(dir.file("a.db")) + " --format md -o " + quoted(dir.file("r.md")));
   EXPECT_EQ(ok.exit_code, 0) << ok.output;
   EXPECT_NE(slurp(dir.file("r.md")).find("# vktune tuning report"), std::string::npos);
 
@@ -104,8 +103,7 @@ TEST(VktuneCli, ReportErrors) {
   ASSERT_EQ(vktune("export --db " + quoted(dir.file("a.db")) + " -o " + quoted(dir.file("a.json")))
                 .exit_code,
             0);
-  const VktuneResult from_db =
-      vktune("report --db " + quoted(dir.file("a.db")) + " --format csv -o -");
+  const VktuneResult from_db = vktune("report --db " + quoted(dir.file("a.db")) + " --format csv -o -");
   const VktuneResult from_json =
       vktune("report --db " + quoted(dir.file("a.json")) + " --format csv -o -");
   EXPECT_EQ(from_json.exit_code, 0) << from_json.output;
@@ -113,10 +111,9 @@ TEST(VktuneCli, ReportErrors) {
 
   // Usage errors exit 2 (README, "Exit status"); --peak-tflops is an html option.
   EXPECT_EQ(vktune("report --format md -o -").exit_code, 2);
-  EXPECT_EQ(vktune("report --db " + quoted(dir.file("a.db")) + " --peak-tflops -1 -o -").exit_code,
-            2);
-  const VktuneResult peak =
-      vktune("report --db " + quoted(dir.file("a.db")) + " --format md --peak-tflops 60 -o -");
+  EXPECT_EQ(vktune("report --db " + quoted(dir.file("a.db")) + " --peak-tflops -1 -o -").exit_code, 2);
+  const VktuneResult peak = vktune("report --db " + quoted(dir.file("a.db")) +
+                                   " --format md --peak-tflops 60 -o -");
   EXPECT_EQ(peak.exit_code, 1);
   EXPECT_NE(peak.output.find("--peak-tflops applies to --format html only"), std::string::npos)
       << peak.output;
@@ -142,8 +139,7 @@ TEST(VktuneCli, InspectAndFamiliesErrors) {
   }
 
   TempDir dir;
-  const VktuneResult family =
-      vktune("tune --families q4gsw_naive,nope --db " + quoted(dir.file("t.db")));
+  const VktuneResult family = vktune("tune --families q4gsw_naive,nope --db " + quoted(dir.file("t.db")));
   EXPECT_NE(family.exit_code, 0);
   EXPECT_NE(family.output.find("unknown family \"nope\""), std::string::npos) << family.output;
 }
@@ -152,21 +148,16 @@ TEST(VktuneCli, TuneModelErrorsNameTheFile) {
   // The model file is read before any Vulkan device is touched.
   TempDir dir;
   const std::string config = dir.file("config.json");
-  std::ofstream(config)
-      << R"({"hidden_size": 64, "intermediate_size": 128, "num_attention_heads": 4})";
-  const VktuneResult missing =
-      vktune("tune --model " + quoted(config) + " --db " + quoted(dir.file("t.db")));
+  std::ofstream(config) << R"({"hidden_size": 64, "intermediate_size": 128, "num_attention_heads": 4})";
+  const VktuneResult missing = vktune("tune --model " + quoted(config) + " --db " + quoted(dir.file("t.db")));
   EXPECT_EQ(missing.exit_code, 1);
-  EXPECT_NE(missing.output.find(config + ": missing \"vocab_size\""), std::string::npos)
-      << missing.output;
+  EXPECT_NE(missing.output.find(config + ": missing \"vocab_size\""), std::string::npos) << missing.output;
 
   const std::string gguf = dir.file("m.gguf");
   std::ofstream(gguf, std::ios::binary) << std::string("GGUF\3\0\0\0", 8);
-  const VktuneResult truncated =
-      vktune("tune --model " + quoted(gguf) + " --db " + quoted(dir.file("t.db")));
+  const VktuneResult truncated = vktune("tune --model " + quoted(gguf) + " --db " + quoted(dir.file("t.db")));
   EXPECT_EQ(truncated.exit_code, 1);
-  EXPECT_NE(truncated.output.find(gguf + ": truncated while reading tensor count"),
-            std::string::npos)
+  EXPECT_NE(truncated.output.find(gguf + ": truncated while reading tensor count"), std::string::npos)
       << truncated.output;
 
   const VktuneResult both = vktune("tune --model " + quoted(config) + " --shapes smoke");
@@ -174,6 +165,7 @@ TEST(VktuneCli, TuneModelErrorsNameTheFile) {
   EXPECT_NE(both.output.find("excludes"), std::string::npos) << both.output;
   EXPECT_FALSE(std::filesystem::exists(dir.file("t.db")));
 }
+
 
 TEST(VktuneCli, CostModelAndTrainDbRefuseWhatTheyCannotUse) {
   TempDir dir;

@@ -29,8 +29,7 @@ class ModelStrategyTest : public test::VulkanFixture {
     o.cache = CacheMode::hot;
     o.timing.budget = std::chrono::milliseconds(20);
     o.timing.min_sample_ns = 20'000;
-    o.families = {&kernels::naive_family(kernels::DType::f32),
-                  &kernels::gemv_family(kernels::DType::f32)};
+    o.families = {&kernels::naive_family(kernels::DType::f32), &kernels::gemv_family(kernels::DType::f32)};
     if (adjust) adjust(o);
     Progress progress(stderr, /*force_plain=*/true);
     Session session(instance(), device().info().index, store, std::move(o), progress);
