@@ -260,7 +260,8 @@ void add_tune_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--train-db", flags->train_db,
                   "with --strategy model: learn from this database (.db or exported JSON) too, "
-                  "or from the one in this folder recorded on the device (e.g. db/tuned)")
+                  "or from the largest in this folder recorded on the device, else on another "
+                  "device of its vendor and type (e.g. db/tuned)")
       ->check(CLI::ExistingPath);
   cmd->add_option("--budget", flags->budget_s, "wall-time budget of the whole run, seconds (0: none)")
       ->check(number_check(true));
