@@ -20,14 +20,14 @@ namespace vktune::runtime {
 // select() on one snapshot at once. Share it through the shared_ptr; Selections point into it.
 class Snapshot {
  public:
-  // Loads a .db file (SQLite magic) or an exported JSON document ('{'), detected by content.
-  // Returns nullptr and sets *error (when given) to a message naming the file on failure.
+  // Loads a .db file (SQLite magic) or an exported JSON document ('{'), either one possibly
+  // zstd-compressed, detected by content (db/database_file.h). Returns nullptr and sets *error (when given) to a message naming the file on failure.
   // Never throws.
   static std::shared_ptr<const Snapshot> load(const std::string& path,
                                               std::string* error = nullptr) noexcept;
   // The same from a file's bytes already in memory (an application's asset): a .db image
   // (opened as a private copy with SQLite's deserialize, checked as load() checks a file) or a
-  // JSON document. `bytes` is not kept. `label` names the source in errors and in each
+  // JSON document, either one possibly zstd-compressed. `bytes` is not kept. `label` names the source in errors and in each
   // Selection's `source`. A truncated, damaged or hostile buffer gives nullptr and *error,
   // never a crash. Never throws.
   static std::shared_ptr<const Snapshot> load_memory(std::span<const uint8_t> bytes,

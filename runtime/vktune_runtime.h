@@ -77,11 +77,12 @@ typedef struct vktune_selection {
   uint32_t matched_heads, matched_kv_heads;
 } vktune_selection;
 
-/* Loads a .db or exported .json file. Returns NULL on failure and writes a NUL-terminated
+/* Loads a .db or exported .json file, either one possibly zstd-compressed (told by content, not
+   by name). Returns NULL on failure and writes a NUL-terminated
    message into err (truncated to errlen; err may be NULL). */
 vktune_snapshot* vktune_snapshot_load(const char* path, char* err, size_t errlen);
 
-/* The same from `size` bytes of a .db or .json file in memory (an application asset); the bytes
+/* The same from `size` bytes of a (possibly zstd-compressed) .db or .json file in memory (an application asset); the bytes
    are copied, not kept. `label` (may be NULL: "memory") names it in errors and in each
    selection's `source`. A truncated or damaged buffer returns NULL with a message. */
 vktune_snapshot* vktune_snapshot_load_memory(const void* data, size_t size, const char* label,

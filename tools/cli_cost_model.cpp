@@ -29,7 +29,7 @@ void add_cost_model_command(CLI::App& app) {
                   "train on this database (or a folder's, as tune --train-db picks it) instead, "
                   "and judge every problem of --db");
   cmd->callback([o] {
-    const db::Store store = report::read_store(o->db);
+    const db::Store store = report::open_for_reading(o->db);
     const std::vector<db::DeviceRecord> devices = store.devices();
     const db::DeviceRecord* device = nullptr;
     for (const db::DeviceRecord& d : devices) {
@@ -57,7 +57,7 @@ void add_cost_model_command(CLI::App& app) {
                                 " or on another device of its vendor and type");
       }
       const std::vector<tuner::Observation> training =
-          tuner::read_observations(report::read_store(train->path), train->device);
+          tuner::read_observations(report::open_for_reading(train->path), train->device);
       results = tuner::judge_transfer(training, observations, features);
       how = "trained on " + std::to_string(training.size()) + " measurements of " + train->device +
             (train->kin ? " (its kin)" : "") + " in " + train->path;

@@ -4,7 +4,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
-packages=(g++ cmake ninja-build pkg-config libvulkan-dev libshaderc-dev libsqlite3-dev
+packages=(g++ cmake ninja-build pkg-config libvulkan-dev libshaderc-dev libsqlite3-dev libzstd-dev zstd
           nlohmann-json3-dev libgtest-dev libcli11-dev libbenchmark-dev mesa-vulkan-drivers
           vulkan-validationlayers ${VKTUNE_EXTRA_PACKAGES:-})
 missing=()

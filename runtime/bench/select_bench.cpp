@@ -2,7 +2,7 @@
 // table: Snapshot::load of the document and of the same rows imported into a .db, and the
 // latency of select() per path (exact shapes, and untuned shapes answered by ranking).
 //
-//   vktune_select_bench [--rounds N] [--loads N] [FILE.json|FILE.db ...]
+//   vktune_select_bench [--rounds N] [--loads N] [FILE.json|FILE.db|FILE.zst ...]
 //
 // Untuned shapes are each tuned problem moved off the grid (M up by a third, N by 64, K by two
 // groups), so every one of them walks the index and ranks its neighbours' variants; the table
@@ -12,12 +12,11 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <unistd.h>
 #include <vector>
 
+#include "db/database_file.h"
 #include "db/json_io.h"
 #include "db/store.h"
 #include "runtime/bench/load_times.h"
@@ -70,13 +69,6 @@ Figures time_selects(const Snapshot& snap, const runtime::DeviceQuery& device,
   return summarise(ns);
 }
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 double megabytes(const std::string& path) {
   return double(std::filesystem::file_size(path)) / (1 << 20);
 }
@@ -85,15 +77,20 @@ int bench(const std::string& path, int rounds, int loads, const std::filesystem:
   // The catalog says which device and problems the database holds.
   db::Catalog catalog;
   std::string db_path = path;
-  if (path.ends_with(".db")) {
+  if (db::is_sqlite_file(path)) {
     catalog = db::Store::open(path, db::OpenMode::read_only).catalog(false);
   } else {
-    const std::string text = read_file(path);
-    catalog = db::catalog_from_json(text, path);
-    // The same rows as a .db, as `vktune db import` would write them.
-    db_path = (scratch / (std::filesystem::path(path).stem().string() + ".db")).string();
+    // A JSON document or a compressed database: the same rows as a .db too, as `vktune import`
+    // would write them.
+    const db::DatabaseContent content = db::database_content(db::read_regular_file(path), path);
+    catalog = db::read_catalog(content, path, false);
+    db_path = (scratch / (std::filesystem::path(path).filename().string() + ".db")).string();
     db::Store store = db::Store::open(db_path);
-    db::import_json_text(store, text, path);
+    if (content.form() == db::DatabaseForm::json) {
+      db::import_json_text(store, content.text(), path);
+    } else {
+      store.merge_from(db::Store::open_image(content.bytes(), path));
+    }
   }
   if (catalog.winners.empty()) {
     std::fprintf(stderr, "%s: no winners\n", path.c_str());
@@ -180,13 +177,13 @@ int main(int argc, char** argv) {
     } else if (a == "--loads" && i + 1 < argc) {
       loads = std::max(1, std::atoi(argv[++i]));
     } else if (a.starts_with("-")) {
-      std::fprintf(stderr, "usage: %s [--rounds N] [--loads N] [FILE.json|FILE.db ...]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--rounds N] [--loads N] [FILE.json|FILE.db|FILE.zst ...]\n", argv[0]);
       return 2;
     } else {
       files.push_back(a);
     }
   }
-  if (files.empty()) files.push_back(VKTUNE_SOURCE_DIR "/db/tuned/nvidia-h100-80gb-hbm3.winners.json");
+  if (files.empty()) files.push_back(VKTUNE_SOURCE_DIR "/db/tuned/nvidia-h100-80gb-hbm3.winners.json.zst");
   namespace fs = std::filesystem;
   const fs::path scratch = fs::temp_directory_path() / ("vktune-select-bench-" + std::to_string(getpid()));
   fs::create_directories(scratch);

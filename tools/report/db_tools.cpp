@@ -10,6 +10,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "db/database_file.h"
 #include "db/error.h"
 #include "db/json_io.h"
 #include "runtime/describe.h"
@@ -28,12 +29,6 @@ void require_file(const std::string& path, std::string_view what) {
     throw ReportError(std::string(what) + " \"" + path + "\" does not exist");
   if (fs::is_directory(path, ec))
     throw ReportError(std::string(what) + " \"" + path + "\" is a directory");
-}
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ReportError("cannot read \"" + path + "\"");
-  return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
 bool same_file(const std::string& a, const std::string& b) {
@@ -94,14 +89,6 @@ std::string hex4(uint32_t v) {
 
 }  // namespace
 
-bool is_json_document(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  char first = 0;
-  while (in.get(first) && std::isspace(static_cast<unsigned char>(first))) {
-  }
-  return first == '{';
-}
-
 std::vector<db::ImportStats> merge_databases(const std::vector<std::string>& inputs,
                                              const std::string& output) {
   if (inputs.empty()) throw ReportError("merge needs at least one input database");
@@ -115,7 +102,7 @@ std::vector<db::ImportStats> merge_databases(const std::vector<std::string>& inp
   try {
     // Every input is opened (and so checked) before the output is touched.
     std::vector<db::Store> sources;
-    for (const auto& in : inputs) sources.push_back(db::Store::open(in, db::OpenMode::read_only));
+    for (const auto& in : inputs) sources.push_back(db::open_for_reading(in));
     return write_database(output, [&](db::Store& target) {
       std::vector<db::ImportStats> stats;
       for (const db::Store& source : sources) stats.push_back(target.merge_from(source));
@@ -131,7 +118,7 @@ void export_database(const std::string& db_path, const std::string& json_path, i
   require_file(db_path, "database");
   std::string text;
   try {
-    const db::Store store = db::Store::open(db_path, db::OpenMode::read_only);
+    const db::Store store = db::open_for_reading(db_path);
     text = db::export_json_text(store, indent,
                                 winners_only ? db::ExportScope::winners : db::ExportScope::all,
                                 spirv_source);
@@ -143,10 +130,15 @@ void export_database(const std::string& db_path, const std::string& json_path, i
 
 db::ImportStats import_database(const std::string& json_path, const std::string& db_path) {
   require_file(json_path, "JSON document");
-  const std::string text = read_text(json_path);
   try {
+    const db::DatabaseContent content =
+        db::database_content(db::read_regular_file(json_path), json_path);
+    if (content.form() != db::DatabaseForm::json) {
+      throw ReportError("\"" + json_path + "\" is an SQLite database, not a JSON document; " +
+                        "use `vktune merge` to combine databases");
+    }
     return write_database(db_path, [&](db::Store& store) {
-      return db::import_json_text(store, text, json_path);
+      return db::import_json_text(store, content.text(), json_path);
     });
   } catch (const db::Error& e) {
     throw ReportError(e.what());
@@ -174,18 +166,6 @@ uint32_t parse_u32(std::string_view text, std::string_view what) {
                       "\" is not a 32-bit number; use decimal or 0x-prefixed hex");
   }
   return v;
-}
-
-db::Store read_store(const std::string& path) {
-  require_file(path, "database");
-  try {
-    if (!is_json_document(path)) return db::Store::open(path, db::OpenMode::read_only);
-    db::Store store = db::Store::open_memory();
-    db::import_json_text(store, read_text(path), path);
-    return store;
-  } catch (const db::Error& e) {
-    throw ReportError(e.what());
-  }
 }
 
 runtime::DeviceType parse_device_type(std::string_view name) {
@@ -270,10 +250,7 @@ LookupDevice device_from_flags(const DeviceFlags& flags, const db::Catalog& cata
 db::Store open_for_reading(const std::string& path) {
   require_file(path, "database");
   try {
-    if (!is_json_document(path)) return db::Store::open(path, db::OpenMode::read_only);
-    db::Store store = db::Store::open_memory(path);
-    db::import_json_text(store, read_text(path), path);
-    return store;
+    return db::open_for_reading(path);
   } catch (const db::Error& e) {
     throw ReportError(e.what());
   }
@@ -282,9 +259,7 @@ db::Store open_for_reading(const std::string& path) {
 db::Catalog read_catalog(const std::string& path) {
   require_file(path, "database");
   try {
-    if (is_json_document(path)) return db::catalog_from_json(read_text(path), path);
-    const db::Store store = db::Store::open(path, db::OpenMode::read_only);
-    return store.catalog(/*with_spirv=*/true);
+    return db::read_catalog(path);
   } catch (const db::Error& e) {
     throw ReportError(e.what());
   }

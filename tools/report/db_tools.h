@@ -18,7 +18,7 @@
 namespace vktune::report {
 
 // Merges every input into `output` (created if missing) with db::Store::merge_from: loss-free
-// and idempotent. Inputs are opened read-only; one equal to the output is refused. Returns
+// and idempotent. Inputs (any form open_for_reading reads) are opened read-only; one equal to the output is refused. Returns
 // what each input added, in order.
 std::vector<db::ImportStats> merge_databases(const std::vector<std::string>& inputs,
                                              const std::string& output);
@@ -29,8 +29,8 @@ std::vector<db::ImportStats> merge_databases(const std::vector<std::string>& inp
 void export_database(const std::string& db_path, const std::string& json_path, int indent = 1,
                      bool winners_only = false, const db::SpirvSource& spirv_source = {});
 
-// Adds the JSON document at `json_path` to `db_path` (created if missing). Returns the rows
-// added.
+// Adds the JSON document at `json_path` (zstd-compressed or not) to `db_path` (created if
+// missing). Returns the rows added.
 db::ImportStats import_database(const std::string& json_path, const std::string& db_path);
 
 // "devices +1, kernels +2, problems +0, runs +1, measurements +5, coverage +2".
@@ -64,20 +64,10 @@ struct DeviceFlags {
 };
 LookupDevice device_from_flags(const DeviceFlags& flags, const db::Catalog& catalog);
 
-// Whether `path` holds an exported JSON document (its first non-blank byte is '{') rather than
-// a .db file (which starts with SQLite's magic).
-bool is_json_document(const std::string& path);
-
-// A .db file opened read-only, or an exported JSON document imported into a private in-memory
-// store labelled with its path (told apart by content), for commands that read a database.
+// db::open_for_reading and db::read_catalog (a .db file, a JSON document, either one
+// zstd-compressed; told apart by content), their errors as ReportError.
 db::Store open_for_reading(const std::string& path);
-
-// Reads the catalog of a .db file or an exported JSON document (told apart by content).
 db::Catalog read_catalog(const std::string& path);
-
-// The whole of a .db file (opened read-only) or of an exported JSON document (imported into
-// a private in-memory database), told apart by content: for commands that read measurements.
-db::Store read_store(const std::string& path);
 
 // "discrete" -> DeviceType::discrete etc.; throws ReportError on an unknown name.
 runtime::DeviceType parse_device_type(std::string_view name);

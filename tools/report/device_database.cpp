@@ -4,12 +4,11 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "db/database_file.h"
 #include "db/error.h"
 #include "db/store.h"
-#include "tools/report/db_tools.h"
 #include "tools/report/report.h"
 
 namespace vktune::report {
@@ -86,11 +85,13 @@ class DeviceFields : public nlohmann::json_sax<nlohmann::json> {
 };
 
 // The databases a folder scan considers, in name order; a file is the one database considered.
+// A name may end in .zst too: the scan reads content, but the name keeps winners files out.
 std::vector<std::string> candidate_databases(const std::string& path) {
   if (!fs::is_directory(path)) return {path};
   std::vector<std::string> candidates;
   for (const fs::directory_entry& entry : fs::directory_iterator(path)) {
-    const std::string name = entry.path().filename().string();
+    std::string name = entry.path().filename().string();
+    if (name.ends_with(".zst")) name.resize(name.size() - 4);
     const bool db = name.ends_with(".db");
     const bool document = name.ends_with(".json") && !name.ends_with(".winners.json");
     if (entry.is_regular_file() && (db || document)) candidates.push_back(entry.path().string());
@@ -99,47 +100,61 @@ std::vector<std::string> candidate_databases(const std::string& path) {
   return candidates;
 }
 
+// A database's devices and the size of its content (inflated, when it is compressed: the
+// size that says which of a device's databases is its main one).
+struct Scanned {
+  std::string path;
+  uintmax_t content_bytes = 0;
+  std::vector<RecordedDevice> devices;
+};
+
+std::vector<RecordedDevice> devices_of(const db::Store& store) {
+  std::vector<RecordedDevice> devices;
+  for (const db::DeviceRecord& d : store.devices()) devices.push_back({d.name, d.vendor_id, d.device_type});
+  return devices;
+}
+
+Scanned scan(const std::string& path) {
+  try {
+    if (db::is_sqlite_file(path)) {
+      return {path, fs::file_size(path), devices_of(db::Store::open(path, db::OpenMode::read_only))};
+    }
+    const db::DatabaseContent content = db::database_content(db::read_regular_file(path), path);
+    Scanned scanned{path, content.bytes().size(), {}};
+    if (content.form() == db::DatabaseForm::sqlite) {
+      scanned.devices = devices_of(db::Store::open_image(content.bytes(), path));
+      return scanned;
+    }
+    DeviceFields sax;
+    nlohmann::json::sax_parse(content.text(), &sax);
+    if (!sax.complete) {
+      throw ReportError("\"" + path + "\" is not an exported vktune database (no devices section)");
+    }
+    scanned.devices = std::move(sax.devices);
+    return scanned;
+  } catch (const db::Error& e) {
+    throw ReportError(e.what());
+  }
+}
+
 }  // namespace
 
-std::vector<RecordedDevice> recorded_devices(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ReportError("cannot read \"" + path + "\"");
-  if (!is_json_document(path)) {
-    try {
-      const db::Store store = db::Store::open(path, db::OpenMode::read_only);
-      std::vector<RecordedDevice> devices;
-      for (const db::DeviceRecord& d : store.devices()) {
-        devices.push_back({d.name, d.vendor_id, d.device_type});
-      }
-      return devices;
-    } catch (const db::Error& e) {
-      throw ReportError(e.what());
-    }
-  }
-  DeviceFields sax;
-  nlohmann::json::sax_parse(in, &sax);
-  if (!sax.complete) {
-    throw ReportError("\"" + path + "\" is not an exported vktune database (no devices section)");
-  }
-  return sax.devices;
-}
+std::vector<RecordedDevice> recorded_devices(const std::string& path) { return scan(path).devices; }
 
 std::optional<DeviceDatabase> database_of_device(const std::string& path,
                                                  const RecordedDevice& device) {
-  std::vector<std::pair<std::string, std::vector<RecordedDevice>>> scanned;
-  for (const std::string& candidate : candidate_databases(path)) {
-    scanned.emplace_back(candidate, recorded_devices(candidate));
-  }
+  std::vector<Scanned> scanned;
+  for (const std::string& candidate : candidate_databases(path)) scanned.push_back(scan(candidate));
   // The largest database holding `name`, if any (the first in name order of equal sizes).
   const auto largest_holding = [&](const std::string& name) -> std::optional<std::string> {
     std::optional<std::string> found;
     uintmax_t found_size = 0;
-    for (const auto& [candidate, devices] : scanned) {
-      const bool holds = std::any_of(devices.begin(), devices.end(),
+    for (const Scanned& s : scanned) {
+      const bool holds = std::any_of(s.devices.begin(), s.devices.end(),
                                      [&](const RecordedDevice& d) { return d.name == name; });
-      if (const uintmax_t size = fs::file_size(candidate); holds && (!found || size > found_size)) {
-        found = candidate;
-        found_size = size;
+      if (holds && (!found || s.content_bytes > found_size)) {
+        found = s.path;
+        found_size = s.content_bytes;
       }
     }
     return found;
@@ -147,8 +162,8 @@ std::optional<DeviceDatabase> database_of_device(const std::string& path,
   if (std::optional<std::string> own = largest_holding(device.name)) {
     return DeviceDatabase{*own, device.name, false};
   }
-  for (const auto& [candidate, devices] : scanned) {
-    for (const RecordedDevice& d : devices) {
+  for (const Scanned& s : scanned) {
+    for (const RecordedDevice& d : s.devices) {
       if (d.vendor_id == device.vendor_id && d.device_type == device.device_type) {
         return DeviceDatabase{*largest_holding(d.name), d.name, true};
       }

@@ -19,9 +19,10 @@ struct RecordedDevice {
   friend bool operator==(const RecordedDevice&, const RecordedDevice&) = default;
 };
 
-// The devices of a .db file or an exported JSON document. A document is parsed only as far as its
-// "devices" section: a shipped export runs to tens of MB, and a folder scan should not import
-// each one to read a name. Throws ReportError naming the file if it is neither.
+// The devices of a .db file or an exported JSON document, either one zstd-compressed. A document
+// is parsed only as far as its "devices" section: a shipped export runs to tens of MB, and a
+// folder scan should not import each one to read a name. Throws ReportError naming the file if
+// it is neither.
 std::vector<RecordedDevice> recorded_devices(const std::string& path);
 
 // The database to learn about one device from.
@@ -31,8 +32,9 @@ struct DeviceDatabase {
   bool kin = false;    // recorded on another device, none on this one
 };
 
-// The largest of the databases in the folder `path` (*.db files and exported *.json documents,
-// except *.winners.json: winners only, nothing to learn from), or the one file `path`, that hold
+// The largest (by content, inflated) of the databases in the folder `path` (*.db files and
+// exported *.json documents, with or without .zst, except *.winners.json: winners only, nothing
+// to learn from), or the one file `path`, that hold
 // `device` by name: the device's main database, since db/tuned keeps a device's full sweep beside
 // smaller probes, and reading them all would multiply the model's training time. Where none
 // does, the same for its kin, as the runtime's same_vendor_type match reads it: the same vendor
