@@ -20,7 +20,9 @@ class RunClaimed : public std::runtime_error {
 // destructor clears the record and releases the lock, as a kill does (the kernel drops it), so
 // a killed run can always be resumed. Such locks conflict between processes and between two
 // claims of one process, but only on one host: a database on a network file system shared by
-// several machines is not protected. The lock file stays beside the database (a few bytes).
+// several machines is not protected. The last claim to let go removes the lock file, so none
+// is left beside the database once no run is being tuned (a killed process's file stays until
+// the next claim's release).
 class RunLock {
  public:
   // Claims the run. Throws RunClaimed when another claim holds it, std::runtime_error naming
@@ -39,6 +41,7 @@ class RunLock {
 
   int fd_ = -1;
   int64_t run_id_ = 0;
+  std::string path_;  // the lock file, set once the claim holds its record there
 };
 
 }  // namespace vktune::tuner
