@@ -180,6 +180,7 @@ void run_tune(const TuneFlags& flags) {
   }
   report::SummaryOptions summary_options;
   summary_options.device = std::to_string(result.device_id);
+  summary_options.run_id = result.run_id;
   const report::Summary summary = report::summarize(store, summary_options);
   std::fputs((flags.json ? report::render_summary_json(summary) : report::render_table(summary)).c_str(),
              stdout);

@@ -3,6 +3,7 @@
 // `lookup` on what a tune stored.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <nlohmann/json.hpp>
@@ -62,6 +63,28 @@ TEST(VktuneTuneOutput, ResultsOnStdoutProgressOnStderr) {
     EXPECT_GT(c["retimed_ns"].get<double>(), 0) << "the winner was not re-timed";
   }
   EXPECT_NE(slurp_file(err).find("vktune bench: 2 problems"), std::string::npos) << slurp_file(err);
+}
+
+// tune's closing table is the run's problems; the database's others (an earlier run's) are the
+// report's to show. And a finished run leaves nothing beside the database.
+TEST(VktuneTuneOutput, ClosingTableListsTheRunsProblemsOnly) {
+  TempDir dir;
+  const std::string db = quoted(dir.file("a.db"));
+  const std::string err = "2>" + quoted(dir.file("stderr.txt"));
+  ASSERT_EQ(vktune("tune " + kShapes + " --db " + db, "", err).exit_code, 0);
+  const VktuneResult second = vktune(
+      "tune --shapes smoke --ops rms_norm --m 4 --plain --variant-budget 0.01 --json --db " + db,
+      "", err);
+  ASSERT_EQ(second.exit_code, 0) << slurp_file(dir.file("stderr.txt"));
+  const auto doc = nlohmann::json::parse(second.output);
+  ASSERT_EQ(doc["devices"].size(), 1u);
+  ASSERT_EQ(doc["devices"][0]["problems"].size(), 1u) << second.output;
+  EXPECT_EQ(doc["devices"][0]["problems"][0]["m"], 4);
+  const VktuneResult report =
+      vktune("report --format summary-json -o - --db " + db, "", err);
+  ASSERT_EQ(report.exit_code, 0);
+  EXPECT_EQ(nlohmann::json::parse(report.output)["devices"][0]["problems"].size(), 3u);
+  EXPECT_FALSE(std::filesystem::exists(dir.file("a.db") + "-runs.lock"));
 }
 
 // `lookup` answers attention too: --heads and --kv-heads make an sdpa query, found exactly in a

@@ -262,6 +262,12 @@ Summary summarize(const db::Store& store, const SummaryOptions& options) {
   const auto coverage = latest_coverage(store.coverage(), runs);
   std::unordered_map<int64_t, std::string> strategy_of;
   for (const db::RunRecord& r : runs) strategy_of[r.id] = r.strategy;
+  std::set<std::pair<int64_t, int64_t>> in_run;  // (device, problem) pairs options.run_id covered
+  if (options.run_id) {
+    for (const db::Coverage& c : store.coverage()) {
+      if (c.run_id == *options.run_id) in_run.emplace(c.device_id, c.problem_id);
+    }
+  }
 
   std::set<int64_t> run_ids;
   for (const db::DeviceRecord& device : devices) {
@@ -287,6 +293,7 @@ Summary summarize(const db::Store& store, const SummaryOptions& options) {
     for (const auto& [problem_id, data] : by_problem) {
       const auto p = problems.find(problem_id);
       if (p == problems.end()) continue;
+      if (options.run_id && !in_run.count({device.id, problem_id})) continue;
       const auto b = best_of.find(problem_id);
       ds.problems.push_back(summarize_problem(
           *p->second, device, b == best_of.end() ? nullptr : b->second, data, kernels));
