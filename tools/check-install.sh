@@ -29,7 +29,7 @@ for dir in /usr/share /usr/local/share /etc; do
   fi
 done
 echo "check-install: validation layer ${VK_INSTANCE_LAYERS:-not installed}"
-db="$root/db/tuned/llvmpipe-lavapipe.winners.json"
+db="$root/db/tuned/llvmpipe-lavapipe.winners.json.zst"
 # Tuned shapes (the exact answers), a ragged untuned one, a random one; then the built-ins.
 random_shape="$((RANDOM % 8 + 1)) $((RANDOM % 300 + 1)) $((64 * (RANDOM % 8 + 1))) 32"
 for shape in "1 200 256 32" "5 200 256 32" "3 100 256 32" "$random_shape"; do

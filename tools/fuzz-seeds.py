@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Writes the fuzzers' seed corpora (committed under db/fuzz/seeds and tuner/fuzz/seeds) from the
-project's own files: small cuts of db/tuned/*.json (versions 2 and 1), the model configs of
+project's own files: small cuts of db/tuned's databases (versions 2 and 1; zstd-compressed
+seeds of them too), the model configs of
 tests/tuner/models and two GGUF headers. With --vktune PATH it also imports the JSON seeds into
 .db images for the database fuzzers.
 
@@ -166,6 +167,13 @@ def write_dict(path, docs):
     write(path, "\n".join(lines) + "\n")
 
 
+def read_database(name):
+    """A shipped database of db/tuned as JSON (they ship zstd-compressed)."""
+    text = subprocess.run(["zstd", "-dc", str(ROOT / "db/tuned" / name)], check=True,
+                          stdout=subprocess.PIPE).stdout
+    return json.loads(text)
+
+
 def write(path, data):
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(data if isinstance(data, bytes) else data.encode())
@@ -179,10 +187,10 @@ def main():
         shutil.rmtree(d, ignore_errors=True)
 
     docs = {}
-    lava = json.loads((ROOT / "db/tuned/llvmpipe-lavapipe.json").read_text())
+    lava = read_database("llvmpipe-lavapipe.json.zst")
     docs["lavapipe-v2"] = cut(lava, [0, 1], 2)
     docs["lavapipe-v1"] = v1_document(docs["lavapipe-v2"])
-    h100 = json.loads((ROOT / "db/tuned/nvidia-h100-80gb-hbm3.winners.json").read_text())
+    h100 = read_database("nvidia-h100-80gb-hbm3.winners.json.zst")
     # A q4gsw problem whose winner carries SPIR-V and an rms_norm problem.
     spirv_kernel = min((len(k["spirv"]), i) for i, k in enumerate(h100["kernels"])
                        if k.get("spirv"))[1]
@@ -195,6 +203,12 @@ def main():
         write(DB_SEEDS / "json" / f"{name}.json", json.dumps(doc, separators=(",", ":")))
 
     write_dict(ROOT / "db/fuzz/json.dict", docs.values())
+    # The runtime reads compressed databases too: the same seeds as zstd frames, whole and cut.
+    for name in docs:
+        frame = subprocess.run(["zstd", "-19", "-c", str(DB_SEEDS / "json" / f"{name}.json")],
+                               check=True, stdout=subprocess.PIPE).stdout
+        write(DB_SEEDS / "zst" / f"{name}.json.zst", frame)
+    write(DB_SEEDS / "zst" / "truncated.json.zst", frame[: len(frame) // 2])
 
     if args.vktune:
         with tempfile.TemporaryDirectory() as tmp:
@@ -208,6 +222,10 @@ def main():
                                 "PRAGMA journal_mode=DELETE; PRAGMA page_size=512; VACUUM;"],
                                check=True, stdout=subprocess.DEVNULL)
                 write(DB_SEEDS / "db" / f"{name}.db", db.read_bytes())
+                if name == "lavapipe-v2":
+                    write(DB_SEEDS / "zst" / f"{name}.db.zst",
+                          subprocess.run(["zstd", "-19", "-c", str(db)], check=True,
+                                         stdout=subprocess.PIPE).stdout)
 
     for model in sorted((ROOT / "tests/tuner/models").glob("*.json")):
         write(TUNER_SEEDS / "config" / model.name, model.read_bytes())

@@ -12,7 +12,7 @@ shift $(($# < 2 ? $# : 2))
 case $name in
   json_import)     dir=db;    seeds=(db/fuzz/seeds/json);                  dict=db/fuzz/json.dict;            max_len=8192 ;;
   open_bytes)      dir=db;    seeds=(db/fuzz/seeds/db);                    dict=;                             max_len=65536 ;;
-  snapshot_memory) dir=db;    seeds=(db/fuzz/seeds/db db/fuzz/seeds/json); dict=;                             max_len=65536 ;;
+  snapshot_memory) dir=db;    seeds=(db/fuzz/seeds/db db/fuzz/seeds/json db/fuzz/seeds/zst); dict=;                          max_len=65536 ;;
   gguf_header)     dir=tuner; seeds=(tuner/fuzz/seeds/gguf);               dict=;                             max_len=4096 ;;
   model_config)    dir=tuner; seeds=(tuner/fuzz/seeds/config);             dict=tuner/fuzz/model_config.dict; max_len=4096 ;;
   *) echo "unknown fuzzer $name" >&2; exit 2 ;;

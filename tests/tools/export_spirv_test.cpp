@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "db/database_file.h"
 #include "tests/tools/answerable_spirv.h"
 #include "tests/tools/report_fixture.h"
 #include "tests/tools/run_vktune.h"
@@ -37,8 +38,10 @@ TEST(ExportSpirv, WinnersExportCompilesWhatTheDatabaseLacks) {
 
 TEST(ExportSpirv, ShippedWinnersFilesCarrySpirvForEveryAnswer) {
   for (const char* name : {"llvmpipe-lavapipe", "nvidia-h100-80gb-hbm3", "nvidia-h200"}) {
-    const std::string path = std::string(VKTUNE_SOURCE_DIR) + "/db/tuned/" + name + ".winners.json";
-    expect_spirv_for_every_answer(json::parse(slurp(path)), name);
+    const std::string path =
+        std::string(VKTUNE_SOURCE_DIR) + "/db/tuned/" + name + ".winners.json.zst";
+    const db::DatabaseContent content = db::database_content(db::read_regular_file(path), path);
+    expect_spirv_for_every_answer(json::parse(content.text()), name);
   }
 }
 
