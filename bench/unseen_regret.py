@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """Benchmark: the runtime's picks for shapes a database never tuned, against their measured best.
 
-    tools/unseen_regret.py --truth TRUTH.db [--vktune build/tools/vktune] RUNTIME_DB...
+    bench/unseen_regret.py --truth TRUTH.db [--vktune build/tools/vktune] RUNTIME_DB...
 
 TRUTH.db holds every legal variant of some problems measured on one device (say `vktune tune
---strategy exhaustive --shapes docs/h100/unseen_shapes.json --db TRUTH.db`); each RUNTIME_DB (a
-.db or an exported .json) is what an engine would load, and should hold none of those problems.
+--strategy exhaustive --shapes bench/shapes/h100/unseen_shapes.json --db TRUTH.db`); each
+RUNTIME_DB (a .db or an exported .json) is what an engine would load, and should hold none of
+those problems.
 For every q4gsw, rms_norm and sdpa problem of TRUTH.db it asks `vktune lookup` what each RUNTIME_DB
 answers on that device, reads the pick's fastest ok time in TRUTH.db and prints the regret
 (pick / best - 1) per problem, then median, p90, max and how many picks are within 10%. A pick

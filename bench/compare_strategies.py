@@ -6,11 +6,11 @@ the driver's shader cache) and prints, per problem, the variants each measured, 
 stored time and whether the winners agree (within 2% of exhaustive's), then the wall time of
 every run and its ratio to exhaustive's.
 
-    tools/compare_strategies.py [--vktune build/tools/vktune] [--out DIR]
+    bench/compare_strategies.py [--vktune build/tools/vktune] [--out DIR]
                                 [--train-db EXPORT.json] -- TUNE-ARGS...
 
-TUNE-ARGS are passed to every run (say `--shapes docs/h100/strategy_shapes.json`); the
-databases, logs and CSV reports stay in --out. The model strategy learns from --train-db (an
+TUNE-ARGS are passed to every run (say `--shapes bench/shapes/h100/strategy_shapes.json`);
+the databases, logs and CSV reports stay in --out. The model strategy learns from --train-db (an
 exported JSON document, e.g. db/tuned/nvidia-h100-80gb-hbm3.json) with the compared problems'
 rows taken out first (OUT/train.json), so it never sees the answers it is judged on; without
 --train-db it starts from nothing and sweeps the first problems. Python's standard library only.
