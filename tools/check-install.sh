@@ -6,11 +6,11 @@
 # each checked against the CPU reference, under the validation layer where it is installed.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-# The README's "Using the runtime in an engine" quotes run_q4gsw.cpp: every line it shows is there.
+# docs/runtime.md's "Using the runtime in an engine" quotes run_q4gsw.cpp: every line it shows is there.
 awk '/^## Using the runtime in an engine/{on=1; next} /^##/{on=0} on && /^```/{code=!code; next} on && code' \
-    "$root/README.md" | sed 's/^ *//' | grep -vxF -e '' -e '...' | while IFS= read -r line; do
+    "$root/docs/runtime.md" | sed 's/^ *//' | grep -vxF -e '' -e '...' | while IFS= read -r line; do
   grep -qF -- "$line" "$root/examples/consumer/run_q4gsw.cpp" ||
-    { echo "README quotes a line examples/consumer/run_q4gsw.cpp does not have: $line" >&2; exit 1; }
+    { echo "docs/runtime.md quotes a line examples/consumer/run_q4gsw.cpp does not have: $line" >&2; exit 1; }
 done
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
