@@ -1,5 +1,5 @@
 // The runtime's switches by environment variable, for a user or a developer of an application
-// that links the runtime (README "Using the runtime in an engine"):
+// that links the runtime (docs/runtime.md, "Environment switches"):
 //   VKTUNE_DB=/path/mine.db:/path/other.json  databases layered over the application's own,
 //                                             the first on top (':' separates paths)
 //   VKTUNE_FORCE_BUILTIN=1                    answer every query with the built-in routing

@@ -32,9 +32,9 @@ struct RankedPick {
 
 // Neighbours asked (ShapeIndex::nearest_k) and, of each, the fastest variants that may be
 // picked. Every neighbour's whole list still counts in the scores. Chosen by leave-one-problem-
-// out over the H100 database (`vktune evaluate`; docs/evaluate.md says what else was tried):
-// 6 while the prefill problems were the presets' few shapes; 8 once a grid of shapes filled the
-// space between them (fourteenth session), where more neighbours outvote one shape's odd winner.
+// out over the H100 database (`vktune evaluate`, docs/evaluate.md): 8 where a grid of shapes
+// fills the space between the presets', so more neighbours outvote one shape's odd winner (6 is
+// better only while the prefill problems are the presets' few shapes).
 inline constexpr size_t kRankNeighbours = 8;
 inline constexpr size_t kRankCandidatesPerNeighbour = db::kRankedPickable;
 // Shapes tuned at the device's other group sizes that the query's own group size lacks join those
@@ -52,9 +52,9 @@ inline constexpr double kOtherGroupSizeScale = 0.25;
 // (runtime/snapshot.cpp), where q's M x heads rows count as rows of its heads. `vktune evaluate`
 // on the H100 database, the 72 problems at six head counts tuned at 12 shapes each (median / p90
 // regret, within 10%): each ranked from its own head counts alone 6.1% / 37.9%, 41; with the
-// others at scale 0.5 0.4% / 5.2%, 69; 1 0.3% / 4.4%, 69; 2 0.8% / 11.1%, 64. Once every head
-// count was tuned at the M between (eighteenth session: 236 problems at nine other head counts,
-// with ShapeIndex::kAttentionAxisScale 0.5) the nearer scale won: 0.5 0.4% / 9.0%, 216; 1 0.7% /
+// others at scale 0.5 0.4% / 5.2%, 69; 1 0.3% / 4.4%, 69; 2 0.8% / 11.1%, 64. With every head
+// count tuned at the M between as well (236 problems at nine other head counts, with
+// ShapeIndex::kAttentionAxisScale 0.5) the nearer scale wins: 0.5 0.4% / 9.0%, 216; 1 0.7% /
 // 16.0%, 200; 2 2.5% / 19.2%, 182 (docs/evaluate.md).
 inline constexpr double kOtherHeadsScale = 0.5;
 
@@ -62,7 +62,7 @@ inline constexpr double kOtherHeadsScale = 0.5;
 // and type) whose matched shape lies nearer to the query than its own by more than this
 // log-distance, about a factor of two in M: a device tuned at a few shapes then borrows its kin's
 // denser ones, and keeps its own where they are near. Chosen by `vktune evaluate` over the H100
-// and H200 databases together (docs/evaluate.md, "A second device"): the H200's 195 problems,
+// and H200 databases together (docs/results/h200.md): the H200's 195 problems,
 // mean ln(1 + regret), from its own alone 2.95%; with this rule at 0.35 2.25%, at 0.7 2.22%, at
 // 1.0 2.22%, at 1.5 2.95% again; the H100's 1,982 read 2.61% at every value.
 inline constexpr double kKinDistance = 0.7;
@@ -113,9 +113,9 @@ struct RankKernels {
 // Workgroups of a kernel that one compute unit runs at once, as the ranking estimates them:
 // kSmallResident of up to kSmallWorkgroup invocations, else one. On the H100 the tiles of 128
 // invocations hold registers for 2 to 5 resident workgroups and those of 256 for 1 to 3
-// (`vktune inspect`). The register file's count ranked worse on the unseen sets than a flat
-// estimate (docs/evaluate.md, eleventh session). Of the flat ones, on the 122 linears of the
-// unseen sets 2-8 (sixteenth session, with the prefill grid's mid M; median / p90, mean
+// (`vktune inspect`). The register file's count ranks worse on the unseen sets than a flat
+// estimate (bench/unseen_regret.py, docs/evaluate.md). Of the flat ones, on the 122 linears of
+// the unseen sets 2-8 (with the prefill grid's mid M in the database; median / p90, mean
 // ln(1 + regret)): two 2.0% / 23.9%, 5.63%; three 1.1% / 10.2%, 3.36%; four 1.7% / 21.0%, 5.28%;
 // three with two of 256 invocations 1.2% / 12.4%, 3.84%.
 inline constexpr uint32_t kSmallWorkgroup = 128;
@@ -133,8 +133,8 @@ double grid_fill(uint64_t workgroups, uint64_t slots) noexcept;
 // (the weighted geometric mean of its ratios), where r_j is its time on j relative to j's best
 // and w_j = 1 / (distance_j + 0.1)^2. Times are compared by ratio, so their logs are what
 // averages: a variant 1.3x behind on one neighbour and at the best on another scores as one
-// 1.14x behind on both. (The mean squared ratio used before weighed each variant's worst
-// neighbour most, an absent one as 4; docs/evaluate.md has both measured.)
+// 1.14x behind on both. (A mean squared ratio weighs each variant's worst neighbour most, an
+// absent one as 4, and ranks worse by the same measure.)
 // A tiled variant's times carry its padding: each ratio r_j counts as r_j * u_j / u_q, where u is
 // the share of its computed outputs that are real on j and on the query (OutputTile): a 128-row
 // tile that was best at M = 128 and M = 256 computes 256 rows at M = 160, a 64-row one 192.

@@ -30,7 +30,7 @@ constexpr uint32_t kCalibrationDispatches = 2;
 constexpr double kLowClock = 1.3;
 constexpr int kMaxReruns = 2;
 // A warm-up that spends its whole allowance short of the peak met a capped clock (a power or
-// thermal limit after minutes of load; H100, call I16: the sixth halving run in a row spent 54 s
+// thermal limit after minutes of load; on the H100 a sixth halving run in a row can spend 54 s
 // warming up, one allowance before each gate batch and each timing). Load does not lift such a
 // cap, so warm-ups are skipped for this long after one; the clock readings inside each
 // submission still tell what the samples ran at.

@@ -41,7 +41,7 @@ struct TimingOptions {
   std::chrono::nanoseconds timeout{std::chrono::seconds(10)};  // one submission
   // Read before every submission of a measurement: once it reads true the measurement throws
   // TimingStopped. A tuning run's stop (SIGINT) then waits for one submission, not for a whole
-  // stage of a large problem's variants (19 s on the H100, docs/h100/README.md).
+  // stage of a large problem's variants (19 s on the H100).
   const std::atomic<bool>* stop = nullptr;
 };
 

@@ -3,8 +3,8 @@
 // The problem's setup (its random data and fp64 reference, the weights uploaded in each layout
 // with their cold-cache copies) is a cost of the problem, whatever it measures, so it moves the
 // deadline instead of spending the share, and stays out of the pace that sizes the chunks. On the
-// H100 an lm_head problem's setup took about 1.7 s, more than a share sized by its variant count:
-// such problems kept only their first chunk (docs/h100/README.md, "Eighth session").
+// H100 an lm_head problem's setup takes about 1.7 s, more than a share sized by its variant
+// count: spent from the share, it would leave such a problem only its first chunk.
 #pragma once
 
 #include <chrono>

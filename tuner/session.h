@@ -66,7 +66,7 @@ struct ProblemOutcome {
   // or a filter (the bench's) kept: the coverage record's `legal`, so a run that measured part of
   // the space never reads as complete.
   size_t space = 0;
-  size_t measured = 0;     // stored in this session, any status
+  size_t measured = 0;     // stored by this process's run, any status
   size_t resumed = 0;      // skipped: already stored by the run being resumed
   size_t failed = 0;       // stored with a status other than ok
   size_t rechecked = 0;    // stage-one variants sampled a second time (search.h, recheck)
@@ -81,7 +81,7 @@ struct TuneResult {
   int64_t device_id = 0;
   double copy_gbps = 0;
   double seconds = 0;
-  size_t stored = 0;  // results written in this session
+  size_t stored = 0;  // results written by this process's run
   std::vector<ProblemOutcome> problems;
   Profile profile;    // where the wall time went
 };

@@ -28,8 +28,8 @@ constexpr size_t kChunk = 64;
 constexpr size_t kFirstChunkUnderBudget = 8;
 // Interleaved rounds of the finalists' re-measurement. The database names the fastest stored
 // finalist the winner, so noise that flatters one is kept (the winner's curse): with finalists
-// within a percent or two of each other, the 7 rounds of before stored winners 1.5-3% below any
-// re-timing (docs/h100/README.md). The median of 21 has about 0.58x the spread of 7's, for
+// within a percent or two of each other, 7 rounds store winners 1.5-3% below any re-timing on
+// the H100. The median of 21 has about 0.58x the spread of 7's, for
 // 14 more samples of ~0.2 ms for each of the few finalists.
 constexpr uint32_t kFinalRounds = 21;
 constexpr uint32_t kBaselineRounds = 7;
@@ -297,7 +297,7 @@ ProblemOutcome Session::tune_problem(size_t index, int64_t problem_id, std::vect
   progress_.begin_problem(index, options_.problems.size(), kernels::describe(problem),
                           list.size());
   if (list.empty()) {  // every variant measured before (--resume, --fill): nothing to set up
-    // A resumed run keeps the record its earlier session wrote when it finished the problem.
+    // A resumed run keeps the record the interrupted process wrote when it finished the problem.
     store_.put_coverage({run_id_, device_id_, problem_id, static_cast<uint32_t>(outcome.space), 0,
                          {}, false},
                         db::OnConflict::keep);

@@ -36,8 +36,8 @@ std::vector<KnobSpec> coopmat_knobs(bool split) {
 }
 
 // The packed families' knobs: those whose values came within 10% of each problem's best on the
-// H100 (docs/h100/README.md, "The tiles on the packed layout"; bm 32, bn 32 and 512, buf 1 and 3
-// never did), and wpf: the weights fetched 4 k-steps ahead in a ring of their own (0: with x).
+// H100 (bm 32, bn 32 and 512, buf 1 and 3 never did), and wpf: the weights fetched 4 k-steps
+// ahead in a ring of their own (0: with x).
 std::vector<KnobSpec> packed_knobs(bool split) {
   std::vector<KnobSpec> knobs = {{"bm", ints({64, 128})},
                                  {"bn", ints({64, 128, 256})},

@@ -23,8 +23,7 @@ class Coopmat2 final : public Family {
   // tile; bn: weight rows (columns of out) per tile; bk: k per step (one matrix load of each
   // operand); splitk: K slices per output tile (1: no split). The values are what came within
   // 10% of the best on the H100's prefill problems out of a space four times larger (wg 128,
-  // bm 32, bn 256, splitk 8 and fp16 x loaded without the decode never did; docs/h100/README.md,
-  // "Cooperative matrix 2").
+  // bm 32, bn 256, splitk 8 and fp16 x loaded without the decode never did).
   explicit Coopmat2(DType dtype)
       : Family("q4gsw_coopmat2", dtype, Op::q4gsw,
                {{"wg", ints({256})},

@@ -13,15 +13,14 @@
 // WAHEAD > AHEAD (BUF 2 or 4) fetches the weights WAHEAD k-steps ahead, in a ring of register
 // slots of their own, while x stays AHEAD steps ahead: the weights come from DRAM (a layer's
 // weights are cold), x from the L2. A weight slot costs 5 registers a chunk, an x slot 16. On
-// the H100 it wins some fp16 tiles and costs most fp32 ones ~6% (docs/h100/README.md), so it is
-// a knob.
+// the H100 it wins some fp16 tiles and costs most fp32 ones ~6%, so it is a knob.
 //
 // PW > 0 (the warp-specialised families) adds PW subgroups that only stage: the SG subgroups of
 // the tile grid only multiply, from one of two shared stages, while the PW stage the next k-step
 // into the other (fetched a step earlier into their registers), and one barrier a k-step hands
 // the stages over. With every subgroup doing both, a workgroup alternates staging and
 // multiplying between two barriers, and on the H100 either phase alone took 60-80% of the time
-// of both (docs/h100/README.md, ninth session). Split this way the staging is the slower side
+// of both. Split this way the staging is the slower side
 // on large problems (4-8 subgroups stage what 16 did), but it wins the problems with the
 // fewest output tiles (N 512 and 1024 at M 16-128 there). BUF is unused.
 //

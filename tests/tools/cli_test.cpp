@@ -109,7 +109,7 @@ TEST(VktuneCli, ReportErrors) {
   EXPECT_EQ(from_json.exit_code, 0) << from_json.output;
   EXPECT_EQ(from_json.output, from_db.output);
 
-  // Usage errors exit 2 (README, "Exit status"); --peak-tflops is an html option.
+  // Usage errors exit 2 (docs/cli.md, "Output and exit status"); --peak-tflops is an html option.
   EXPECT_EQ(vktune("report --format md -o -").exit_code, 2);
   EXPECT_EQ(vktune("report --db " + quoted(dir.file("a.db")) + " --peak-tflops -1 -o -").exit_code, 2);
   const VktuneResult peak = vktune("report --db " + quoted(dir.file("a.db")) +
