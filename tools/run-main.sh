@@ -6,7 +6,7 @@
 # dispatch, about 0.25 s a variant on two cores, until Mesa's shader cache holds it).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-"$root/tools/setup.sh"
+"$root/tools/setup.sh" vktune  # the tool alone: the tests are run-tests.sh's to build
 out=${VKTUNE_OUT:-$root/out}
 mkdir -p "$out"
 vktune="$root/build/tools/vktune"

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages vktune needs (only those missing, non-interactively) and builds
-# it in Release into build/. Sourced by run-main.sh and run-tests.sh; safe to run again.
+# it in Release into build/: the targets given (run-main.sh: `vktune` and what it links), or
+# everything, tests included. Called by run-main.sh and run-tests.sh; safe to run again.
+#   tools/setup.sh [TARGET...]
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
@@ -21,4 +23,6 @@ fi
 
 jobs=${VKTUNE_JOBS:-2}
 cmake -S "$root" -B "$root/build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$root/build" -j "$jobs"
+targets=()
+for t in "$@"; do targets+=(--target "$t"); done
+cmake --build "$root/build" -j "$jobs" "${targets[@]}"
