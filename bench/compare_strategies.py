@@ -7,13 +7,13 @@ stored time and whether the winners agree (within 2% of exhaustive's), then the 
 every run and its ratio to exhaustive's.
 
     bench/compare_strategies.py [--vktune build/tools/vktune] [--out DIR]
-                                [--train-db EXPORT.json] -- TUNE-ARGS...
+                                [--train-db EXPORT.json[.zst]] -- TUNE-ARGS...
 
 TUNE-ARGS are passed to every run (say `--shapes bench/shapes/h100/strategy_shapes.json`);
 the databases, logs and CSV reports stay in --out. The model strategy learns from --train-db (an
-exported JSON document, e.g. db/tuned/nvidia-h100-80gb-hbm3.json) with the compared problems'
+exported JSON document, compressed or not, e.g. db/tuned/nvidia-h100-80gb-hbm3.json.zst) with the compared problems'
 rows taken out first (OUT/train.json), so it never sees the answers it is judged on; without
---train-db it starts from nothing and sweeps the first problems. Python's standard library only.
+--train-db it starts from nothing and sweeps the first problems. Python's standard library only (and the zstd tool for a compressed --train-db).
 """
 import argparse
 import csv
@@ -28,6 +28,7 @@ STRATEGIES = ("exhaustive", "halving", "model")
 AGREEMENT = 0.02  # a strategy's winner at most this much slower than exhaustive's
 # Sections of an exported document whose rows name a problem (by index, column "problem").
 PROBLEM_ROWS = ("measurements", "coverage", "winners", "ranked")
+ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 
 
 def problem_key(op, dtype, m, n, k, gs):
@@ -37,8 +38,11 @@ def problem_key(op, dtype, m, n, k, gs):
 def hold_out(train_db, problems, path):
     """Writes train_db's document without the rows of `problems` to `path`; returns how many
     of its problems were held out and how many remain."""
-    with open(train_db) as f:
-        doc = json.load(f)
+    with open(train_db, "rb") as f:
+        raw = f.read()
+    if raw.startswith(ZSTD_MAGIC):  # the shipped exports are zstd-compressed
+        raw = subprocess.run(["zstd", "-dc", train_db], check=True, stdout=subprocess.PIPE).stdout
+    doc = json.loads(raw)
     if doc.get("format") != "vktune-db" or doc.get("version") != 2:
         sys.exit(f"{train_db}: not a version 2 vktune-db export (vktune export writes one)")
     hidden = {i for i, p in enumerate(doc["problems"])
