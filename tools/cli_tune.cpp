@@ -5,7 +5,9 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <numeric>
 #include <optional>
+#include <span>
 
 #include "db/store.h"
 #include "kernels/compiler_probe.h"
@@ -20,6 +22,7 @@
 #include "tools/report/summary_json.h"
 #include "tuner/progress.h"
 #include "tuner/session.h"
+#include "tuner/shard.h"
 #include "tuner/shape_sets.h"
 
 namespace vktune::cli {
@@ -35,6 +38,7 @@ struct TuneFlags {
   double budget_s = 0, variant_budget_s = 0.25;
   std::string db = "vktune.db";
   std::string train_db;  // --strategy model: another database to learn from
+  std::string shard;     // "I/N", "auto" or "auto/N": this host's share of the problems
   bool resume = false, fill = false, plain = false, profile = false, json = false;
   uint64_t seed = 1;
 };
@@ -86,6 +90,39 @@ std::optional<report::DeviceDatabase> train_database(const std::string& path,
   return found;
 }
 
+// --shard: the share of `problems` this shard tunes. A problem's cost is the number of variants
+// legal for it on the device (of `families`, or every family of its op): what compiling and
+// timing it scale with. Shards of one run on one device model therefore split alike.
+std::vector<kernels::Problem> shard_problems(const std::vector<kernels::Problem>& problems,
+                                             const tuner::Shard& shard,
+                                             const vk::DeviceInfo& device,
+                                             const std::vector<const kernels::Family*>& families) {
+  const std::span<const kernels::Family* const> pool =
+      families.empty() ? kernels::families() : std::span<const kernels::Family* const>(families);
+  std::vector<double> costs;
+  for (const kernels::Problem& p : problems) {
+    size_t legal = 0;
+    for (const kernels::Family* f : pool) {
+      if (f->op() != p.op) continue;
+      for (const kernels::Knobs& knobs : f->all_variants()) {
+        legal += static_cast<bool>(f->legality(knobs, p, device, linked_compiler_support()));
+      }
+    }
+    costs.push_back(static_cast<double>(std::max<size_t>(legal, 1)));
+  }
+  std::vector<kernels::Problem> mine;
+  double mine_cost = 0;
+  for (size_t i : tuner::shard_indices(costs, shard)) {
+    mine.push_back(problems[i]);
+    mine_cost += costs[i];
+  }
+  const double total = std::accumulate(costs.begin(), costs.end(), 0.0);
+  std::fprintf(stderr, "vktune tune: shard %s: %zu of %zu problems (%.0f%% of their legal variants)\n",
+               tuner::to_string(shard).c_str(), mine.size(), problems.size(),
+               total > 0 ? 100.0 * mine_cost / total : 0.0);
+  return mine;
+}
+
 extern "C" void request_stop(int signal) {
   stop_signal = signal;
   stop_requested = true;
@@ -113,6 +150,12 @@ class StopOnSignals {
 };
 
 void run_tune(const TuneFlags& flags) {
+  std::optional<tuner::Shard> shard;
+  try {
+    if (!flags.shard.empty()) shard = tuner::parse_shard(flags.shard);
+  } catch (const std::invalid_argument& e) {
+    throw CLI::ValidationError("--shard", e.what());
+  }
   tuner::ShapeOptions shape_options;
   if (!flags.m.empty()) shape_options.m = tuner::parse_list(flags.m);
   if (!flags.gs.empty()) shape_options.group_sizes = tuner::parse_list(flags.gs);
@@ -155,6 +198,14 @@ void run_tune(const TuneFlags& flags) {
 
   if (!flags.train_db.empty() && options.strategy != tuner::Strategy::model) {
     throw ExitStatus(2, "--train-db is read by --strategy model only");
+  }
+  if (shard) {
+    options.problems = shard_problems(options.problems, *shard, devices[index], options.families);
+    if (options.problems.empty()) {
+      std::fprintf(stderr, "vktune tune: shard %s has no problem to tune; nothing written\n",
+                   tuner::to_string(*shard).c_str());
+      return;
+    }
   }
   // Checked before the database is opened, so a shape the device cannot hold creates nothing.
   kernels::require_fit(options.problems, devices[index]);
@@ -280,6 +331,10 @@ void add_tune_command(CLI::App& app) {
                 "a new run measuring only the variants no earlier run measured on this device "
                 "(finishes budget-cut problems)")
       ->excludes(resume);
+  cmd->add_option("--shard", flags->shard,
+                  "tune a share of the problems: I/N (1 <= I <= N), auto (a Slurm job array's "
+                  "task) or auto/N (a Kubernetes Indexed Job's index, of N); each shard writes its "
+                  "own --db, `vktune merge` joins them (docs/scale.md)");
   cmd->add_option("--seed", flags->seed, "seed of the random problem data")->capture_default_str();
   cmd->add_flag("--plain", flags->plain, "plain progress lines even on a terminal");
   cmd->add_flag("--json", flags->json,
