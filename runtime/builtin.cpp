@@ -82,6 +82,10 @@ std::string_view validate(const ProblemQuery& q) noexcept {
   if (q.m == 0 || q.n == 0 || q.k == 0) return "M, N and K must all be non-zero";
   if (q.dtype.empty()) return "dtype is empty; use \"f32\" or \"f16\"";
   if (!kernels::parse_dtype(q.dtype)) return "unknown dtype; expected \"f32\" or \"f16\"";
+  if ((q.op == "q4gsw" || q.op == "rms_norm") && (q.heads != 0 || q.kv_heads != 0)) {
+    return "heads and kv_heads are attention's (sdpa); pass heads = kv_heads = 0 for q4gsw and "
+           "rms_norm";
+  }
   if (q.op == "q4gsw") {
     if (q.k % 2 != 0) return "K is odd; q4gsw needs an even K (two nibbles per byte)";
     if (q.group_size == 0 || q.group_size % 2 != 0) {

@@ -145,9 +145,14 @@ bool exact_fingerprint(const DeviceQuery& d, const DeviceQuery& q) noexcept {
 }
 
 // How far a group's head counts are from q's (sdpa): the log ratios of their query heads and
-// of their query heads per KV head, in quadrature; 0 where they agree (every other op).
+// of their query heads per KV head, in quadrature; 0 where they agree (every other op). Infinite
+// where either side lacks head counts (a zero, as another op's group or a row without them
+// has): such a group is never near, and no count is ever divided by zero.
 double heads_distance(const Group& g, const ProblemQuery& q) noexcept {
   if (g.heads == q.heads && g.kv_heads == q.kv_heads) return 0;
+  if (g.heads == 0 || g.kv_heads == 0 || q.heads == 0 || q.kv_heads == 0) {
+    return std::numeric_limits<double>::infinity();
+  }
   return std::hypot(std::log(double(g.heads) / double(q.heads)),
                     std::log(double(g.heads / g.kv_heads) / double(q.heads / q.kv_heads)));
 }
@@ -187,6 +192,7 @@ const Group* group_for(const Device& d, const ProblemQuery& q) noexcept {
     if (g.op != q.op || g.dtype != q.dtype) continue;
     if (g.group_size != q.group_size && (g.group_size == 0 || q.group_size == 0)) continue;
     double heads = heads_distance(g, q);
+    if (std::isinf(heads)) continue;
     if (heads != 0) {
       if (!log_q) log_q = query_point(q);
       std::array<ShapeIndex::Nearest, 1> shape;
@@ -257,6 +263,7 @@ size_t add_other_head_counts(const Device& d, const Group& own, const ProblemQue
   for (const Group& g : d.groups) {
     if (&g == &own || g.lists != own.lists || g.heads == 0) continue;
     const double apart = kOtherHeadsScale * heads_distance(g, q);
+    if (std::isinf(apart)) continue;
     std::array<ShapeIndex::Nearest, kRankNeighbours> theirs;
     const size_t count = g.shapes.nearest_k(point_in(g, q, log_q), theirs);
     for (size_t i = 0; i < count; ++i) {

@@ -72,6 +72,37 @@ TEST(CApi, SdpaQueriesCarryTheirHeadCounts) {
   EXPECT_EQ(vktune_select(nullptr, &d, &p, &s), VKTUNE_INVALID_QUERY);
 }
 
+// Head counts belong to attention: on a linear or a norm they are an invalid query with a
+// message, against a loaded database as well (where the head-count distance once divided by a
+// group's kv_heads of 0), and never a crash.
+TEST(CApi, HeadCountsOnALinearOrANormAreAnInvalidQuery) {
+  testing::FakeDb db;
+  const std::string json = db::export_json_text(db.store);
+  char err[256] = {};
+  vktune_snapshot* snap = vktune_snapshot_load_memory(json.data(), json.size(), "db", err, sizeof err);
+  ASSERT_NE(snap, nullptr) << err;
+  const vktune_device_query a = c_query(testing::query_for(db.a));
+  const vktune_device_query other{};
+  for (const vktune_snapshot* with : {static_cast<const vktune_snapshot*>(snap),
+                                      static_cast<const vktune_snapshot*>(nullptr)}) {
+    for (const vktune_device_query* d : {&a, &other}) {
+      for (const auto& [heads, kv_heads] : {std::pair{1u, 1u}, {32u, 0u}, {0u, 8u}, {32u, 8u}}) {
+        vktune_selection s{};
+        const vktune_problem_query q4{"q4gsw", "f32", 1, 200, 256, 32, heads, kv_heads};
+        EXPECT_EQ(vktune_select(with, d, &q4, &s), VKTUNE_INVALID_QUERY) << heads << "/" << kv_heads;
+        EXPECT_NE(std::string(s.error).find("pass heads = kv_heads = 0"), std::string::npos)
+            << s.error;
+        const vktune_problem_query norm{"rms_norm", "f32", 4, 4096, 4096, 0, heads, kv_heads};
+        EXPECT_EQ(vktune_select(with, d, &norm, &s), VKTUNE_INVALID_QUERY) << s.error;
+      }
+    }
+  }
+  vktune_selection s{};
+  const vktune_problem_query plain{"q4gsw", "f32", 1, 200, 256, 32};
+  EXPECT_EQ(vktune_select(snap, &a, &plain, &s), VKTUNE_OK) << s.error;
+  vktune_snapshot_free(snap);
+}
+
 TEST(CApi, LayersFromMemoryNameTheLayerThatAnswered) {
   testing::FakeDb system_db;
   testing::UserDb user_db;
