@@ -1,8 +1,29 @@
 // vktune: offline autotuner and kernel database for Vulkan compute shaders.
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <exception>
+#include <iostream>
 
 #include "tools/cli.h"
+
+namespace {
+
+// `code`, or 1 with a message when what the command printed did not all reach standard output
+// (a full disk, a closed pipe with SIGPIPE ignored): a redirected run never ends "successful"
+// with an empty or cut file.
+int checked_stdout(int code) {
+  errno = 0;  // the first failed write's errno stays: a later success does not clear it
+  std::cout.flush();
+  const bool flushed = std::fflush(stdout) == 0;
+  const int flush_errno = errno;
+  if (flushed && !std::ferror(stdout) && std::cout.good()) return code;
+  std::fprintf(stderr, "vktune: error: cannot write the output to standard output: %s\n",
+               flush_errno != 0 ? std::strerror(flush_errno) : "a write failed");
+  return 1;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"vktune: offline autotuner and kernel database for Vulkan compute shaders"};
@@ -33,7 +54,10 @@ int main(int argc, char** argv) {
     // a usage error, which vktune reports as 2. --help and --version stay 0, and a command's
     // own CLI::RuntimeError (lookup's 3: no answer) keeps its code.
     const int code = app.exit(e);
-    return code == 0 || dynamic_cast<const CLI::RuntimeError*>(&e) != nullptr ? code : 2;
+    if (code == 0 || dynamic_cast<const CLI::RuntimeError*>(&e) != nullptr) {
+      return checked_stdout(code);
+    }
+    return 2;
   } catch (const vktune::cli::ExitStatus& e) {
     std::fprintf(stderr, "vktune: %s\n", e.what());
     return e.code();
@@ -41,5 +65,5 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "vktune: error: %s\n", e.what());
     return 1;
   }
-  return 0;
+  return checked_stdout(0);
 }

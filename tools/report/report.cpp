@@ -1,7 +1,9 @@
 // write_report: argument checks, then render_report, then an atomic write.
 #include "tools/report/report.h"
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 
@@ -49,7 +51,10 @@ void write_output(const std::string& path, std::string_view bytes) {
   if (path == "-") {
     std::cout.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
     std::cout.flush();
-    if (!std::cout) throw ReportError("cannot write to standard output");
+    if (!std::cout || std::fflush(stdout) != 0) {
+      throw ReportError(std::string("cannot write the output to standard output: ") +
+                        std::strerror(errno));
+    }
     return;
   }
   write_file_atomically(path, bytes);
