@@ -4,10 +4,10 @@
 
 #include <CLI/CLI.hpp>
 
-#include <filesystem>
+#include <initializer_list>
 #include <stdexcept>
 #include <string>
-#include <system_error>
+#include <string_view>
 
 #include "db/store.h"
 #include "kernels/vk/instance.h"
@@ -16,14 +16,25 @@
 
 namespace vktune::cli {
 
-// Throws std::invalid_argument when `output` is the database `input` (the same file by inode,
-// whatever the names: a symlink, ./M.db): writing it would replace the database being read.
+// Ends the command with `code` after printing what() on stderr (main() catches it), for exits
+// that are not plain failures (a tuning run stopped by a signal: 128 + the signal).
+class ExitStatus : public std::runtime_error {
+ public:
+  ExitStatus(int code, const std::string& message) : std::runtime_error(message), code_(code) {}
+  int code() const noexcept { return code_; }
+
+ private:
+  int code_;
+};
+
+// Refuses, as a usage error (exit 2), an `output` that is one of the files the command reads
+// (`inputs`: databases, shapes files, models; empty ones and ":memory:" skipped): the same file
+// by device and inode (st_dev, st_ino), whatever the names (a symlink, ./M.db, a hard link).
+// Writing it would replace what is being read. "-" (standard output) is never a file here
+// (cli_files.cpp).
+void refuse_to_overwrite(std::initializer_list<std::string_view> inputs, const std::string& output);
 inline void refuse_to_overwrite(const std::string& input, const std::string& output) {
-  std::error_code error;
-  if (output != "-" && std::filesystem::equivalent(input, output, error)) {
-    throw std::invalid_argument(output + " is the database " + input +
-                                " being read; write to another file");
-  }
+  refuse_to_overwrite({input}, output);
 }
 
 // A number option's check: above zero (`allow_zero` false) or at least zero. CLI11's own
@@ -40,17 +51,6 @@ inline CLI::Validator number_check(bool allow_zero) {
       },
       allow_zero ? "NONNEGATIVE" : "POSITIVE", allow_zero ? "non-negative" : "positive");
 }
-
-// Ends the command with `code` after printing what() on stderr (main() catches it), for exits
-// that are not plain failures (a tuning run stopped by a signal: 128 + the signal).
-class ExitStatus : public std::runtime_error {
- public:
-  ExitStatus(int code, const std::string& message) : std::runtime_error(message), code_(code) {}
-  int code() const noexcept { return code_; }
-
- private:
-  int code_;
-};
 
 // --validate on `app` (and, falling through, after any subcommand) (cli_validation.cpp).
 void add_validate_option(CLI::App& app);

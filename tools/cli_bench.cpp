@@ -27,6 +27,10 @@ struct BenchFlags {
 };
 
 void run_bench(const BenchFlags& flags) {
+  // The bench's own measurements never join the database it re-times, and its table never
+  // replaces a file it reads.
+  refuse_to_overwrite({flags.db, flags.shapes}, flags.save);
+  refuse_to_overwrite({flags.db, flags.shapes, flags.save}, flags.markdown);
   const vk::Instance instance = create_instance();
   const auto devices = instance.devices();
   const size_t index = vk::select_device(devices, vk::device_request(flags.device.device));
@@ -100,7 +104,7 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--context", flags->context, "with --shapes: sdpa context lengths L");
   cmd->add_option("--dtype", flags->dtypes, "with --shapes: dtype list, e.g. f16 or f32,f16")
       ->capture_default_str();
-  cmd->add_option("--save", flags->save, "database for the bench's own measurements")
+  cmd->add_option("--save", flags->save, "database for the bench's own measurements (default: in memory, kept nowhere); never the --db")
       ->capture_default_str();
   cmd->add_option("--markdown", flags->markdown, "also write the table as Markdown to this file");
   cmd->add_option("--cache", flags->cache, "cold or hot")

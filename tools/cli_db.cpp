@@ -126,6 +126,7 @@ void add_import_command(CLI::App& app) {
   cmd->add_option("json", *json, "JSON document written by `vktune export`")->required();
   cmd->add_option("--db", *db, "kernel database (.db); created if missing")->required();
   cmd->callback([json, db] {
+    refuse_to_overwrite(*json, *db);
     const db::ImportStats s = report::import_database(*json, *db);
     std::printf("%s: %s\n", db->c_str(), report::format_stats(s).c_str());
   });

@@ -150,6 +150,7 @@ class StopOnSignals {
 };
 
 void run_tune(const TuneFlags& flags) {
+  refuse_to_overwrite({flags.shapes, flags.model}, flags.db);
   std::optional<tuner::Shard> shard;
   try {
     if (!flags.shard.empty()) shard = tuner::parse_shard(flags.shard);

@@ -1,8 +1,11 @@
 // Exports and reports replace their output whole or not at all. The file-size limit (ulimit -f)
 // stops `vktune export` in the middle of writing: by SIGXFSZ (a kill mid-write) or, with the
 // signal ignored, by a failed write. Either way the old output keeps its bytes and nothing is
-// left beside it. The temporary file is never a name the user could have given as input.
+// left beside it. The temporary file is never a name the user could have given as input. A FIFO
+// or a character device is written through, never replaced.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -11,6 +14,7 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "tests/tools/report_fixture.h"
@@ -99,6 +103,49 @@ TEST_F(VktuneAtomicOutput, AReportThroughASymlinkReplacesTheFileItNames) {
   EXPECT_TRUE(fs::is_symlink(dir_.file("link.md")));
   EXPECT_NE(bytes(page), "old page\n");
   EXPECT_EQ(bytes(page), bytes(dir_.file("link.md")));
+}
+
+// Every command that writes a report file writes into a FIFO as into standard output, and the
+// FIFO stays one.
+TEST_F(VktuneAtomicOutput, AFifoIsWrittenThroughNotReplaced) {
+  const std::string fifo = dir_.file("pipe");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const VktuneResult expected = vktune("report --db " + quoted(db_) + " --format txt -o -", "", "");
+  ASSERT_EQ(expected.exit_code, 0) << expected.output;
+  for (const std::string& args : {"report --db " + quoted(db_) + " --format txt -o " + quoted(fifo),
+                                  "export --db " + quoted(db_) + " -o " + quoted(fifo)}) {
+    std::string read;
+    std::thread reader([&] { read = bytes(fifo); });
+    const VktuneResult r = vktune(args);
+    reader.join();
+    EXPECT_EQ(r.exit_code, 0) << args << "\n" << r.output;
+    struct stat st {};
+    ASSERT_EQ(::stat(fifo.c_str(), &st), 0);
+    EXPECT_TRUE(S_ISFIFO(st.st_mode)) << args;
+    if (args.starts_with("report")) EXPECT_EQ(read, expected.output);
+    if (args.starts_with("export")) EXPECT_NE(read.find("\"format\""), std::string::npos) << read;
+  }
+}
+
+// A character device (a null device made in the test's directory: only root may make one) takes
+// the bytes and stays a device; before, the rename put a regular file in its place.
+TEST_F(VktuneAtomicOutput, ACharacterDeviceIsWrittenThroughNotReplaced) {
+  const std::string node = dir_.file("null");
+  if (::mknod(node.c_str(), S_IFCHR | 0666, makedev(1, 3)) != 0) {
+    GTEST_SKIP() << "mknod needs root here";
+  }
+  fs::create_symlink(node, dir_.file("link"));
+  for (const std::string& out : {node, dir_.file("link")}) {
+    for (const std::string& args : {"report --db " + quoted(db_) + " --format txt -o " + quoted(out),
+                                    "export --db " + quoted(db_) + " -o " + quoted(out)}) {
+      const VktuneResult r = vktune(args);
+      EXPECT_EQ(r.exit_code, 0) << args << "\n" << r.output;
+      struct stat st {};
+      ASSERT_EQ(::stat(node.c_str(), &st), 0);
+      EXPECT_TRUE(S_ISCHR(st.st_mode)) << args;
+    }
+  }
+  EXPECT_EQ(listing(dir_.file("")), (std::vector<std::string>{"in.db", "link", "null"}));
 }
 
 }  // namespace

@@ -34,12 +34,41 @@ TEST(VktuneRefusals, RefusesToWriteOverTheDatabaseItReads) {
        {"export --db " + quoted(db) + " -o " + quoted(db),
         "export --db " + quoted(db) + " -o " + quoted(dir.file("link.db")),
         "report --db " + quoted(db) + " --format html -o " + quoted(db),
-        "merge " + quoted(db) + " -o " + quoted(dir.file("link.db"))}) {
+        "merge " + quoted(db) + " -o " + quoted(dir.file("link.db")),
+        // The bench's table and its own measurements go elsewhere than what it reads: before,
+        // --markdown replaced the database with a table and --save added the re-timings to it.
+        "bench --db " + quoted(db) + " --markdown " + quoted(db),
+        "bench --db " + quoted(db) + " --markdown " + quoted(dir.file("link.db")),
+        "bench --db " + quoted(db) + " --save " + quoted(db),
+        "bench --db " + quoted(db) + " --save " + quoted(dir.file("link.db")),
+        "import " + quoted(db) + " --db " + quoted(dir.file("link.db"))}) {
     const VktuneResult r = vktune(args);
-    EXPECT_EQ(r.exit_code, 1) << args << "\n" << r.output;
+    EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.output;
     EXPECT_NE(r.output.find("being read"), std::string::npos) << r.output;
   }
   EXPECT_EQ(bytes(), before);
+}
+
+// An output is refused when it is any file the command reads, by inode: a hard link to the
+// shapes file is the shapes file.
+TEST(VktuneRefusals, RefusesToWriteOverAShapesFileItReads) {
+  TempDir dir;
+  const std::string db = dir.file("m.db");
+  {
+    db::Store store = db::Store::open(db);
+    build_synthetic(store);
+  }
+  const std::string shapes = dir.file("s.json");
+  std::ofstream(shapes) << R"({"problems": [{"op": "q4gsw", "n": 64, "k": 64, "gs": 32}]})";
+  std::filesystem::create_hard_link(shapes, dir.file("hard.json"));
+  for (const std::string& args :
+       {"bench --db " + quoted(db) + " --shapes " + quoted(shapes) + " --markdown " +
+            quoted(dir.file("hard.json")),
+        "tune --shapes " + quoted(shapes) + " --db " + quoted(dir.file("hard.json"))}) {
+    const VktuneResult r = vktune(args);
+    EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.output;
+    EXPECT_NE(r.output.find("is the same file as " + shapes), std::string::npos) << r.output;
+  }
 }
 
 // A merge of another application's SQLite file is refused before anything is created, and an

@@ -25,6 +25,17 @@ std::string linked_name(const std::string& base, pid_t pid) {
   return "." + base + "." + std::to_string(pid) + ".tmp";
 }
 
+// Writes all of `bytes` to `fd`; false (errno set) on failure.
+bool write_fully(int fd, std::string_view bytes) {
+  while (!bytes.empty()) {
+    const ssize_t n = ::write(fd, bytes.data(), bytes.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    bytes.remove_prefix(static_cast<size_t>(n));
+  }
+  return true;
+}
+
 // Owns the temporary file until it is renamed into place: closes it, and removes it when it has
 // a name, on every failure path.
 class TempFile {
@@ -57,15 +68,7 @@ class TempFile {
 
   bool ok() const { return fd_ >= 0; }
 
-  bool write_all(std::string_view bytes) {
-    while (!bytes.empty()) {
-      const ssize_t n = ::write(fd_, bytes.data(), bytes.size());
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) return false;
-      bytes.remove_prefix(static_cast<size_t>(n));
-    }
-    return ::fsync(fd_) == 0;
-  }
+  bool write_all(std::string_view bytes) { return write_fully(fd_, bytes) && ::fsync(fd_) == 0; }
 
   // Gives the file its final name; false (errno set) on failure.
   bool rename_to(const fs::path& target) {
@@ -114,11 +117,28 @@ void remove_stale_links(const fs::path& dir, const std::string& base) {
   throw ReportError("cannot write \"" + path + "\": " + why);
 }
 
+// Writes `bytes` into the character device or FIFO at `path` as a shell's `>` would (a FIFO
+// blocks until a reader opens it), for there is nothing to replace: a rename over /dev/null
+// would put a regular file in its place.
+void write_through(const std::string& path, std::string_view bytes) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) fail(path, std::strerror(errno));
+  const bool written = write_fully(fd, bytes);
+  const int write_errno = errno;
+  if (::close(fd) != 0 && written) fail(path, std::strerror(errno));
+  if (!written) fail(path, std::strerror(write_errno));
+}
+
 }  // namespace
 
 void write_file_atomically(const std::string& path, std::string_view bytes) {
   std::error_code ec;
   if (fs::is_directory(path, ec)) fail(path, "it is a directory; give a file name");
+  if (struct stat st {}; ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) return write_through(path, bytes);
+    fail(path, "it is neither a regular file, a character device nor a FIFO; give a file name "
+               "(or - for standard output)");
+  }
   const fs::path target = fs::is_symlink(path, ec) ? fs::weakly_canonical(path, ec) : fs::path(path);
   const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
   remove_stale_links(dir, target.filename().string());

@@ -11,8 +11,10 @@ namespace vktune::report {
 // or a failed write leaves the old file as it was. rename(2) needs a name, so the O_TMPFILE is
 // linked as .NAME.PID.tmp just before it; a kill in that instant leaves that name beside the
 // file, and the next write of `path` removes it (as any .NAME.PID.tmp whose process is gone).
-// A symlink at `path` is followed, so the file it names is replaced, not the link. Throws
-// ReportError naming `path`.
+// A symlink at `path` is followed, so the file it names is replaced, not the link. A character
+// device or a FIFO at `path` (or behind the link) is never replaced: `bytes` are written into
+// it, as to standard output (a FIFO waits for its reader); any other kind of file is refused.
+// Throws ReportError naming `path`.
 void write_file_atomically(const std::string& path, std::string_view bytes);
 
 }  // namespace vktune::report
