@@ -10,7 +10,6 @@
 #include <fstream>
 
 #include "db/error.h"
-#include "db/json_io.h"
 #include "db/zstd_frame.h"
 
 namespace vktune::db {
@@ -33,7 +32,7 @@ bool is_json(std::span<const uint8_t> bytes) noexcept {
 void require_regular_file(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {
-    throw Error(path + ": cannot read it: " + std::strerror(errno));
+    throw Error(path + ": cannot open it: " + std::strerror(errno));
   }
   if (S_ISDIR(st.st_mode)) throw Error(path + ": is a directory, not a database");
   if (!S_ISREG(st.st_mode)) {
@@ -94,22 +93,27 @@ bool is_sqlite_file(const std::string& path) {
   return is_sqlite({head, static_cast<size_t>(in.gcount())});
 }
 
-Store open_for_reading(const std::string& path, IntegrityCheck check) {
-  if (is_sqlite_file(path)) return Store::open(path, OpenMode::read_only, check);
+Store open_for_reading(const std::string& path, IntegrityCheck integrity,
+                       const ProblemCheck& problems) {
+  if (is_sqlite_file(path)) return Store::open(path, OpenMode::read_only, integrity);
   const DatabaseContent content = database_content(read_regular_file(path), path);
   if (content.form() == DatabaseForm::sqlite) return Store::open_image(content.bytes(), path);
   Store store = Store::open_memory(path);
-  import_json_text(store, content.text(), path);
+  import_json_text(store, content.text(), path, problems);
   return store;
 }
 
-Catalog read_catalog(const std::string& path, IntegrityCheck check, bool with_spirv) {
-  if (is_sqlite_file(path)) return Store::open(path, OpenMode::read_only, check).catalog(with_spirv);
-  return read_catalog(database_content(read_regular_file(path), path), path, with_spirv);
+Catalog read_catalog(const std::string& path, IntegrityCheck integrity, bool with_spirv,
+                     const ProblemCheck& problems) {
+  if (is_sqlite_file(path)) {
+    return Store::open(path, OpenMode::read_only, integrity).catalog(with_spirv);
+  }
+  return read_catalog(database_content(read_regular_file(path), path), path, with_spirv, problems);
 }
 
-Catalog read_catalog(const DatabaseContent& content, const std::string& label, bool with_spirv) {
-  if (content.form() == DatabaseForm::json) return catalog_from_json(content.text(), label);
+Catalog read_catalog(const DatabaseContent& content, const std::string& label, bool with_spirv,
+                     const ProblemCheck& problems) {
+  if (content.form() == DatabaseForm::json) return catalog_from_json(content.text(), label, problems);
   return Store::open_image(content.bytes(), label).catalog(with_spirv);
 }
 

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "db/json_io.h"
 #include "db/open.h"
 #include "db/records.h"
 #include "db/store.h"
@@ -64,16 +65,20 @@ std::vector<uint8_t> read_regular_file(const std::string& path);
 // than read whole. Throws Error as read_regular_file does.
 bool is_sqlite_file(const std::string& path);
 
-// A database for reading: an SQLite file opened in place read-only (with `check`); a JSON
-// document or a compressed database in a private in-memory store labelled with `path`.
-Store open_for_reading(const std::string& path, IntegrityCheck check = IntegrityCheck::quick_check);
+// A database for reading: an SQLite file opened in place read-only (with `integrity`); a JSON
+// document or a compressed database in a private in-memory store labelled with `path`. A JSON
+// document's problems go through `problems` as import_json's do.
+Store open_for_reading(const std::string& path,
+                       IntegrityCheck integrity = IntegrityCheck::quick_check,
+                       const ProblemCheck& problems = {});
 
 // The catalog (what a lookup needs) of the database at `path`, in any form: a JSON document's
-// straight from the text (catalog_from_json), an SQLite database's from its tables.
-Catalog read_catalog(const std::string& path, IntegrityCheck check = IntegrityCheck::quick_check,
-                     bool with_spirv = true);
+// straight from the text (catalog_from_json, `problems` checked as there), an SQLite
+// database's from its tables.
+Catalog read_catalog(const std::string& path, IntegrityCheck integrity = IntegrityCheck::quick_check,
+                     bool with_spirv = true, const ProblemCheck& problems = {});
 // The same for a database already in memory (`label` names it in errors).
 Catalog read_catalog(const DatabaseContent& content, const std::string& label,
-                     bool with_spirv = true);
+                     bool with_spirv = true, const ProblemCheck& problems = {});
 
 }  // namespace vktune::db

@@ -12,6 +12,7 @@
 #include "db/json_columns.h"
 #include "db/json_ranked.h"
 #include "db/json_reader.h"
+#include "db/spirv_check.h"
 
 namespace vktune::db {
 namespace {
@@ -60,6 +61,19 @@ KernelRecord parse_kernel(const Reader& r, const json& o, const std::string& pat
   k.source_hash = r.str(o, path, "source_hash");
   return k;
 }
+// A variant's stored constraints as the runtime reads them (runtime/selection.h): an object
+// whose "..._multiple" fields are at least 1 (a multiple of 0 constrains nothing, so it is a
+// writer's mistake, not a constraint).
+void check_constraints(const Reader& r, const std::string& text, const std::string& path) {
+  const json c = json::parse(text, nullptr, false);
+  if (!c.is_object()) r.fail(path, "is not a JSON object");
+  for (const auto& [name, value] : c.items()) {
+    if (!name.ends_with("_multiple")) continue;
+    const std::string at_name = path + "." + name;
+    if (r.u32_value(value, at_name) == 0) r.fail(at_name, "is 0; a multiple is at least 1");
+  }
+}
+
 KernelRecord parse_full_kernel(const Reader& r, const json& o, const std::string& path) {
   KernelRecord k = parse_kernel(r, o, path);
   k.family = r.str(o, path, "family");
@@ -67,9 +81,12 @@ KernelRecord parse_full_kernel(const Reader& r, const json& o, const std::string
   k.constraints_json = r.json_text(o, path, "constraints_json");
   k.layout = r.str(o, path, "layout");
   k.workgroup_size = r.u32(o, path, "workgroup_size");
+  if (k.workgroup_size == 0) r.fail(path + ".workgroup_size", "is 0; a variant runs at least one invocation");
+  check_constraints(r, k.constraints_json, path + ".constraints_json");
   if (auto b64 = r.opt_str(o, path, "spirv")) {
     auto bytes = base64_decode(*b64);
     if (!bytes) r.fail(path + ".spirv", "is not valid base64");
+    if (const std::string why = spirv_problem(*bytes); !why.empty()) r.fail(path + ".spirv", why);
     k.spirv = std::move(*bytes);
   }
   return k;
@@ -108,14 +125,18 @@ struct Sections {
   std::vector<RunRecord> runs;
 };
 
-Sections parse_sections(const Reader& r, const json& doc) {
+Sections parse_sections(const Reader& r, const json& doc, const ProblemCheck& check) {
   Sections s;
   const json& jd = r.array(doc, "devices");
   for (size_t i = 0; i < jd.size(); ++i) s.devices.push_back(parse_full_device(r, jd[i], at("devices", i)));
   const json& jk = r.array(doc, "kernels");
   for (size_t i = 0; i < jk.size(); ++i) s.kernels.push_back(parse_full_kernel(r, jk[i], at("kernels", i)));
   const json& jp = r.array(doc, "problems");
-  for (size_t i = 0; i < jp.size(); ++i) s.problems.push_back(parse_problem(r, jp[i], at("problems", i)));
+  for (size_t i = 0; i < jp.size(); ++i) {
+    s.problems.push_back(parse_problem(r, jp[i], at("problems", i)));
+    if (!check) continue;
+    if (const std::string why = check(s.problems.back()); !why.empty()) r.fail(at("problems", i), why);
+  }
   const json& jr = r.array(doc, "runs");
   for (size_t i = 0; i < jr.size(); ++i) s.runs.push_back(parse_run(r, jr[i], at("runs", i)));
   return s;
@@ -204,11 +225,12 @@ json parse_text(std::string_view text, const std::string& label) {
 
 }  // namespace
 
-ImportStats import_json(Store& store, const json& doc, const std::string& label) {
+ImportStats import_json(Store& store, const json& doc, const std::string& label,
+                        const ProblemCheck& check) {
   const Reader r{label};
   const uint32_t version = check_header(r, doc);
   // Parse and validate everything before the first write.
-  const Sections sections = parse_sections(r, doc);
+  const Sections sections = parse_sections(r, doc, check);
   const auto& [devices, kernels, problems, runs] = sections;
   const SectionSizes sizes{devices.size(), problems.size(), kernels.size(), runs.size()};
   std::optional<KeyIndex> keys;
@@ -371,11 +393,13 @@ ImportStats import_json(Store& store, const json& doc, const std::string& label)
       count("measurements") - before.measurements, count("coverage") - before.coverage};
 }
 
-ImportStats import_json_text(Store& store, std::string_view text, const std::string& label) {
-  return import_json(store, parse_text(text, label), label);
+ImportStats import_json_text(Store& store, std::string_view text, const std::string& label,
+                             const ProblemCheck& check) {
+  return import_json(store, parse_text(text, label), label, check);
 }
 
-Catalog catalog_from_json(std::string_view text, const std::string& label) {
+Catalog catalog_from_json(std::string_view text, const std::string& label,
+                          const ProblemCheck& check) {
   const json doc = parse_text(text, label);
   const Reader r{label};
   const uint32_t version = check_header(r, doc);
@@ -394,6 +418,8 @@ Catalog catalog_from_json(std::string_view text, const std::string& label) {
   for (size_t i = 0; i < jp.size(); ++i) {
     c.problems.push_back(parse_problem(r, jp[i], at("problems", i)));
     c.problems.back().id = static_cast<int64_t>(i + 1);
+    if (!check) continue;
+    if (const std::string why = check(c.problems.back()); !why.empty()) r.fail(at("problems", i), why);
   }
   // Runs only as what winners refer to: their uuids.
   const json& jr = r.array(doc, "runs");

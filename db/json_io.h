@@ -65,12 +65,21 @@ std::string export_json_text(const Store& store, int indent = 1,
 // `coverage` section may be absent (documents from before schema v3, winners-only exports); a
 // coverage row's `measured` is checked but recounted from the imported measurements
 // (Store::put_coverage).
-ImportStats import_json(Store& store, const nlohmann::json& document, const std::string& label);
+//
+// Kernels the runtime could not run are refused too, by path: a workgroup_size of 0, a
+// constraints_json whose multiples are 0, SPIR-V that is no module (db/spirv_check.h). And each
+// problem is passed to `check`, where given (the catalogue's validation, which db/ does not
+// link): a non-empty answer refuses the document with "problems[3]: <answer>".
+using ProblemCheck = std::function<std::string(const Problem&)>;
+ImportStats import_json(Store& store, const nlohmann::json& document, const std::string& label,
+                        const ProblemCheck& check = {});
 // Parses text first; a syntax error throws Error with the parser's position.
-ImportStats import_json_text(Store& store, std::string_view text, const std::string& label);
+ImportStats import_json_text(Store& store, std::string_view text, const std::string& label,
+                             const ProblemCheck& check = {});
 
 // Reads the parts a lookup needs (devices, kernels, problems, winners) straight from a
 // document, with the same validation; ids are assigned 1..n in document order.
-Catalog catalog_from_json(std::string_view text, const std::string& label);
+Catalog catalog_from_json(std::string_view text, const std::string& label,
+                          const ProblemCheck& check = {});
 
 }  // namespace vktune::db

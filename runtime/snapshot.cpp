@@ -12,6 +12,7 @@
 #include <unordered_map>
 
 #include "db/error.h"
+#include "db/spirv_check.h"
 #include "kernels/family.h"
 #include "runtime/builtin.h"
 #include "runtime/rank.h"
@@ -113,6 +114,14 @@ CatalogueFacts catalogue_facts(const std::string& family, const std::string& kno
   } catch (const kernels::BadKey&) {
     return {};
   }
+}
+
+// A stored module as the runtime serves it: none where the bytes are no SPIR-V module (an
+// import refuses those; a database written by other means may hold them), so that an engine
+// compiles or falls back rather than hand vkCreateShaderModule what it cannot take.
+std::vector<uint8_t> servable_spirv(const std::optional<std::vector<uint8_t>>& stored) {
+  if (!stored || !db::spirv_problem(*stored).empty()) return {};
+  return *stored;
 }
 
 void fill(const Kernel& k, const ShapeIndex::Entry& p, const Device& d,
@@ -353,7 +362,7 @@ std::shared_ptr<const Snapshot> Snapshot::from_catalog(const db::Catalog& catalo
       snap->kernels_.push_back(Kernel{k.family, k.variant_key, k.knobs_json, k.constraints_json,
                                       k.layout, k.workgroup_size,
                                       parse_constraints(k.constraints_json, k.variant_key),
-                                      k.spirv.value_or(std::vector<uint8_t>{})});
+                                      servable_spirv(k.spirv)});
       snap->constraints_.push_back(snap->kernels_.back().constraints);
       snap->workgroup_sizes_.push_back(k.workgroup_size);
     }

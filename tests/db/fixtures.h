@@ -69,7 +69,10 @@ inline db::KernelRecord fake_kernel(const std::string& key, const std::string& c
   k.layout = "raw";
   k.workgroup_size = 128;
   k.source_hash = "hash-" + key;
-  k.spirv = std::vector<uint8_t>{0x03, 0x02, 0x23, 0x07, 0x00, 0xff};
+  // A SPIR-V header (magic, version 1.5, generator, bound, schema) and one word of 0xff bytes:
+  // what an import accepts, with bytes that no text encoding would carry through.
+  k.spirv = std::vector<uint8_t>{0x03, 0x02, 0x23, 0x07, 0x00, 0x05, 0x01, 0x00, 0, 0, 0, 0,
+                                 0x01, 0,    0,    0,    0,    0,    0,    0,    0xff, 0xff, 0xff, 0xff};
   return k;
 }
 

@@ -6,7 +6,10 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
+#include <vector>
 
+#include "db/base64.h"
 #include "db/json_io.h"
 #include "tests/db/json_documents.h"
 
@@ -212,6 +215,63 @@ TEST(JsonIo, ValueErrorsInsideRecordsAreRejectedWholesale) {
   for (json doc : {exported(), exported_v1()}) {
     doc["devices"][0]["device_type"] = "gpu";
     expect_rejected(doc, {"devices[0]", "device_type"});
+  }
+}
+
+// What the runtime could not run is refused at import, by path, rather than stored and served:
+// SPIR-V that is no module (1, 5 or 6 bytes, a bare 16, a wrong magic), a workgroup of 0
+// invocations, a multiple of 0.
+TEST(JsonIo, KernelsTheRuntimeCannotRunAreRejectedByPath) {
+  const auto spirv = [](std::vector<uint8_t> bytes) { return json(base64_encode(bytes)); };
+  const std::vector<uint8_t> header{0x03, 0x02, 0x23, 0x07, 0, 5, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0};
+  for (const json& original : {exported(), exported_v1()}) {
+    json doc = original;
+    for (const auto& [bytes, why] :
+         std::vector<std::pair<std::vector<uint8_t>, std::string>>{
+             {{0x03}, "is 1 bytes, not whole 32-bit words"},
+             {{0x03, 0x02, 0x23, 0x07, 0x00}, "is 5 bytes, not whole 32-bit words"},
+             {{0x03, 0x02, 0x23, 0x07, 0x00, 0xff}, "is 6 bytes"},
+             {{0x03, 0x02, 0x23, 0x07, 0, 5, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0}, "shorter than a SPIR-V header"},
+             {std::vector<uint8_t>(20, 0), "starts with 0x00000000, not the SPIR-V magic number"}}) {
+      doc = original;
+      doc["kernels"][1]["spirv"] = spirv(bytes);
+      expect_rejected(doc, {"kernels[1].spirv", why});
+    }
+    doc = original;
+    doc["kernels"][1]["spirv"] = spirv(header);
+    db::Store store = db::Store::open_memory();
+    EXPECT_NO_THROW(import_json(store, doc, "doc.json")) << "a bare header is a module";
+    doc = original;
+    doc["kernels"][0]["workgroup_size"] = 0;
+    expect_rejected(doc, {"kernels[0].workgroup_size", "is 0"});
+    doc = original;
+    doc["kernels"][0]["constraints_json"] = R"({"k_multiple":0,"m_min":0})";
+    expect_rejected(doc, {"kernels[0].constraints_json.k_multiple", "is 0; a multiple is at least 1"});
+    doc = original;
+    doc["kernels"][0]["constraints_json"] = "[1]";
+    expect_rejected(doc, {"kernels[0].constraints_json", "is not a JSON object"});
+  }
+}
+
+// The caller's problem check (the catalogue's, in the CLI) refuses a row by its path.
+TEST(JsonIo, ProblemsTheCheckRefusesAreRejectedByPath) {
+  const ProblemCheck no_bogus = [](const Problem& p) {
+    return p.op == "bogus" ? "op \"bogus\" is unknown" : std::string();
+  };
+  for (json doc : {exported(), exported_v1()}) {
+    db::Store store = db::Store::open_memory();
+    EXPECT_NO_THROW(import_json(store, doc, "doc.json", no_bogus));
+    doc["problems"][2]["op"] = "bogus";
+    db::Store empty = db::Store::open_memory();
+    try {
+      import_json(empty, doc, "doc.json", no_bogus);
+      ADD_FAILURE() << "accepted op bogus";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("doc.json: problems[2]: op \"bogus\" is unknown"),
+                std::string::npos)
+          << e.what();
+    }
+    EXPECT_TRUE(empty.devices().empty());
   }
 }
 

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "db/spirv_check.h"
 #include "runtime/builtin.h"
 #include "tools/engine/device_query.h"
 
@@ -48,8 +49,8 @@ Route parse(const runtime::Selection& s, const runtime::ProblemQuery& q,
     why = "the database holds no SPIR-V for it";
     return r;
   }
-  if (s.spirv.size() % 4 != 0) {
-    why = "its SPIR-V is " + std::to_string(s.spirv.size()) + " bytes, not whole words";
+  if (const std::string problem = db::spirv_problem(s.spirv); !problem.empty()) {
+    why = "its SPIR-V " + problem;
     return r;
   }
   r.spirv.resize(s.spirv.size() / 4);

@@ -13,7 +13,9 @@
 #include "db/database_file.h"
 #include "db/error.h"
 #include "db/json_io.h"
+#include "kernels/problem.h"
 #include "runtime/describe.h"
+#include "runtime/query_problem.h"
 #include "runtime/snapshot.h"
 #include "runtime/stored_device.h"
 #include "tools/report/report.h"
@@ -87,6 +89,19 @@ std::string hex4(uint32_t v) {
   return buf;
 }
 
+// Why the runtime could never answer for stored problem `p` (an op or dtype it does not know,
+// a shape no kernel runs), or empty: an import refuses such a row, and so does every command
+// that reads an exported document.
+std::string problem_error(const db::Problem& p) {
+  const runtime::ProblemQuery q{p.op, p.dtype, p.m, p.n, p.k, p.group_size, p.heads, p.kv_heads};
+  const std::optional<kernels::Problem> problem = runtime::to_problem(q);
+  if (!kernels::parse_op(p.op)) {
+    return "op \"" + p.op + "\" is none of this vktune's (q4gsw, rms_norm, sdpa)";
+  }
+  if (!problem) return "dtype \"" + p.dtype + "\" is none of this vktune's (f32, f16)";
+  return kernels::validate(*problem);
+}
+
 }  // namespace
 
 std::vector<db::ImportStats> merge_databases(const std::vector<std::string>& inputs,
@@ -138,7 +153,7 @@ db::ImportStats import_database(const std::string& json_path, const std::string&
                         "use `vktune merge` to combine databases");
     }
     return write_database(db_path, [&](db::Store& store) {
-      return db::import_json_text(store, content.text(), json_path);
+      return db::import_json_text(store, content.text(), json_path, problem_error);
     });
   } catch (const db::Error& e) {
     throw ReportError(e.what());
@@ -250,7 +265,7 @@ LookupDevice device_from_flags(const DeviceFlags& flags, const db::Catalog& cata
 db::Store open_for_reading(const std::string& path) {
   require_file(path, "database");
   try {
-    return db::open_for_reading(path);
+    return db::open_for_reading(path, db::IntegrityCheck::quick_check, problem_error);
   } catch (const db::Error& e) {
     throw ReportError(e.what());
   }
@@ -259,7 +274,7 @@ db::Store open_for_reading(const std::string& path) {
 db::Catalog read_catalog(const std::string& path) {
   require_file(path, "database");
   try {
-    return db::read_catalog(path);
+    return db::read_catalog(path, db::IntegrityCheck::quick_check, true, problem_error);
   } catch (const db::Error& e) {
     throw ReportError(e.what());
   }
