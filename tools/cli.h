@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include <initializer_list>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -51,6 +52,12 @@ inline CLI::Validator number_check(bool allow_zero) {
       },
       allow_zero ? "NONNEGATIVE" : "POSITIVE", allow_zero ? "non-negative" : "positive");
 }
+
+// --budget's value: seconds, or nullopt for no limit ("0", "none", "inf", "infinity", or more
+// than kNoBudgetAbove seconds); throws CLI::ValidationError naming the text otherwise
+// (cli_budget.cpp).
+inline constexpr double kNoBudgetAbove = 365.0 * 24 * 3600;
+std::optional<double> parse_budget(const std::string& text);
 
 // --validate on `app` (and, falling through, after any subcommand) (cli_validation.cpp).
 void add_validate_option(CLI::App& app);

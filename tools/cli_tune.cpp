@@ -35,7 +35,8 @@ struct TuneFlags {
   std::string m, gs, context, ops = "q4gsw,rms_norm", dtypes = "f32";
   std::string families;  // empty: every one
   std::string strategy = "halving", cache = "cold";
-  double budget_s = 0, variant_budget_s = 0.25;
+  std::string budget = "0";
+  double variant_budget_s = 0.25;
   std::string db = "vktune.db";
   std::string train_db;  // --strategy model: another database to learn from
   std::string shard;     // "I/N", "auto" or "auto/N": this host's share of the problems
@@ -151,6 +152,7 @@ class StopOnSignals {
 
 void run_tune(const TuneFlags& flags) {
   refuse_to_overwrite({flags.shapes, flags.model}, flags.db);
+  const std::optional<double> budget = parse_budget(flags.budget);
   std::optional<tuner::Shard> shard;
   try {
     if (!flags.shard.empty()) shard = tuner::parse_shard(flags.shard);
@@ -181,7 +183,7 @@ void run_tune(const TuneFlags& flags) {
   if (flags.model.empty()) options.problems = tuner::load_shapes(shapes, shape_options);
   options.strategy = *tuner::parse_strategy(flags.strategy);
   options.cache = flags.cache == "hot" ? tuner::CacheMode::hot : tuner::CacheMode::cold;
-  if (flags.budget_s > 0) options.budget = std::chrono::duration<double>(flags.budget_s);
+  if (budget) options.budget = std::chrono::duration<double>(*budget);
   options.timing.budget = std::chrono::duration<double>(flags.variant_budget_s);
   options.resume = flags.resume;
   options.fill = flags.fill;
@@ -316,8 +318,8 @@ void add_tune_command(CLI::App& app) {
                   "or from the largest in this folder recorded on the device, else on another "
                   "device of its vendor and type (e.g. db/tuned)")
       ->check(CLI::ExistingPath);
-  cmd->add_option("--budget", flags->budget_s, "wall-time budget of the whole run, seconds (0: none)")
-      ->check(number_check(true));
+  cmd->add_option("--budget", flags->budget,
+                  "wall-time budget of the whole run, seconds (0, none or inf: no limit)");
   cmd->add_option("--variant-budget", flags->variant_budget_s,
                   "wall-time budget of one variant's samples, seconds")
       ->check(number_check(false))
