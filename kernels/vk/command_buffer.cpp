@@ -54,6 +54,7 @@ void CommandBuffer::dispatch(const ComputePipeline& pipeline, const DescriptorSe
                        static_cast<uint32_t>(push_constants.size()), push_constants.data());
   }
   vkCmdDispatch(get(), groups[0], groups[1], groups[2]);
+  workgroups_ += uint64_t{groups[0]} * groups[1] * groups[2];
 }
 
 void CommandBuffer::barrier() {

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <span>
 
 #include "kernels/vk/handle.h"
@@ -32,6 +33,9 @@ class CommandBuffer {
   bool ended() const noexcept { return ended_; }
   // Hands the command buffer over (for a timed-out submission that must outlive this object).
   VkCommandBuffer release() noexcept;
+  // The workgroups recorded so far, over every dispatch: what a submission carries, which
+  // Device::hang_limit scales with.
+  uint64_t workgroups() const noexcept { return workgroups_; }
 
   void dispatch(const ComputePipeline& pipeline, const DescriptorSet& set,
                 std::span<const std::byte> push_constants, std::array<uint32_t, 3> groups);
@@ -49,6 +53,7 @@ class CommandBuffer {
   CommandBuffer() = default;
   Handle<VkCommandBuffer> buffer_;
   bool ended_ = false;
+  uint64_t workgroups_ = 0;
 };
 
 // Push-constant bytes of a trivially copyable struct.

@@ -197,17 +197,36 @@ void Device::submit(const CommandBuffer& commands, std::chrono::nanoseconds time
   submit.pCommandBuffers = &buffer;
   check(vkQueueSubmit(queue_, 1, &submit, fence.get()), "vkQueueSubmit");
 
-  const VkResult waited = vkWaitForFences(get(), 1, &raw_fence, VK_TRUE,
-                                          static_cast<uint64_t>(timeout.count()));
+  const std::chrono::nanoseconds limit = hang_limit(commands, timeout);
+  const auto wait = [&](std::chrono::nanoseconds how_long) {
+    return vkWaitForFences(get(), 1, &raw_fence, VK_TRUE, static_cast<uint64_t>(how_long.count()));
+  };
+  VkResult waited = wait(limit);
   if (waited == VK_TIMEOUT) {
-    abandoned_fences_.push_back(std::move(fence));
-    throw Error("the submission did not finish within " +
-                    std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(timeout)
-                                       .count()) +
-                    " ms; the device is considered hung",
-                VK_TIMEOUT);
+    const std::string late =
+        "the submission (" + std::to_string(commands.workgroups()) +
+        " workgroups) did not finish within its limit of " +
+        std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(limit).count()) +
+        " ms; the device is considered hung";
+    // Whatever the caller frees while unwinding must not be in use: wait the work out.
+    waited = wait(kDrainLimit);
+    if (waited == VK_SUCCESS) throw Error(late + " (drained: it finished later)", VK_TIMEOUT);
+    if (waited == VK_TIMEOUT) {
+      abandoned_fences_.push_back(std::move(fence));
+      throw Error(late + ", and still runs " + std::to_string(kDrainLimit.count()) +
+                      " min later: its fence and commands are leaked on purpose; destroy the "
+                      "device before what the work uses",
+                  VK_TIMEOUT);
+    }
   }
   check(waited, "vkWaitForFences");
+}
+
+std::chrono::nanoseconds Device::hang_limit(const CommandBuffer& commands,
+                                            std::chrono::nanoseconds timeout) const {
+  const auto carried = kPerKiloWorkgroup * static_cast<int64_t>(commands.workgroups() / 1024);
+  const std::chrono::nanoseconds limit = timeout + carried;
+  return info_.type == DeviceType::cpu ? limit * kCpuFactor : limit;
 }
 
 void Device::run(const std::function<void(CommandBuffer&)>& record,

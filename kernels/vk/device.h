@@ -44,10 +44,24 @@ class Device {
   uint32_t memory_type(uint32_t type_bits, VkMemoryPropertyFlags required,
                        VkMemoryPropertyFlags preferred = 0) const;
 
-  // Submits the ended `commands` and waits for them. On timeout throws Error(VK_TIMEOUT): the
-  // work may still be running, so the caller keeps `commands` alive until the device is
-  // destroyed. A lost device throws Error(VK_ERROR_DEVICE_LOST) and must be re-created.
+  // Submits the ended `commands` and waits for them up to hang_limit(commands, timeout). Past
+  // it, waits kDrainLimit more for the work to finish, then throws Error(VK_TIMEOUT): when the
+  // work finished (the message says "drained"), nothing it used is in use any more, so the
+  // caller may free its buffers and descriptor pools as it unwinds; when it did not, its fence
+  // and (through run) command buffer are leaked on purpose until the device is destroyed, and
+  // the message says the device must be destroyed before what the work used. A lost device
+  // throws Error(VK_ERROR_DEVICE_LOST) and must be re-created.
   void submit(const CommandBuffer& commands, std::chrono::nanoseconds timeout = kDefaultTimeout);
+
+  // How long submit waits before it calls `commands` hung: `timeout` plus kPerKiloWorkgroup
+  // for every 1024 workgroups they carry, times kCpuFactor on a CPU device (lavapipe runs the
+  // workgroups on a few cores, hundreds of times slower than a GPU: one 10 s limit was a
+  // limit it could not meet).
+  std::chrono::nanoseconds hang_limit(const CommandBuffer& commands,
+                                      std::chrono::nanoseconds timeout) const;
+  static constexpr std::chrono::milliseconds kPerKiloWorkgroup{1};
+  static constexpr int kCpuFactor = 30;
+  static constexpr std::chrono::minutes kDrainLimit{10};
 
   // Calls `use` with a mapped host-visible buffer of at least `bytes` for a staging copy.
   // Buffers up to 64 MiB are kept and reused (allocations are slow on some drivers); larger

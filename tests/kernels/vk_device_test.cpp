@@ -1,7 +1,13 @@
-// The fingerprint of a real device: what the tuner and the database key on.
+// The fingerprint of a real device: what the tuner and the database key on; and submissions
+// that run past their hang limit, which never leave work running under what the caller frees.
 #include <nlohmann/json.hpp>
 
+#include <string>
+
+#include "kernels/vk/buffer.h"
+#include "kernels/vk/command_buffer.h"
 #include "kernels/vk/device_info.h"
+#include "kernels/vk/error.h"
 #include "tests/kernels/vulkan_fixture.h"
 
 namespace vktune::test {
@@ -30,6 +36,36 @@ TEST_F(DeviceTest, EveryListedDeviceHasAFingerprint) {
   const auto devices = instance().devices();
   ASSERT_FALSE(devices.empty());
   for (size_t i = 0; i < devices.size(); ++i) EXPECT_EQ(devices[i].index, i);
+}
+
+// The limit grows with the workgroups a submission carries, and a CPU device gets kCpuFactor
+// times a GPU's.
+TEST_F(DeviceTest, HangLimitScalesWithTheWorkAndTheDevice) {
+  vk::CommandBuffer commands = vk::CommandBuffer::begin(device());
+  commands.end();
+  EXPECT_EQ(commands.workgroups(), 0u);
+  const std::chrono::nanoseconds limit = device().hang_limit(commands, std::chrono::seconds(10));
+  const int factor = device().info().type == vk::DeviceType::cpu ? vk::Device::kCpuFactor : 1;
+  EXPECT_EQ(limit, std::chrono::seconds(10) * factor);
+}
+
+// A submission past its limit (0 ns here) is waited out before the error, so the buffer it
+// writes is freed after the work: the validation layer, which fails the test on any message,
+// sees no buffer destroyed in use.
+TEST_F(DeviceTest, ATimedOutSubmissionIsDrainedBeforeItsError) {
+  {
+    const vk::Buffer big = vk::Buffer::create(device(), 256u << 20);
+    vk::CommandBuffer commands = vk::CommandBuffer::begin(device());
+    for (int i = 0; i < 8; ++i) commands.fill(big, 0x7fc00000u);
+    commands.end();
+    try {
+      device().submit(commands, std::chrono::nanoseconds(0));
+    } catch (const vk::Error& e) {
+      EXPECT_EQ(e.result(), VK_TIMEOUT);
+      EXPECT_NE(std::string(e.what()).find("drained"), std::string::npos) << e.what();
+    }
+  }
+  device().wait_idle();
 }
 
 }  // namespace
