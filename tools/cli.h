@@ -4,7 +4,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include <charconv>
 #include <initializer_list>
+#include <limits>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -38,6 +40,12 @@ inline void refuse_to_overwrite(const std::string& input, const std::string& out
   refuse_to_overwrite({input}, output);
 }
 
+// Refuses, as a usage error (exit 2), an input that is a FIFO, a device or a socket: inputs
+// are read to their end (/dev/zero never ends) and some twice (a FIFO's first byte, read to
+// tell JSON from SQLite, would be gone). Paths that do not exist, directories and ":memory:"
+// are left to the command's own checks (cli_files.cpp).
+void require_file_inputs(std::initializer_list<std::string_view> inputs);
+
 // A number option's check: above zero (`allow_zero` false) or at least zero. CLI11's own
 // PositiveNumber and NonNegativeNumber print their range up to DBL_MAX, 309 digits long.
 inline CLI::Validator number_check(bool allow_zero) {
@@ -51,6 +59,24 @@ inline CLI::Validator number_check(bool allow_zero) {
         return {};
       },
       allow_zero ? "NONNEGATIVE" : "POSITIVE", allow_zero ? "non-negative" : "positive");
+}
+
+// An unsigned integer option's check: decimal digits whose value `T` holds (CLI11 takes
+// 99999999999999999999 for a uint64_t and 4294967290 + 1 wraps later), at least `min`.
+template <class T>
+CLI::Validator integer_check(T min = 0) {
+  return CLI::Validator(
+      [min](std::string& text) -> std::string {
+        T value = 0;
+        const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+        if (text.empty() || error != std::errc() || end != text.data() + text.size() ||
+            value < min) {
+          return "\"" + text + "\" is not a whole number from " + std::to_string(min) + " to " +
+                 std::to_string(std::numeric_limits<T>::max());
+        }
+        return {};
+      },
+      "UINT", "unsigned integer");
 }
 
 // --budget's value: seconds, or nullopt for no limit ("0", "none", "inf", "infinity", or more

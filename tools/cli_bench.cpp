@@ -29,6 +29,7 @@ struct BenchFlags {
 void run_bench(const BenchFlags& flags) {
   // The bench's own measurements never join the database it re-times, and its table never
   // replaces a file it reads.
+  require_file_inputs({flags.db, flags.shapes});
   refuse_to_overwrite({flags.db, flags.shapes}, flags.save);
   refuse_to_overwrite({flags.db, flags.shapes, flags.save}, flags.markdown);
   const vk::Instance instance = create_instance();

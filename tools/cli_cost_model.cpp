@@ -29,6 +29,7 @@ void add_cost_model_command(CLI::App& app) {
                   "train on this database (or a folder's, as tune --train-db picks it) instead, "
                   "and judge every problem of --db");
   cmd->callback([o] {
+    require_file_inputs({o->db, o->train_db});
     const db::Store store = report::open_for_reading(o->db);
     const std::vector<db::DeviceRecord> devices = store.devices();
     const db::DeviceRecord* device = nullptr;

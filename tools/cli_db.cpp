@@ -34,6 +34,7 @@ std::optional<uint32_t> flag_u32(const std::string& text, const char* what) {
 }
 
 void run_lookup(const LookupOptions& o) {
+  require_file_inputs({o.db});
   const db::Catalog catalog = report::read_catalog(o.db);
   report::LookupDevice device;
   const bool by_flags = !o.vendor_id.empty() || !o.device_id.empty() || !o.driver_id.empty() ||
@@ -86,7 +87,10 @@ void add_merge_command(CLI::App& app) {
   cmd->add_option("inputs", *inputs, "databases to merge (A.db B.db ...)")->required();
   cmd->add_option("-o,--output", *output, "merged database; created if missing")->required();
   cmd->callback([inputs, output] {
-    for (const std::string& input : *inputs) refuse_to_overwrite(input, *output);
+    for (const std::string& input : *inputs) {
+      require_file_inputs({input});
+      refuse_to_overwrite(input, *output);
+    }
     const auto stats = report::merge_databases(*inputs, *output);
     for (size_t i = 0; i < stats.size(); ++i) {
       std::printf("%s: %s\n", (*inputs)[i].c_str(), report::format_stats(stats[i]).c_str());
@@ -110,6 +114,7 @@ void add_export_command(CLI::App& app) {
                 "only the winners and what they refer to (what a runtime loads), with SPIR-V for "
                 "every kernel a runtime can answer with (compiled where the database lacks it)");
   cmd->callback([db, output, indent, winners_only] {
+    require_file_inputs({*db});
     refuse_to_overwrite(*db, *output);
     ShaderCompiler compiler;
     report::export_database(*db, *output, *indent, *winners_only,
@@ -126,6 +131,7 @@ void add_import_command(CLI::App& app) {
   cmd->add_option("json", *json, "JSON document written by `vktune export`")->required();
   cmd->add_option("--db", *db, "kernel database (.db); created if missing")->required();
   cmd->callback([json, db] {
+    require_file_inputs({*json});
     refuse_to_overwrite(*json, *db);
     const db::ImportStats s = report::import_database(*json, *db);
     std::printf("%s: %s\n", db->c_str(), report::format_stats(s).c_str());

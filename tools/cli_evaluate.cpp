@@ -32,6 +32,7 @@ void add_evaluate_command(CLI::App& app) {
                 "hide each problem's shape at every group size with it (else the same shape tuned "
                 "at another group size answers it)");
   cmd->callback([o] {
+    require_file_inputs({o->db});
     const db::Store store = report::open_for_reading(o->db);
     const report::Evaluation e = report::evaluate_leave_one_out(
         store, o->winners_only ? report::RuntimeInput::winners : report::RuntimeInput::ranked,

@@ -1,4 +1,5 @@
-// The files a command writes never go over one it reads.
+// The files a command reads and writes: inputs are files, not streams; outputs never go over
+// an input.
 #include <sys/stat.h>
 
 #include <filesystem>
@@ -27,6 +28,24 @@ void refuse_to_overwrite(std::initializer_list<std::string_view> inputs, const s
     if (same) {
       throw ExitStatus(2, "error: " + output + " is the same file as " + in_path +
                               ", which is being read; write to another file");
+    }
+  }
+}
+
+void require_file_inputs(std::initializer_list<std::string_view> inputs) {
+  for (const std::string_view input : inputs) {
+    const std::string path(input);
+    struct stat st {};
+    if (path.empty() || path == ":memory:" || ::stat(path.c_str(), &st) != 0) continue;
+    const char* kind = S_ISFIFO(st.st_mode)  ? "a FIFO"
+                       : S_ISCHR(st.st_mode) ? "a character device"
+                       : S_ISBLK(st.st_mode) ? "a block device"
+                       : S_ISSOCK(st.st_mode) ? "a socket"
+                                              : nullptr;
+    if (kind != nullptr) {
+      throw ExitStatus(2, "error: " + path + " is " + kind +
+                              ", not a file; an input is read more than once and to its end, "
+                              "so give a regular file (save a stream to one first)");
     }
   }
 }

@@ -25,6 +25,7 @@ void add_report_command(CLI::App& app) {
                   "highest rate any winner reached)")
       ->check(number_check(/*allow_zero=*/false));
   cmd->callback([request] {
+    require_file_inputs({request->db_path});
     refuse_to_overwrite(request->db_path, request->output);
     report::write_report(*request);
   });

@@ -5,8 +5,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
-#include <sstream>
+#include <limits>
 #include <memory>
+#include <sstream>
 #include <optional>
 #include <string>
 #include <vector>
@@ -170,7 +171,14 @@ void run_layer(const RunLayerOptions& o) {
   }
   const uint32_t context = o.context;
   // A decode loop's cache holds its last step's context; the first step attends `context`.
-  const uint32_t capacity = decode && context > 0 ? context + o.decode_steps - 1 : context;
+  const uint64_t wanted = decode && context > 0 ? uint64_t{context} + o.decode_steps - 1 : context;
+  if (wanted > std::numeric_limits<uint32_t>::max()) {
+    throw CLI::ValidationError("--decode-steps", "--context " + std::to_string(context) + " + " +
+                                                     std::to_string(o.decode_steps) +
+                                                     " steps is a cache of " + std::to_string(wanted) +
+                                                     " positions, past 2^32 - 1; take fewer steps");
+  }
+  const auto capacity = static_cast<uint32_t>(wanted);
   const engine::Layer layer = engine::make_layer(shape, o.m, capacity, *dtype);
   std::shared_ptr<const runtime::Snapshot> snapshot;
   if (!o.db.empty()) {
@@ -260,7 +268,7 @@ void add_run_layer_command(CLI::App& app) {
   cmd->add_option("--decode-steps", o->decode_steps,
                   "run N decode steps (M = 1) through one built graph, the cache growing by one "
                   "position a step; prints each step's time and tokens/s")
-      ->check(number_check(true));
+      ->check(integer_check<uint32_t>());
   cmd->add_option("--dtype", o->dtype,
                   "f32 or f16: every activation, the scales and the KV cache in this type, "
                   "attention included (f16 needs storageBuffer16BitAccess)")
@@ -273,7 +281,9 @@ void add_run_layer_command(CLI::App& app) {
   cmd->add_option("--iterations", o->iterations, "timed submits of the whole layer (median)")
       ->capture_default_str()
       ->check(number_check(false));
-  cmd->add_option("--seed", o->seed, "seed of the random weights and input")->capture_default_str();
+  cmd->add_option("--seed", o->seed, "seed of the random weights and input")
+      ->check(integer_check<uint64_t>())
+      ->capture_default_str();
   cmd->add_option("--check-rows", o->check_rows,
                   "rows checked against the reference (default: all that fit a ~4 G "
                   "multiply-add budget, spread evenly)");
@@ -282,6 +292,7 @@ void add_run_layer_command(CLI::App& app) {
     if (o->db.empty() && !o->fixed) {
       throw CLI::ValidationError("run-layer", "give --db FILE (tuned beside fixed) or --fixed");
     }
+    require_file_inputs({o->model, o->db});
     if (context->count() == 0) o->context = o->m;
     run_layer(*o);
   });

@@ -8,18 +8,23 @@ void add_shape_options(CLI::App& command, ShapeOptions& options, bool m_required
   command.add_option("--dtype", options.dtype,
                      "f32 or f16 (x, scales, bias and out; sdpa: q, the KV cache and out)")
       ->capture_default_str();
-  auto* m = command.add_option("--m", options.m, "rows of x");
+  auto* m = command.add_option("--m", options.m, "rows of x")->check(integer_check<uint32_t>(1));
   if (m_required) {
     m->required();
   } else {
     m->capture_default_str();
   }
   command.add_option("--n", options.n, "output features (rms_norm: width; sdpa: context length L)")
-      ->required();
-  command.add_option("--k", options.k, "input features (rms_norm: defaults to N; sdpa: head dim)");
-  command.add_option("--gs", options.gs, "group size (rms_norm, sdpa: 0)");
-  command.add_option("--heads", options.heads, "sdpa: query heads");
-  command.add_option("--kv-heads", options.kv_heads, "sdpa: KV heads (grouped-query attention)");
+      ->required()
+      ->check(integer_check<uint32_t>(1));
+  command.add_option("--k", options.k, "input features (rms_norm: defaults to N; sdpa: head dim)")
+      ->check(integer_check<uint32_t>());
+  command.add_option("--gs", options.gs, "group size (rms_norm, sdpa: 0)")
+      ->check(integer_check<uint32_t>());
+  command.add_option("--heads", options.heads, "sdpa: query heads")
+      ->check(integer_check<uint32_t>());
+  command.add_option("--kv-heads", options.kv_heads, "sdpa: KV heads (grouped-query attention)")
+      ->check(integer_check<uint32_t>());
 }
 
 uint32_t ShapeOptions::k_or_default() const { return op == "rms_norm" && k == 0 ? n : k; }

@@ -151,6 +151,7 @@ class StopOnSignals {
 };
 
 void run_tune(const TuneFlags& flags) {
+  require_file_inputs({flags.shapes, flags.model});
   refuse_to_overwrite({flags.shapes, flags.model}, flags.db);
   const std::optional<double> budget = parse_budget(flags.budget);
   std::optional<tuner::Shard> shard;
@@ -338,7 +339,9 @@ void add_tune_command(CLI::App& app) {
                   "tune a share of the problems: I/N (1 <= I <= N), auto (a Slurm job array's "
                   "task) or auto/N (a Kubernetes Indexed Job's index, of N); each shard writes its "
                   "own --db, `vktune merge` joins them (docs/scale.md)");
-  cmd->add_option("--seed", flags->seed, "seed of the random problem data")->capture_default_str();
+  cmd->add_option("--seed", flags->seed, "seed of the random problem data")
+      ->check(integer_check<uint64_t>())
+      ->capture_default_str();
   cmd->add_flag("--plain", flags->plain, "plain progress lines even on a terminal");
   cmd->add_flag("--json", flags->json,
                 "print the results as report --format summary-json does, not as a table");

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <exception>
 #include <iostream>
+#include <new>
 
 #include "tools/cli.h"
 
@@ -61,6 +62,11 @@ int main(int argc, char** argv) {
   } catch (const vktune::cli::ExitStatus& e) {
     std::fprintf(stderr, "vktune: %s\n", e.what());
     return e.code();
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr,
+                 "vktune: error: out of memory: the sizes asked for (--m, --context, a shape's "
+                 "dimensions) need more memory than this machine has; give smaller ones\n");
+    return 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "vktune: error: %s\n", e.what());
     return 1;

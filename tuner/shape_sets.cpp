@@ -4,9 +4,13 @@
 
 #include <algorithm>
 #include <charconv>
+#include <filesystem>
 #include <fstream>
+#include <initializer_list>
+#include <istream>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
+#include <string_view>
 
 #include "tuner/model_config.h"
 #include "tuner/model_file.h"
@@ -63,6 +67,10 @@ uint32_t positive(const nlohmann::json& value, const std::string& where) {
 
 std::vector<uint32_t> number_list(const nlohmann::json& value, const std::string& where) {
   std::vector<uint32_t> list;
+  if (value.is_array() && value.empty()) {
+    throw std::invalid_argument(where + ": an empty list; give at least one value or leave the "
+                                        "key out for the default");
+  }
   if (value.is_array()) {
     for (size_t i = 0; i < value.size(); ++i) {
       list.push_back(positive(value[i], where + "[" + std::to_string(i) + "]"));
@@ -110,6 +118,45 @@ class ProblemList {
   std::vector<kernels::Problem> problems_;
 };
 
+// Refuses a key of `object` outside `known` (a typo such as "group_size" for "gs" would tune
+// the default instead of what was meant).
+void require_known_keys(const nlohmann::json& object, std::initializer_list<std::string_view> known,
+                        const std::string& where) {
+  for (const auto& [key, value] : object.items()) {
+    if (std::find(known.begin(), known.end(), key) != known.end()) continue;
+    std::string names;
+    for (std::string_view k : known) names += (names.empty() ? "" : ", ") + std::string(k);
+    throw std::invalid_argument(where + ": unknown key \"" + key + "\"; the keys here are " + names);
+  }
+}
+
+// Parses a shapes file, refusing a key given twice in one object (JSON keeps the last, so the
+// first value would be lost without a word).
+nlohmann::json parse_unique_keys(std::istream& in, const std::string& path) {
+  std::vector<std::vector<std::string>> open_objects;
+  const nlohmann::json::parser_callback_t check = [&](int, nlohmann::json::parse_event_t event,
+                                                      nlohmann::json& parsed) {
+    using Event = nlohmann::json::parse_event_t;
+    if (event == Event::object_start) open_objects.emplace_back();
+    if (event == Event::object_end && !open_objects.empty()) open_objects.pop_back();
+    if (event == Event::key && !open_objects.empty()) {
+      std::vector<std::string>& keys = open_objects.back();
+      const std::string key = parsed.get<std::string>();
+      if (std::find(keys.begin(), keys.end(), key) != keys.end()) {
+        throw std::invalid_argument(path + ": the key \"" + key +
+                                    "\" appears twice in one object; keep one");
+      }
+      keys.push_back(key);
+    }
+    return true;
+  };
+  try {
+    return nlohmann::json::parse(in, check);
+  } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range for 1e999
+    throw std::invalid_argument(path + ": " + e.what());
+  }
+}
+
 bool wants(const ShapeOptions& options, kernels::Op op) {
   return std::find(options.ops.begin(), options.ops.end(), op) != options.ops.end();
 }
@@ -140,23 +187,26 @@ std::vector<kernels::Problem> from_shapes(const ModelShapes& shapes, const Shape
 }
 
 std::vector<kernels::Problem> from_file(const std::string& path, const ShapeOptions& options) {
+  if (std::error_code ec; std::filesystem::is_directory(path, ec)) {
+    throw std::invalid_argument(path + " is a directory; give a shapes file or a preset");
+  }
   std::ifstream in(path);
   if (!in) {
     throw std::invalid_argument("\"" + path + "\" is neither a preset (llama3.2-1b, llama3-8b, " +
                                 "smoke) nor a readable shapes file");
   }
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range for 1e999
-    throw std::invalid_argument(path + ": " + e.what());
-  }
+  const nlohmann::json doc = parse_unique_keys(in, path);
   if (!doc.is_object() || !doc.contains("problems") || !doc["problems"].is_array()) {
     throw std::invalid_argument(path + ": expected an object with a \"problems\" array");
   }
-  const std::vector<uint32_t> file_m = doc.contains("m") ? number_list(doc["m"], "m")
+  require_known_keys(doc, {"problems", "m", "gs"}, path);
+  if (doc["problems"].empty()) {
+    throw std::invalid_argument(path + ": \"problems\" is empty; a run needs at least one");
+  }
+  std::vector<std::string> left_out;  // ops of entries --ops leaves out
+  const std::vector<uint32_t> file_m = doc.contains("m") ? number_list(doc["m"], path + ": m")
                                                          : std::vector<uint32_t>{1};
-  const std::vector<uint32_t> file_gs = doc.contains("gs") ? number_list(doc["gs"], "gs")
+  const std::vector<uint32_t> file_gs = doc.contains("gs") ? number_list(doc["gs"], path + ": gs")
                                                            : std::vector<uint32_t>{32};
   ProblemList list(options);
   const auto& problems = doc["problems"];
@@ -168,7 +218,17 @@ std::vector<kernels::Problem> from_file(const std::string& path, const ShapeOpti
     }
     const auto op = kernels::parse_op(p["op"].get<std::string>());
     if (!op) throw std::invalid_argument(where + ".op: unknown op " + p["op"].dump());
-    if (!wants(options, *op)) continue;
+    switch (*op) {
+      case kernels::Op::q4gsw: require_known_keys(p, {"op", "m", "n", "k", "gs", "bias"}, where); break;
+      case kernels::Op::rms_norm: require_known_keys(p, {"op", "m", "n", "k"}, where); break;
+      case kernels::Op::sdpa:
+        require_known_keys(p, {"op", "m", "heads", "kv_heads", "head_dim", "context"}, where);
+        break;
+    }
+    if (!wants(options, *op)) {
+      left_out.push_back(kernels::op_name(*op));
+      continue;
+    }
     const auto ms = !options.m.empty() ? options.m
                     : p.contains("m")  ? number_list(p["m"], where + ".m")
                                        : file_m;
@@ -187,6 +247,11 @@ std::vector<kernels::Problem> from_file(const std::string& path, const ShapeOpti
     }
     if (!p.contains("n")) throw std::invalid_argument(where + ": missing \"n\"");
     const uint32_t n = positive(p["n"], where + ".n");
+    // A norm's K is its width: given, it must say so, not be dropped.
+    if (*op == kernels::Op::rms_norm && p.contains("k") && positive(p["k"], where + ".k") != n) {
+      throw std::invalid_argument(where + ": rms_norm's k is its width n (" + std::to_string(n) +
+                                  "); give k = n or leave k out");
+    }
     for (uint32_t m : ms) {
       if (*op == kernels::Op::rms_norm) {
         list.add_norm(m, n);
@@ -194,6 +259,9 @@ std::vector<kernels::Problem> from_file(const std::string& path, const ShapeOpti
       }
       if (!p.contains("k")) throw std::invalid_argument(where + ": missing \"k\"");
       const uint32_t k = positive(p["k"], where + ".k");
+      if (p.contains("bias") && !p["bias"].is_boolean()) {
+        throw std::invalid_argument(where + ".bias: expected true or false, got " + p["bias"].dump());
+      }
       const bool bias = p.value("bias", false);
       const auto gss = !options.group_sizes.empty() ? options.group_sizes
                        : p.contains("gs")           ? number_list(p["gs"], where + ".gs")
@@ -201,7 +269,13 @@ std::vector<kernels::Problem> from_file(const std::string& path, const ShapeOpti
       for (uint32_t gs : gss) list.add_linear(m, n, k, gs, bias);
     }
   }
-  return list.take();
+  std::vector<kernels::Problem> problems_out = list.take();
+  if (problems_out.empty() && !left_out.empty()) {
+    throw std::invalid_argument(path + ": every entry is of an op --ops leaves out (" +
+                                left_out.front() + "); add it to --ops, e.g. --ops " +
+                                left_out.front());
+  }
+  return problems_out;
 }
 
 }  // namespace
