@@ -45,7 +45,7 @@ TEST(JsonIo, DocumentHasFormatVersionAndSections) {
   EXPECT_EQ(doc["devices"].size(), 2u);
   EXPECT_EQ(doc["measurements"].size(), 5u);
   EXPECT_EQ(doc["winners"].size(), 3u);
-  EXPECT_EQ(doc["kernels"][0]["spirv"], "AwIjBwD/");
+  EXPECT_EQ(doc["kernels"][0]["spirv"], "AwIjBwAFAQAAAAAAAQAAAAAAAAD/////");
   // The column order is part of the format.
   EXPECT_EQ(doc["columns"]["measurements"],
             json({"run", "device", "problem", "kernel", "status", "n", "median_ns", "min_ns",
@@ -220,7 +220,7 @@ constexpr const char* kVersionOneDocument = R"({
  "kernels": [
   {"variant_key": "q4gsw_gemv[wg=64]", "source_hash": "h1", "family": "q4gsw_gemv",
    "knobs_json": "{\"wg\":64}", "constraints_json": "{}", "layout": "raw",
-   "workgroup_size": 64, "spirv": "AwIjBw=="},
+   "workgroup_size": 64, "spirv": "AwIjBwAFAQAAAAAAAQAAAAAAAAA="},
   {"variant_key": "q4gsw_gemv[wg=128]", "source_hash": "h1", "family": "q4gsw_gemv",
    "knobs_json": "{\"wg\":128}", "constraints_json": "{}", "layout": "raw",
    "workgroup_size": 128, "spirv": null}],

@@ -261,13 +261,13 @@ TEST(JsonIo, ProblemsTheCheckRefusesAreRejectedByPath) {
   for (json doc : {exported(), exported_v1()}) {
     db::Store store = db::Store::open_memory();
     EXPECT_NO_THROW(import_json(store, doc, "doc.json", no_bogus));
-    doc["problems"][2]["op"] = "bogus";
+    doc["problems"][1]["op"] = "bogus";
     db::Store empty = db::Store::open_memory();
     try {
       import_json(empty, doc, "doc.json", no_bogus);
       ADD_FAILURE() << "accepted op bogus";
     } catch (const Error& e) {
-      EXPECT_NE(std::string(e.what()).find("doc.json: problems[2]: op \"bogus\" is unknown"),
+      EXPECT_NE(std::string(e.what()).find("doc.json: problems[1]: op \"bogus\" is unknown"),
                 std::string::npos)
           << e.what();
     }

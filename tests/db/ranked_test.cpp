@@ -126,7 +126,7 @@ TEST(Ranked, WinnersExportCarriesSpirvForEveryAnswer) {
   size_t asked = 0;
   const SpirvSource source = [&asked](const KernelRecord&) {
     ++asked;
-    return std::vector<uint8_t>{0x03, 0x02, 0x23, 0x07};
+    return fake_kernel("k").spirv.value();  // a SPIR-V header and one word
   };
   const Catalog c = catalog_from_json(export_json_text(s.store, 1, ExportScope::winners, source), "doc");
   std::set<std::string> with_spirv;

@@ -269,7 +269,7 @@ TEST(Store, CatalogHoldsWinnersAndSpirv) {
   EXPECT_EQ(c.devices.size(), 2u);
   EXPECT_EQ(c.winners.size(), 3u);
   ASSERT_TRUE(c.kernels[0].spirv);
-  EXPECT_EQ(c.kernels[0].spirv->size(), 6u);
+  EXPECT_EQ(c.kernels[0].spirv->size(), 24u);
   EXPECT_FALSE(s.catalog(false).kernels[0].spirv);
 }
 

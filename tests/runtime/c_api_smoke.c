@@ -19,7 +19,7 @@ int vktune_c_smoke(const char* path, const vktune_device_query* tuned) {
   if (strcmp(s.variant_key, "q4gsw_gemv[layout=raw,wg=64,rows=1,load=u32,reduce=shared]") != 0) return __LINE__;
   if (vktune_select(snap, tuned, &p, &s) != VKTUNE_OK) return __LINE__;
   if (s.device_match != VKTUNE_DEVICE_EXACT || s.shape_match != VKTUNE_SHAPE_EXACT) return __LINE__;
-  if (!s.has_median || s.median_ns != 1000.0 || s.spirv == NULL || s.spirv_size != 6) return __LINE__;
+  if (!s.has_median || s.median_ns != 1000.0 || s.spirv == NULL || s.spirv_size != 24) return __LINE__;
   p.m = 0;
   if (vktune_select(snap, tuned, &p, &s) != VKTUNE_INVALID_QUERY || s.error[0] == '\0') return __LINE__;
   vktune_snapshot_free(snap);

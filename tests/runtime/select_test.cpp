@@ -29,7 +29,7 @@ TEST_F(Select, ExactDeviceExactShape) {
   EXPECT_EQ(s.shape_match, ShapeMatch::exact);
   EXPECT_EQ(s.median_ns, 1000.0);
   EXPECT_EQ(s.matched_device_name, "A");
-  EXPECT_EQ(s.spirv.size(), 6u);
+  EXPECT_EQ(s.spirv.size(), 24u);
   EXPECT_EQ(s.constraints.m_max, 1u);
   EXPECT_EQ(s.shape_distance, 0.0);
 }
