@@ -75,11 +75,14 @@ TEST_F(TimingTest, AHungSubmissionTimesOutInsteadOfHanging) {
     FAIL() << "expected a timeout";
   } catch (const vk::Error& e) {
     EXPECT_EQ(e.result(), VK_TIMEOUT);
-    EXPECT_NE(std::string(e.what()).find("did not finish within 1 ms"), std::string::npos)
-        << e.what();
+    // The limit asked for, scaled for a CPU device (lavapipe: 30x), and the submission drained
+    // before the error, so nothing it uses is destroyed under it.
+    const std::string what = e.what();
+    EXPECT_NE(what.find("did not finish within its limit of"), std::string::npos) << what;
+    EXPECT_NE(what.find("the device is considered hung"), std::string::npos) << what;
   }
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(1));
-  device().wait_idle();  // the abandoned work still uses this fixture's pipeline and buffer
+  // Draining waits for the spin itself (~0.6 s on lavapipe), never for a hang.
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20));
 }
 
 }  // namespace
