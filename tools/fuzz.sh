@@ -2,7 +2,7 @@
 # Runs one libFuzzer target of the fuzz build (build-fuzz, VKTUNE_FUZZ=ON) on one core, with its
 # committed seeds and dictionary. New inputs go to build-fuzz/corpus/<name>, crashes to
 # build-fuzz/artifacts/<name>/.
-#   tools/fuzz.sh <json_import|open_bytes|snapshot_memory|gguf_header|model_config> [runs] [libFuzzer flags...]
+#   tools/fuzz.sh <json_import|open_bytes|snapshot_memory|c_api_select|gguf_header|model_config> [runs] [libFuzzer flags...]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${VKTUNE_FUZZ_BUILD:-$root/build-fuzz}
@@ -13,6 +13,7 @@ case $name in
   json_import)     dir=db;    seeds=(db/fuzz/seeds/json);                  dict=db/fuzz/json.dict;            max_len=8192 ;;
   open_bytes)      dir=db;    seeds=(db/fuzz/seeds/db);                    dict=;                             max_len=65536 ;;
   snapshot_memory) dir=db;    seeds=(db/fuzz/seeds/db db/fuzz/seeds/json db/fuzz/seeds/zst); dict=;                          max_len=65536 ;;
+  c_api_select)    dir=db;    seeds=();                                    dict=;                             max_len=128 ;;
   gguf_header)     dir=tuner; seeds=(tuner/fuzz/seeds/gguf);               dict=;                             max_len=4096 ;;
   model_config)    dir=tuner; seeds=(tuner/fuzz/seeds/config);             dict=tuner/fuzz/model_config.dict; max_len=4096 ;;
   *) echo "unknown fuzzer $name" >&2; exit 2 ;;
