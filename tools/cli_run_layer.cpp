@@ -7,8 +7,8 @@
 #include <fstream>
 #include <limits>
 #include <memory>
-#include <sstream>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 

@@ -14,7 +14,8 @@ namespace {
 // (a full disk, a closed pipe with SIGPIPE ignored): a redirected run never ends "successful"
 // with an empty or cut file.
 int checked_stdout(int code) {
-  errno = 0;  // the first failed write's errno stays: a later success does not clear it
+  // errno is not cleared first: where the command's own flush failed (lookup flushes), the
+  // reason is its errno, which no later success clears.
   std::cout.flush();
   const bool flushed = std::fflush(stdout) == 0;
   const int flush_errno = errno;
