@@ -31,7 +31,7 @@ std::string check(const Constraints& c, const Problem& p) {
     }
     return std::string();
   };
-  const char* k_name = p.op == Op::sdpa ? "head dim D" : "K";
+  const char* k_name = op_descriptor(p.op).k_name.data();
   if (auto e = multiple(k_name, p.k, c.k_multiple, "k_multiple"); !e.empty()) return e;
   if (auto e = multiple("group_size", p.group_size, c.gs_multiple, "gs_multiple"); !e.empty()) {
     return e;
@@ -192,7 +192,7 @@ Legality Family::legality(const Knobs& knobs, const Problem& p, const vk::Device
               " (maxComputeSharedMemorySize)");
   }
   const BindingSizes sizes = binding_sizes(p, layout(knobs));
-  for (const BindingDesc& b : op_desc(p.op).bindings) {
+  for (const BindingDesc& b : op_descriptor(p.op).bindings) {
     const uint64_t bytes =
         b.role == BufferRole::workspace ? workspace_bytes(knobs, p) : sizes.of(b.role);
     if (bytes > lim.max_storage_buffer_range) {
@@ -252,7 +252,7 @@ std::string family_name(std::string_view base_name, DType dtype) {
 }
 
 bool is_baseline(const Family& family) {
-  const std::string_view base = op_desc(family.op()).baseline_family;
+  const std::string_view base = op_descriptor(family.op()).baseline_family;
   return !base.empty() && family.name() == family_name(base, family.dtype());
 }
 

@@ -37,7 +37,7 @@ std::shared_ptr<const vk::ComputePipeline> KernelInstance::pipeline(const vk::De
   const std::string key = family.key(knobs);
   const ShaderSpec spec = family.shader(knobs);
   auto spirv = compiler.compile(spec, key);
-  const OpDesc& op = op_desc(family.op());
+  const OpDescriptor& op = op_descriptor(family.op());
   vk::PipelineDesc desc;
   desc.name = key;
   desc.spirv = *spirv;
@@ -114,7 +114,7 @@ KernelInstance KernelInstance::create(vk::Device& device, ShaderCompiler& compil
 
   const vk::Buffer* x = &inputs->x();
   const vk::Buffer* out = &inst.output();
-  const OpDesc& op = op_desc(p.op);
+  const OpDescriptor& op = op_descriptor(p.op);
   const auto has = [&](BufferRole role) {
     return std::any_of(op.bindings.begin(), op.bindings.end(),
                        [&](const BindingDesc& b) { return b.role == role; });

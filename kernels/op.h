@@ -1,13 +1,14 @@
 // An op as data: its bindings in shader order and the buffer each holds, its push constants,
 // the work it does and the family every speedup is quoted against. The instance that binds
 // buffers, the runtime's dispatch contract, the tuner and the report all read this, so adding
-// an op means an OpDesc here, its families and its shaders.
+// an op means its OpDescriptor (kernels/ops/), its families and its shaders.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -38,14 +39,63 @@ struct BindingDesc {
   bool written;           // the dispatch writes it (out, and the split-K workspace)
 };
 
-struct OpDesc {
+struct ProblemData;  // kernels/families/reference.h
+struct Reference;
+struct BuiltinVariant;  // kernels/builtin_variants.h
+struct Rng;             // kernels/random.h
+struct BindingSizes;
+
+// Everything vktune knows about one op, asked by the tuner, the runtime, the report, the engine
+// and the CLI: no code outside kernels/ops/ branches on which op a problem is. Plain data and
+// functions, constant-initialised, so the runtime reads it on its allocation-free select path.
+// One per op (kernels/ops/<op>.cpp), found by op_descriptor() or find_op().
+struct OpDescriptor {
   Op op;
+  std::string_view name;                  // "q4gsw": the DB's problems.op and the CLI's --op
+  std::string_view k_name;                // what K is called in messages ("K", "head dim D")
   std::span<const BindingDesc> bindings;  // binding i of every shader of the op
   uint32_t push_constant_bytes;
   std::string_view baseline_family;  // empty: none (speedups then quote fixed routing only)
+  std::span<const BuiltinVariant> builtins;  // the fixed routing, in order of preference
+  // How far apart two shapes' N and K are against their M for the nearest-shape lookup
+  // (runtime/shape_index.h says why attention weighs them less).
+  double shape_axis_scale;
+  bool has_heads;  // takes query and KV head counts (Problem::heads, kv_heads)
+  // The report groups its speedups and picks its heat map by M class (decode, prefill).
+  bool speedup_by_m_class;
+
+  // `p` with its derived dimensions filled in (rms_norm: K = N when 0, group size 0).
+  Problem (*with_defaults)(Problem p) noexcept;
+  // Empty when `p` is well formed, else the reason with the values named.
+  std::string (*validate)(const Problem& p);
+  // validate() for the runtime: fixed text, no allocation; `p` has its defaults.
+  std::string_view (*query_error)(const Problem& p) noexcept;
+  // The shape in describe()'s words, after the op's name: " M=1 N=4096 K=4096 gs=32".
+  std::string (*describe_shape)(const Problem& p);
+  std::vector<std::byte> (*push_constants)(const Problem& p);
+  BindingSizes (*binding_sizes)(const Problem& p, Layout layout);
+  uint64_t (*output_count)(const Problem& p);
+  double (*flops)(const Problem& p);
+  // make_random's inputs of a valid `p` in fp32, drawn from `rng` (reference.h's distributions).
+  ProblemData (*random_inputs)(const Problem& p, Rng& rng);
+  // Whether `data`'s op-specific tensors have `p`'s sizes (x is checked by the caller).
+  bool (*data_matches)(const Problem& p, const ProblemData& data);
+  // The fp64 reference of the output rows `rows` (all when empty) in that order.
+  Reference (*reference)(const Problem& p, const ProblemData& data, std::span<const uint32_t> rows);
+  // The longest float sum one output accumulates: fp32_tolerance grows with its square root.
+  double (*longest_sum)(const Problem& p);
 };
 
-const OpDesc& op_desc(Op op);
+// The descriptor of `op`; every Op has one.
+const OpDescriptor& op_descriptor(Op op) noexcept;
+// The descriptor named `name`, or nullptr.
+const OpDescriptor* find_op(std::string_view name) noexcept;
+// Every op, in Op order.
+std::span<const OpDescriptor* const> all_ops() noexcept;
+// "q4gsw, rms_norm or sdpa": every op's name, for messages and help.
+std::string op_names_text();
+// Whether a dispatch of `op` streams a weight or a KV cache (the tuner's cold copies rotate it).
+bool streams_weights(const OpDescriptor& op) noexcept;
 
 // Push constants of the q4gsw shaders (q4gsw_common.glsl) and of rms_norm.comp.
 struct Q4gswPush {
@@ -63,7 +113,7 @@ struct SdpaPush {
   uint32_t pad0, pad1;
 };
 
-// The push-constant bytes of `problem`, op_desc(problem.op).push_constant_bytes long.
+// The push-constant bytes of `problem`, op_descriptor(problem.op).push_constant_bytes long.
 std::vector<std::byte> push_constants(const Problem& problem);
 
 // Bytes of each binding's buffer for `problem` in `layout` (the workspace is the family's:

@@ -10,9 +10,10 @@
 
 namespace vktune::kernels {
 
+// Each op's facts and rules live in its descriptor (kernels/op.h, kernels/ops/).
 enum class Op { q4gsw, rms_norm, sdpa };
 
-// "q4gsw" / "rms_norm" / "sdpa".
+// "q4gsw" / "rms_norm" / "sdpa": the descriptor's name.
 const char* op_name(Op op) noexcept;
 // The Op named `name`, or nullopt.
 std::optional<Op> parse_op(std::string_view name) noexcept;

@@ -27,14 +27,13 @@ std::string format_bytes(uint64_t bytes) {
 
 std::string fit_error(const Problem& problem, const vk::DeviceInfo& device) {
   if (std::string reason = validate(problem); !reason.empty()) return reason;
-  const BindingSizes sizes =
-      binding_sizes(problem, problem.op == Op::q4gsw ? Layout::raw : Layout::none);
+  const BindingSizes sizes = binding_sizes(problem, Layout::none);  // none: q4gsw's raw weight
   const vk::DeviceLimits& limits = device.limits;
   const std::pair<const char*, uint64_t> device_limits[] = {
       {"maxStorageBufferRange, what one storage-buffer binding can address",
        limits.max_storage_buffer_range},
       {"maxMemoryAllocationSize, the largest single allocation", limits.max_memory_allocation_size}};
-  for (const BindingDesc& binding : op_desc(problem.op).bindings) {
+  for (const BindingDesc& binding : op_descriptor(problem.op).bindings) {
     const std::string name(binding.name);
     const uint64_t bytes = sizes.of(binding.role);  // the workspace is the variant's: not here
     for (const auto& [limit_name, limit] : device_limits) {

@@ -10,7 +10,9 @@
 
 #include "kernels/builtin_variants.h"
 #include "kernels/family.h"
+#include "kernels/op.h"
 #include "runtime/builtin_spirv.h"
+#include "runtime/query_problem.h"
 
 namespace vktune::runtime {
 namespace {
@@ -54,27 +56,38 @@ OpBuiltins load(kernels::Op op, kernels::DType dtype) {
   return out;
 }
 
-// Built when the library loads, not on first use: select() must neither allocate nor take the
-// lock of a function-local static (tests/runtime/select_alloc_test.cpp). The catalogue's
-// descriptors are function-local statics themselves, so the order of initialisation is safe.
-const OpBuiltins kQ4gsw = load(kernels::Op::q4gsw, kernels::DType::f32);
-const OpBuiltins kRmsNorm = load(kernels::Op::rms_norm, kernels::DType::f32);
-const OpBuiltins kSdpa = load(kernels::Op::sdpa, kernels::DType::f32);
-const OpBuiltins kQ4gswF16 = load(kernels::Op::q4gsw, kernels::DType::f16);
-const OpBuiltins kRmsNormF16 = load(kernels::Op::rms_norm, kernels::DType::f16);
-const OpBuiltins kSdpaF16 = load(kernels::Op::sdpa, kernels::DType::f16);
-
-const OpBuiltins& builtins(kernels::Op op, kernels::DType dtype) {
-  const bool f16 = dtype == kernels::DType::f16;
-  switch (op) {
-    case kernels::Op::q4gsw: return f16 ? kQ4gswF16 : kQ4gsw;
-    case kernels::Op::rms_norm: return f16 ? kRmsNormF16 : kRmsNorm;
-    case kernels::Op::sdpa: return f16 ? kSdpaF16 : kSdpa;
+// "unknown op; expected "q4gsw", "rms_norm" or "sdpa"", from the catalogue's list.
+std::string unknown_op_text() {
+  std::string text = "unknown op; expected";
+  const auto ops = kernels::all_ops();
+  for (size_t i = 0; i < ops.size(); ++i) {
+    text += i == 0 ? " \"" : i + 1 == ops.size() ? " or \"" : ", \"";
+    (text += ops[i]->name) += '"';
   }
-  return kQ4gsw;  // unreachable: every Op is listed
+  return text;
 }
 
-constexpr std::string_view kUnknownOp = "unknown op; expected \"q4gsw\", \"rms_norm\" or \"sdpa\"";
+// Every op's built-ins, f32 then f16, in kernels::all_ops() order.
+std::vector<OpBuiltins> load_all() {
+  std::vector<OpBuiltins> all;
+  for (const kernels::OpDescriptor* op : kernels::all_ops()) {
+    for (kernels::DType dtype : {kernels::DType::f32, kernels::DType::f16}) {
+      all.push_back(load(op->op, dtype));
+    }
+  }
+  return all;
+}
+
+// Built when the library loads, not on first use: select() must neither allocate nor take the
+// lock of a function-local static (tests/runtime/select_alloc_test.cpp). The catalogue's
+// descriptors are constant-initialised and its families function-local statics, so the order
+// of initialisation is safe.
+const std::vector<OpBuiltins> kBuiltins = load_all();
+const std::string kUnknownOp = unknown_op_text();
+
+const OpBuiltins& builtins(kernels::Op op, kernels::DType dtype) {
+  return kBuiltins[static_cast<size_t>(op) * 2 + (dtype == kernels::DType::f16 ? 1 : 0)];
+}
 
 }  // namespace
 
@@ -82,31 +95,14 @@ std::string_view validate(const ProblemQuery& q) noexcept {
   if (q.m == 0 || q.n == 0 || q.k == 0) return "M, N and K must all be non-zero";
   if (q.dtype.empty()) return "dtype is empty; use \"f32\" or \"f16\"";
   if (!kernels::parse_dtype(q.dtype)) return "unknown dtype; expected \"f32\" or \"f16\"";
-  if ((q.op == "q4gsw" || q.op == "rms_norm") && (q.heads != 0 || q.kv_heads != 0)) {
-    return "heads and kv_heads are attention's (sdpa); pass heads = kv_heads = 0 for q4gsw and "
-           "rms_norm";
+  const std::optional<kernels::Problem> p = to_problem(q);
+  if (!p) return kUnknownOp;
+  const kernels::OpDescriptor& op = kernels::op_descriptor(p->op);
+  if (!op.has_heads && (q.heads != 0 || q.kv_heads != 0)) {
+    return "heads and kv_heads are attention's (sdpa); pass heads = kv_heads = 0 for an op "
+           "without heads";
   }
-  if (q.op == "q4gsw") {
-    if (q.k % 2 != 0) return "K is odd; q4gsw needs an even K (two nibbles per byte)";
-    if (q.group_size == 0 || q.group_size % 2 != 0) {
-      return "group_size must be a non-zero multiple of 2 for q4gsw";
-    }
-    if (q.k % q.group_size != 0) return "K is not a multiple of group_size; q4gsw needs K % group_size == 0";
-    return {};
-  }
-  if (q.op == "rms_norm") {
-    if (q.k != q.n) return "rms_norm needs K == N (both are the row width)";
-    if (q.group_size != 0) return "rms_norm has no groups; pass group_size 0";
-    return {};
-  }
-  if (q.op == "sdpa") {
-    if (q.heads == 0 || q.kv_heads == 0) return "sdpa needs heads >= 1 and kv_heads >= 1";
-    if (q.heads % q.kv_heads != 0) return "sdpa needs heads to be a multiple of kv_heads (GQA)";
-    if (q.n < q.m) return "sdpa needs L (N) >= M: the queried tokens must be in the cache";
-    if (q.group_size != 0) return "sdpa has no groups; pass group_size 0";
-    return {};
-  }
-  return kUnknownOp;
+  return op.query_error(*p);
 }
 
 void select_builtin(const ProblemQuery& q, Selection& out) noexcept {

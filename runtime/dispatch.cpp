@@ -65,7 +65,7 @@ DispatchPlan plan_dispatch(const Selection& s, const ProblemQuery& q,
     const kernels::Layout layout = family->layout(knobs);
     plan.layout = kernels::layout_name(layout);
     const kernels::BindingSizes sizes = kernels::binding_sizes(p, layout);
-    const auto& bindings = kernels::op_desc(p.op).bindings;
+    const auto& bindings = kernels::op_descriptor(p.op).bindings;
     for (uint32_t i = 0; i < bindings.size(); ++i) {
       const kernels::BindingDesc& b = bindings[i];
       const bool workspace = b.role == kernels::BufferRole::workspace;

@@ -54,7 +54,7 @@ inline constexpr double kOtherGroupSizeScale = 0.25;
 // regret, within 10%): each ranked from its own head counts alone 6.1% / 37.9%, 41; with the
 // others at scale 0.5 0.4% / 5.2%, 69; 1 0.3% / 4.4%, 69; 2 0.8% / 11.1%, 64. With every head
 // count tuned at the M between as well (236 problems at nine other head counts, with
-// ShapeIndex::kAttentionAxisScale 0.5) the nearer scale wins: 0.5 0.4% / 9.0%, 216; 1 0.7% /
+// sdpa's shape_axis_scale 0.5) the nearer scale wins: 0.5 0.4% / 9.0%, 216; 1 0.7% /
 // 16.0%, 200; 2 2.5% / 19.2%, 182 (docs/evaluate.md).
 inline constexpr double kOtherHeadsScale = 0.5;
 

@@ -7,6 +7,8 @@
 #include <tuple>
 #include <utility>
 
+#include "kernels/op.h"
+
 namespace vktune::runtime {
 namespace {
 
@@ -44,6 +46,11 @@ struct ShapeIndex::Best {
     found[i] = candidate;
   }
 };
+
+double ShapeIndex::axis_scale(std::string_view op) noexcept {
+  const kernels::OpDescriptor* d = kernels::find_op(op);
+  return d ? d->shape_axis_scale : kWeightAxisScale;
+}
 
 std::array<double, 3> ShapeIndex::point(uint32_t m, uint32_t n, uint32_t k, double scale) noexcept {
   return {std::log(double(m)), scale * std::log(double(n)), scale * std::log(double(k))};

@@ -39,18 +39,16 @@ class ShapeIndex {
   // rms_norm's width) w = kWeightAxisScale: a step in N or K counts twice one in M, since a hidden
   // problem's own N and K at half or twice its M are better evidence than shapes at its M with N
   // and K 1.4x off (`vktune evaluate`, docs/evaluate.md). Attention's N is the context length
-  // and K the head dim, which weigh half its M (kAttentionAxisScale): which workgroups an
-  // attention variant launches, and so where it leaves the GPU's last wave part empty, follows M
-  // (M x heads / qpg x slices), not L or D. Weighed twice they took the leave-one-out regret of
-  // the H100's attention problems from 0.5% / 6.8% / 14.7% (median / p90 / max) to 1.0% / 11.6% /
-  // 41.6%; with M between the tuned ones in the database as well (393 problems), half instead of
+  // and K the head dim, which weigh half its M (sdpa's OpDescriptor::shape_axis_scale): which
+  // workgroups an attention variant launches, and so where it leaves the GPU's last wave part
+  // empty, follows M (M x heads / qpg x slices), not L or D. Weighed twice they took the
+  // leave-one-out regret of the H100's attention problems from 0.5% / 6.8% / 14.7% (median /
+  // p90 / max) to 1.0% / 11.6% / 41.6%; with M between the tuned ones in the database as well (393 problems), half instead of
   // once, with kOtherHeadsScale 0.5, takes the mean ln(1 + regret) from 4.08% to 2.86%
   // (docs/evaluate.md).
   static constexpr double kWeightAxisScale = 2;
-  static constexpr double kAttentionAxisScale = 0.5;
-  static double axis_scale(std::string_view op) noexcept {
-    return op == "sdpa" ? kAttentionAxisScale : kWeightAxisScale;
-  }
+  // The op's scale (kernels/op.h), kWeightAxisScale for an op the catalogue does not know.
+  static double axis_scale(std::string_view op) noexcept;
   static std::array<double, 3> point(uint32_t m, uint32_t n, uint32_t k,
                                      double scale = kWeightAxisScale) noexcept;
 

@@ -105,7 +105,7 @@ struct ShapeOptions {
   std::string dtype = "f32";
   uint32_t m = 1, n = 0, k = 0, gs = 0;
   uint32_t heads = 0, kv_heads = 0;  // sdpa only
-  // K as given, or N for an rms_norm given none.
+  // K as given, or the op's default where it derives K (rms_norm: N).
   uint32_t k_or_default() const;
 };
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/op.h"
 #include "kernels/shader_compiler.h"
 #include "kernels/vk/device_info.h"
 #include "kernels/vk/device_select.h"
@@ -69,8 +70,10 @@ void run_lookup(const LookupOptions& o) {
   problem.heads = o.shape.heads;
   problem.kv_heads = o.shape.kv_heads;
   // The runtime ignores heads where the op has none; a user who typed them meant something else.
-  if (problem.op != "sdpa" && (problem.heads != 0 || problem.kv_heads != 0)) {
-    throw std::invalid_argument("--heads and --kv-heads are sdpa's; " + o.shape.op + " has none");
+  const kernels::OpDescriptor* op = kernels::find_op(problem.op);
+  if (op != nullptr && !op->has_heads && (problem.heads != 0 || problem.kv_heads != 0)) {
+    throw std::invalid_argument("--heads and --kv-heads are attention's; " + o.shape.op +
+                                " has none");
   }
   const report::LookupResult r = report::lookup(catalog, device, problem, o.json);
   std::fputs(r.output.c_str(), stdout);

@@ -44,17 +44,18 @@ void run_inspect(const InspectFlags& flags) {
   kernels::Problem problem;
   const ShapeOptions& shape = flags.shape;
   const std::optional<kernels::Op> op = kernels::parse_op(shape.op);
-  if (!op) throw std::invalid_argument("unknown op " + shape.op + "; q4gsw, rms_norm or sdpa");
+  if (!op) throw std::invalid_argument("unknown op " + shape.op + "; " + kernels::op_names_text());
   const std::optional<kernels::DType> dtype = kernels::parse_dtype(shape.dtype);
   if (!dtype) throw std::invalid_argument("unknown dtype " + shape.dtype + "; f32 or f16");
   problem.op = *op;
   problem.dtype = *dtype;
   problem.m = shape.m;
   problem.n = shape.n;
-  problem.k = shape.k_or_default();
-  problem.group_size = problem.op == kernels::Op::q4gsw ? shape.gs : 0;
+  problem.k = shape.k;
+  problem.group_size = shape.gs;
   problem.heads = shape.heads;
   problem.kv_heads = shape.kv_heads;
+  problem = kernels::op_descriptor(*op).with_defaults(problem);
   kernels::require_valid(problem);
 
   const vk::Instance instance = create_instance();

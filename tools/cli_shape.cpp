@@ -1,10 +1,12 @@
 // The problem-shape options of `vktune lookup` and `vktune inspect`.
 #include "tools/cli.h"
 
+#include "kernels/op.h"
+
 namespace vktune::cli {
 
 void add_shape_options(CLI::App& command, ShapeOptions& options, bool m_required) {
-  command.add_option("--op", options.op, "q4gsw, rms_norm or sdpa")->capture_default_str();
+  command.add_option("--op", options.op, kernels::op_names_text())->capture_default_str();
   command.add_option("--dtype", options.dtype,
                      "f32 or f16 (x, scales, bias and out; sdpa: q, the KV cache and out)")
       ->capture_default_str();
@@ -27,6 +29,14 @@ void add_shape_options(CLI::App& command, ShapeOptions& options, bool m_required
       ->check(integer_check<uint32_t>());
 }
 
-uint32_t ShapeOptions::k_or_default() const { return op == "rms_norm" && k == 0 ? n : k; }
+uint32_t ShapeOptions::k_or_default() const {
+  const kernels::OpDescriptor* descriptor = kernels::find_op(op);
+  if (descriptor == nullptr) return k;
+  kernels::Problem p;
+  p.op = descriptor->op;
+  p.n = n;
+  p.k = k;
+  return descriptor->with_defaults(p).k;
+}
 
 }  // namespace vktune::cli

@@ -14,22 +14,7 @@ Gate::Gate(const kernels::Problem& problem, const kernels::ProblemData& data, ui
     rows_.push_back(m <= max_rows ? i
                                   : static_cast<uint32_t>(uint64_t{i} * (m - 1) / (max_rows - 1)));
   }
-  if (problem.op == kernels::Op::sdpa) {
-    // A token's output depends on its cache position, which a sub-problem of fewer tokens
-    // would move: the reference takes the sampled tokens where they are.
-    reference_ = kernels::sdpa_reference(problem, data, rows_);
-    return;
-  }
-  kernels::Problem sub = problem;
-  sub.m = static_cast<uint32_t>(rows_.size());
-  kernels::ProblemData sub_data = data;
-  const uint32_t width = problem.op == kernels::Op::q4gsw ? problem.k : problem.n;
-  sub_data.x.resize(uint64_t{sub.m} * width);
-  for (size_t r = 0; r < rows_.size(); ++r) {
-    std::copy_n(data.x.begin() + uint64_t{rows_[r]} * width, width,
-                sub_data.x.begin() + uint64_t{r} * width);
-  }
-  reference_ = kernels::reference(sub, sub_data);
+  reference_ = kernels::reference(problem, data, rows_);
 }
 
 kernels::CheckResult Gate::check(std::span<const float> output, double tolerance) const {

@@ -8,6 +8,7 @@
 #include <map>
 
 #include "kernels/compiler_probe.h"
+#include "kernels/op.h"
 #include "kernels/problem_limits.h"
 #include "kernels/vk/error.h"
 #include "tuner/bandwidth.h"
@@ -246,7 +247,8 @@ bool Session::out_of_time() const {
 
 uint32_t Session::weight_copies(const kernels::Problem& problem) const {
   // What a dispatch streams once: q4gsw's weights, sdpa's KV cache (decode reads all of it).
-  if (options_.cache == CacheMode::hot || problem.op == kernels::Op::rms_norm) return 1;
+  const bool streams = kernels::streams_weights(kernels::op_descriptor(problem.op));
+  if (options_.cache == CacheMode::hot || !streams) return 1;
   const kernels::BindingSizes sizes = kernels::binding_sizes(problem, kernels::Layout::raw);
   const uint64_t per_copy =
       std::max<uint64_t>(1, sizes.weight + sizes.scales + sizes.keys + sizes.values);

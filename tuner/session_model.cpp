@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdio>
 
+#include "kernels/op.h"
 #include "tuner/knob_neighbours.h"
 #include "tuner/search.h"
 #include "tuner/session.h"
@@ -38,7 +39,8 @@ void Session::train_model() {
   boost.seed = options_.seed;
   model_ = CostModel::train(observations_, device_->info(), boost);
   std::string text = "model: trained on";
-  for (kernels::Op op : {kernels::Op::q4gsw, kernels::Op::rms_norm, kernels::Op::sdpa}) {
+  for (const kernels::OpDescriptor* descriptor : kernels::all_ops()) {
+    const kernels::Op op = descriptor->op;
     const size_t n = count_problems(observations_, op);
     if (n == 0) continue;
     // Appended piece by piece: GCC 12 warns (-Wrestrict, a known false positive) on

@@ -4,30 +4,13 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
-#include <thread>
 
 #include "kernels/float16.h"
 #include "kernels/op.h"
+#include "kernels/random.h"
 
 namespace vktune::kernels {
 namespace {
-
-// splitmix64: portable, unlike the std distributions.
-struct Rng {
-  uint64_t state;
-  uint64_t next() {
-    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-  double unit() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }  // [0, 1)
-  float uniform(float lo, float hi) { return lo + static_cast<float>(unit()) * (hi - lo); }
-  float signed_nonzero() {  // [-1, 1] with |v| >= 1/1024
-    float v = uniform(1.0f / 1024, 1.0f);
-    return (next() & 1) ? v : -v;
-  }
-};
 
 // Rounds every float input of `d` to fp16 (f16 problems).
 void round_inputs_to_half(ProblemData& d) {
@@ -36,99 +19,19 @@ void round_inputs_to_half(ProblemData& d) {
   }
 }
 
-ProblemData random_f32(const Problem& p, uint64_t seed) {
-  Rng rng{seed * 0x2545F4914F6CDD1Dull + 0x1234567ull};
-  ProblemData d;
-  if (p.op == Op::sdpa) {
-    d.x.resize(output_count(p));
-    d.keys.resize(binding_sizes(p, Layout::none).keys / dtype_bytes(p.dtype));
-    d.values.resize(d.keys.size());
-    for (auto* tensor : {&d.x, &d.keys, &d.values}) {
-      for (float& v : *tensor) v = rng.signed_nonzero();
-    }
-    return d;
-  }
-  if (p.op == Op::rms_norm) {
-    d.x.resize(uint64_t{p.m} * p.n);
-    for (float& v : d.x) v = rng.signed_nonzero();
-    d.norm_weight.resize(p.n);
-    for (float& v : d.norm_weight) v = rng.uniform(0.5f, 1.5f);
-    return d;
-  }
-  d.x.resize(uint64_t{p.m} * p.k);
-  for (float& v : d.x) v = rng.signed_nonzero();
-  d.weight.resize(uint64_t{p.n} * (p.k / 2));
-  for (uint8_t& b : d.weight) b = static_cast<uint8_t>(rng.next() & 0xFF);
-  d.scales.resize(uint64_t{p.k / p.group_size} * p.n);
-  // fp16 values for every dtype: the packed_s16 layout stores scales as fp16 (what engines
-  // ship for symmetric int4), so the reference reads exactly the scale every layout holds.
-  for (float& v : d.scales) v = round_to_half(rng.uniform(0.5f, 1.5f));
-  if (p.has_bias) {
-    d.bias.resize(p.n);
-    for (float& v : d.bias) v = rng.signed_nonzero();
-  }
-  return d;
-}
-
 }  // namespace
 
 ProblemData make_random(const Problem& p, uint64_t seed) {
   require_valid(p);
-  ProblemData d = random_f32(p, seed);
+  Rng rng{seed * 0x2545F4914F6CDD1Dull + 0x1234567ull};
+  ProblemData d = op_descriptor(p.op).random_inputs(p, rng);
   if (p.dtype == DType::f16) round_inputs_to_half(d);
   return d;
 }
 
-Reference reference(const Problem& p, const ProblemData& d) {
+Reference reference(const Problem& p, const ProblemData& d, std::span<const uint32_t> rows) {
   require_valid(p);
-  if (p.op == Op::sdpa) return sdpa_reference(p, d);
-  Reference r;
-  r.values.assign(uint64_t{p.m} * p.n, 0.0);
-  r.bounds.assign(r.values.size(), 0.0);
-  if (p.op == Op::rms_norm) {
-    for (uint32_t m = 0; m < p.m; ++m) {
-      const float* x = d.x.data() + uint64_t{m} * p.n;
-      double sum = 0;
-      for (uint32_t i = 0; i < p.n; ++i) sum += double{x[i]} * x[i];
-      const double inv = 1.0 / std::sqrt(sum / p.n + p.eps);
-      for (uint32_t i = 0; i < p.n; ++i) {
-        const double y = x[i] * inv * d.norm_weight[i];
-        r.values[uint64_t{m} * p.n + i] = y;
-        r.bounds[uint64_t{m} * p.n + i] = std::abs(y) + 1e-30;
-      }
-    }
-    return r;
-  }
-  // Output features are independent: split them over the cores (the H100 host's 16 make a
-  // 128 x 128256 x 4096 reference take seconds, not a minute).
-  auto features = [&](uint32_t begin, uint32_t end) {
-    std::vector<double> w(p.k), aw(p.k);
-    for (uint32_t n = begin; n < end; ++n) {
-      dequantize_row(p, d, n, w);
-      for (uint32_t k = 0; k < p.k; ++k) aw[k] = std::abs(w[k]);
-      const double b = p.has_bias ? d.bias[n] : 0.0;
-      for (uint32_t m = 0; m < p.m; ++m) {
-        const float* x = d.x.data() + uint64_t{m} * p.k;
-        double sum = b, bound = std::abs(b);
-        for (uint32_t k = 0; k < p.k; ++k) {
-          sum += x[k] * w[k];
-          bound += std::abs(x[k]) * aw[k];
-        }
-        r.values[uint64_t{m} * p.n + n] = sum;
-        r.bounds[uint64_t{m} * p.n + n] = bound + 1e-30;
-      }
-    }
-  };
-  const uint64_t work = uint64_t{p.m} * p.n * p.k;
-  const uint32_t threads =
-      work < (1u << 22) ? 1u : std::min(std::max(1u, std::thread::hardware_concurrency()), p.n);
-  std::vector<std::thread> pool;
-  for (uint32_t t = 1; t < threads; ++t) {
-    pool.emplace_back(features, uint64_t{p.n} * t / threads, uint64_t{p.n} * (t + 1) / threads);
-  }
-  features(0, p.n / threads);
-  for (std::thread& t : pool) t.join();
-  return r;
+  return op_descriptor(p.op).reference(p, d, rows);
 }
 
 namespace {
@@ -178,7 +81,7 @@ CheckResult check(std::span<const float> out, const Reference& ref,
 }
 
 double fp32_tolerance(const Problem& p) {
-  const double k = p.op == Op::rms_norm ? p.n : p.op == Op::sdpa ? std::max(p.n, p.k) : p.k;
+  const double k = op_descriptor(p.op).longest_sum(p);
   return 1e-5 * std::max(1.0, std::sqrt(k / 64.0));
 }
 

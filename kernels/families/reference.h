@@ -23,9 +23,9 @@ struct ProblemData {
 // Random, never-zero inputs, the same for the same (problem, seed) on every platform:
 // x uniform in [-1, 1] (|x| >= 1/1024), q uniform in 0..15, scales in [0.5, 1.5] rounded to
 // fp16 for every dtype (the packed_s16 layout stores them so), bias in [-1, 1], rms weight in
-// [0.5, 1.5], sdpa q, K and V like x. For an f16 problem every float (sdpa: q and both caches)
-// is rounded to fp16, so the reference computes on exactly what the GPU reads. Throws
-// InvalidProblem for an invalid problem.
+// [0.5, 1.5], sdpa q, K and V like x (each op's descriptor draws its own: kernels/ops/). For
+// an f16 problem every float (sdpa: q and both caches) is rounded to fp16, so the reference
+// computes on exactly what the GPU reads. Throws InvalidProblem for an invalid problem.
 ProblemData make_random(const Problem& problem, uint64_t seed);
 
 struct Reference {
@@ -34,7 +34,10 @@ struct Reference {
   // rounding of the mean; sdpa: see sdpa_reference.cpp), the scale errors are measured against.
   std::vector<double> bounds;
 };
-Reference reference(const Problem& problem, const ProblemData& data);
+// The reference of the output rows `rows` (every row when empty), in that order: a gate checks
+// a sample of rows. Throws InvalidProblem for an invalid problem.
+Reference reference(const Problem& problem, const ProblemData& data,
+                    std::span<const uint32_t> rows = {});
 // Row n of a q4gsw weight as the kernels read it, w[k] = (q - 8) * scale (w.size() == K): the
 // raw layout, low nibble first.
 void dequantize_row(const Problem& problem, const ProblemData& data, uint32_t n,

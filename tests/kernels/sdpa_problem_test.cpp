@@ -122,7 +122,7 @@ TEST(SdpaProblem, SizesWorkAndPushConstants) {
   EXPECT_EQ(decoded.length, 100u);
   EXPECT_EQ(decoded.tokens, 3u);
   EXPECT_FLOAT_EQ(decoded.scale, 0.125f);
-  EXPECT_EQ(op_desc(Op::sdpa).baseline_family, "sdpa_naive");
+  EXPECT_EQ(op_descriptor(Op::sdpa).baseline_family, "sdpa_naive");
 }
 
 TEST(SdpaFamilies, HeadDimAndDeviceLimitsAreClearErrors) {

@@ -85,7 +85,7 @@ TEST_F(SelectSdpa, OtherHeadCountsGetTheNearestTunedHeadCounts) {
   EXPECT_EQ(s.matched_kv_heads, 8u);
   EXPECT_NEAR(s.shape_distance,
               std::hypot(std::log(2.0),
-                         ShapeIndex::kAttentionAxisScale * std::log(8192.0 / 6000.0),
+                         ShapeIndex::axis_scale("sdpa") * std::log(8192.0 / 6000.0),
                          std::log(2.0)),
               1e-12);
   EXPECT_EQ(s.constraints.head_group_multiple, 4u);  // from the catalogue

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "db/spirv_check.h"
+#include "kernels/op.h"
 #include "runtime/builtin.h"
 #include "tools/engine/device_query.h"
 
@@ -74,12 +75,13 @@ runtime::ProblemQuery to_query(const kernels::Problem& p) noexcept {
   runtime::ProblemQuery q;
   q.op = kernels::op_name(p.op);
   q.dtype = kernels::dtype_name(p.dtype);
-  q.m = p.m;
-  q.n = p.n;
-  q.k = p.op == kernels::Op::rms_norm ? p.n : p.k;
-  q.group_size = p.op == kernels::Op::rms_norm ? 0 : p.group_size;
-  q.heads = p.heads;
-  q.kv_heads = p.kv_heads;
+  const kernels::Problem d = kernels::op_descriptor(p.op).with_defaults(p);
+  q.m = d.m;
+  q.n = d.n;
+  q.k = d.k;
+  q.group_size = d.group_size;
+  q.heads = d.heads;
+  q.kv_heads = d.kv_heads;
   return q;
 }
 

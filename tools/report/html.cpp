@@ -314,7 +314,6 @@ const ProblemSummary* heatmap_problem(const DeviceSummary& device,
       if (same_problem(p.problem, *requested)) return &p;
       continue;
     }
-    if (p.problem.op != "q4gsw") continue;
     if (!pick || std::tie(p.problem.m, p.problem.n, p.problem.k) >
                      std::tie(pick->problem.m, pick->problem.n, pick->problem.k)) {
       pick = &p;

@@ -15,6 +15,7 @@
 #include <unordered_map>
 
 #include "kernels/family.h"
+#include "kernels/op.h"
 #include "runtime/builtin.h"
 
 namespace vktune::report {
@@ -190,7 +191,7 @@ std::vector<Geomean> geomeans(const std::vector<ProblemSummary>& problems) {
   for (const auto& p : problems) {
     if (!p.speedup_fixed) continue;
     all.push_back(*p.speedup_fixed);
-    if (p.problem.op == "q4gsw") per_class[m_class(p.problem.m)].push_back(*p.speedup_fixed);
+    if (by_m_class(p.problem)) per_class[m_class(p.problem.m)].push_back(*p.speedup_fixed);
   }
   std::vector<Geomean> out;
   for (size_t i = 0; i < kMClassLabels.size(); ++i) {
@@ -316,16 +317,25 @@ Summary summarize(const db::Store& store, const SummaryOptions& options) {
   return summary;
 }
 
+bool by_m_class(const db::Problem& p) noexcept {
+  const kernels::OpDescriptor* op = kernels::find_op(p.op);
+  return op != nullptr && op->speedup_by_m_class;
+}
+
 std::string problem_label(const db::Problem& p) {
-  std::string s = p.op + " M=" + std::to_string(p.m);
-  if (p.op == "sdpa") {
-    // As kernels::describe spells it: context, heads, head dim.
-    s += " L=" + std::to_string(p.n) + " Hq=" + std::to_string(p.heads) +
-         " Hkv=" + std::to_string(p.kv_heads) + " D=" + std::to_string(p.k);
-  } else {
-    s += " N=" + std::to_string(p.n);
-    if (p.op != "rms_norm") s += " K=" + std::to_string(p.k) + " gs=" + std::to_string(p.group_size);
+  const kernels::OpDescriptor* op = kernels::find_op(p.op);
+  const std::optional<kernels::DType> dtype =
+      kernels::parse_dtype(p.dtype.empty() ? std::string_view("f32") : std::string_view(p.dtype));
+  if (op != nullptr && dtype) {
+    kernels::Problem problem{op->op, p.m, p.n, p.k, p.group_size, false};
+    problem.heads = p.heads;
+    problem.kv_heads = p.kv_heads;
+    problem.dtype = *dtype;
+    return kernels::describe(problem);
   }
+  // What this build does not know, with its stored dimensions as they are.
+  std::string s = p.op + " M=" + std::to_string(p.m) + " N=" + std::to_string(p.n) +
+                  " K=" + std::to_string(p.k) + " gs=" + std::to_string(p.group_size);
   if (p.dtype != "f32" && !p.dtype.empty()) s += " " + p.dtype;
   return s;
 }
@@ -381,7 +391,12 @@ db::Problem parse_problem_label(std::string_view text) {
     throw std::invalid_argument("problem \"" + std::string(text) +
                                 "\": expected e.g. \"q4gsw M=64 N=4096 K=4096 gs=32\"");
   }
-  if (!has_k) p.k = p.op == "rms_norm" ? p.n : 0;
+  if (const kernels::OpDescriptor* op = kernels::find_op(p.op); !has_k && op != nullptr) {
+    kernels::Problem shape;
+    shape.op = op->op;
+    shape.n = p.n;
+    p.k = op->with_defaults(shape).k;
+  }
   if (p.k == 0) throw std::invalid_argument("problem \"" + std::string(text) + "\": K= missing");
   return p;
 }

@@ -1,0 +1,39 @@
+// The op descriptors (one file each under kernels/ops/) and the pieces they share. Internal to
+// the catalogue: everyone else asks kernels/op.h's op_descriptor() and find_op().
+#pragma once
+
+#include <array>
+#include <bit>
+#include <cstddef>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "kernels/families/reference.h"
+#include "kernels/op.h"
+
+namespace vktune::kernels {
+
+extern const OpDescriptor kQ4gswOp;
+extern const OpDescriptor kRmsNormOp;
+extern const OpDescriptor kSdpaOp;
+
+template <typename T>
+std::vector<std::byte> bytes_of(const T& value) {
+  const auto raw = std::bit_cast<std::array<std::byte, sizeof(T)>>(value);
+  return {raw.begin(), raw.end()};
+}
+
+// The rules every op with independent [M, ...] rows and no heads shares, or empty.
+std::string rows_shape_error(const Problem& p);
+
+// The reference of `rows` of a row-independent op whose x rows are `x_width` floats: `all` on
+// the sub-problem of those rows (every row when `rows` is empty).
+Reference reference_of_rows(const Problem& p, const ProblemData& data,
+                            std::span<const uint32_t> rows, uint64_t x_width,
+                            Reference (*all)(const Problem&, const ProblemData&));
+
+// The shape text of an op with rows M and width N: " M=1 N=4096".
+std::string rows_text(const Problem& p);
+
+}  // namespace vktune::kernels
