@@ -161,9 +161,9 @@ class Family {
 // The name of a family's instance for `dtype`: "q4gsw_gemv", "q4gsw_gemv_f16".
 std::string family_name(std::string_view base_name, DType dtype);
 
-// Whether the family is its op's baseline (OpDescriptor::baseline_family, in the family's dtype), the
-// naive kernel speedups are quoted against. By name: false for a family the catalogue does not
-// know.
+// Whether the family is its op's baseline (OpDescriptor::baseline_family, in the family's
+// dtype), the naive kernel speedups are quoted against. By name: false for a family the
+// catalogue does not know.
 bool is_baseline(const Family& family);
 bool is_baseline(std::string_view family_name);
 

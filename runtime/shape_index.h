@@ -43,9 +43,9 @@ class ShapeIndex {
   // workgroups an attention variant launches, and so where it leaves the GPU's last wave part
   // empty, follows M (M x heads / qpg x slices), not L or D. Weighed twice they took the
   // leave-one-out regret of the H100's attention problems from 0.5% / 6.8% / 14.7% (median /
-  // p90 / max) to 1.0% / 11.6% / 41.6%; with M between the tuned ones in the database as well (393 problems), half instead of
-  // once, with kOtherHeadsScale 0.5, takes the mean ln(1 + regret) from 4.08% to 2.86%
-  // (docs/evaluate.md).
+  // p90 / max) to 1.0% / 11.6% / 41.6%; with M between the tuned ones in the database as well
+  // (393 problems), half instead of once, with kOtherHeadsScale 0.5, takes the mean
+  // ln(1 + regret) from 4.08% to 2.86% (docs/evaluate.md).
   static constexpr double kWeightAxisScale = 2;
   // The op's scale (kernels/op.h), kWeightAxisScale for an op the catalogue does not know.
   static double axis_scale(std::string_view op) noexcept;

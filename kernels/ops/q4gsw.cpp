@@ -54,7 +54,8 @@ std::string_view query_error(const Problem& p) noexcept {
 }
 
 std::string describe_shape(const Problem& p) {
-  std::string s = rows_text(p) + " K=" + std::to_string(p.k) + " gs=" + std::to_string(p.group_size);
+  std::string s = rows_text(p) + " K=" + std::to_string(p.k);
+  s += " gs=" + std::to_string(p.group_size);
   if (p.has_bias) s += " bias";
   return s;
 }
