@@ -19,6 +19,8 @@ std::span<const FeatureDesc> feature_descs() {
        "for its workgroup-scope tensor-core tiles", &vk::DeviceFeatures::coopmat2_nv},
       {Feature::cooperative_matrix_khr, "VK_KHR_cooperative_matrix", "for its tensor-core tiles",
        &vk::DeviceFeatures::coopmat_khr},
+      {Feature::subgroup_shuffle, "VK_SUBGROUP_FEATURE_SHUFFLE_BIT",
+       "for subgroupShuffleXor in compute shaders", &vk::DeviceFeatures::subgroup_shuffle},
   };
   return kAll;
 }

@@ -27,6 +27,7 @@ enum class Feature : uint32_t {
   cooperative_matrix2_nv = 1u << 5,
   // VK_KHR_cooperative_matrix and its cooperativeMatrix feature
   cooperative_matrix_khr = 1u << 6,
+  subgroup_shuffle = 1u << 7,  // VK_SUBGROUP_FEATURE_SHUFFLE_BIT in compute shaders
 };
 
 struct FeatureDesc {

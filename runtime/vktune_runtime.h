@@ -143,7 +143,9 @@ enum {
   VKTUNE_FEATURE_COOPERATIVE_MATRIX2_NV = 1u << 5,
   /* extension VK_KHR_cooperative_matrix, its cooperativeMatrix feature enabled and the
      16x16x16 f16*f16+f32 subgroup shape supported */
-  VKTUNE_FEATURE_COOPERATIVE_MATRIX_KHR = 1u << 6
+  VKTUNE_FEATURE_COOPERATIVE_MATRIX_KHR = 1u << 6,
+  VKTUNE_FEATURE_SUBGROUP_SHUFFLE = 1u << 7 /* VK_SUBGROUP_FEATURE_SHUFFLE_BIT in
+                                               subgroupSupportedOperations, compute stage */
 };
 
 typedef struct vktune_dispatch {
@@ -170,7 +172,7 @@ typedef struct vktune_dispatch {
 
 /* The Vulkan name of one VKTUNE_FEATURE_* bit ("storageBuffer16BitAccess", "shaderFloat16",
    "VK_SUBGROUP_FEATURE_ARITHMETIC_BIT", "VK_NV_cooperative_matrix", "shaderIntegerDotProduct",
-   "VK_NV_cooperative_matrix2", "VK_KHR_cooperative_matrix");
+   "VK_NV_cooperative_matrix2", "VK_KHR_cooperative_matrix", "VK_SUBGROUP_FEATURE_SHUFFLE_BIT");
    "" for anything else.
    Static storage. */
 const char* vktune_feature_name(uint32_t feature_bit);

@@ -56,10 +56,10 @@ void print_table(const std::vector<vk::DeviceInfo>& devices, size_t chosen) {
                 l.timestamp_period_ns, l.timestamp_valid_bits,
                 l.compute_units != 0 ? std::to_string(l.compute_units).c_str() : "unknown");
     std::printf("    8-bit storage %s, 16-bit storage %s, float16 %s, int8 %s, subgroup "
-                "arithmetic %s\n",
+                "arithmetic %s, subgroup shuffle %s\n",
                 yes_no(f.storage_8bit).c_str(), yes_no(f.storage_16bit).c_str(),
                 yes_no(f.shader_float16).c_str(), yes_no(f.shader_int8).c_str(),
-                yes_no(f.subgroup_arithmetic).c_str());
+                yes_no(f.subgroup_arithmetic).c_str(), yes_no(f.subgroup_shuffle).c_str());
     // ", NV shapes 16x16x16:f16->f32 ..." for a non-empty list.
     auto shapes = [](const char* api, const std::vector<vk::CoopMatShape>& list) {
       std::string text = list.empty() ? "" : std::string(", ") + api + " shapes";

@@ -106,6 +106,7 @@ nlohmann::json to_json(const DeviceInfo& info) {
         {"shader_float16", f.shader_float16},
         {"shader_int8", f.shader_int8},
         {"subgroup_arithmetic", f.subgroup_arithmetic},
+        {"subgroup_shuffle", f.subgroup_shuffle},
         {"subgroup_size_control", f.subgroup_size_control},
         {"coopmat_nv", f.coopmat_nv},
         {"coopmat_khr", f.coopmat_khr},

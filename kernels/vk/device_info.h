@@ -51,6 +51,7 @@ struct DeviceFeatures {
   bool shader_float16 = false;
   bool shader_int8 = false;
   bool subgroup_arithmetic = false;  // subgroupAdd etc. in compute shaders
+  bool subgroup_shuffle = false;     // subgroupShuffleXor etc. in compute shaders
   bool subgroup_size_control = false;
   bool coopmat_nv = false;   // VK_NV_cooperative_matrix (what Debian 12's shaderc can target)
   bool coopmat_khr = false;  // VK_KHR_cooperative_matrix and its cooperativeMatrix feature

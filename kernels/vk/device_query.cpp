@@ -204,6 +204,8 @@ DeviceInfo query_device_info(VkInstance instance, VkPhysicalDevice device, uint3
       info.api_version >= VK_API_VERSION_1_3 && v13.shaderIntegerDotProduct;
   f.subgroup_arithmetic = (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
                           (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT);
+  f.subgroup_shuffle = (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
+                       (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_SHUFFLE_BIT);
   f.subgroup_size_control = has_extension(VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME) ||
                             info.api_version >= VK_API_VERSION_1_3;
   f.coopmat_nv = has_extension(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);

@@ -19,6 +19,7 @@ inline vk::DeviceInfo lavapipe_like() {
   d.limits.max_shared_memory_bytes = 32768;
   d.limits.max_storage_buffer_range = 128u << 20;
   d.features.subgroup_arithmetic = true;
+  d.features.subgroup_shuffle = true;
   d.features.storage_16bit = true;
   d.features.shader_integer_dot_product = true;  // Vulkan 1.3 core
   return d;

@@ -131,6 +131,8 @@ TEST(DispatchFeatures, SubgroupAndCooperativeMatrixVariantsNameTheirs) {
                "VK_NV_cooperative_matrix2");
   EXPECT_STREQ(vktune_feature_name(VKTUNE_FEATURE_COOPERATIVE_MATRIX_KHR),
                "VK_KHR_cooperative_matrix");
+  EXPECT_STREQ(vktune_feature_name(VKTUNE_FEATURE_SUBGROUP_SHUFFLE),
+               "VK_SUBGROUP_FEATURE_SHUFFLE_BIT");
   EXPECT_STREQ(vktune_feature_name(1u << 30), "");
 }
 

@@ -21,6 +21,7 @@ bool has_feature(std::string_view name, const vk::DeviceInfo& device) {
   if (name == "storageBuffer16BitAccess") return f.storage_16bit;
   if (name == "shaderFloat16") return f.shader_float16;
   if (name == "VK_SUBGROUP_FEATURE_ARITHMETIC_BIT") return f.subgroup_arithmetic;
+  if (name == "VK_SUBGROUP_FEATURE_SHUFFLE_BIT") return f.subgroup_shuffle;
   if (name == "shaderIntegerDotProduct") return f.shader_integer_dot_product;
   if (name == "VK_NV_cooperative_matrix2") return f.coopmat2_nv;
   // The contract's shape for both cooperative-matrix APIs: 16x16x16, f16 * f16 + f32.
