@@ -242,8 +242,9 @@ std::span<const Family* const> families() {
       &coopmat_ws_splitk_family(DType::f16), &coopmat2_family(DType::f16),
       &rms_norm_family(DType::f16),
       &sdpa_naive_family(DType::f32),     &sdpa_fused_family(DType::f32),
-      &sdpa_split_family(DType::f32),     &sdpa_naive_family(DType::f16),
-      &sdpa_fused_family(DType::f16),     &sdpa_split_family(DType::f16)};
+      &sdpa_split_family(DType::f32),     &sdpa_decode_family(DType::f32),
+      &sdpa_naive_family(DType::f16),     &sdpa_fused_family(DType::f16),
+      &sdpa_split_family(DType::f16),     &sdpa_decode_family(DType::f16)};
   return all;
 }
 

@@ -171,8 +171,8 @@ bool is_baseline(std::string_view family_name);
 // q4gsw_gemv_fast_s16, q4gsw_gemv_i8dot, q4gsw_gemv_i8dot_s16, q4gsw_coopmat,
 // q4gsw_coopmat_splitk, q4gsw_coopmat_khr, q4gsw_coopmat_splitk_khr, q4gsw_coopmat_khr_packed,
 // q4gsw_coopmat_splitk_khr_packed, q4gsw_coopmat2, rms_norm,
-// then the same for f16 (q4gsw_naive_f16, ...), then sdpa_naive, sdpa_fused, sdpa_split, then
-// the same for f16 (sdpa_naive_f16, ...). The descriptors are immutable statics: thread-safe.
+// then the same for f16 (q4gsw_naive_f16, ...), then sdpa_naive, sdpa_fused, sdpa_split,
+// sdpa_decode, then the same for f16 (sdpa_naive_f16, ...). The descriptors are immutable statics: thread-safe.
 std::span<const Family* const> families();
 // The family named `name`, or nullptr.
 const Family* find_family(std::string_view name);

@@ -10,16 +10,7 @@
 // every load converts to fp32 (VTYPE(...)) and every store from it (STYPE(...)), so scores,
 // softmax and sums stay fp32 and only 16-bit storage is needed.
 
-layout(push_constant) uniform Push {
-  uint tokens;    // M
-  uint cache_len; // L, the cache positions attended (`length` is a GLSL method name)
-  uint heads;
-  uint kv_heads;  // heads % kv_heads == 0
-  uint head_dim;  // D
-  float scale;    // 1 / sqrt(D)
-  uint pad0;
-  uint pad1;
-} pc;
+#include "sdpa_push.glsl"
 
 #include "float_type.glsl"
 
@@ -74,8 +65,6 @@ void workgroup_sum(inout float v[QPG]) {
   barrier();
 }
 
-// Cache positions that token `t` attends.
-uint attended(uint t) { return pc.cache_len - pc.tokens + t + 1u; }
 // Index of position `j`'s vector `i` of the KV head serving query head `h`, in VTYPE units.
 uint cache_index(uint j, uint h, uint i) {
   return (j * pc.kv_heads + h / (pc.heads / pc.kv_heads)) * (pc.head_dim / VEC) + i;

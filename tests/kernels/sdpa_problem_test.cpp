@@ -10,6 +10,7 @@
 #include "kernels/families/reference.h"
 #include "kernels/family.h"
 #include "kernels/float16.h"
+#include "tests/kernels/fake_devices.h"
 
 namespace vktune::kernels {
 namespace {
@@ -191,6 +192,50 @@ TEST(SdpaFamilies, GeometryAndWorkspace) {
   const Family& fused = *find_family("sdpa_fused");
   EXPECT_EQ(fused.workspace_bytes(fused.all_variants().front(), p), 0u);
   EXPECT_EQ(fused.groups(fused.all_variants().front(), p, d)[0], 16u);
+}
+
+// sdpa_decode: Llama-3-8B's decode (32 query heads over 8 KV heads, D 128) in one workgroup per
+// (KV head, split), every query head of the group in it; what a device or shape lacks is named.
+TEST(SdpaFamilies, DecodeGeometryAndLegality) {
+  const Family& decode = *find_family("sdpa_decode_f16");
+  Problem llama = sdpa(1, 8192, 32, 8, 128);
+  llama.dtype = DType::f16;
+  const Knobs k =
+      parse_key("sdpa_decode_f16[lanes=16,chunks=1,keys=2,wg=128,rows=4,splits=32]").knobs;
+  const vk::DeviceInfo h100 = test::h100_like();
+  EXPECT_TRUE(decode.legality(k, llama, h100).ok) << decode.legality(k, llama, h100).reason;
+  EXPECT_EQ(decode.groups(k, llama, h100)[0], 8u * 32);
+  // 8 counters, (m, l) of 8 KV heads x 4 rows x 32 splits, their acc of 128 floats each.
+  EXPECT_EQ(decode.workspace_bytes(k, llama), (8u + 2 * 1024 + 1024 * 128) * 4);
+  auto reason = [&](const Knobs& knobs, const Problem& p, const vk::DeviceInfo& d) {
+    return decode.legality(knobs, p, d).reason;
+  };
+  auto expect_reason = [](const std::string& got, const std::string& words) {
+    EXPECT_NE(got.find(words), std::string::npos) << got;
+  };
+  expect_reason(reason(k, llama, test::lavapipe_like()),
+                "lanes=16 spans more than one subgroup of llvmpipe (fake) (size 8)");
+  vk::DeviceInfo no_shuffle = h100;
+  no_shuffle.features.subgroup_shuffle = false;
+  expect_reason(reason(k, llama, no_shuffle), "lacks VK_SUBGROUP_FEATURE_SHUFFLE_BIT");
+  Problem p = llama;
+  p.k = 132;
+  expect_reason(reason(k, p, h100), "head dim D=132 is not a multiple of 8");
+  p.k = 256;
+  expect_reason(reason(k, p, h100), "head dim D=256 is above this variant's k_max=128");
+  p.k = 64;
+  expect_reason(reason(k, p, h100), "head dim D=64 fills at most half");
+  p = llama;
+  p.m = 9;
+  expect_reason(reason(k, p, h100), "M=9 is above this variant's m_max=8");
+  const Knobs rows8 =
+      parse_key("sdpa_decode_f16[lanes=16,chunks=1,keys=2,wg=128,rows=8,splits=32]").knobs;
+  expect_reason(reason(rows8, llama, h100), "rows=8 is at least twice the 4 query rows");
+  p.m = 2;  // 8 query rows per KV head: rows 8 fits them exactly
+  EXPECT_TRUE(decode.legality(rows8, p, h100).ok);
+  const Knobs heavy =
+      parse_key("sdpa_decode_f16[lanes=8,chunks=2,keys=4,wg=128,rows=8,splits=32]").knobs;
+  expect_reason(reason(heavy, p, h100), "register pressure");
 }
 
 // Scores 0 and ln 2 give softmax weights 1/3 and 2/3; the first token of two attends only

@@ -1,0 +1,122 @@
+// sdpa_decode: attention for a few query tokens at the memory roof (sdpa_decode.comp). Each
+// K and V row of a KV head is read once, in 16-byte loads, for every query row of its group,
+// and the cache is split over enough workgroups to fill the device, the splits merged by the
+// last to finish.
+#include "kernels/families/families.h"
+
+namespace vktune::kernels {
+namespace {
+
+// The most tokens it serves: past this, prefill's tiled kernels read the cache less often.
+constexpr uint32_t kMaxM = 8;
+// 4-byte words an invocation keeps live across a step: q and acc of its rows' chunks and the
+// step's raw K and V loads. Past this the compiler spills, which costs more than it saves.
+constexpr uint32_t kMaxLiveWords = 160;
+
+class SdpaDecode final : public Family {
+ public:
+  explicit SdpaDecode(DType dtype)
+      : Family("sdpa_decode", dtype, Op::sdpa,
+               {{"lanes", ints({4, 8, 16, 32})},
+                {"chunks", ints({1, 2, 4})},
+                {"keys", ints({1, 2, 4})},
+                {"wg", ints({64, 128, 256})},
+                {"rows", ints({1, 2, 4, 8})},
+                {"splits", ints({4, 8, 16, 32, 64, 128})}}) {}
+
+  Constraints constraints(const Knobs& k) const override {
+    Constraints c;
+    c.k_multiple = chunk_values();  // whole 16-byte chunks per cache row
+    c.k_max = max_head_dim(k);
+    c.m_max = kMaxM;
+    return c;
+  }
+  std::string shape_error(const Knobs& k, const Problem& p) const override {
+    // Both would leave half of what the variant holds idle, and a smaller variant exists.
+    if (2 * p.k <= max_head_dim(k) && (knob_u32(k, "lanes") > 4 || knob_u32(k, "chunks") > 1)) {
+      return "head dim D=" + str(p.k) + " fills at most half of the " + str(max_head_dim(k)) +
+             " values lanes * chunks load per row; fewer lanes or chunks do the same work";
+    }
+    const uint32_t query_rows = p.m * (p.kv_heads ? p.heads / p.kv_heads : 0);
+    if (const uint32_t rows = knob_u32(k, "rows"); rows > 1 && rows / 2 >= query_rows) {
+      return "rows=" + str(rows) + " is at least twice the " + str(query_rows) +
+             " query rows (M x heads per KV head) a KV head serves; half as many pad less";
+    }
+    return {};
+  }
+  Layout layout(const Knobs&) const override { return Layout::none; }
+  uint32_t workgroup_size(const Knobs& k) const override { return knob_u32(k, "wg"); }
+  uint32_t shared_bytes(const Knobs& k) const override {
+    // As the shader: per lane group and row (m, l) and acc [DCAP]; per row l; split weights
+    // [rows, splits]; last_split.
+    const uint32_t rows = knob_u32(k, "rows");
+    const uint32_t lane_groups = knob_u32(k, "wg") / knob_u32(k, "lanes");
+    return (lane_groups * rows * (2 + max_head_dim(k)) + rows + rows * knob_u32(k, "splits") + 1) *
+           4;
+  }
+  uint64_t workspace_bytes(const Knobs& k, const Problem& p) const override {
+    // As the shader: a counter per row block, (m, l) per (query row, split), each rounded up
+    // to 4 words, then acc [query rows, splits, D]; query rows padded to whole blocks.
+    const uint64_t blocks = uint64_t{p.kv_heads} * row_blocks(k, p);
+    const uint64_t states = blocks * knob_u32(k, "rows") * knob_u32(k, "splits");
+    return (ceil_div(blocks, 4) * 4 + ceil_div(2 * states, 4) * 4 + states * p.k) * 4;
+  }
+  ShaderSpec source(const Knobs& k) const override {
+    return {"sdpa_decode.comp",
+            {{"LANES", str(knob_u32(k, "lanes"))},
+             {"CHUNKS", str(knob_u32(k, "chunks"))},
+             {"KEYS", str(knob_u32(k, "keys"))},
+             {"WG", str(knob_u32(k, "wg"))},
+             {"ROWS", str(knob_u32(k, "rows"))},
+             {"SPLITS", str(knob_u32(k, "splits"))}}};
+  }
+  std::array<uint32_t, 3> groups(const Knobs& k, const Problem& p,
+                                 const vk::DeviceInfo& d) const override {
+    return {clamp_groups(uint64_t{p.kv_heads} * row_blocks(k, p) * knob_u32(k, "splits"), d), 1,
+            1};
+  }
+
+ protected:
+  std::string combination_error(const Knobs& k) const override {
+    const uint32_t chunks = knob_u32(k, "chunks");
+    const uint32_t rows_words = 2 * knob_u32(k, "rows") * chunks * chunk_values();  // q, acc
+    const uint32_t load_words = 8 * knob_u32(k, "keys") * chunks;  // K and V uvec4s
+    if (rows_words + load_words > kMaxLiveWords) {
+      return "rows * chunks * keys keep " + str(rows_words + load_words) +
+             " words live per invocation, more than " + str(kMaxLiveWords) +
+             " (register pressure)";
+    }
+    return {};
+  }
+  Requirements shader_requirements(const Knobs&) const override {
+    return Requirements{}.add(Feature::subgroup_shuffle);
+  }
+  std::string device_error(const Knobs& k, const Problem&, const vk::DeviceInfo& d) const override {
+    // A row's lanes sum their dot products with shuffles, which stay inside one subgroup.
+    if (const uint32_t lanes = knob_u32(k, "lanes"); d.subgroup_size != 0 && lanes > d.subgroup_size) {
+      return "lanes=" + str(lanes) + " spans more than one subgroup of " + d.name + " (size " +
+             str(d.subgroup_size) + "); a cache row's lanes must shuffle within one";
+    }
+    return {};
+  }
+
+ private:
+  // Values in one 16-byte load: 8 halves or 4 floats.
+  uint32_t chunk_values() const { return dtype() == DType::f16 ? 8 : 4; }
+  uint32_t max_head_dim(const Knobs& k) const {
+    return knob_u32(k, "lanes") * knob_u32(k, "chunks") * chunk_values();
+  }
+  static uint64_t row_blocks(const Knobs& k, const Problem& p) {
+    const uint64_t query_rows = uint64_t{p.m} * (p.kv_heads ? p.heads / p.kv_heads : 0);
+    return ceil_div(query_rows, knob_u32(k, "rows"));
+  }
+};
+
+}  // namespace
+
+const Family& sdpa_decode_family(DType dtype) {
+  static const SdpaDecode f32(DType::f32), f16(DType::f16);
+  return dtype == DType::f16 ? f16 : f32;
+}
+
+}  // namespace vktune::kernels

@@ -1,0 +1,271 @@
+// sdpa for decode (a few query tokens), built to stream the KV cache at the memory roof. One
+// workgroup per (KV head, block of ROWS query rows, split of the cache): a query row is a
+// (token, query head of that KV head's group) pair, so every head of the group and every token
+// is served from one read of each K and V row (GQA). LANES invocations span a cache row with
+// 16-byte loads (8 halves, or 4 floats) and sum its dot products with subgroup shuffles; each
+// such lane group keeps an online softmax (running max m, sum l, accumulator acc) per query row
+// over the positions it takes, KEYS at a time (their loads all issued before any is used).
+// The lane groups' states are merged in shared memory, each split leaves its (m, l, acc) in the
+// workspace and bumps its block's counter, and the split that arrives last merges the splits
+// and writes out, then zeroes the counter: one dispatch, no workgroup waits for another.
+// Softmax in base 2 (q is pre-scaled by log2 e), all arithmetic fp32; fp16 only in memory.
+#version 450
+#extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
+#extension GL_KHR_shader_subgroup_shuffle : require
+
+#ifndef WG
+#define WG 128
+#endif
+#ifndef LANES
+#define LANES 16  // invocations per cache row: a power of two, at most the subgroup size
+#endif
+#ifndef CHUNKS
+#define CHUNKS 1  // 16-byte chunks of a row per lane: rows up to LANES * CHUNKS * 16 bytes
+#endif
+#ifndef KEYS
+#define KEYS 2  // cache rows a lane group loads per step
+#endif
+#ifndef ROWS
+#define ROWS 4  // query rows per workgroup
+#endif
+#ifndef SPLITS
+#define SPLITS 16  // slices of the cache per (KV head, row block)
+#endif
+
+#define GROUPS (WG / LANES)  // lane groups per workgroup, each on its own cache rows
+
+layout(local_size_x = WG) in;
+
+#include "sdpa_push.glsl"
+#include "float_type.glsl"
+
+// vec4s per 16-byte chunk, and the longest head dim a variant holds (sdpa_decode.cpp's).
+#if F16
+#define PER 2
+#else
+#define PER 1
+#endif
+#define DCAP (LANES * CHUNKS * PER * 4)
+
+// Bindings as sdpa_common.glsl's; the caches read 16 bytes at a time whatever the dtype.
+layout(std430, binding = 0) readonly buffer QBuf { FLOAT_T q[]; };
+layout(std430, binding = 1) readonly buffer KBuf { uvec4 kc[]; };
+layout(std430, binding = 2) readonly buffer VBuf { uvec4 vc[]; };
+layout(std430, binding = 3) writeonly buffer OBuf { FLOAT_T o[]; };
+// Workspace, in 4-byte words: a counter per row block (rounded up to 4), (m, l) per (query row,
+// split) (rounded up to 4), then acc [query rows, SPLITS, D]; fp32 whatever the dtype. Coherent:
+// the last split reads the others'.
+layout(std430, binding = 4) coherent buffer WsCount { uint counter[]; };
+layout(std430, binding = 4) coherent buffer WsMl { float ml[]; };
+layout(std430, binding = 4) coherent buffer WsAcc { vec4 part[]; };
+
+// A score below any real one (finite, so that exp2(a - b) of two of them is never NaN).
+const float kNoScore = -1.0e30;
+
+// Per lane group and row: (m, l), then its weight in the workgroup's merge; acc chunks.
+shared float group_m[GROUPS * ROWS], group_l[GROUPS * ROWS];
+shared vec4 group_acc[GROUPS * ROWS * (DCAP / 4)];
+// Per row: the merged l of the workgroup's groups (then 1 / l of the splits), and the splits'
+// weights in the final merge.
+shared float row_l[ROWS];
+shared float split_w[ROWS * SPLITS];
+shared uint last_split;
+
+void unpack(uvec4 u, out vec4 v[PER]) {
+#if F16
+  v[0] = vec4(unpackHalf2x16(u.x), unpackHalf2x16(u.y));
+  v[1] = vec4(unpackHalf2x16(u.z), unpackHalf2x16(u.w));
+#else
+  v[0] = uintBitsToFloat(u);
+#endif
+}
+
+void main() {
+  const uint lid = gl_LocalInvocationID.x;
+  const uint lane = lid % LANES, grp = lid / LANES;
+  const uint group = pc.heads / pc.kv_heads;  // query heads per KV head
+  const uint rows = pc.tokens * group;        // query rows per KV head
+  const uint blocks = (rows + ROWS - 1u) / ROWS;
+  const uint chunks = pc.head_dim / (PER * 4u);  // 16-byte chunks per cache row
+  const uint d4 = pc.head_dim / 4u;
+  const uint ml0 = (pc.kv_heads * blocks + 3u) & ~3u;
+  const uint acc0 = (ml0 + 2u * pc.kv_heads * blocks * ROWS * SPLITS + 3u) & ~3u;
+  const float qscale = pc.scale * 1.4426950408889634;  // log2 e: the softmax in base 2
+
+  for (uint id = gl_WorkGroupID.x; id < pc.kv_heads * blocks * SPLITS; id += gl_NumWorkGroups.x) {
+    const uint block = id / SPLITS, split = id % SPLITS;
+    const uint kvh = block / blocks, row0 = (block % blocks) * ROWS;
+    const uint per = (pc.cache_len + SPLITS - 1u) / SPLITS;
+    const uint begin = min(pc.cache_len, split * per), end = min(pc.cache_len, begin + per);
+
+    // Row r's positions attended (0 for a padding row past the last) and its q, pre-scaled.
+    uint n[ROWS];
+    vec4 qv[ROWS][CHUNKS][PER];
+    [[unroll]] for (uint r = 0; r < ROWS; ++r) {
+      const uint idx = row0 + r, t = idx / group;
+      n[r] = idx < rows ? attended(t) : 0u;
+      const uint qrow = (t * pc.heads + kvh * group + idx % group) * pc.head_dim;
+      [[unroll]] for (uint c = 0; c < CHUNKS; ++c) {
+        const uint ch = lane + c * LANES;
+        [[unroll]] for (uint p = 0; p < PER; ++p) {
+          vec4 v = vec4(0.0);
+          if (idx < rows && ch < chunks) {
+            const uint i = qrow + (ch * PER + p) * 4u;
+            v = vec4(q[i], q[i + 1u], q[i + 2u], q[i + 3u]) * qscale;
+          }
+          qv[r][c][p] = v;
+        }
+      }
+    }
+
+    float m[ROWS], l[ROWS];
+    vec4 acc[ROWS][CHUNKS][PER];
+    [[unroll]] for (uint r = 0; r < ROWS; ++r) {
+      m[r] = kNoScore;
+      l[r] = 0.0;
+      [[unroll]] for (uint c = 0; c < CHUNKS; ++c) {
+        [[unroll]] for (uint p = 0; p < PER; ++p) acc[r][c][p] = vec4(0.0);
+      }
+    }
+    // The trip count is uniform over the workgroup: the shuffles below run in full subgroups.
+    for (uint j0 = begin; j0 < end; j0 += GROUPS * KEYS) {
+      uvec4 kr[KEYS][CHUNKS], vr[KEYS][CHUNKS];
+      [[unroll]] for (uint key = 0; key < KEYS; ++key) {
+        const uint j = j0 + key * GROUPS + grp;
+        [[unroll]] for (uint c = 0; c < CHUNKS; ++c) {
+          const uint ch = lane + c * LANES;
+          const uint at = (j * pc.kv_heads + kvh) * chunks + ch;
+          kr[key][c] = uvec4(0u);
+          vr[key][c] = uvec4(0u);
+          if (j < end && ch < chunks) {
+            kr[key][c] = kc[at];
+            vr[key][c] = vc[at];
+          }
+        }
+      }
+      float s[KEYS][ROWS];
+      [[unroll]] for (uint key = 0; key < KEYS; ++key) {
+        [[unroll]] for (uint r = 0; r < ROWS; ++r) s[key][r] = 0.0;
+        [[unroll]] for (uint c = 0; c < CHUNKS; ++c) {
+          vec4 k[PER];
+          unpack(kr[key][c], k);
+          [[unroll]] for (uint r = 0; r < ROWS; ++r) {
+            [[unroll]] for (uint p = 0; p < PER; ++p) s[key][r] += dot(qv[r][c][p], k[p]);
+          }
+        }
+      }
+      // Butterfly over the lane group: every lane ends with the same sums, bit for bit.
+      [[unroll]] for (uint x = 1u; x < LANES; x <<= 1u) {
+        [[unroll]] for (uint key = 0; key < KEYS; ++key) {
+          [[unroll]] for (uint r = 0; r < ROWS; ++r) s[key][r] += subgroupShuffleXor(s[key][r], x);
+        }
+      }
+      // Online softmax: a score is real where its position is in the slice and attended.
+      float pk[KEYS][ROWS];
+      [[unroll]] for (uint r = 0; r < ROWS; ++r) {
+        float step_max = kNoScore;
+        [[unroll]] for (uint key = 0; key < KEYS; ++key) {
+          const uint j = j0 + key * GROUPS + grp;
+          if (j >= end || j >= n[r]) s[key][r] = kNoScore;
+          step_max = max(step_max, s[key][r]);
+        }
+        const float m_new = max(m[r], step_max);
+        const float alpha = exp2(m[r] - m_new);  // 0 once a real score arrives after none
+        m[r] = m_new;
+        l[r] *= alpha;
+        [[unroll]] for (uint c = 0; c < CHUNKS; ++c) {
+          [[unroll]] for (uint p = 0; p < PER; ++p) acc[r][c][p] *= alpha;
+        }
+        [[unroll]] for (uint key = 0; key < KEYS; ++key) {
+          pk[key][r] = s[key][r] == kNoScore ? 0.0 : exp2(s[key][r] - m_new);
+          l[r] += pk[key][r];
+        }
+      }
+      [[unroll]] for (uint key = 0; key < KEYS; ++key) {
+        [[unroll]] for (uint c = 0; c < CHUNKS; ++c) {
+          vec4 v[PER];
+          unpack(vr[key][c], v);
+          [[unroll]] for (uint r = 0; r < ROWS; ++r) {
+            [[unroll]] for (uint p = 0; p < PER; ++p) acc[r][c][p] += pk[key][r] * v[p];
+          }
+        }
+      }
+    }
+
+    // Merge the lane groups: weights exp2(m_g - m) per (group, row), then each output chunk.
+    [[unroll]] for (uint r = 0; r < ROWS; ++r) {
+      if (lane == 0u) {
+        group_m[grp * ROWS + r] = m[r];
+        group_l[grp * ROWS + r] = l[r];
+      }
+      [[unroll]] for (uint c = 0; c < CHUNKS; ++c) {
+        [[unroll]] for (uint p = 0; p < PER; ++p) {
+          group_acc[(grp * ROWS + r) * (DCAP / 4) + (lane + c * LANES) * PER + p] = acc[r][c][p];
+        }
+      }
+    }
+    barrier();
+    if (lid < ROWS) {
+      float m_all = kNoScore;
+      for (uint g = 0; g < GROUPS; ++g) m_all = max(m_all, group_m[g * ROWS + lid]);
+      float l_all = 0.0;
+      for (uint g = 0; g < GROUPS; ++g) {
+        const float w = exp2(group_m[g * ROWS + lid] - m_all);
+        group_m[g * ROWS + lid] = w;
+        l_all += group_l[g * ROWS + lid] * w;
+      }
+      const uint state = ((block * ROWS + lid) * SPLITS + split) * 2u;
+      ml[ml0 + state] = m_all;
+      ml[ml0 + state + 1u] = l_all;
+    }
+    barrier();
+    for (uint i = lid; i < ROWS * d4; i += WG) {
+      const uint r = i / d4, e = i % d4;
+      vec4 sum = vec4(0.0);
+      for (uint g = 0; g < GROUPS; ++g) {
+        sum += group_acc[(g * ROWS + r) * (DCAP / 4) + e] * group_m[g * ROWS + r];
+      }
+      part[acc0 / 4u + ((block * ROWS + r) * SPLITS + split) * d4 + e] = sum;
+    }
+
+    // Hand the split over; the last of the block's splits to arrive finishes its rows. An empty
+    // split (fewer positions than splits) hands over m = kNoScore, l = 0, acc = 0: weight 0.
+    memoryBarrierBuffer();  // the states are visible before the counter says they are there
+    barrier();
+    if (lid == 0u) last_split = atomicAdd(counter[block], 1u);
+    barrier();
+    if (last_split != SPLITS - 1u) continue;  // uniform: read from shared after a barrier
+    memoryBarrierBuffer();  // and the others' states are read after their counts
+    if (lid < ROWS) {
+      const uint st = ml0 + (block * ROWS + lid) * SPLITS * 2u;
+      float m_all = kNoScore;
+      for (uint s = 0; s < SPLITS; ++s) m_all = max(m_all, ml[st + 2u * s]);
+      float l_all = 0.0;
+      for (uint s = 0; s < SPLITS; ++s) {
+        const float w = exp2(ml[st + 2u * s] - m_all);
+        split_w[lid * SPLITS + s] = w;
+        l_all += ml[st + 2u * s + 1u] * w;
+      }
+      row_l[lid] = l_all > 0.0 ? 1.0 / l_all : 0.0;  // 0: a padding row, never written
+    }
+    barrier();
+    for (uint i = lid; i < ROWS * d4; i += WG) {
+      const uint r = i / d4, e = i % d4, idx = row0 + r;
+      if (idx >= rows) continue;  // a padding row
+      vec4 sum = vec4(0.0);
+      // Unrolled so that the splits' loads are all in flight at once.
+      [[unroll]] for (uint s = 0; s < SPLITS; ++s) {
+        sum += part[acc0 / 4u + ((block * ROWS + r) * SPLITS + s) * d4 + e] * split_w[r * SPLITS + s];
+      }
+      sum *= row_l[r];
+      const uint at = ((idx / group) * pc.heads + kvh * group + idx % group) * pc.head_dim + e * 4u;
+      o[at] = FLOAT_T(sum.x);
+      o[at + 1u] = FLOAT_T(sum.y);
+      o[at + 2u] = FLOAT_T(sum.z);
+      o[at + 3u] = FLOAT_T(sum.w);
+    }
+    if (lid == 0u) counter[block] = 0u;  // ready for the next dispatch
+    barrier();  // the shared states are rewritten by this workgroup's next block
+  }
+}
