@@ -81,6 +81,24 @@ void unpack(uvec4 u, out vec4 v[PER]) {
 #endif
 }
 
+// The K and V chunks of the step at `j0` that this lane loads; zeros past `end` (read nothing).
+void load_step(uint j0, uint end, uint kvh, uint lane, uint grp, uint chunks,
+               out uvec4 k[KEYS][CHUNKS], out uvec4 v[KEYS][CHUNKS]) {
+  [[unroll]] for (uint key = 0; key < KEYS; ++key) {
+    const uint j = j0 + key * GROUPS + grp;
+    [[unroll]] for (uint c = 0; c < CHUNKS; ++c) {
+      const uint ch = lane + c * LANES;
+      k[key][c] = uvec4(0u);
+      v[key][c] = uvec4(0u);
+      if (j < end && ch < chunks) {
+        const uint at = (j * pc.kv_heads + kvh) * chunks + ch;
+        k[key][c] = kc[at];
+        v[key][c] = vc[at];
+      }
+    }
+  }
+}
+
 void main() {
   const uint lid = gl_LocalInvocationID.x;
   const uint lane = lid % LANES, grp = lid / LANES;
@@ -129,21 +147,13 @@ void main() {
       }
     }
     // The trip count is uniform over the workgroup: the shuffles below run in full subgroups.
+    // Each step's K and V rows are loaded one step ahead, so that they are in flight while the
+    // step before is scored and summed: a lane group waits on memory once per slice, not per step.
+    uvec4 kn[KEYS][CHUNKS], vn[KEYS][CHUNKS];
+    load_step(begin, end, kvh, lane, grp, chunks, kn, vn);
     for (uint j0 = begin; j0 < end; j0 += GROUPS * KEYS) {
-      uvec4 kr[KEYS][CHUNKS], vr[KEYS][CHUNKS];
-      [[unroll]] for (uint key = 0; key < KEYS; ++key) {
-        const uint j = j0 + key * GROUPS + grp;
-        [[unroll]] for (uint c = 0; c < CHUNKS; ++c) {
-          const uint ch = lane + c * LANES;
-          const uint at = (j * pc.kv_heads + kvh) * chunks + ch;
-          kr[key][c] = uvec4(0u);
-          vr[key][c] = uvec4(0u);
-          if (j < end && ch < chunks) {
-            kr[key][c] = kc[at];
-            vr[key][c] = vc[at];
-          }
-        }
-      }
+      const uvec4 kr[KEYS][CHUNKS] = kn, vr[KEYS][CHUNKS] = vn;
+      load_step(j0 + GROUPS * KEYS, end, kvh, lane, grp, chunks, kn, vn);
       float s[KEYS][ROWS];
       [[unroll]] for (uint key = 0; key < KEYS; ++key) {
         [[unroll]] for (uint r = 0; r < ROWS; ++r) s[key][r] = 0.0;
