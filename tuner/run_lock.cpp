@@ -130,11 +130,14 @@ void RunLock::release() noexcept {
       ::pwrite(fd_, zeros.data(), zeros.size(), record_range(run_id_, F_WRLCK).l_start);
   // The last claim to let go removes the file, so a finished run leaves nothing beside the
   // database: the whole-file lock is granted only while no other claim holds a record, and a
-  // claim that opened the file before the unlink sees it gone and opens a fresh one.
+  // claim that opened the file before the unlink sees it gone and opens a fresh one. Another
+  // releaser may have removed this file between our unlocking and locking it whole, and the
+  // path may name a newer file by then: only the file we hold whole is unlinked (while we hold
+  // it, nobody can remove it, and nothing new can be created at its path).
   struct flock own = record_range(run_id_, F_UNLCK);
   struct flock all = whole_file();
   if (!path_.empty() && ::fcntl(fd_, F_OFD_SETLK, &own) == 0 &&
-      ::fcntl(fd_, F_OFD_SETLK, &all) == 0) {
+      ::fcntl(fd_, F_OFD_SETLK, &all) == 0 && still_linked(fd_, path_)) {
     ::unlink(path_.c_str());
   }
   ::close(fd_);  // drops the OFD locks
