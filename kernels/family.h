@@ -167,12 +167,9 @@ std::string family_name(std::string_view base_name, DType dtype);
 bool is_baseline(const Family& family);
 bool is_baseline(std::string_view family_name);
 
-// Every family, in a fixed order: q4gsw_naive, q4gsw_tiled, q4gsw_gemv, q4gsw_gemv_fast,
-// q4gsw_gemv_fast_s16, q4gsw_gemv_i8dot, q4gsw_gemv_i8dot_s16, q4gsw_coopmat,
-// q4gsw_coopmat_splitk, q4gsw_coopmat_khr, q4gsw_coopmat_splitk_khr, q4gsw_coopmat_khr_packed,
-// q4gsw_coopmat_splitk_khr_packed, q4gsw_coopmat2, rms_norm,
-// then the same for f16 (q4gsw_naive_f16, ...), then sdpa_naive, sdpa_fused, sdpa_split,
-// sdpa_decode, then the same for f16 (sdpa_naive_f16, ...). The descriptors are immutable statics: thread-safe.
+// Every family, in the registry's fixed order (kernels/family.cpp; tests/kernels/family_test.cpp
+// pins it): the q4gsw families and rms_norm in fp32, the same in fp16, then the sdpa families
+// in fp32, then in fp16. The descriptors are immutable statics: thread-safe.
 std::span<const Family* const> families();
 // The family named `name`, or nullptr.
 const Family* find_family(std::string_view name);
