@@ -15,13 +15,6 @@
 namespace vktune::db {
 namespace {
 
-constexpr char kSqliteMagic[] = "SQLite format 3";  // 16 bytes with its NUL
-
-bool is_sqlite(std::span<const uint8_t> bytes) noexcept {
-  return bytes.size() >= sizeof kSqliteMagic &&
-         std::memcmp(bytes.data(), kSqliteMagic, sizeof kSqliteMagic) == 0;
-}
-
 bool is_json(std::span<const uint8_t> bytes) noexcept {
   size_t first = 0;
   while (first < bytes.size() && std::isspace(bytes[first])) ++first;
@@ -54,7 +47,7 @@ DatabaseContent database_content(std::span<const uint8_t> bytes, const std::stri
     }
   }
   const std::string what = c.compressed_ ? "decompresses to " : "is ";
-  if (is_sqlite(c.bytes_)) {
+  if (has_sqlite_magic(c.bytes_)) {
     c.form_ = DatabaseForm::sqlite;
   } else if (is_json(c.bytes_)) {
     c.form_ = DatabaseForm::json;
@@ -90,7 +83,7 @@ bool is_sqlite_file(const std::string& path) {
   if (!in) throw Error(path + ": cannot open for reading");
   uint8_t head[sizeof kSqliteMagic] = {};
   in.read(reinterpret_cast<char*>(head), sizeof head);
-  return is_sqlite({head, static_cast<size_t>(in.gcount())});
+  return has_sqlite_magic({head, static_cast<size_t>(in.gcount())});
 }
 
 Store open_for_reading(const std::string& path, IntegrityCheck integrity,

@@ -16,7 +16,6 @@
 namespace vktune::db {
 namespace {
 
-constexpr char kMagic[] = "SQLite format 3";  // plus its NUL: 16 bytes
 constexpr size_t kHeaderSize = 100;
 
 uint32_t big_endian(const uint8_t* p, int bytes) {
@@ -31,14 +30,14 @@ uint32_t big_endian(const uint8_t* p, int bytes) {
 void check_header(std::span<const uint8_t> head, uint64_t file_size, bool may_have_wal,
                   const std::string& label) {
   if (file_size < kHeaderSize) {
-    if (file_size >= 16 && std::memcmp(head.data(), kMagic, 16) == 0) {
+    if (has_sqlite_magic(head)) {
       throw Error(label + ": truncated SQLite database: " + std::to_string(file_size) +
                   " bytes, shorter than the 100-byte header");
     }
     throw Error(label + ": not an SQLite database (" + std::to_string(file_size) +
                 " bytes, no 'SQLite format 3' header)");
   }
-  if (std::memcmp(head.data(), kMagic, 16) != 0) {
+  if (!has_sqlite_magic(head)) {
     throw Error(label + ": not an SQLite database (no 'SQLite format 3' header)");
   }
   uint32_t page_size = big_endian(head.data() + 16, 2);
@@ -177,6 +176,11 @@ Connection migrated_copy(const Connection& file) {
 }
 
 }  // namespace
+
+bool has_sqlite_magic(std::span<const uint8_t> head) noexcept {
+  return head.size() >= sizeof kSqliteMagic &&
+         std::memcmp(head.data(), kSqliteMagic, sizeof kSqliteMagic) == 0;
+}
 
 Connection open_database(const std::string& path, OpenMode mode, IntegrityCheck check) {
   namespace fs = std::filesystem;

@@ -32,6 +32,11 @@ enum class IntegrityCheck {
   on_read,
 };
 
+// The 16 bytes every SQLite file starts with (its magic string and a NUL).
+inline constexpr char kSqliteMagic[] = "SQLite format 3";
+// Whether `head` (a file's first bytes, or all of them) starts with kSqliteMagic.
+bool has_sqlite_magic(std::span<const uint8_t> head) noexcept;
+
 // Opens (or creates) the database at `path`. On an existing file: checks the SQLite header,
 // runs PRAGMA quick_check (unless `check` says on_read), and refuses schema versions newer
 // than kSchemaVersion and SQLite files that are not vktune databases. Sets WAL (read_write),
