@@ -260,15 +260,16 @@ Summary summarize(const db::Store& store, const SummaryOptions& options) {
   std::unordered_map<int64_t, const db::Problem*> problems;
   for (const auto& p : problem_rows) problems[p.id] = &p;
   std::vector<db::RunRecord> runs = store.runs();
-  const auto coverage = latest_coverage(store.coverage(), runs);
-  std::unordered_map<int64_t, std::string> strategy_of;
-  for (const db::RunRecord& r : runs) strategy_of[r.id] = r.strategy;
+  std::vector<db::Coverage> coverage_rows = store.coverage();
   std::set<std::pair<int64_t, int64_t>> in_run;  // (device, problem) pairs options.run_id covered
   if (options.run_id) {
-    for (const db::Coverage& c : store.coverage()) {
+    for (const db::Coverage& c : coverage_rows) {
       if (c.run_id == *options.run_id) in_run.emplace(c.device_id, c.problem_id);
     }
   }
+  const auto coverage = latest_coverage(std::move(coverage_rows), runs);
+  std::unordered_map<int64_t, std::string> strategy_of;
+  for (const db::RunRecord& r : runs) strategy_of[r.id] = r.strategy;
 
   std::set<int64_t> run_ids;
   for (const db::DeviceRecord& device : devices) {
