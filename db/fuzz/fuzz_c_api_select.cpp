@@ -53,7 +53,7 @@ void check_string(const char* s) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static vktune_snapshot* const snapshots[] = {
       nullptr, load(VKTUNE_SOURCE_DIR "/tests/runtime/databases/llvmpipe-lavapipe-i8dot.winners.json"),
-      load(VKTUNE_SOURCE_DIR "/db/tuned/nvidia-h100-80gb-hbm3.winners.json")};
+      load(VKTUNE_SOURCE_DIR "/db/tuned/nvidia-h100-80gb-hbm3.winners.json.zst")};
   static const char* const ops[] = {"q4gsw", "rms_norm", "sdpa", "", "Q4GSW", "conv", nullptr};
   static const char* const dtypes[] = {"f32", "f16", nullptr, "", "f64"};
   static const uint32_t vendors[] = {0x10de, 0x10005, 0x1002, 0x8086, 0};
