@@ -4,6 +4,7 @@
 #include <optional>
 #include <algorithm>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -89,6 +90,38 @@ std::string render(const json& doc, int indent) {
   return out;
 }
 
+// The ranked rows a winners export writes: past each list's pickable head, where a runtime only
+// scores by variant (every version of one variant reads as one, runtime/rank.h), each variant is
+// named by one of its stored versions, an answer kernel where there is one, else the newest. A
+// list may then name a kernel twice, as it named two versions of its variant before; the
+// ranking counts its first place either way, and the rows stay, so each list's length and last
+// time (what an absent variant is charged) do not change. Without it the H100's winners file
+// listed every shader version any list ever measured, most of its kernels.
+std::vector<BestRow> scoring_rows_by_variant(const std::vector<BestRow>& ranked,
+                                             const std::vector<KernelRecord>& kernels,
+                                             const std::unordered_set<int64_t>& pickable) {
+  std::unordered_map<int64_t, const KernelRecord*> by_id;
+  for (const auto& k : kernels) by_id.emplace(k.id, &k);
+  std::unordered_map<std::string_view, int64_t> version;  // by variant key
+  auto prefer = [&](int64_t id) {
+    const KernelRecord& k = *by_id.at(id);
+    auto [it, added] = version.emplace(k.variant_key, id);
+    if (added || it->second == id) return;
+    const bool answer = pickable.count(id) != 0, held_answer = pickable.count(it->second) != 0;
+    if (answer > held_answer || (answer == held_answer && id > it->second)) it->second = id;
+  };
+  for (const auto& r : ranked) prefer(r.kernel_id);
+
+  std::vector<BestRow> out;
+  out.reserve(ranked.size());
+  const std::vector<size_t> places = places_in_lists(ranked);
+  for (size_t i = 0; i < ranked.size(); ++i) {
+    BestRow& row = out.emplace_back(ranked[i]);
+    if (places[i] >= kRankedPickable) row.kernel_id = version.at(by_id.at(row.kernel_id)->variant_key);
+  }
+  return out;
+}
+
 }  // namespace
 
 json export_json(const Store& store, ExportScope scope, const SpirvSource& spirv_source) {
@@ -97,7 +130,11 @@ json export_json(const Store& store, ExportScope scope, const SpirvSource& spirv
   auto problems = store.problems();
   auto runs = store.runs();
   const auto winners = store.best();
-  const auto ranked = store.catalog(/*with_spirv=*/false).ranked;
+  const auto stored_ranked = store.catalog(/*with_spirv=*/false).ranked;
+  const auto pickable = answer_kernels(winners, stored_ranked);
+  const auto ranked = scope == ExportScope::winners
+                          ? scoring_rows_by_variant(stored_ranked, kernels, pickable)
+                          : stored_ranked;
   auto measurements = store.measurements();
   if (scope == ExportScope::winners) {
     // Only what the winners and the ranked rows refer to; imported, it gives the same `best`
@@ -118,7 +155,6 @@ json export_json(const Store& store, ExportScope scope, const SpirvSource& spirv
     std::erase_if(runs, [&](const RunRecord& r) { return !run_ids.count(r.id); });
     std::erase_if(measurements,
                   [&](const Measurement& m) { return !measurement_ids.count(m.id); });
-    const auto pickable = answer_kernels(winners, ranked);
     for (KernelRecord& k : kernels) {
       if (!pickable.count(k.id)) {
         k.spirv.reset();

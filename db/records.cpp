@@ -51,11 +51,19 @@ std::unordered_set<int64_t> answer_kernels(const std::vector<BestRow>& winners,
                                            const std::vector<BestRow>& ranked) {
   std::unordered_set<int64_t> out;
   for (const auto& w : winners) out.insert(w.kernel_id);
-  for (size_t i = 0, in_list = 0; i < ranked.size(); ++i) {
-    const bool same_list = i > 0 && ranked[i].device_id == ranked[i - 1].device_id &&
+  const std::vector<size_t> places = places_in_lists(ranked);
+  for (size_t i = 0; i < ranked.size(); ++i) {
+    if (places[i] < kRankedPickable) out.insert(ranked[i].kernel_id);
+  }
+  return out;
+}
+
+std::vector<size_t> places_in_lists(const std::vector<BestRow>& ranked) {
+  std::vector<size_t> out(ranked.size());
+  for (size_t i = 1; i < ranked.size(); ++i) {
+    const bool same_list = ranked[i].device_id == ranked[i - 1].device_id &&
                            ranked[i].problem_id == ranked[i - 1].problem_id;
-    in_list = same_list ? in_list + 1 : 0;
-    if (in_list < kRankedPickable) out.insert(ranked[i].kernel_id);
+    out[i] = same_list ? out[i - 1] + 1 : 0;
   }
   return out;
 }

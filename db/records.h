@@ -190,5 +190,7 @@ struct Catalog {
 // is). What a winners export and a tuning run give SPIR-V to.
 std::unordered_set<int64_t> answer_kernels(const std::vector<BestRow>& winners,
                                            const std::vector<BestRow>& ranked);
+// Each row's place in its list (0 for a list's fastest), `ranked` grouped as Catalog::ranked is.
+std::vector<size_t> places_in_lists(const std::vector<BestRow>& ranked);
 
 }  // namespace vktune::db

@@ -130,7 +130,7 @@ RankedPick rank_neighbours(std::span<const ShapeIndex::Nearest> neighbours, cons
 
   // Each score adds the listed terms first, nearest neighbour first, then the absent ones.
   const RankedVariant* best = nullptr;
-  size_t best_j = 0;
+  size_t best_j = 0, best_c = 0;
   double best_score = std::numeric_limits<double>::infinity();
   for (size_t c = 0; c < count; ++c) {
     const uint32_t kernel = candidates[c]->kernel;
@@ -171,10 +171,11 @@ RankedPick rank_neighbours(std::span<const ShapeIndex::Nearest> neighbours, cons
       best_score = score;
       best = nearest;
       best_j = nearest_j;
+      best_c = c;
     }
   }
   if (best == nullptr) return {};
-  return {best, neighbours[best_j].entry, neighbours[best_j].distance};
+  return {best, neighbours[best_j].entry, neighbours[best_j].distance, candidates[best_c]->kernel};
 }
 
 }  // namespace vktune::runtime

@@ -28,6 +28,10 @@ struct RankedPick {
   const RankedVariant* variant = nullptr;           // nullptr: too little to rank
   const ShapeIndex::Entry* measured_on = nullptr;   // the nearest neighbour that measured it
   double distance = 0;                              // log-distance to measured_on
+  // The kernel to serve: the version of the variant that heads a list, which a winners export
+  // gives SPIR-V (db::answer_kernels); `variant` is its row on measured_on, which may name
+  // another version of it.
+  uint32_t kernel = 0;
 };
 
 // Neighbours asked (ShapeIndex::nearest_k) and, of each, the fastest variants that may be

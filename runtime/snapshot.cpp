@@ -539,7 +539,7 @@ bool Snapshot::answer(const Device& d, DeviceMatch level, const ProblemQuery& pr
       rank_neighbours({neighbours.data(), found}, lists.ranked,
                       {constraints_, tiles_, workgroup_sizes_}, d.compute_units, problem);
   if (pick.variant != nullptr) {
-    fill(kernels_[pick.variant->kernel], *pick.measured_on, d, source_, out);
+    fill(kernels_[pick.kernel], *pick.measured_on, d, source_, out);
     out.median_ns =
         lists.ranked_ns[static_cast<size_t>(pick.variant - lists.ranked.variants.data())];
     out.device_match = level;

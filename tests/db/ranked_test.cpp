@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <map>
 #include <set>
 #include <string>
 
@@ -143,6 +144,72 @@ TEST(Ranked, WinnersExportCarriesSpirvForEveryAnswer) {
   for (const KernelRecord& k : plain.kernels) EXPECT_FALSE(k.spirv);
   export_json(s.store, ExportScope::all, source);
   EXPECT_EQ(asked, kRankedPickable);
+}
+
+// Past each list's pickable head a runtime scores variants, not shader versions: a winners
+// export names such a variant by one stored version, an answer kernel where there is one, else
+// the newest. Problems 1 and 2 list three fast kernels, then variant X, in version a on problem 1
+// and b on problem 2; where `x_answers`, problem 3's list starts with version a.
+struct VersionedStore {
+  Store store = Store::open_memory();
+  int64_t x_a = 0, x_b = 0;
+
+  explicit VersionedStore(bool x_answers) {
+    const auto device = store.upsert_device(fake_device());
+    std::vector<int64_t> head;
+    for (int i = 0; i < int(kRankedPickable); ++i) {
+      head.push_back(store.upsert_kernel(fake_kernel("q4gsw_tiled[v=" + std::to_string(i) + "]")));
+    }
+    KernelRecord x = fake_kernel("q4gsw_tiled[v=x]");
+    x.source_hash = "a";
+    x_a = store.upsert_kernel(x);
+    x.source_hash = "b";
+    x_b = store.upsert_kernel(x);
+    const auto run = store.begin_run({});
+    for (const auto& [m, x_version] : {std::pair{1u, x_a}, std::pair{2u, x_b}}) {
+      const auto p = store.upsert_problem(fake_problem(m, 4096, 4096));
+      for (size_t i = 0; i < head.size(); ++i) {
+        store.add_measurement(ok_measurement(run, device, p, head[i], 100.0 + double(i)));
+      }
+      store.add_measurement(ok_measurement(run, device, p, x_version, 500));
+    }
+    if (x_answers) {
+      const auto p3 = store.upsert_problem(fake_problem(4, 4096, 4096));
+      store.add_measurement(ok_measurement(run, device, p3, x_a, 100));
+    }
+  }
+};
+
+// The kernel each problem's last ranked row names in `c`, by problem M, and how many kernels of
+// variant X `c` lists.
+std::pair<std::map<uint32_t, std::string>, size_t> last_rows(const Catalog& c) {
+  std::map<uint32_t, std::string> last;
+  for (const BestRow& r : c.ranked) {
+    const KernelRecord& k = c.kernels[r.kernel_id - 1];
+    last[c.problems[r.problem_id - 1].m] = k.variant_key + "@" + k.source_hash;
+  }
+  size_t x = 0;
+  for (const KernelRecord& k : c.kernels) x += k.variant_key == "q4gsw_tiled[v=x]" ? 1 : 0;
+  return {last, x};
+}
+
+TEST(Ranked, WinnersExportNamesAScoringVariantByOneVersion) {
+  const std::string x_a = "q4gsw_tiled[v=x]@a", x_b = "q4gsw_tiled[v=x]@b";
+  {
+    VersionedStore s(/*x_answers=*/false);
+    const auto [full, full_x] = last_rows(catalog_from_json(export_json_text(s.store), "doc"));
+    EXPECT_EQ(full, (std::map<uint32_t, std::string>{{1, x_a}, {2, x_b}}));
+    EXPECT_EQ(full_x, 2u);
+    const auto [last, x] =
+        last_rows(catalog_from_json(export_json_text(s.store, 1, ExportScope::winners), "doc"));
+    EXPECT_EQ(last, (std::map<uint32_t, std::string>{{1, x_b}, {2, x_b}}));
+    EXPECT_EQ(x, 1u);
+  }
+  VersionedStore s(/*x_answers=*/true);
+  const auto [last, x] =
+      last_rows(catalog_from_json(export_json_text(s.store, 1, ExportScope::winners), "doc"));
+  EXPECT_EQ(last, (std::map<uint32_t, std::string>{{1, x_a}, {2, x_a}, {4, x_a}}));
+  EXPECT_EQ(x, 1u);
 }
 
 TEST(Ranked, ADocumentWithoutRankedRowsRanksItsWinners) {

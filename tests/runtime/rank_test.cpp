@@ -79,8 +79,24 @@ TEST(Rank, AVariantsVersionsRankAsOneVariant) {
   const RankedPick p = h.pick(q4(8, 4096, 4096));
   ASSERT_NE(p.variant, nullptr);
   EXPECT_EQ(p.variant->kernel, 2u);
+  EXPECT_EQ(p.kernel, 2u);
   EXPECT_EQ(p.measured_on, &h.entries[0]);
   EXPECT_EQ(h.lists.pickable, 2u);  // the variant of kernels 1 and 2, and kernel 3
+}
+
+// The nearest neighbour lists version 1 of a variant past its head, where a winners export
+// carries no SPIR-V; the other heads its list with version 2. The pick is timed on the nearest
+// and served as version 2, the version a runtime can answer with.
+TEST(Rank, ServesTheVersionThatHeadsAList) {
+  Neighbourhood h;
+  h.variant_of = {0, 1, 1, 3, 4, 5, 6, 7, 8, 9};
+  h.add(16, 4096, 4096, 0.3, {{3, 1.0f}, {4, 1.01f}, {5, 1.02f}, {1, 1.03f}});
+  h.add(4, 4096, 4096, 0.5, {{2, 1.0f}, {3, 1.5f}});
+  const RankedPick p = h.pick(q4(8, 4096, 4096));
+  ASSERT_NE(p.variant, nullptr);
+  EXPECT_EQ(p.variant->kernel, 1u);
+  EXPECT_EQ(p.measured_on, &h.entries[0]);
+  EXPECT_EQ(p.kernel, 2u);
 }
 
 TEST(Rank, NearerNeighboursWeighMore) {
