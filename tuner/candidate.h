@@ -30,6 +30,8 @@ struct Candidate {
   double flops = 0;                  // of one dispatch, for GFLOP/s
 
   bool timed() const { return status == db::Status::ok && stats.has_value(); }
+  // Whether stage one is over for it: it failed, or it has a first timing.
+  bool finished() const { return status != db::Status::ok || stats.has_value(); }
 };
 
 }  // namespace vktune::tuner

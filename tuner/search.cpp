@@ -20,6 +20,35 @@ std::vector<Candidate*> ranked(const std::vector<Candidate*>& pool) {
   return timed;
 }
 
+Finalists pick_finalists(std::vector<Candidate>& list, const std::vector<Candidate*>& pool,
+                         size_t count, const std::string& fixed_key) {
+  Finalists f;
+  f.top = ranked(pool);
+  if (f.top.size() > count) f.top.resize(count);
+  std::erase_if(f.top, [&](Candidate* c) {
+    const bool baseline = kernels::is_baseline(*c->family);
+    if (baseline) f.baselines.push_back(c);
+    return baseline;
+  });
+  const auto add_baseline = [&](Candidate* c) {
+    if (std::find(f.top.begin(), f.top.end(), c) == f.top.end() &&
+        std::find(f.baselines.begin(), f.baselines.end(), c) == f.baselines.end()) {
+      f.baselines.push_back(c);
+    }
+  };
+  Candidate* naive = nullptr;
+  for (Candidate& c : list) {
+    if (!c.timed()) continue;
+    if (kernels::is_baseline(*c.family) &&
+        (naive == nullptr || c.stats->median < naive->stats->median)) {
+      naive = &c;
+    }
+    if (c.key == fixed_key) add_baseline(&c);
+  }
+  if (naive != nullptr) add_baseline(naive);
+  return f;
+}
+
 std::vector<Candidate*> halve(const std::vector<Candidate*>& pool, size_t finalists,
                               const std::set<std::string>& protect) {
   std::vector<Candidate*> timed = ranked(pool);

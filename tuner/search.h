@@ -70,6 +70,17 @@ inline constexpr size_t kProtectedNeighbours = 4;
 // speedup is quoted against, measured early and re-measured beside the finalists.
 std::string fixed_routing_key(const kernels::Problem& problem);
 
+// What is re-measured at the end: the `count` fastest of the pool less the baselines among them,
+// and the baselines every speedup is quoted against (those of the fastest `count`, the timed
+// variant `fixed_key` of the fixed routing, the fastest timed variant of a baseline family in
+// `list`), each once.
+struct Finalists {
+  std::vector<Candidate*> top;        // fastest first
+  std::vector<Candidate*> baselines;
+};
+Finalists pick_finalists(std::vector<Candidate>& list, const std::vector<Candidate*>& pool,
+                         size_t count, const std::string& fixed_key);
+
 // Measurement order, for runs whose budget may end a problem early: first the winners of
 // tuned neighbouring problems (`warm_rank`: variant key -> log-distance of the nearest problem
 // it won; nearest first), then the baselines every speedup is quoted against, then the rest

@@ -3,12 +3,13 @@
 //   gate    (tuner/gate_stage.h):    a batch of variants checked against the CPU reference in
 //                                    one submission;
 //   time    (tuner/batch_timer.h):   the batch's samples in shared submissions, order shuffled;
-//   decide  (tuner/search.h):        halving keeps what is near the best, finalists re-measured;
-//                                    the model strategy picks what to estimate first
-//                                    (tuner/model_search.h, session_model.cpp);
+//   decide  (tuner/search_strategy.h): which variants to measure next and when to stop
+//                                    (exhaustive, halving, model: search.h, model_search.h);
+//                                    the finalists re-measured;
 //   store   (tuner/result_writer.h): results committed in batches, at most a second apart.
 // The session holds the device and walks each problem's variants through the stages in chunks
-// (session.cpp: the run; session_problem.cpp: one problem), so a killed run resumes where it
+// (session.cpp: the run; session_problem.cpp: one problem; session_stages.cpp: the measuring
+// steps), so a killed run resumes where it
 // stopped and a budget stops between chunks.
 #pragma once
 
@@ -44,7 +45,9 @@ namespace vktune::tuner {
 
 class BatchTimer;
 class ClockProbe;
+struct GateOutcome;
 struct ProblemState;
+class SearchStrategy;
 
 // Thrown by the abort_after_results test hook.
 class TuneAborted : public std::runtime_error {
@@ -122,14 +125,46 @@ class Session {
   // The search over `list` when the model ranks the problem's op; nullopt: sweep it instead.
   std::optional<ModelSearch> model_search(const kernels::Problem& problem,
                                           const std::vector<Candidate>& list);
-  // Adds the problem's timings to what the model learns from; retrains when that grew enough.
+  // Under Strategy::model, adds the problem's timings to what the model learns from and
+  // retrains when that grew enough; nothing under the other strategies.
   void learn(const kernels::Problem& problem, const std::vector<Candidate>& list);
+  // The problem's search over `list` (`legal` variants), as options_.strategy names it.
+  std::unique_ptr<SearchStrategy> search_strategy(const kernels::Problem& problem,
+                                                  const std::vector<Candidate>& list,
+                                                  size_t legal);
   ProblemOutcome tune_problem(size_t index, int64_t problem_id, std::vector<Candidate> list,
                               ProblemOutcome outcome);
+  // The problem's shared buffers and random inputs (shared_), sized for every candidate.
+  void set_up_problem(const kernels::Problem& problem, const std::vector<Candidate>& list);
+  // Variants per stage-one chunk after `done` were measured: kChunk, or what the budget allows.
+  size_t chunk_size(size_t done) const;
+  // Stage one of what `strategy` picks, chunk by chunk, results stored; returns the timed
+  // candidates of `list` (the pool the later stages narrow).
+  std::vector<Candidate*> first_stage(std::vector<Candidate>& list, SearchStrategy& strategy,
+                                      ProblemOutcome& outcome);
+  // The strategy's later stages over `pool` while time is left; each narrowing's size is
+  // appended to `stages`.
+  void later_stages(std::vector<Candidate>& list, SearchStrategy& strategy,
+                    std::vector<Candidate*>& pool, ProblemOutcome& outcome,
+                    std::vector<uint32_t>& stages);
+  // The finalists of `pool` and the baselines re-measured in interleaved rounds and stored;
+  // returns how many were.
+  uint32_t remeasure_finalists(std::vector<Candidate>& list, const std::vector<Candidate*>& pool);
+  // Stage one for `chunk`, a chunk whose batch failed on the device tried again variant by
+  // variant; the device re-created where it failed.
+  void measure_chunk(std::vector<Candidate>& list, std::span<Candidate* const> chunk,
+                     const TimingOptions& timing);
   // Stage one for `chunk`: instances, gate, timing. False when the device failed and the
   // chunk's unfinished candidates must be tried again (each on its own, to find the one that
   // failed).
   bool stage_one(std::span<Candidate* const> chunk, const TimingOptions& timing);
+  // The gate over `chunk`'s instances in batches; what passes and still needs a timing is
+  // appended to `passed`, its gate dispatch's time to `estimate`. False when the device failed.
+  bool gate(std::span<Candidate* const> chunk, const TimingOptions& timing,
+            std::vector<Candidate*>& passed, std::vector<double>& estimate);
+  // The candidate's gate outcome: failed (status set), timed by it (`one_sample`: the stage's
+  // timing when one sample is all it takes), or true: to be timed.
+  bool judge(Candidate& c, const GateOutcome& outcome, const TimingOptions* one_sample);
   // Re-times `list` (instances re-created where a device loss took them); false when the device
   // failed meanwhile (the earlier numbers stand).
   bool retime(const std::vector<Candidate*>& list, const TimingOptions& timing);

@@ -103,6 +103,7 @@ std::optional<ModelSearch> Session::model_search(const kernels::Problem& problem
 }
 
 void Session::learn(const kernels::Problem& problem, const std::vector<Candidate>& list) {
+  if (options_.strategy != Strategy::model) return;
   const size_t trained = model_ ? model_->problems(problem.op) : 0;
   for (const Candidate& c : list) {
     if (!c.timed()) continue;
