@@ -122,125 +122,142 @@ std::vector<BestRow> scoring_rows_by_variant(const std::vector<BestRow>& ranked,
   return out;
 }
 
+// What an export writes, read from the store.
+struct Rows {
+  std::vector<DeviceRecord> devices;
+  std::vector<KernelRecord> kernels;
+  std::vector<Problem> problems;
+  std::vector<RunRecord> runs;
+  std::vector<BestRow> winners, ranked;
+  std::vector<Measurement> measurements;
+};
+
+// Only what the winners and the ranked rows refer to; imported, it gives the same `best` rows.
+// The ranked rows' measurements stay out (their kernels are what a runtime needs, the rows
+// carry the times): re-imported, the document ranks its winners alone. The kernels a runtime
+// can answer with carry their SPIR-V, from `spirv_source` where the store has none.
+void keep_winners_part(Rows& rows, const SpirvSource& spirv_source) {
+  const auto pickable = answer_kernels(rows.winners, rows.ranked);
+  rows.ranked = scoring_rows_by_variant(rows.ranked, rows.kernels, pickable);
+  std::unordered_set<int64_t> kernel_ids, problem_ids, run_ids, measurement_ids;
+  for (const auto& w : rows.winners) measurement_ids.insert(w.measurement_id);
+  // A winner need not be in its problem's ranked rows (those prefer the reference run's times).
+  for (const auto* best : {&rows.winners, &rows.ranked}) {
+    for (const auto& w : *best) {
+      kernel_ids.insert(w.kernel_id);
+      problem_ids.insert(w.problem_id);
+      run_ids.insert(w.run_id);
+    }
+  }
+  std::erase_if(rows.kernels, [&](const KernelRecord& k) { return !kernel_ids.count(k.id); });
+  std::erase_if(rows.problems, [&](const Problem& p) { return !problem_ids.count(p.id); });
+  std::erase_if(rows.runs, [&](const RunRecord& r) { return !run_ids.count(r.id); });
+  std::erase_if(rows.measurements,
+                [&](const Measurement& m) { return !measurement_ids.count(m.id); });
+  for (KernelRecord& k : rows.kernels) {
+    if (!pickable.count(k.id)) {
+      k.spirv.reset();
+    } else if (!k.spirv && spirv_source) {
+      k.spirv = spirv_source(k);
+    }
+  }
+}
+
+json device_entry(const DeviceRecord& d) {
+  json o = device_ref(d);
+  o["driver_version_text"] = d.driver_version_text;
+  o["driver_info"] = d.driver_info;
+  o["api_version"] = d.api_version;
+  o["device_type"] = d.device_type;
+  o["subgroup_size"] = d.subgroup_size;
+  o["properties_json"] = d.properties_json;
+  o["copy_bandwidth_gbps"] = nullable(d.copy_bandwidth_gbps);
+  return o;
+}
+
+json kernel_entry(const KernelRecord& k) {
+  return {{"variant_key", k.variant_key}, {"source_hash", k.source_hash},
+          {"family", k.family}, {"knobs_json", k.knobs_json},
+          {"constraints_json", k.constraints_json}, {"layout", k.layout},
+          {"workgroup_size", k.workgroup_size},
+          {"spirv", k.spirv ? json(base64_encode(*k.spirv)) : json(nullptr)}};
+}
+
+json run_entry(const RunRecord& r) {
+  return {{"uuid", r.uuid}, {"started_at", r.started_at},
+          {"ended_at", r.ended_at ? json(*r.ended_at) : json(nullptr)},
+          {"strategy", r.strategy}, {"tool_version", r.tool_version}, {"host", r.host},
+          {"cache_mode", r.cache_mode}};
+}
+
+// Rows refer to entries by their position in the sections written.
+struct Indexes {
+  std::unordered_map<int64_t, size_t> device, kernel, problem, run;
+};
+
+json measurement_row(const Measurement& m, const Indexes& at) {
+  json row = json::array();
+  row.get_ref<json::array_t&>().reserve(kMeasurementColumnCount);
+  row.push_back(at.run.at(m.run_id));
+  row.push_back(at.device.at(m.device_id));
+  row.push_back(at.problem.at(m.problem_id));
+  row.push_back(at.kernel.at(m.kernel_id));
+  row.push_back(to_string(m.status));
+  row.push_back(m.n);
+  for (const auto* v : {&m.median_ns, &m.min_ns, &m.p10_ns, &m.p90_ns, &m.max_error, &m.gbps,
+                        &m.gflops}) {
+    row.push_back(nullable(*v));
+  }
+  row.push_back(m.message);
+  return row;
+}
+
+template <typename Record, typename Entry>
+json section(const std::vector<Record>& records, Entry entry) {
+  json out = json::array();
+  for (const Record& r : records) out.push_back(entry(r));
+  return out;
+}
+
 }  // namespace
 
 json export_json(const Store& store, ExportScope scope, const SpirvSource& spirv_source) {
-  const auto devices = store.devices();
-  auto kernels = store.kernels();
-  auto problems = store.problems();
-  auto runs = store.runs();
-  const auto winners = store.best();
-  const auto stored_ranked = store.catalog(/*with_spirv=*/false).ranked;
-  const auto pickable = answer_kernels(winners, stored_ranked);
-  const auto ranked = scope == ExportScope::winners
-                          ? scoring_rows_by_variant(stored_ranked, kernels, pickable)
-                          : stored_ranked;
-  auto measurements = store.measurements();
-  if (scope == ExportScope::winners) {
-    // Only what the winners and the ranked rows refer to; imported, it gives the same `best`
-    // rows. The ranked rows' measurements stay out (their kernels are what a runtime needs,
-    // the rows carry the times): re-imported, the document ranks its winners alone.
-    std::unordered_set<int64_t> kernel_ids, problem_ids, run_ids, measurement_ids;
-    for (const auto& w : winners) measurement_ids.insert(w.measurement_id);
-    // A winner need not be in its problem's ranked rows (those prefer the reference run's times).
-    for (const auto* rows : {&winners, &ranked}) {
-      for (const auto& w : *rows) {
-        kernel_ids.insert(w.kernel_id);
-        problem_ids.insert(w.problem_id);
-        run_ids.insert(w.run_id);
-      }
-    }
-    std::erase_if(kernels, [&](const KernelRecord& k) { return !kernel_ids.count(k.id); });
-    std::erase_if(problems, [&](const Problem& p) { return !problem_ids.count(p.id); });
-    std::erase_if(runs, [&](const RunRecord& r) { return !run_ids.count(r.id); });
-    std::erase_if(measurements,
-                  [&](const Measurement& m) { return !measurement_ids.count(m.id); });
-    for (KernelRecord& k : kernels) {
-      if (!pickable.count(k.id)) {
-        k.spirv.reset();
-      } else if (!k.spirv && spirv_source) {
-        k.spirv = spirv_source(k);
-      }
-    }
-  }
-  // Rows refer to entries by their position in the sections written here.
-  const auto device_index = index_of(devices);
-  const auto kernel_index = index_of(kernels);
-  const auto problem_index = index_of(problems);
-  const auto run_index = index_of(runs);
+  Rows rows{store.devices(), store.kernels(), store.problems(), store.runs(), store.best(),
+            store.catalog(/*with_spirv=*/false).ranked, store.measurements()};
+  if (scope == ExportScope::winners) keep_winners_part(rows, spirv_source);
+  const Indexes at{index_of(rows.devices), index_of(rows.kernels), index_of(rows.problems),
+                   index_of(rows.runs)};
 
   json doc = {{"format", "vktune-db"}, {"version", kJsonFormatVersion}};
-  json& jd = doc["devices"] = json::array();
-  for (const auto& d : devices) {
-    json o = device_ref(d);
-    o["driver_version_text"] = d.driver_version_text;
-    o["driver_info"] = d.driver_info;
-    o["api_version"] = d.api_version;
-    o["device_type"] = d.device_type;
-    o["subgroup_size"] = d.subgroup_size;
-    o["properties_json"] = d.properties_json;
-    o["copy_bandwidth_gbps"] = nullable(d.copy_bandwidth_gbps);
-    jd.push_back(std::move(o));
-  }
-  json& jk = doc["kernels"] = json::array();
-  for (const auto& k : kernels) {
-    jk.push_back({{"variant_key", k.variant_key}, {"source_hash", k.source_hash},
-                  {"family", k.family}, {"knobs_json", k.knobs_json},
-                  {"constraints_json", k.constraints_json}, {"layout", k.layout},
-                  {"workgroup_size", k.workgroup_size},
-                  {"spirv", k.spirv ? json(base64_encode(*k.spirv)) : json(nullptr)}});
-  }
-  json& jp = doc["problems"] = json::array();
-  for (const auto& p : problems) jp.push_back(problem_ref(p));
-  json& jr = doc["runs"] = json::array();
-  for (const auto& r : runs) {
-    jr.push_back({{"uuid", r.uuid}, {"started_at", r.started_at},
-                  {"ended_at", r.ended_at ? json(*r.ended_at) : json(nullptr)},
-                  {"strategy", r.strategy}, {"tool_version", r.tool_version}, {"host", r.host},
-                  {"cache_mode", r.cache_mode}});
-  }
+  doc["devices"] = section(rows.devices, device_entry);
+  doc["kernels"] = section(rows.kernels, kernel_entry);
+  doc["problems"] = section(rows.problems, problem_ref);
+  doc["runs"] = section(rows.runs, run_entry);
   json& columns = doc["columns"] = json::object();
   columns["measurements"] = column_names(kMeasurementColumns);
-  json& jm = doc["measurements"] = json::array();
-  for (const auto& m : measurements) {
-    json row = json::array();
-    row.get_ref<json::array_t&>().reserve(kMeasurementColumnCount);
-    row.push_back(run_index.at(m.run_id));
-    row.push_back(device_index.at(m.device_id));
-    row.push_back(problem_index.at(m.problem_id));
-    row.push_back(kernel_index.at(m.kernel_id));
-    row.push_back(to_string(m.status));
-    row.push_back(m.n);
-    for (const auto* v : {&m.median_ns, &m.min_ns, &m.p10_ns, &m.p90_ns, &m.max_error, &m.gbps,
-                          &m.gflops}) {
-      row.push_back(nullable(*v));
-    }
-    row.push_back(m.message);
-    jm.push_back(std::move(row));
-  }
+  doc["measurements"] =
+      section(rows.measurements, [&](const Measurement& m) { return measurement_row(m, at); });
   // The winners' part leaves coverage out: it holds one measurement per problem, so records of
   // how many variants each run measured would describe results it does not carry, and its
   // reader, the runtime, only picks winners. A report of an imported winners file then shows
   // coverage as unknown, not as a count its own measurements contradict.
   if (scope == ExportScope::all) {
     columns["coverage"] = column_names(kCoverageColumns);
-    json& jc = doc["coverage"] = json::array();
-    for (const auto& c : store.coverage()) {
-      jc.push_back(json::array({run_index.at(c.run_id), device_index.at(c.device_id),
-                                problem_index.at(c.problem_id), c.legal, c.measured,
-                                c.budget_cut, c.stages}));
-    }
+    doc["coverage"] = section(store.coverage(), [&](const Coverage& c) {
+      return json::array({at.run.at(c.run_id), at.device.at(c.device_id),
+                          at.problem.at(c.problem_id), c.legal, c.measured, c.budget_cut,
+                          c.stages});
+    });
   }
   // Winners and, for the runtime's ranking of untuned shapes, each problem's fastest
   // variants (Catalog::ranked): rows of the same columns.
-  for (const auto& [section, rows] : {std::pair{"winners", &winners}, std::pair{"ranked", &ranked}}) {
-    columns[section] = column_names(kWinnerColumns);
-    json& out = doc[section] = json::array();
-    for (const auto& w : *rows) {
-      out.push_back(json::array({device_index.at(w.device_id), problem_index.at(w.problem_id),
-                                 kernel_index.at(w.kernel_id), run_index.at(w.run_id),
-                                 w.median_ns}));
-    }
+  for (const auto& [name, best] :
+       {std::pair{"winners", &rows.winners}, std::pair{"ranked", &rows.ranked}}) {
+    columns[name] = column_names(kWinnerColumns);
+    doc[name] = section(*best, [&](const BestRow& w) {
+      return json::array({at.device.at(w.device_id), at.problem.at(w.problem_id),
+                          at.kernel.at(w.kernel_id), at.run.at(w.run_id), w.median_ns});
+    });
   }
   return doc;
 }

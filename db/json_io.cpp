@@ -223,105 +223,108 @@ json parse_text(std::string_view text, const std::string& label) {
   }
 }
 
-}  // namespace
+// A measurement parsed, its row ids still to be set from the written sections.
+struct PendingMeasurement {
+  RowRefs refs;
+  size_t kernel = 0;
+  Measurement m;
+};
 
-ImportStats import_json(Store& store, const json& doc, const std::string& label,
-                        const ProblemCheck& check) {
-  const Reader r{label};
-  const uint32_t version = check_header(r, doc);
-  // Parse and validate everything before the first write.
-  const Sections sections = parse_sections(r, doc, check);
-  const auto& [devices, kernels, problems, runs] = sections;
-  const SectionSizes sizes{devices.size(), problems.size(), kernels.size(), runs.size()};
-  std::optional<KeyIndex> keys;
-  if (version == 1) {
-    std::vector<std::string> run_uuids;
-    for (const auto& run : runs) run_uuids.push_back(run.uuid);
-    keys.emplace(devices, kernels, problems, run_uuids);
-  }
-  struct Pending {
-    RowRefs refs;
-    size_t kernel = 0;
-    Measurement m;
-  };
-  std::vector<Pending> pending;
+PendingMeasurement parse_measurement_v1(const Reader& r, const KeyIndex& keys, const json& o,
+                                        const std::string& path) {
+  PendingMeasurement p;
+  p.refs = parse_refs_v1(r, keys, o, path);
+  p.kernel = parse_kernel_ref_v1(r, keys, o, path);
+  const auto status = parse_status(r.str(o, path, "status"));
+  if (!status) r.fail(path + ".status", "is not a known status");
+  p.m.status = *status;
+  p.m.message = r.str(o, path, "message");
+  p.m.n = r.u32(o, path, "n");
+  p.m.median_ns = r.opt_num(o, path, "median_ns");
+  if (p.m.status == Status::ok && !p.m.median_ns) r.fail(path + ".median_ns", "missing for an ok result");
+  p.m.min_ns = r.opt_num(o, path, "min_ns");
+  p.m.p10_ns = r.opt_num(o, path, "p10_ns");
+  p.m.p90_ns = r.opt_num(o, path, "p90_ns");
+  p.m.max_error = r.opt_num(o, path, "max_error");
+  p.m.gbps = r.opt_num(o, path, "gbps");
+  p.m.gflops = r.opt_num(o, path, "gflops");
+  if (const TimingError e = timing_error(p.m)) r.fail(path + "." + e.column, e.what);
+  return p;
+}
+
+PendingMeasurement parse_measurement(const Row& row, const SectionSizes& sizes) {
+  PendingMeasurement p;
+  p.refs = {row.index(m_run, sizes.runs), row.index(m_device, sizes.devices),
+            row.index(m_problem, sizes.problems)};
+  p.kernel = row.index(m_kernel, sizes.kernels);
+  const std::string status_name = row.str(m_status);
+  const auto status = parse_status(status_name);
+  if (!status) row.fail(m_status, json(status_name).dump() + " is not a known status");
+  p.m.status = *status;
+  p.m.n = row.u32(m_n);
+  p.m.median_ns = row.opt_num(m_median_ns);
+  if (p.m.status == Status::ok && !p.m.median_ns)
+    row.fail(m_median_ns, "null for an ok result");
+  p.m.min_ns = row.opt_num(m_min_ns);
+  p.m.p10_ns = row.opt_num(m_p10_ns);
+  p.m.p90_ns = row.opt_num(m_p90_ns);
+  p.m.max_error = row.opt_num(m_max_error);
+  p.m.gbps = row.opt_num(m_gbps);
+  p.m.gflops = row.opt_num(m_gflops);
+  p.m.message = row.str(m_message);
+  if (const TimingError e = timing_error(p.m)) row.fail(column_index(kMeasurementColumns, e.column), e.what);
+  return p;
+}
+
+// `keys`: a version 1 document's, whose rows name their device, kernel and problem by key.
+std::vector<PendingMeasurement> parse_measurements(const Reader& r, const json& doc,
+                                                   const KeyIndex* keys, const SectionSizes& sizes) {
+  std::vector<PendingMeasurement> pending;
   const json& jm = r.array(doc, "measurements");
   pending.reserve(jm.size());
-  if (version == 1) {
-    for (size_t i = 0; i < jm.size(); ++i) {
-      const std::string path = at("measurements", i);
-      const json& o = jm[i];
-      Pending p;
-      p.refs = parse_refs_v1(r, *keys, o, path);
-      p.kernel = parse_kernel_ref_v1(r, *keys, o, path);
-      const auto status = parse_status(r.str(o, path, "status"));
-      if (!status) r.fail(path + ".status", "is not a known status");
-      p.m.status = *status;
-      p.m.message = r.str(o, path, "message");
-      p.m.n = r.u32(o, path, "n");
-      p.m.median_ns = r.opt_num(o, path, "median_ns");
-      if (p.m.status == Status::ok && !p.m.median_ns) r.fail(path + ".median_ns", "missing for an ok result");
-      p.m.min_ns = r.opt_num(o, path, "min_ns");
-      p.m.p10_ns = r.opt_num(o, path, "p10_ns");
-      p.m.p90_ns = r.opt_num(o, path, "p90_ns");
-      p.m.max_error = r.opt_num(o, path, "max_error");
-      p.m.gbps = r.opt_num(o, path, "gbps");
-      p.m.gflops = r.opt_num(o, path, "gflops");
-      if (const TimingError e = timing_error(p.m)) r.fail(path + "." + e.column, e.what);
-      pending.push_back(std::move(p));
-    }
-  } else {
-    check_columns(r, doc, "measurements", kMeasurementColumns);
-    for (size_t i = 0; i < jm.size(); ++i) {
-      const Row row(r, jm[i], at("measurements", i), kMeasurementColumns);
-      Pending p;
-      p.refs = {row.index(m_run, runs.size()), row.index(m_device, devices.size()),
-                row.index(m_problem, problems.size())};
-      p.kernel = row.index(m_kernel, kernels.size());
-      const std::string status_name = row.str(m_status);
-      const auto status = parse_status(status_name);
-      if (!status) row.fail(m_status, json(status_name).dump() + " is not a known status");
-      p.m.status = *status;
-      p.m.n = row.u32(m_n);
-      p.m.median_ns = row.opt_num(m_median_ns);
-      if (p.m.status == Status::ok && !p.m.median_ns)
-        row.fail(m_median_ns, "null for an ok result");
-      p.m.min_ns = row.opt_num(m_min_ns);
-      p.m.p10_ns = row.opt_num(m_p10_ns);
-      p.m.p90_ns = row.opt_num(m_p90_ns);
-      p.m.max_error = row.opt_num(m_max_error);
-      p.m.gbps = row.opt_num(m_gbps);
-      p.m.gflops = row.opt_num(m_gflops);
-      p.m.message = row.str(m_message);
-      if (const TimingError e = timing_error(p.m)) row.fail(column_index(kMeasurementColumns, e.column), e.what);
-      pending.push_back(std::move(p));
-    }
+  if (keys == nullptr) check_columns(r, doc, "measurements", kMeasurementColumns);
+  for (size_t i = 0; i < jm.size(); ++i) {
+    pending.push_back(keys ? parse_measurement_v1(r, *keys, jm[i], at("measurements", i))
+                           : parse_measurement(Row(r, jm[i], at("measurements", i),
+                                                   kMeasurementColumns),
+                                               sizes));
   }
-  // Documents written before schema v3, and winners-only ones, have no coverage section.
+  return pending;
+}
+
+// Documents written before schema v3, and winners-only ones, have no coverage section.
+std::vector<std::pair<RowRefs, Coverage>> parse_coverage(const Reader& r, const json& doc,
+                                                         const KeyIndex* keys,
+                                                         const SectionSizes& sizes) {
   std::vector<std::pair<RowRefs, Coverage>> coverage;
-  if (doc.contains("coverage")) {
-    const json& jc = r.array(doc, "coverage");
-    if (version == 1) {
-      for (size_t i = 0; i < jc.size(); ++i) {
-        const std::string path = at("coverage", i);
-        coverage.emplace_back(parse_refs_v1(r, *keys, jc[i], path),
-                              parse_coverage_v1(r, jc[i], path));
-      }
-    } else {
-      check_columns(r, doc, "coverage", kCoverageColumns);
-      for (size_t i = 0; i < jc.size(); ++i) {
-        const Row row(r, jc[i], at("coverage", i), kCoverageColumns);
-        const RowRefs refs{row.index(c_run, runs.size()), row.index(c_device, devices.size()),
-                           row.index(c_problem, problems.size())};
-        Coverage c;
-        c.legal = row.u32(c_legal);
-        c.measured = row.u32(c_measured);
-        c.budget_cut = row.boolean(c_budget_cut);
-        c.stages = row.u32_array(c_stages);
-        coverage.emplace_back(refs, std::move(c));
-      }
+  if (!doc.contains("coverage")) return coverage;
+  const json& jc = r.array(doc, "coverage");
+  if (keys != nullptr) {
+    for (size_t i = 0; i < jc.size(); ++i) {
+      const std::string path = at("coverage", i);
+      coverage.emplace_back(parse_refs_v1(r, *keys, jc[i], path),
+                            parse_coverage_v1(r, jc[i], path));
     }
+    return coverage;
   }
+  check_columns(r, doc, "coverage", kCoverageColumns);
+  for (size_t i = 0; i < jc.size(); ++i) {
+    const Row row(r, jc[i], at("coverage", i), kCoverageColumns);
+    const RowRefs refs{row.index(c_run, sizes.runs), row.index(c_device, sizes.devices),
+                       row.index(c_problem, sizes.problems)};
+    Coverage c;
+    c.legal = row.u32(c_legal);
+    c.measured = row.u32(c_measured);
+    c.budget_cut = row.boolean(c_budget_cut);
+    c.stages = row.u32_array(c_stages);
+    coverage.emplace_back(refs, std::move(c));
+  }
+  return coverage;
+}
+
+// The winners and ranked sections are checked and not stored: derived from the measurements,
+// as they are.
+void check_best_rows(const Reader& r, const json& doc, uint32_t version, const SectionSizes& sizes) {
   if (doc.contains("winners")) {
     const json& jw = r.array(doc, "winners");
     if (version == 1) {
@@ -336,40 +339,48 @@ ImportStats import_json(Store& store, const json& doc, const std::string& label,
       parse_best_rows(r, doc, "winners", sizes);
     }
   }
-  // Checked like the winners and not stored: derived from the measurements, as they are.
   parse_ranked(r, doc, version, {}, sizes);
+}
 
+ImportStats count_rows(const Store& store) {
   auto count = [&](const char* table) {
     return store.connection().query_int(std::string("SELECT count(*) FROM ") + table);
   };
-  const ImportStats before{count("devices"), count("kernels"),      count("problems"),
-                           count("runs"),    count("measurements"), count("coverage")};
+  return {count("devices"), count("kernels"),      count("problems"),
+          count("runs"),    count("measurements"), count("coverage")};
+}
+
+// Upserts each record, returning its row id by index; a record the store refuses fails the
+// import, named by its section and index.
+template <typename Record, typename Upsert>
+std::vector<int64_t> write_section(const Reader& r, const char* section,
+                                   const std::vector<Record>& records, Upsert upsert) {
+  std::vector<int64_t> ids(records.size());
+  for (size_t i = 0; i < records.size(); ++i) {
+    try {
+      ids[i] = upsert(records[i]);
+    } catch (const Error& e) {
+      r.fail(at(section, i), e.what());
+    }
+  }
+  return ids;
+}
+
+// Writes the parsed document in one transaction.
+void write_rows(Store& store, const Reader& r, const Sections& sections,
+                std::vector<PendingMeasurement>& pending,
+                std::vector<std::pair<RowRefs, Coverage>>& coverage) {
   Transaction transaction(store.connection());
-  // Row ids of the sections' entries, by index.
-  std::vector<int64_t> device_ids(devices.size()), kernel_ids(kernels.size()),
-      problem_ids(problems.size()), run_ids(runs.size());
-  for (size_t i = 0; i < devices.size(); ++i) {
-    try {
-      device_ids[i] = store.upsert_device(devices[i], OnConflict::keep);
-    } catch (const Error& e) {
-      r.fail(at("devices", i), e.what());
-    }
-  }
-  for (size_t i = 0; i < kernels.size(); ++i) {
-    try {
-      kernel_ids[i] = store.upsert_kernel(kernels[i], OnConflict::keep);
-    } catch (const Error& e) {
-      r.fail(at("kernels", i), e.what());
-    }
-  }
-  for (size_t i = 0; i < problems.size(); ++i) {
-    try {
-      problem_ids[i] = store.upsert_problem(problems[i]);
-    } catch (const Error& e) {
-      r.fail(at("problems", i), e.what());
-    }
-  }
-  for (size_t i = 0; i < runs.size(); ++i) run_ids[i] = store.begin_run(runs[i]);
+  const std::vector<int64_t> device_ids =
+      write_section(r, "devices", sections.devices,
+                    [&](const DeviceRecord& d) { return store.upsert_device(d, OnConflict::keep); });
+  const std::vector<int64_t> kernel_ids =
+      write_section(r, "kernels", sections.kernels,
+                    [&](const KernelRecord& k) { return store.upsert_kernel(k, OnConflict::keep); });
+  const std::vector<int64_t> problem_ids = write_section(
+      r, "problems", sections.problems, [&](const Problem& p) { return store.upsert_problem(p); });
+  std::vector<int64_t> run_ids;
+  for (const RunRecord& run : sections.runs) run_ids.push_back(store.begin_run(run));
   // Sets the row ids of a row's run, device and problem.
   auto set_ids = [&](const RowRefs& refs, auto& row) {
     row.run_id = run_ids[refs.run];
@@ -387,10 +398,35 @@ ImportStats import_json(Store& store, const json& doc, const std::string& label,
     store.put_coverage(c, OnConflict::keep);
   }
   transaction.commit();
-  return ImportStats{
-      count("devices") - before.devices,           count("kernels") - before.kernels,
-      count("problems") - before.problems,         count("runs") - before.runs,
-      count("measurements") - before.measurements, count("coverage") - before.coverage};
+}
+
+}  // namespace
+
+ImportStats import_json(Store& store, const json& doc, const std::string& label,
+                        const ProblemCheck& check) {
+  const Reader r{label};
+  const uint32_t version = check_header(r, doc);
+  // Parse and validate everything before the first write.
+  const Sections sections = parse_sections(r, doc, check);
+  const auto& [devices, kernels, problems, runs] = sections;
+  const SectionSizes sizes{devices.size(), problems.size(), kernels.size(), runs.size()};
+  std::optional<KeyIndex> keys;
+  if (version == 1) {
+    std::vector<std::string> run_uuids;
+    for (const auto& run : runs) run_uuids.push_back(run.uuid);
+    keys.emplace(devices, kernels, problems, run_uuids);
+  }
+  const KeyIndex* v1_keys = keys ? &*keys : nullptr;
+  std::vector<PendingMeasurement> pending = parse_measurements(r, doc, v1_keys, sizes);
+  std::vector<std::pair<RowRefs, Coverage>> coverage = parse_coverage(r, doc, v1_keys, sizes);
+  check_best_rows(r, doc, version, sizes);
+
+  const ImportStats before = count_rows(store);
+  write_rows(store, r, sections, pending, coverage);
+  const ImportStats after = count_rows(store);
+  return ImportStats{after.devices - before.devices,          after.kernels - before.kernels,
+                     after.problems - before.problems,        after.runs - before.runs,
+                     after.measurements - before.measurements, after.coverage - before.coverage};
 }
 
 ImportStats import_json_text(Store& store, std::string_view text, const std::string& label,

@@ -63,119 +63,157 @@ bool index_pickable(std::span<const ShapeIndex::Entry> entries, RankedLists& lis
   return true;
 }
 
-// Three passes, none of which branches on the data of a list entry: the candidates from the
-// heads; every list entry's kernel looked up in a table of candidate numbers by pickable id,
-// its place written to that candidate's row (non-candidates write to a row nobody reads); then
-// each candidate's score from its row. The per-entry hash probe this replaced branched on the
-// data of each of the ~190 entries of six lists of 32 (the H100 database); with it a ranked
-// select took about twice as long (docs/evaluate.md).
-RankedPick rank_neighbours(std::span<const ShapeIndex::Nearest> neighbours, const RankedLists& lists,
-                           const RankKernels& kernels, uint32_t compute_units,
-                           const ProblemQuery& q) noexcept {
-  const size_t n = std::min(neighbours.size(), kMaxRankNeighbours);
-  const RankedVariant* variants = lists.variants.data();
-  const uint16_t* pick = lists.pick.data();
+namespace {
+
+// The ranking's tables, on the stack: a ranked select allocates nothing.
+struct Ranking {
+  std::span<const ShapeIndex::Nearest> neighbours;  // the first kMaxRankNeighbours at most
+  const RankedVariant* variants;
+  const uint16_t* pick;
+  size_t pickable;  // the lists' pickable ids: 0..pickable, the last shared by the rest
+  // Candidate number by pickable id; the shared id of the kernels heading no list included.
+  std::array<uint8_t, kMaxPickable + 1> candidate_of;
+  std::array<const RankedVariant*, kMaxCandidates> candidates;
+  size_t count = 0;
+  // place[c][j]: where candidate c first appears in neighbour j's list, or kAbsent.
+  std::array<std::array<uint16_t, kMaxRankNeighbours>, kMaxCandidates + 1> place;
+  std::array<double, kMaxRankNeighbours> weight{}, absent_term{};
+  std::array<bool, kMaxRankNeighbours> absent_counts{};
+  std::array<ProblemQuery, kMaxRankNeighbours> there;  // neighbour j's problem
+};
+
+// How many neighbours have a list of two or more; every list asked for meanwhile.
+size_t prefetch_lists(const Ranking& r) noexcept {
   size_t ranking = 0;
-  for (size_t j = 0; j < n; ++j) {
-    const ShapeIndex::Entry& e = *neighbours[j].entry;
+  for (const ShapeIndex::Nearest& nearest : r.neighbours) {
+    const ShapeIndex::Entry& e = *nearest.entry;
     ranking += e.ranked_count >= 2 ? 1 : 0;
     // In a large snapshot each neighbour's list is likely a cache miss: ask for every list now,
     // so the misses overlap.
-    prefetch(pick + e.ranked_first, e.ranked_count * sizeof(uint16_t));
-    prefetch(variants + e.ranked_first, e.ranked_count * sizeof(RankedVariant));
+    prefetch(r.pick + e.ranked_first, e.ranked_count * sizeof(uint16_t));
+    prefetch(r.variants + e.ranked_first, e.ranked_count * sizeof(RankedVariant));
   }
-  if (ranking < 2) return {};
+  return ranking;
+}
 
-  // Candidate number by pickable id; the shared id of the kernels heading no list included.
-  std::array<uint8_t, kMaxPickable + 1> candidate_of;
-  std::memset(candidate_of.data(), kNoCandidate, lists.pickable + 1);
-  std::array<const RankedVariant*, kMaxCandidates> candidates;
-  size_t count = 0;
-  for (size_t j = 0; j < n; ++j) {
-    const ShapeIndex::Entry& e = *neighbours[j].entry;
+// The candidates: the legal kernels heading the neighbours' lists, each once.
+void gather_candidates(Ranking& r, const RankKernels& kernels, const ProblemQuery& q) noexcept {
+  std::memset(r.candidate_of.data(), kNoCandidate, r.pickable + 1);
+  for (const ShapeIndex::Nearest& nearest : r.neighbours) {
+    const ShapeIndex::Entry& e = *nearest.entry;
     const size_t head = std::min<size_t>(e.ranked_count, kRankCandidatesPerNeighbour);
     for (size_t i = e.ranked_first; i < e.ranked_first + head; ++i) {
-      const uint16_t id = pick[i];
-      if (candidate_of[id] != kNoCandidate || !kernels.constraints[variants[i].kernel].allows(q)) {
+      const uint16_t id = r.pick[i];
+      if (r.candidate_of[id] != kNoCandidate ||
+          !kernels.constraints[r.variants[i].kernel].allows(q)) {
         continue;
       }
-      candidate_of[id] = static_cast<uint8_t>(count);
-      candidates[count++] = &variants[i];
+      r.candidate_of[id] = static_cast<uint8_t>(r.count);
+      r.candidates[r.count++] = &r.variants[i];
     }
   }
-  if (count == 0) return {};
+}
 
-  // place[c][j]: where candidate c first appears in neighbour j's list, or kAbsent. Lists are
-  // walked backwards so that the first place is the one left.
-  std::array<std::array<uint16_t, kMaxRankNeighbours>, kMaxCandidates + 1> place;
-  for (size_t c = 0; c < count; ++c) place[c].fill(kAbsent);
-  std::array<double, kMaxRankNeighbours> weight{}, absent_term{};
-  std::array<bool, kMaxRankNeighbours> absent_counts{};
-  std::array<ProblemQuery, kMaxRankNeighbours> there;
-  for (size_t j = 0; j < n; ++j) {
-    const ShapeIndex::Entry& e = *neighbours[j].entry;
-    const double d = neighbours[j].distance + kDistanceFloor;
-    weight[j] = 1 / (d * d);
+// Every list entry's place written to its candidate's row (non-candidates write to a row nobody
+// reads), lists walked backwards so that the first place is the one left; each neighbour's
+// weight, problem and absent term.
+void place_candidates(Ranking& r, const ProblemQuery& q) noexcept {
+  for (size_t c = 0; c < r.count; ++c) r.place[c].fill(kAbsent);
+  for (size_t j = 0; j < r.neighbours.size(); ++j) {
+    const ShapeIndex::Entry& e = *r.neighbours[j].entry;
+    const double d = r.neighbours[j].distance + kDistanceFloor;
+    r.weight[j] = 1 / (d * d);
     for (size_t i = e.ranked_count; i-- > 0;) {
-      place[candidate_of[pick[e.ranked_first + i]]][j] = static_cast<uint16_t>(i);
+      r.place[r.candidate_of[r.pick[e.ranked_first + i]]][j] = static_cast<uint16_t>(i);
     }
-    there[j] = ProblemQuery{q.op, q.dtype, e.m, e.n, e.k, e.group_size, e.heads, e.kv_heads};
-    absent_counts[j] = e.ranked_count != 0;
-    if (absent_counts[j]) {
-      absent_term[j] = weight[j] * std::max<double>(
-                                       kAbsentLogRatio,
-                                       variants[e.ranked_first + e.ranked_count - 1].log_ratio);
+    r.there[j] = ProblemQuery{q.op, q.dtype, e.m, e.n, e.k, e.group_size, e.heads, e.kv_heads};
+    r.absent_counts[j] = e.ranked_count != 0;
+    if (r.absent_counts[j]) {
+      r.absent_term[j] =
+          r.weight[j] * std::max<double>(kAbsentLogRatio,
+                                         r.variants[e.ranked_first + e.ranked_count - 1].log_ratio);
     }
   }
+}
 
-  // Each score adds the listed terms first, nearest neighbour first, then the absent ones.
-  const RankedVariant* best = nullptr;
-  size_t best_j = 0, best_c = 0;
-  double best_score = std::numeric_limits<double>::infinity();
-  for (size_t c = 0; c < count; ++c) {
-    const uint32_t kernel = candidates[c]->kernel;
-    const kernels::OutputTile& tile = kernels.tiles[kernel];
-    // How evenly its grid fills the GPU, on the query and on each neighbour (0: not counted).
-    const uint64_t slots = tile.m == 0 && tile.n == 0
-                               ? 0
-                               : uint64_t{compute_units} *
-                                     resident_workgroups(kernels.workgroup_sizes[kernel]);
-    // A logarithm only where the neighbour's grid fills better: the charge is ln(f_j / f_q).
-    const double query_fill = grid_fill(tile.workgroups(q.m, q.n), slots);
-    auto carried = [&](size_t j) {
-      const double fill = grid_fill(tile.workgroups(there[j].m, there[j].n), slots);
-      const double charge = fill > query_fill ? std::log(fill / query_fill) : 0.0;
-      return tile.log_useful_share(there[j].m, there[j].n) + charge;
-    };
-    double sum = 0, total = 0;
-    const RankedVariant* nearest = nullptr;
-    size_t nearest_j = 0;
-    for (size_t j = 0; j < n; ++j) {
-      if (place[c][j] == kAbsent) continue;
-      const RankedVariant& v = variants[neighbours[j].entry->ranked_first + place[c][j]];
-      sum += weight[j] * (v.log_ratio + carried(j));
-      total += weight[j];
-      if (nearest == nullptr) {
-        nearest = &v;
-        nearest_j = j;
-      }
+struct Score {
+  double value;
+  const RankedVariant* nearest;  // the candidate's entry in the nearest list holding it
+  size_t nearest_j;
+};
+
+// Candidate c's score: the listed terms first, nearest neighbour first, then the absent ones.
+Score score(const Ranking& r, size_t c, const RankKernels& kernels, uint32_t compute_units,
+            const ProblemQuery& q) noexcept {
+  const uint32_t kernel = r.candidates[c]->kernel;
+  const kernels::OutputTile& tile = kernels.tiles[kernel];
+  // How evenly its grid fills the GPU, on the query and on each neighbour (0: not counted).
+  const uint64_t slots = tile.m == 0 && tile.n == 0
+                             ? 0
+                             : uint64_t{compute_units} *
+                                   resident_workgroups(kernels.workgroup_sizes[kernel]);
+  // A logarithm only where the neighbour's grid fills better: the charge is ln(f_j / f_q).
+  const double query_fill = grid_fill(tile.workgroups(q.m, q.n), slots);
+  auto carried = [&](size_t j) {
+    const double fill = grid_fill(tile.workgroups(r.there[j].m, r.there[j].n), slots);
+    const double charge = fill > query_fill ? std::log(fill / query_fill) : 0.0;
+    return tile.log_useful_share(r.there[j].m, r.there[j].n) + charge;
+  };
+  double sum = 0, total = 0;
+  Score s{0, nullptr, 0};
+  const size_t n = r.neighbours.size();
+  for (size_t j = 0; j < n; ++j) {
+    if (r.place[c][j] == kAbsent) continue;
+    const RankedVariant& v = r.variants[r.neighbours[j].entry->ranked_first + r.place[c][j]];
+    sum += r.weight[j] * (v.log_ratio + carried(j));
+    total += r.weight[j];
+    if (s.nearest == nullptr) {
+      s.nearest = &v;
+      s.nearest_j = j;
     }
-    const Constraints& legal = kernels.constraints[kernel];
-    for (size_t j = 0; j < n; ++j) {
-      if (place[c][j] != kAbsent || !absent_counts[j] || !legal.allows(there[j])) continue;
-      sum += absent_term[j] + weight[j] * carried(j);
-      total += weight[j];
-    }
-    const double score = sum / total - tile.log_useful_share(q.m, q.n);
-    if (score < best_score) {
-      best_score = score;
-      best = nearest;
-      best_j = nearest_j;
+  }
+  const Constraints& legal = kernels.constraints[kernel];
+  for (size_t j = 0; j < n; ++j) {
+    if (r.place[c][j] != kAbsent || !r.absent_counts[j] || !legal.allows(r.there[j])) continue;
+    sum += r.absent_term[j] + r.weight[j] * carried(j);
+    total += r.weight[j];
+  }
+  s.value = sum / total - tile.log_useful_share(q.m, q.n);
+  return s;
+}
+
+}  // namespace
+
+// Three passes, none of which branches on the data of a list entry: the candidates from the
+// heads; every list entry's kernel looked up in a table of candidate numbers by pickable id,
+// its place written to that candidate's row; then each candidate's score from its row. The
+// per-entry hash probe this replaced branched on the data of each of the ~190 entries of six
+// lists of 32 (the H100 database); with it a ranked select took about twice as long
+// (docs/evaluate.md).
+RankedPick rank_neighbours(std::span<const ShapeIndex::Nearest> neighbours, const RankedLists& lists,
+                           const RankKernels& kernels, uint32_t compute_units,
+                           const ProblemQuery& q) noexcept {
+  Ranking r;
+  r.neighbours = neighbours.first(std::min(neighbours.size(), kMaxRankNeighbours));
+  r.variants = lists.variants.data();
+  r.pick = lists.pick.data();
+  r.pickable = lists.pickable;
+  if (prefetch_lists(r) < 2) return {};
+  gather_candidates(r, kernels, q);
+  if (r.count == 0) return {};
+  place_candidates(r, q);
+  Score best{std::numeric_limits<double>::infinity(), nullptr, 0};
+  size_t best_c = 0;
+  for (size_t c = 0; c < r.count; ++c) {
+    const Score s = score(r, c, kernels, compute_units, q);
+    if (s.value < best.value) {
+      best = s;
       best_c = c;
     }
   }
-  if (best == nullptr) return {};
-  return {best, neighbours[best_j].entry, neighbours[best_j].distance, candidates[best_c]->kernel};
+  if (best.nearest == nullptr) return {};
+  return {best.nearest, neighbours[best.nearest_j].entry, neighbours[best.nearest_j].distance,
+          r.candidates[best_c]->kernel};
 }
 
 }  // namespace vktune::runtime

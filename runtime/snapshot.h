@@ -66,6 +66,8 @@ class Snapshot {
   ~Snapshot();
 
  private:
+  // from_catalog's steps, one a function (snapshot.cpp).
+  class Builder;
   // Writes `message` to *error (where given) and returns no snapshot: every failed build's and
   // load's end.
   static std::shared_ptr<const Snapshot> fail(std::string* error, std::string message) noexcept;

@@ -150,16 +150,8 @@ class StopOnSignals {
   struct sigaction old_int_ = {}, old_term_ = {};
 };
 
-void run_tune(const TuneFlags& flags) {
-  require_file_inputs({flags.shapes, flags.model});
-  refuse_to_overwrite({flags.shapes, flags.model}, flags.db);
-  const std::optional<double> budget = parse_budget(flags.budget);
-  std::optional<tuner::Shard> shard;
-  try {
-    if (!flags.shard.empty()) shard = tuner::parse_shard(flags.shard);
-  } catch (const std::invalid_argument& e) {
-    throw CLI::ValidationError("--shard", e.what());
-  }
+// The --m, --gs, --context, --ops and --dtype flags.
+tuner::ShapeOptions parse_shape_options(const TuneFlags& flags) {
   tuner::ShapeOptions shape_options;
   if (!flags.m.empty()) shape_options.m = tuner::parse_list(flags.m);
   if (!flags.gs.empty()) shape_options.group_sizes = tuner::parse_list(flags.gs);
@@ -170,6 +162,41 @@ void run_tune(const TuneFlags& flags) {
   } catch (const std::invalid_argument& e) {
     throw CLI::ValidationError("--dtype", e.what());
   }
+  return shape_options;
+}
+
+// The run's summary on stdout (a table, or JSON) and, with --profile, where its time went.
+void print_results(const TuneFlags& flags, const db::Store& store, const tuner::TuneResult& result) {
+  report::SummaryOptions summary_options;
+  summary_options.device = std::to_string(result.device_id);
+  summary_options.run_id = result.run_id;
+  const report::Summary summary = report::summarize(store, summary_options);
+  std::fputs((flags.json ? report::render_summary_json(summary) : report::render_table(summary)).c_str(),
+             stdout);
+  if (flags.profile) {
+    size_t variants = 0;
+    for (const auto& p : result.problems) variants += p.measured;
+    // On stderr with the progress: it is about the run, not its results.
+    std::fprintf(stderr, "\nwhere the time went (%zu variants measured):\n%s", variants,
+                result.profile
+                    .render(std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                std::chrono::duration<double>(result.seconds)),
+                            variants)
+                    .c_str());
+  }
+}
+
+void run_tune(const TuneFlags& flags) {
+  require_file_inputs({flags.shapes, flags.model});
+  refuse_to_overwrite({flags.shapes, flags.model}, flags.db);
+  const std::optional<double> budget = parse_budget(flags.budget);
+  std::optional<tuner::Shard> shard;
+  try {
+    if (!flags.shard.empty()) shard = tuner::parse_shard(flags.shard);
+  } catch (const std::invalid_argument& e) {
+    throw CLI::ValidationError("--shard", e.what());
+  }
+  const tuner::ShapeOptions shape_options = parse_shape_options(flags);
   tuner::TuneOptions options;
   // A model file is read before the device is opened, so a bad one fails at once.
   if (!flags.model.empty()) options.problems = tuner::load_model(flags.model, shape_options);
@@ -233,23 +260,7 @@ void run_tune(const TuneFlags& flags) {
                      std::string(e.what()) + " in " + flags.db + "; continue it with the same " +
                          (flags.fill ? "command, --resume in place of --fill" : "command and --resume"));
   }
-  report::SummaryOptions summary_options;
-  summary_options.device = std::to_string(result.device_id);
-  summary_options.run_id = result.run_id;
-  const report::Summary summary = report::summarize(store, summary_options);
-  std::fputs((flags.json ? report::render_summary_json(summary) : report::render_table(summary)).c_str(),
-             stdout);
-  if (flags.profile) {
-    size_t variants = 0;
-    for (const auto& p : result.problems) variants += p.measured;
-    // On stderr with the progress: it is about the run, not its results.
-    std::fprintf(stderr, "\nwhere the time went (%zu variants measured):\n%s", variants,
-                result.profile
-                    .render(std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                std::chrono::duration<double>(result.seconds)),
-                            variants)
-                    .c_str());
-  }
+  print_results(flags, store, result);
 }
 
 }  // namespace

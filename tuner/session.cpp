@@ -132,6 +132,36 @@ int64_t Session::start_run() {
   return store_.begin_run(run);
 }
 
+void Session::read_tuned_winners() {
+  // The winners before this run, read once: the warm start of every problem.
+  append_winners(store_, device_id_, tuned_winners_);
+  if (options_.train_store != nullptr) {
+    // Matched by name, as the model's training data is (tuner/cost_model.h).
+    for (const db::DeviceRecord& d : options_.train_store->devices()) {
+      if (d.name == train_device()) append_winners(*options_.train_store, d.id, tuned_winners_);
+    }
+  }
+}
+
+void Session::compile_up_front(const std::vector<std::vector<Candidate>>& lists) {
+  StageTimer t(profile_, Stage::compile);
+  std::vector<const Candidate*> all;
+  for (const auto& list : lists) {
+    for (const Candidate& c : list) all.push_back(&c);
+  }
+  progress_.note("compiling " + std::to_string(all.size()) + " candidates' pipelines");
+  const auto start = std::chrono::steady_clock::now();
+  compile_all(*device_, compiler_, *pipelines_, all, options_.stop);
+  stop_if_asked();
+  progress_.note(
+      std::to_string(pipelines_->size()) + " pipelines in " +
+      format_seconds(std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+                         .count()) +
+      (spirv_cache_ ? ", " + std::to_string(compiler_.disk_hits()) + " of their shaders from " +
+                          spirv_cache_->dir().string()
+                    : std::string(", no SPIR-V disk cache")));
+}
+
 TuneResult Session::run() {
   run_start_ = std::chrono::steady_clock::now();
   TuneResult result;
@@ -150,14 +180,7 @@ TuneResult Session::run() {
   result.device_id = device_id_;
   result.copy_gbps = bandwidth.gbps;
 
-  // The winners before this run, read once: the warm start of every problem.
-  append_winners(store_, device_id_, tuned_winners_);
-  if (options_.train_store != nullptr) {
-    // Matched by name, as the model's training data is (tuner/cost_model.h).
-    for (const db::DeviceRecord& d : options_.train_store->devices()) {
-      if (d.name == train_device()) append_winners(*options_.train_store, d.id, tuned_winners_);
-    }
-  }
+  read_tuned_winners();
   if (options_.strategy == Strategy::model) train_model();
   // The problems this run finished before (a resumed run): they have a coverage record.
   for (const db::Coverage& c : store_.coverage()) {
@@ -181,25 +204,7 @@ TuneResult Session::run() {
   // budgeted run's: its budget then covers compiling, each problem's share included, and a run
   // that compiles past it stores what it measured (986 pipelines compiled up front took 2 min
   // 26 s of a 20 s budget on lavapipe, and the run stored nothing).
-  if (options_.strategy != Strategy::model && !options_.budget) {
-    StageTimer t(profile_, Stage::compile);
-    std::vector<const Candidate*> all;
-    for (const auto& list : lists) {
-      for (const Candidate& c : list) all.push_back(&c);
-    }
-    progress_.note("compiling " + std::to_string(all.size()) + " candidates' pipelines");
-    const auto start = std::chrono::steady_clock::now();
-    compile_all(*device_, compiler_, *pipelines_, all, options_.stop);
-    stop_if_asked();
-    progress_.note(
-        std::to_string(pipelines_->size()) + " pipelines in " +
-        format_seconds(std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-                           .count()) +
-        (spirv_cache_ ? ", " + std::to_string(compiler_.disk_hits()) + " of their shaders from " +
-                            spirv_cache_->dir().string()
-                      : std::string(", no SPIR-V disk cache")));
-  }
-
+  if (options_.strategy != Strategy::model && !options_.budget) compile_up_front(lists);
   if (options_.budget && std::chrono::steady_clock::now() - run_start_ >= *options_.budget) {
     throw std::runtime_error("the budget of " + format_seconds(options_.budget->count()) +
                              " ran out before a single variant was measured (compiling took " +

@@ -110,6 +110,10 @@ class Session {
   // True when the device was re-created (every instance of `list` is gone then).
   bool recover_device(std::vector<Candidate>& list);
   int64_t start_run();
+  // The winners on this device before the run (tuned_winners_), the training stores' too.
+  void read_tuned_winners();
+  // Every candidate's pipeline of the run, on every core, before the first problem.
+  void compile_up_front(const std::vector<std::vector<Candidate>>& lists);
   std::vector<Candidate> candidates(const kernels::Problem& problem, int64_t problem_id,
                                     ProblemOutcome& outcome);
   void warm_start_order(const kernels::Problem& problem, std::vector<Candidate>& list) const;

@@ -114,7 +114,11 @@ uint32_t compute_queue_family(VkPhysicalDevice device) {
   throw Error("the device has no compute queue family");
 }
 
-DeviceInfo query_device_info(VkInstance instance, VkPhysicalDevice device, uint32_t index) {
+namespace {
+
+// The device's properties and limits, and the subgroup operations it offers compute shaders.
+void query_properties(VkPhysicalDevice device, const std::set<std::string>& extensions,
+                      DeviceInfo& info) {
   VkPhysicalDeviceMaintenance3Properties maintenance3{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES};
   VkPhysicalDeviceDriverProperties driver{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES,
@@ -122,18 +126,14 @@ DeviceInfo query_device_info(VkInstance instance, VkPhysicalDevice device, uint3
   VkPhysicalDeviceSubgroupProperties subgroup{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES, &driver};
   VkPhysicalDeviceProperties2 props{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &subgroup};
-  const std::set<std::string> extensions = device_extensions(device);
-  auto has_extension = [&extensions](const char* name) { return extensions.count(name) > 0; };
   // Only a device listing the extension may be asked for its struct.
   VkPhysicalDeviceShaderSMBuiltinsPropertiesNV sm{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SM_BUILTINS_PROPERTIES_NV};
-  const bool sm_builtins = has_extension(VK_NV_SHADER_SM_BUILTINS_EXTENSION_NAME);
+  const bool sm_builtins = extensions.count(VK_NV_SHADER_SM_BUILTINS_EXTENSION_NAME) > 0;
   if (sm_builtins) maintenance3.pNext = &sm;
   vkGetPhysicalDeviceProperties2(device, &props);
   const VkPhysicalDeviceProperties& p = props.properties;
 
-  DeviceInfo info;
-  info.index = index;
   info.name = p.deviceName;
   info.vendor_id = p.vendorID;
   info.device_id = p.deviceID;
@@ -165,7 +165,18 @@ DeviceInfo query_device_info(VkInstance instance, VkPhysicalDevice device, uint3
     vkGetPhysicalDeviceQueueFamilyProperties(device, &count, families.data());
     l.timestamp_valid_bits = families.at(compute_queue_family(device)).timestampValidBits;
   }
+  DeviceFeatures& f = info.features;
+  f.subgroup_arithmetic = (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
+                          (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT);
+  f.subgroup_shuffle = (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
+                       (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_SHUFFLE_BIT);
+}
 
+// The device's features, those of the extensions it lists among them; `info`'s API version
+// read first.
+void query_features(VkInstance instance, VkPhysicalDevice device,
+                    const std::set<std::string>& extensions, DeviceInfo& info) {
+  auto has_extension = [&extensions](const char* name) { return extensions.count(name) > 0; };
   VkPhysicalDeviceShaderFloat16Int8Features f16i8{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES};
   VkPhysicalDevice16BitStorageFeatures s16{
@@ -202,10 +213,6 @@ DeviceInfo query_device_info(VkInstance instance, VkPhysicalDevice device, uint3
   // Core in 1.3 only: a 1.2 device with just VK_KHR_shader_integer_dot_product is not used.
   f.shader_integer_dot_product =
       info.api_version >= VK_API_VERSION_1_3 && v13.shaderIntegerDotProduct;
-  f.subgroup_arithmetic = (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
-                          (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT);
-  f.subgroup_shuffle = (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
-                       (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_SHUFFLE_BIT);
   f.subgroup_size_control = has_extension(VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME) ||
                             info.api_version >= VK_API_VERSION_1_3;
   f.coopmat_nv = has_extension(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
@@ -225,6 +232,16 @@ DeviceInfo query_device_info(VkInstance instance, VkPhysicalDevice device, uint3
         instance, device, "vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR",
         kCooperativeMatrixPropertiesKhrType, [](const auto& q) { return q.ResultType; });
   }
+}
+
+}  // namespace
+
+DeviceInfo query_device_info(VkInstance instance, VkPhysicalDevice device, uint32_t index) {
+  const std::set<std::string> extensions = device_extensions(device);
+  DeviceInfo info;
+  info.index = index;
+  query_properties(device, extensions, info);
+  query_features(instance, device, extensions, info);
   info.host_visible_device_memory = has_host_visible_device_memory(device, info.type);
   return info;
 }
