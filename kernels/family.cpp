@@ -11,18 +11,6 @@
 
 namespace vktune::kernels {
 
-nlohmann::json to_json(const Constraints& c) {
-  nlohmann::json j = {{"k_multiple", c.k_multiple}, {"gs_multiple", c.gs_multiple},
-                      {"n_multiple", c.n_multiple}, {"m_min", c.m_min},
-                      {"m_max", c.m_max}};
-  // Only where bounded, so that the constraints stored before k_max, k_min and
-  // head_group_multiple existed read the same.
-  if (c.k_max != 0) j["k_max"] = c.k_max;
-  if (c.k_min != 0) j["k_min"] = c.k_min;
-  if (c.head_group_multiple > 1) j["head_group_multiple"] = c.head_group_multiple;
-  return j;
-}
-
 std::string check(const Constraints& c, const Problem& p) {
   auto multiple = [](const char* what, uint32_t value, uint32_t of, const char* knob) {
     if (of > 1 && value % of != 0) {

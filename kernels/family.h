@@ -13,6 +13,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "kernels/constraints_json.h"
 #include "kernels/knobs.h"
 #include "kernels/op.h"
 #include "kernels/output_tile.h"
@@ -37,20 +38,6 @@ struct Legality {
   explicit operator bool() const noexcept { return ok; }
 };
 
-// Shape constraints of one variant, as data (docs/variants.md), so that code which links no
-// kernels (runtime/) can tell whether a variant serves another shape. Device limits are not in
-// here: a variant stored for a device was legal on it.
-struct Constraints {
-  uint32_t k_multiple = 1, gs_multiple = 1, n_multiple = 1;
-  uint32_t m_min = 1, m_max = 0;  // m_max 0: no upper bound
-  uint32_t k_max = 0;             // 0: no upper bound (sdpa's online kernels: the head dim)
-  uint32_t k_min = 0;             // 0: no lower bound (the split int8-dot GEMV: its slices' k-steps)
-  // sdpa: the query heads per KV head (heads / kv_heads) must be a multiple of this; the online
-  // kernels' qpg, whose workgroup's heads share one KV head.
-  uint32_t head_group_multiple = 1;
-  friend bool operator==(const Constraints&, const Constraints&) = default;
-};
-nlohmann::json to_json(const Constraints& c);
 // Empty when `problem` satisfies `c`, else e.g. "K=96 is not a multiple of 32 (k_multiple)".
 std::string check(const Constraints& c, const Problem& problem);
 

@@ -46,8 +46,7 @@ OpBuiltins load(kernels::Op op, kernels::DType dtype) {
     b.constraints_json = kernels::to_json(c).dump();
     b.layout = kernels::layout_name(family.layout(knobs));
     b.workgroup_size = family.workgroup_size(knobs);
-    b.constraints = {c.k_multiple, c.gs_multiple, c.n_multiple, c.m_min, c.m_max,
-                     c.k_max,      c.k_min,       c.head_group_multiple};
+    b.constraints = c;
     const std::span<const uint32_t> words = builtin_spirv(b.variant_key);
     b.spirv = {reinterpret_cast<const uint8_t*>(words.data()), words.size_bytes()};
     out.none_fits += " " + b.variant_key + " " + b.constraints_json + ";";

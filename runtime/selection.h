@@ -8,7 +8,7 @@
 #include <span>
 #include <string_view>
 
-#include "kernels/output_tile.h"
+#include "kernels/constraints.h"
 
 namespace vktune::runtime {
 
@@ -41,43 +41,8 @@ struct ProblemQuery {
   uint32_t heads = 0, kv_heads = 0;  // sdpa only
 };
 
-// A variant's legality as data (docs/variants.md "Constraints as data"). A multiple of 0 or 1
-// means "no constraint"; m_max == 0 and k_max == 0 mean "no upper bound", k_min == 0 no lower one.
-struct Constraints {
-  uint32_t k_multiple = 1;
-  uint32_t gs_multiple = 1;
-  uint32_t n_multiple = 1;
-  uint32_t m_min = 0;
-  uint32_t m_max = 0;
-  uint32_t k_max = 0;
-  uint32_t k_min = 0;
-  // sdpa: heads / kv_heads must be a multiple of this (the online kernels' qpg: a workgroup's
-  // query heads share one KV head).
-  uint32_t head_group_multiple = 1;
-  // A variant that splits K: the tile its split hands over (kernels::Family::split_tile), from
-  // this runtime's catalogue rather than the stored constraints (Snapshot fills it). The tuner
-  // holds such a split illegal where its tiles already fill the GPU
-  // (kernels::OutputTile::split_allowed), so no database measured it there. Default: no split.
-  kernels::OutputTile split;
-
-  // Inline: the ranking path asks it for every candidate on every neighbouring problem.
-  bool allows(const ProblemQuery& q) const noexcept {
-    return divides(k_multiple, q.k) && divides(gs_multiple, q.group_size) &&
-           divides(n_multiple, q.n) && q.m >= m_min && (m_max == 0 || q.m <= m_max) &&
-           (k_max == 0 || q.k <= k_max) && q.k >= k_min &&
-           (q.kv_heads == 0 ? head_group_multiple <= 1
-                            : divides(head_group_multiple, q.heads / q.kv_heads)) &&
-           split.split_allowed(q.m, q.n);
-  }
-
- private:
-  static bool divides(uint32_t multiple, uint32_t value) noexcept {
-    if (multiple <= 1) return true;
-    // Multiples are nearly always powers of two: a mask, not a division.
-    if ((multiple & (multiple - 1)) == 0) return (value & (multiple - 1)) == 0;
-    return value % multiple == 0;
-  }
-};
+// A variant's legality as data: the catalogue's one encoding (kernels/constraints.h).
+using Constraints = kernels::Constraints;
 
 enum class Status : int {
   ok = 0,

@@ -13,6 +13,7 @@
 
 #include "db/error.h"
 #include "db/spirv_check.h"
+#include "kernels/constraints_json.h"
 #include "kernels/family.h"
 #include "runtime/builtin.h"
 #include "runtime/rank.h"
@@ -71,27 +72,12 @@ struct BuildError {
 };
 
 Constraints parse_constraints(const std::string& text, const std::string& key) {
-  const auto j = nlohmann::json::parse(text, nullptr, false);
-  if (!j.is_object()) throw BuildError{"kernel '" + key + "': constraints_json is not a JSON object"};
-  Constraints c;
-  auto read = [&](const char* name, uint32_t& field) {
-    const auto it = j.find(name);
-    if (it == j.end()) return;
-    if (!it->is_number_integer() || it->get<int64_t>() < 0 ||
-        it->get<int64_t>() > std::numeric_limits<uint32_t>::max()) {
-      throw BuildError{"kernel '" + key + "': constraints_json." + name + " is not an unsigned integer"};
-    }
-    field = static_cast<uint32_t>(it->get<int64_t>());
-  };
-  read("k_multiple", c.k_multiple);
-  read("gs_multiple", c.gs_multiple);
-  read("n_multiple", c.n_multiple);
-  read("m_min", c.m_min);
-  read("m_max", c.m_max);
-  read("k_max", c.k_max);
-  read("k_min", c.k_min);
-  read("head_group_multiple", c.head_group_multiple);
-  return c;
+  try {
+    return kernels::constraints_from_json(nlohmann::json::parse(text, nullptr, false),
+                                          "kernel '" + key + "': constraints_json");
+  } catch (const std::invalid_argument& e) {
+    throw BuildError{e.what()};
+  }
 }
 
 // The variant's output tile, the tile its K split hands over and its head-group multiple, as
