@@ -87,26 +87,26 @@ bool is_sqlite_file(const std::string& path) {
 }
 
 Store open_for_reading(const std::string& path, IntegrityCheck integrity,
-                       const ProblemCheck& problems) {
+                       const ImportChecks& checks) {
   if (is_sqlite_file(path)) return Store::open(path, OpenMode::read_only, integrity);
   const DatabaseContent content = database_content(read_regular_file(path), path);
   if (content.form() == DatabaseForm::sqlite) return Store::open_image(content.bytes(), path);
   Store store = Store::open_memory(path);
-  import_json_text(store, content.text(), path, problems);
+  import_json_text(store, content.text(), path, checks);
   return store;
 }
 
 Catalog read_catalog(const std::string& path, IntegrityCheck integrity, bool with_spirv,
-                     const ProblemCheck& problems) {
+                     const ImportChecks& checks) {
   if (is_sqlite_file(path)) {
     return Store::open(path, OpenMode::read_only, integrity).catalog(with_spirv);
   }
-  return read_catalog(database_content(read_regular_file(path), path), path, with_spirv, problems);
+  return read_catalog(database_content(read_regular_file(path), path), path, with_spirv, checks);
 }
 
 Catalog read_catalog(const DatabaseContent& content, const std::string& label, bool with_spirv,
-                     const ProblemCheck& problems) {
-  if (content.form() == DatabaseForm::json) return catalog_from_json(content.text(), label, problems);
+                     const ImportChecks& checks) {
+  if (content.form() == DatabaseForm::json) return catalog_from_json(content.text(), label, checks);
   return Store::open_image(content.bytes(), label).catalog(with_spirv);
 }
 

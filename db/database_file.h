@@ -67,18 +67,18 @@ bool is_sqlite_file(const std::string& path);
 
 // A database for reading: an SQLite file opened in place read-only (with `integrity`); a JSON
 // document or a compressed database in a private in-memory store labelled with `path`. A JSON
-// document's problems go through `problems` as import_json's do.
+// document's problems and SPIR-V go through `checks` as import_json's do.
 Store open_for_reading(const std::string& path,
                        IntegrityCheck integrity = IntegrityCheck::quick_check,
-                       const ProblemCheck& problems = {});
+                       const ImportChecks& checks = {});
 
 // The catalog (what a lookup needs) of the database at `path`, in any form: a JSON document's
-// straight from the text (catalog_from_json, `problems` checked as there), an SQLite
+// straight from the text (catalog_from_json, `checks` made as there), an SQLite
 // database's from its tables.
 Catalog read_catalog(const std::string& path, IntegrityCheck integrity = IntegrityCheck::quick_check,
-                     bool with_spirv = true, const ProblemCheck& problems = {});
+                     bool with_spirv = true, const ImportChecks& checks = {});
 // The same for a database already in memory (`label` names it in errors).
 Catalog read_catalog(const DatabaseContent& content, const std::string& label,
-                     bool with_spirv = true, const ProblemCheck& problems = {});
+                     bool with_spirv = true, const ImportChecks& checks = {});
 
 }  // namespace vktune::db

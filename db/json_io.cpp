@@ -74,7 +74,8 @@ void check_constraints(const Reader& r, const std::string& text, const std::stri
   }
 }
 
-KernelRecord parse_full_kernel(const Reader& r, const json& o, const std::string& path) {
+KernelRecord parse_full_kernel(const Reader& r, const json& o, const std::string& path,
+                               const SpirvCheck& check) {
   KernelRecord k = parse_kernel(r, o, path);
   k.family = r.str(o, path, "family");
   k.knobs_json = r.json_text(o, path, "knobs_json");
@@ -86,10 +87,18 @@ KernelRecord parse_full_kernel(const Reader& r, const json& o, const std::string
   if (auto b64 = r.opt_str(o, path, "spirv")) {
     auto bytes = base64_decode(*b64);
     if (!bytes) r.fail(path + ".spirv", "is not valid base64");
-    if (const std::string why = spirv_problem(*bytes); !why.empty()) r.fail(path + ".spirv", why);
+    std::string why = spirv_problem(*bytes);
+    if (why.empty() && check) why = check(*bytes);
+    if (!why.empty()) r.fail(path + ".spirv", why);
     k.spirv = std::move(*bytes);
   }
   return k;
+}
+// Refuses `p` at `path` when `check` (where given) says why the runtime could not answer for it.
+void check_problem(const Reader& r, const ProblemCheck& check, const Problem& p,
+                   const std::string& path) {
+  if (!check) return;
+  if (const std::string why = check(p); !why.empty()) r.fail(path, why);
 }
 Problem parse_problem(const Reader& r, const json& o, const std::string& path) {
   Problem p;
@@ -125,17 +134,18 @@ struct Sections {
   std::vector<RunRecord> runs;
 };
 
-Sections parse_sections(const Reader& r, const json& doc, const ProblemCheck& check) {
+Sections parse_sections(const Reader& r, const json& doc, const ImportChecks& checks) {
   Sections s;
   const json& jd = r.array(doc, "devices");
   for (size_t i = 0; i < jd.size(); ++i) s.devices.push_back(parse_full_device(r, jd[i], at("devices", i)));
   const json& jk = r.array(doc, "kernels");
-  for (size_t i = 0; i < jk.size(); ++i) s.kernels.push_back(parse_full_kernel(r, jk[i], at("kernels", i)));
+  for (size_t i = 0; i < jk.size(); ++i) {
+    s.kernels.push_back(parse_full_kernel(r, jk[i], at("kernels", i), checks.spirv));
+  }
   const json& jp = r.array(doc, "problems");
   for (size_t i = 0; i < jp.size(); ++i) {
     s.problems.push_back(parse_problem(r, jp[i], at("problems", i)));
-    if (!check) continue;
-    if (const std::string why = check(s.problems.back()); !why.empty()) r.fail(at("problems", i), why);
+    check_problem(r, checks.problem, s.problems.back(), at("problems", i));
   }
   const json& jr = r.array(doc, "runs");
   for (size_t i = 0; i < jr.size(); ++i) s.runs.push_back(parse_run(r, jr[i], at("runs", i)));
@@ -403,11 +413,11 @@ void write_rows(Store& store, const Reader& r, const Sections& sections,
 }  // namespace
 
 ImportStats import_json(Store& store, const json& doc, const std::string& label,
-                        const ProblemCheck& check) {
+                        const ImportChecks& checks) {
   const Reader r{label};
   const uint32_t version = check_header(r, doc);
   // Parse and validate everything before the first write.
-  const Sections sections = parse_sections(r, doc, check);
+  const Sections sections = parse_sections(r, doc, checks);
   const auto& [devices, kernels, problems, runs] = sections;
   const SectionSizes sizes{devices.size(), problems.size(), kernels.size(), runs.size()};
   std::optional<KeyIndex> keys;
@@ -430,12 +440,12 @@ ImportStats import_json(Store& store, const json& doc, const std::string& label,
 }
 
 ImportStats import_json_text(Store& store, std::string_view text, const std::string& label,
-                             const ProblemCheck& check) {
-  return import_json(store, parse_text(text, label), label, check);
+                             const ImportChecks& checks) {
+  return import_json(store, parse_text(text, label), label, checks);
 }
 
 Catalog catalog_from_json(std::string_view text, const std::string& label,
-                          const ProblemCheck& check) {
+                          const ImportChecks& checks) {
   const json doc = parse_text(text, label);
   const Reader r{label};
   const uint32_t version = check_header(r, doc);
@@ -447,15 +457,14 @@ Catalog catalog_from_json(std::string_view text, const std::string& label,
   }
   const json& jk = r.array(doc, "kernels");
   for (size_t i = 0; i < jk.size(); ++i) {
-    c.kernels.push_back(parse_full_kernel(r, jk[i], at("kernels", i)));
+    c.kernels.push_back(parse_full_kernel(r, jk[i], at("kernels", i), checks.spirv));
     c.kernels.back().id = static_cast<int64_t>(i + 1);
   }
   const json& jp = r.array(doc, "problems");
   for (size_t i = 0; i < jp.size(); ++i) {
     c.problems.push_back(parse_problem(r, jp[i], at("problems", i)));
     c.problems.back().id = static_cast<int64_t>(i + 1);
-    if (!check) continue;
-    if (const std::string why = check(c.problems.back()); !why.empty()) r.fail(at("problems", i), why);
+    check_problem(r, checks.problem, c.problems.back(), at("problems", i));
   }
   // Runs only as what winners refer to: their uuids.
   const json& jr = r.array(doc, "runs");

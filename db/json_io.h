@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <nlohmann/json_fwd.hpp>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -67,19 +68,26 @@ std::string export_json_text(const Store& store, int indent = 1,
 // (Store::put_coverage).
 //
 // Kernels the runtime could not run are refused too, by path: a workgroup_size of 0, a
-// constraints_json whose multiples are 0, SPIR-V that is no module (db/spirv_check.h). And each
-// problem is passed to `check`, where given (the catalogue's validation, which db/ does not
-// link): a non-empty answer refuses the document with "problems[3]: <answer>".
+// constraints_json whose multiples are 0, SPIR-V that is no module (db/spirv_check.h). And the
+// checks db/ cannot make, where `checks` gives them: each problem goes to `checks.problem` (the
+// catalogue's validation) and each module that passes the header checks to `checks.spirv`
+// (SPIRV-Tools' validator, kernels/spirv_validate.h); a non-empty answer refuses the document
+// with "problems[3]: <answer>" or "kernels[7].spirv: <answer>".
 using ProblemCheck = std::function<std::string(const Problem&)>;
+using SpirvCheck = std::function<std::string(std::span<const uint8_t>)>;
+struct ImportChecks {
+  ProblemCheck problem;
+  SpirvCheck spirv;
+};
 ImportStats import_json(Store& store, const nlohmann::json& document, const std::string& label,
-                        const ProblemCheck& check = {});
+                        const ImportChecks& checks = {});
 // Parses text first; a syntax error throws Error with the parser's position.
 ImportStats import_json_text(Store& store, std::string_view text, const std::string& label,
-                             const ProblemCheck& check = {});
+                             const ImportChecks& checks = {});
 
 // Reads the parts a lookup needs (devices, kernels, problems, winners) straight from a
 // document, with the same validation; ids are assigned 1..n in document order.
 Catalog catalog_from_json(std::string_view text, const std::string& label,
-                          const ProblemCheck& check = {});
+                          const ImportChecks& checks = {});
 
 }  // namespace vktune::db

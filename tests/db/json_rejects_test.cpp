@@ -3,7 +3,9 @@
 // a refused document is imported.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <limits>
+#include <span>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
@@ -260,11 +262,11 @@ TEST(JsonIo, ProblemsTheCheckRefusesAreRejectedByPath) {
   };
   for (json doc : {exported(), exported_v1()}) {
     db::Store store = db::Store::open_memory();
-    EXPECT_NO_THROW(import_json(store, doc, "doc.json", no_bogus));
+    EXPECT_NO_THROW(import_json(store, doc, "doc.json", {no_bogus}));
     doc["problems"][1]["op"] = "bogus";
     db::Store empty = db::Store::open_memory();
     try {
-      import_json(empty, doc, "doc.json", no_bogus);
+      import_json(empty, doc, "doc.json", {no_bogus});
       ADD_FAILURE() << "accepted op bogus";
     } catch (const Error& e) {
       EXPECT_NE(std::string(e.what()).find("doc.json: problems[1]: op \"bogus\" is unknown"),
@@ -272,6 +274,38 @@ TEST(JsonIo, ProblemsTheCheckRefusesAreRejectedByPath) {
           << e.what();
     }
     EXPECT_TRUE(empty.devices().empty());
+  }
+}
+
+// The caller's SPIR-V check (SPIRV-Tools' validator, in the CLI) sees each module that passes
+// the header checks, and refuses one by its path; a module the header checks refuse never
+// reaches it.
+TEST(JsonIo, ModulesTheSpirvCheckRefusesAreRejectedByPath) {
+  const std::vector<uint8_t> header{0x03, 0x02, 0x23, 0x07, 0, 5, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0};
+  const std::vector<uint8_t> zeros(20, 0);
+  std::vector<std::vector<uint8_t>> seen;
+  const ImportChecks checks{{}, [&](std::span<const uint8_t> bytes) {
+                              seen.emplace_back(bytes.begin(), bytes.end());
+                              return seen.back() == header ? "has no entry point" : std::string();
+                            }};
+  for (json doc : {exported(), exported_v1()}) {
+    doc["kernels"][1]["spirv"] = base64_encode(header);
+    db::Store store = db::Store::open_memory();
+    seen.clear();
+    try {
+      import_json(store, doc, "doc.json", checks);
+      ADD_FAILURE() << "accepted a module the check refuses";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("doc.json: kernels[1].spirv: has no entry point"),
+                std::string::npos)
+          << e.what();
+    }
+    EXPECT_EQ(std::count(seen.begin(), seen.end(), header), 1);
+    EXPECT_TRUE(store.devices().empty());
+    doc["kernels"][1]["spirv"] = base64_encode(zeros);
+    seen.clear();
+    EXPECT_THROW(catalog_from_json(doc.dump(), "doc.json", checks), Error);
+    EXPECT_EQ(std::count(seen.begin(), seen.end(), zeros), 0) << "the header checks come first";
   }
 }
 

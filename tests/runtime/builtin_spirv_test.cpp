@@ -15,6 +15,7 @@
 #include "kernels/builtin_variants.h"
 #include "kernels/family.h"
 #include "kernels/shader_compiler.h"
+#include "kernels/spirv_validate.h"
 
 namespace vktune::runtime {
 namespace {
@@ -69,6 +70,18 @@ TEST(BuiltinSpirv, TheShippedSpirvIsTheCataloguesShaderCompiledNow) {
     EXPECT_TRUE(std::equal(shipped.begin(), shipped.end(), c.words.begin(), c.words.end()))
         << c.key << ": runtime/builtin_spirv.inc is out of date; run this test with "
                     "VKTUNE_REGENERATE=1, rebuild, run again";
+  }
+}
+
+// What the tools check before they serve a module (kernels/spirv_validate.h) never refuses a
+// built-in: run-layer's fallback would have nothing left to fall back to.
+TEST(BuiltinSpirv, EveryShippedModuleValidates) {
+  for (const Compiled& c : compile_builtins()) {
+    const std::span<const uint32_t> shipped = builtin_spirv(c.key);
+    ASSERT_FALSE(shipped.empty()) << c.key;
+    const std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(shipped.data()),
+                                         shipped.size_bytes());
+    EXPECT_EQ(kernels::spirv_validation_error(bytes), "") << c.key;
   }
 }
 

@@ -30,7 +30,8 @@ struct Winner {
   std::string key;  // canonical variant key
   double median_ns = 1000;
   // The SPIR-V stored with it: the key's own (compiled from the catalogue) when empty, another
-  // variant's when a key, none when "none".
+  // variant's when a key, none when "none", the key's own without its last instruction
+  // (OpFunctionEnd: a valid header over a body SPIRV-Tools refuses) when "broken".
   std::string spirv_of = {};
 };
 
@@ -63,11 +64,12 @@ class EngineTest : public test::VulkanFixture {
       db::KernelRecord kernel = tuner::kernel_record(*family, parsed.knobs, nullptr);
       if (w.spirv_of != "none") {
         db::KernelRecord source = kernel;
-        if (!w.spirv_of.empty()) {
+        if (!w.spirv_of.empty() && w.spirv_of != "broken") {
           const kernels::ParsedKey other = kernels::parse_key(w.spirv_of);
           source = tuner::kernel_record(*kernels::find_family(other.family), other.knobs, nullptr);
         }
         kernel.spirv = tuner::compile_spirv(compiler(), source);
+        if (w.spirv_of == "broken") kernel.spirv->resize(kernel.spirv->size() - 4);
       }
       m.kernel_id = store.upsert_kernel(kernel);
       m.status = db::Status::ok;

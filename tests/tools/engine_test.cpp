@@ -223,6 +223,28 @@ TEST_F(EngineTest, WinnerWithoutSpirvFallsBack) {
   EXPECT_NE(q.rejected.find("no SPIR-V"), std::string::npos) << q.rejected;
 }
 
+// A database whose winner for q_proj carries a module with a valid header and a broken body
+// (written by other means than import, which refuses it): SPIRV-Tools' validator refuses it
+// before the driver sees it, and that node alone runs the built-in, saying why.
+TEST_F(EngineTest, WinnerWithBrokenSpirvFallsBackForThatNode) {
+  const std::string gemv = "q4gsw_gemv[layout=packed,wg=64,rows=2,load=u32x4,reduce=shared]";
+  const std::string raw = "q4gsw_gemv[layout=raw,wg=64,rows=2,load=u32x4,reduce=shared]";
+  const auto snapshot = tuned({{linear(1, 256, 256), gemv, 1000, "broken"},
+                               {linear(1, 64, 256), raw, 1000}});
+  const Router router(snapshot, device().info());
+  const Layer layer = make_layer(shape(), 1, 5);
+  auto [graph, check] = run(layer, make_layer_data(layer, 44), router);
+  expect_ok(check);
+  const Route& q = route_of(graph, "q_proj");
+  EXPECT_EQ(q.source, Source::fallback);
+  EXPECT_EQ(q.key, "q4gsw_gemv[layout=raw,wg=64,rows=1,load=u32,reduce=shared]");
+  EXPECT_NE(q.rejected.find(gemv + " (exact"), std::string::npos) << q.rejected;
+  EXPECT_NE(q.rejected.find("fails SPIR-V validation"), std::string::npos) << q.rejected;
+  const Route& k = route_of(graph, "k_proj");
+  EXPECT_EQ(k.source, Source::exact);
+  EXPECT_EQ(k.key, raw);
+}
+
 TEST_F(EngineTest, CheckCatchesAWrongNode) {
   const Layer layer = make_layer(shape(), 2, 7);
   LayerData data = make_layer_data(layer, 21);

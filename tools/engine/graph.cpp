@@ -11,6 +11,7 @@
 
 #include "kernels/family.h"
 #include "kernels/float16.h"
+#include "kernels/vk/error.h"
 #include "runtime/dispatch.h"
 #include "tools/engine/elementwise.h"
 
@@ -105,7 +106,7 @@ Graph Graph::build(vk::Device& device, ShaderCompiler& compiler, kernels::Pipeli
       throw std::invalid_argument(describe(node) +
                                   ": a bias or a non-default eps is not in the runtime's query");
     }
-    Route route = router.route(p);
+    Route route = g.buildable(router.route(p), p, router);
     if (node.kind == NodeKind::attention) {
       // Kept for set_context, which may switch away from it and back.
       g.dispatches_.push_back(g.attention_variant(i, route).dispatch);
@@ -181,20 +182,38 @@ Graph::Dispatch Graph::routed_dispatch(size_t i, const Route& route,
     throw std::logic_error(route.key + ": the plan names binding " + std::string(name) +
                            ", which this engine does not know");
   };
+  const std::shared_ptr<const vk::ComputePipeline> pipeline = routed_pipeline(route);
   std::vector<const vk::Buffer*> bindings;
   for (const runtime::BindingPlan& b : plan.bindings) bindings.push_back(bind(b));
+  return Dispatch{pipeline, std::make_shared<const vk::DescriptorSet>(pipeline->bind(bindings)),
+                  plan.push_constants, plan.groups};
+}
 
+std::shared_ptr<const vk::ComputePipeline> Graph::routed_pipeline(const Route& route) {
   auto& pipeline = routed_pipelines_[{route.key, route.spirv}];
   if (!pipeline) {
     vk::PipelineDesc desc;
     desc.name = route.key;
     desc.spirv = route.spirv;
-    desc.buffer_count = uint32_t(plan.bindings.size());
-    desc.push_constant_bytes = uint32_t(plan.push_constants.size());
-    pipeline = std::make_shared<const vk::ComputePipeline>(vk::ComputePipeline::create(device, desc));
+    desc.buffer_count = uint32_t(route.plan.bindings.size());
+    desc.push_constant_bytes = uint32_t(route.plan.push_constants.size());
+    pipeline =
+        std::make_shared<const vk::ComputePipeline>(vk::ComputePipeline::create(*device_, desc));
   }
-  return Dispatch{pipeline, std::make_shared<const vk::DescriptorSet>(pipeline->bind(bindings)),
-                  plan.push_constants, plan.groups};
+  return pipeline;
+}
+
+Route Graph::buildable(Route route, const kernels::Problem& problem, const Router& router) {
+  try {
+    routed_pipeline(route);
+    return route;
+  } catch (const vk::Error& e) {
+    if (route.source != Source::exact && route.source != Source::nearest) throw;
+    routed_pipelines_.erase({route.key, route.spirv});
+    Route builtin = router.fallback(problem, route, e.what());
+    routed_pipeline(builtin);
+    return builtin;
+  }
 }
 
 const Graph::AttentionVariant& Graph::attention_variant(size_t i, const Route& route) {
@@ -235,7 +254,8 @@ void Graph::set_context(uint32_t context) {
     } else if (node.kind == NodeKind::attention) {
       // The runtime's answer at the new context (its plan included), run by the variant's
       // pipeline over the buffers bound for the whole cache.
-      Route route = router_->route(at_context(node.problem, context));
+      Route route = buildable(router_->route(at_context(node.problem, context)),
+                              at_context(node.problem, context), *router_);
       const AttentionVariant& v = attention_variant(i, route);
       for (size_t b = 0; b < route.plan.bindings.size(); ++b) {
         if (route.plan.bindings[b].alloc_bytes > v.capacity_plan.bindings.at(b).alloc_bytes) {

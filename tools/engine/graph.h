@@ -45,7 +45,9 @@ class Graph {
  public:
   // Routes every routed node of `layer` through `router` (attention for the layer's context L)
   // and keeps a copy of `router` (the snapshot shared; the DeviceInfo it references must
-  // outlive the graph) to re-ask for attention in set_context; creates its pipeline from the route's SPIR-V and one buffer per binding of its plan:
+  // outlive the graph) to re-ask for attention in set_context; creates its pipeline from the
+  // route's SPIR-V (a tuned route whose pipeline the driver fails to create falls back to the
+  // built-in routing, the driver's error in Route::rejected) and one buffer per binding of its plan:
   // the layer's tensors where the plan binds activations, the weights prepacked by the runtime
   // into the plan's layout, the other parameters and a zeroed workspace of the plan's sizes.
   // Uploads `data` (x, the caches and the RoPE table as given; every other tensor poisoned with
@@ -78,7 +80,7 @@ class Graph {
   // set and workspace are created the first time, sized for the cache's capacity, and kept for
   // every later switch back. routes()[attention] is the answer at `context`. Throws
   // std::invalid_argument unless M <= context <= the layer's L (the cache's capacity), what
-  // Router::route throws, vk::Error creating a pipeline; a throw leaves the dispatches and
+  // Router::route throws, vk::Error creating a built-in's pipeline; a throw leaves the dispatches and
   // routes as they were (a variant created on the way is kept for later).
   void set_context(uint32_t context);
   uint32_t context() const noexcept { return context_; }
@@ -126,6 +128,13 @@ class Graph {
   // own (weights prepacked from `params`, scales, norm weight, zeroed workspaces) elsewhere.
   // `params` may be null for a node that binds no weights (attention).
   Dispatch routed_dispatch(size_t node, const Route& route, const kernels::ProblemData* params);
+  // The pipeline of `route`'s (key, SPIR-V): the one made before, or a new one. Throws vk::Error
+  // when the driver fails to create it.
+  std::shared_ptr<const vk::ComputePipeline> routed_pipeline(const Route& route);
+  // `route` when its pipeline can be created; else, for a tuned route, the built-in routing's
+  // variant for `problem` (Router::fallback, the driver's error as the reason), whose pipeline
+  // is created here. Throws vk::Error for a built-in route whose pipeline fails.
+  Route buildable(Route route, const kernels::Problem& problem, const Router& router);
   // The attention variant of `route` for node `node`: one kept, or a new one planned at the
   // cache's capacity.
   const AttentionVariant& attention_variant(size_t node, const Route& route);

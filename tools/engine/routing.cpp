@@ -7,8 +7,8 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "db/spirv_check.h"
 #include "kernels/op.h"
+#include "kernels/spirv_validate.h"
 #include "runtime/builtin.h"
 #include "tools/engine/device_query.h"
 
@@ -51,7 +51,8 @@ Route parse(const runtime::Selection& s, const runtime::ProblemQuery& q,
     why = "the database holds no SPIR-V for it";
     return r;
   }
-  if (const std::string problem = db::spirv_problem(s.spirv); !problem.empty()) {
+  if (const std::string problem = kernels::spirv_validation_error(s.spirv, device.api_version);
+      !problem.empty()) {
     why = "its SPIR-V " + problem;
     return r;
   }
@@ -215,7 +216,12 @@ Route Router::route(const kernels::Problem& problem) const {
     throw std::runtime_error(kernels::describe(problem) + ": the built-in variant " + r.key +
                              " cannot run on " + device_->name + ": " + why);
   }
-  // The tuned choice cannot run here: say so and take the built-in routing.
+  return fallback(problem, r, why);
+}
+
+Route Router::fallback(const kernels::Problem& problem, const Route& r,
+                       const std::string& why) const {
+  const runtime::ProblemQuery q = to_query(problem);
   runtime::Selection builtin;
   runtime::select_builtin(q, builtin);
   std::string builtin_why;

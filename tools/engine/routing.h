@@ -24,7 +24,8 @@ enum class Source {
   exact,     // the database's winner for this very problem
   nearest,   // the winner of the nearest tuned problem (log-distance)
   builtin,   // built-in routing: no database, or nothing tuned that fits
-  fallback,  // the database's choice cannot run here (no SPIR-V, refused plan, device): built-in
+  fallback,  // the database's choice cannot run here (no or invalid SPIR-V, refused plan, device,
+             // a pipeline the driver fails to create): built-in
 };
 std::string_view to_string(Source source) noexcept;
 
@@ -79,10 +80,17 @@ class Router {
   bool tuned() const noexcept { return snapshot_ != nullptr; }
 
   // The variant for `problem` (q4gsw, rms_norm or sdpa) with its SPIR-V and plan. A tuned answer
-  // without SPIR-V, whose plan the runtime refuses, or that needs a feature or limit the device
-  // lacks falls back to the built-in routing. Throws std::runtime_error when the runtime rejects
-  // the query or not even the built-in variant can run on the device.
+  // without SPIR-V, whose SPIR-V SPIRV-Tools' validator refuses for the device's Vulkan
+  // (kernels/spirv_validate.h), whose plan the runtime refuses, or that needs a feature or limit
+  // the device lacks falls back to the built-in routing. Throws std::runtime_error when the
+  // runtime rejects the query or not even the built-in variant can run on the device.
   Route route(const kernels::Problem& problem) const;
+  // The built-in routing's variant for `problem` in place of `rejected` (a tuned route), which
+  // cannot run here for the reason `why` (e.g. the driver failed to create its pipeline):
+  // Source::fallback, with `rejected`'s key, how it was found and `why` in `rejected`. Throws
+  // std::runtime_error when the built-in variant cannot run on the device either.
+  Route fallback(const kernels::Problem& problem, const Route& rejected,
+                 const std::string& why) const;
 
  private:
   std::shared_ptr<const runtime::Snapshot> snapshot_;

@@ -9,11 +9,13 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <span>
 
 #include "db/database_file.h"
 #include "db/error.h"
 #include "db/json_io.h"
 #include "kernels/problem.h"
+#include "kernels/spirv_validate.h"
 #include "runtime/describe.h"
 #include "runtime/query_problem.h"
 #include "runtime/snapshot.h"
@@ -102,6 +104,18 @@ std::string problem_error(const db::Problem& p) {
   return kernels::validate(*problem);
 }
 
+// What every command that stores or reads a database checks beyond db/'s own rules: problems
+// the runtime could answer for, modules SPIRV-Tools validates (under the Vulkan the module
+// declares: no device is at hand).
+const db::ImportChecks kChecks{problem_error, [](std::span<const uint8_t> spirv) {
+                                 return kernels::spirv_validation_error(spirv);
+                               }};
+
+// db::open_for_reading with those checks: a document's rows are refused as an import's are.
+db::Store open_checked(const std::string& path) {
+  return db::open_for_reading(path, db::IntegrityCheck::quick_check, kChecks);
+}
+
 }  // namespace
 
 std::vector<db::ImportStats> merge_databases(const std::vector<std::string>& inputs,
@@ -117,7 +131,7 @@ std::vector<db::ImportStats> merge_databases(const std::vector<std::string>& inp
   try {
     // Every input is opened (and so checked) before the output is touched.
     std::vector<db::Store> sources;
-    for (const auto& in : inputs) sources.push_back(db::open_for_reading(in));
+    for (const auto& in : inputs) sources.push_back(open_checked(in));
     return write_database(output, [&](db::Store& target) {
       std::vector<db::ImportStats> stats;
       for (const db::Store& source : sources) stats.push_back(target.merge_from(source));
@@ -133,7 +147,7 @@ void export_database(const std::string& db_path, const std::string& json_path, i
   require_file(db_path, "database");
   std::string text;
   try {
-    const db::Store store = db::open_for_reading(db_path);
+    const db::Store store = open_checked(db_path);
     text = db::export_json_text(store, indent,
                                 winners_only ? db::ExportScope::winners : db::ExportScope::all,
                                 spirv_source);
@@ -153,7 +167,7 @@ db::ImportStats import_database(const std::string& json_path, const std::string&
                         "use `vktune merge` to combine databases");
     }
     return write_database(db_path, [&](db::Store& store) {
-      return db::import_json_text(store, content.text(), json_path, problem_error);
+      return db::import_json_text(store, content.text(), json_path, kChecks);
     });
   } catch (const db::Error& e) {
     throw ReportError(e.what());
@@ -265,7 +279,7 @@ LookupDevice device_from_flags(const DeviceFlags& flags, const db::Catalog& cata
 db::Store open_for_reading(const std::string& path) {
   require_file(path, "database");
   try {
-    return db::open_for_reading(path, db::IntegrityCheck::quick_check, problem_error);
+    return open_checked(path);
   } catch (const db::Error& e) {
     throw ReportError(e.what());
   }
@@ -274,7 +288,7 @@ db::Store open_for_reading(const std::string& path) {
 db::Catalog read_catalog(const std::string& path) {
   require_file(path, "database");
   try {
-    return db::read_catalog(path, db::IntegrityCheck::quick_check, true, problem_error);
+    return db::read_catalog(path, db::IntegrityCheck::quick_check, true, kChecks);
   } catch (const db::Error& e) {
     throw ReportError(e.what());
   }
@@ -288,6 +302,11 @@ LookupResult lookup(const db::Catalog& catalog, const LookupDevice& device,
   const runtime::Selection s = snapshot->select(device.query(), problem);
   LookupResult r;
   r.ok = s.ok();
+  // A database written by other means than import may hold a module that fails validation: the
+  // answer is shown, and refused.
+  std::string refused;
+  if (s.ok() && !s.spirv.empty()) refused = kernels::spirv_validation_error(s.spirv);
+  if (!refused.empty()) r.ok = false;
   if (json) {
     nlohmann::ordered_json j;
     j["device"] = {{"vendor_id", device.vendor_id},
@@ -302,6 +321,7 @@ LookupResult lookup(const db::Catalog& catalog, const LookupDevice& device,
                     {"m", problem.m},   {"n", problem.n},
                     {"k", problem.k},   {"group_size", problem.group_size}};
     j["selection"] = nlohmann::ordered_json::parse(runtime::describe_json(s));
+    if (!refused.empty()) j["spirv_refused"] = refused;
     r.output = j.dump(2) + "\n";
   } else {
     r.output = "query: " + std::string(problem.op) + " " + std::string(problem.dtype) +
@@ -312,6 +332,7 @@ LookupResult lookup(const db::Catalog& catalog, const LookupDevice& device,
                ", driver version " + std::to_string(device.driver_version) + ", " +
                std::string(device_type_name(device.type)) + "; " + device.origin + "]\n" +
                runtime::describe(s);
+    if (!refused.empty()) r.output += "  spirv refused: " + refused + "\n";
   }
   return r;
 }

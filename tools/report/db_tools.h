@@ -18,7 +18,8 @@
 namespace vktune::report {
 
 // Merges every input into `output` (created if missing) with db::Store::merge_from: loss-free
-// and idempotent. Inputs (any form open_for_reading reads) are opened read-only; one equal to the output is refused. Returns
+// and idempotent. Inputs (any form open_for_reading reads, a document's rows checked as
+// import_database checks them) are opened read-only; one equal to the output is refused. Returns
 // what each input added, in order.
 std::vector<db::ImportStats> merge_databases(const std::vector<std::string>& inputs,
                                              const std::string& output);
@@ -30,7 +31,9 @@ void export_database(const std::string& db_path, const std::string& json_path, i
                      bool winners_only = false, const db::SpirvSource& spirv_source = {});
 
 // Adds the JSON document at `json_path` (zstd-compressed or not) to `db_path` (created if
-// missing). Returns the rows added.
+// missing). Returns the rows added. Besides db/'s own checks, a problem the runtime could not
+// answer for and a module SPIRV-Tools' validator refuses (kernels/spirv_validate.h) refuse the
+// document, by path.
 db::ImportStats import_database(const std::string& json_path, const std::string& db_path);
 
 // "devices +1, kernels +2, problems +0, runs +1, measurements +5, coverage +2".
@@ -65,7 +68,8 @@ struct DeviceFlags {
 LookupDevice device_from_flags(const DeviceFlags& flags, const db::Catalog& catalog);
 
 // db::open_for_reading and db::read_catalog (a .db file, a JSON document, either one
-// zstd-compressed; told apart by content), their errors as ReportError.
+// zstd-compressed; told apart by content), their errors as ReportError. A document's problems
+// and SPIR-V are checked as import_database checks them.
 db::Store open_for_reading(const std::string& path);
 db::Catalog read_catalog(const std::string& path);
 
@@ -74,12 +78,14 @@ runtime::DeviceType parse_device_type(std::string_view name);
 std::string_view device_type_name(runtime::DeviceType type) noexcept;
 
 struct LookupResult {
-  bool ok = false;     // the selection's status was ok
+  bool ok = false;     // the selection's status was ok and its SPIR-V, if any, validates
   std::string output;  // the text or JSON to print
 };
 
 // Builds a runtime::Snapshot from `catalog`, selects for (device, problem) and renders the
-// answer with runtime::describe (or describe_json plus the query when `json`).
+// answer with runtime::describe (or describe_json plus the query when `json`). An answer whose
+// stored SPIR-V fails SPIRV-Tools' validation is shown with "spirv refused: <why>" (JSON:
+// "spirv_refused") and is not ok.
 LookupResult lookup(const db::Catalog& catalog, const LookupDevice& device,
                     const runtime::ProblemQuery& problem, bool json);
 
