@@ -16,6 +16,7 @@
 #include "kernels/vk/instance.h"
 #include "tuner/options.h"
 #include "tuner/session.h"
+#include "tuner/shape_sets.h"
 
 namespace vktune::cli {
 
@@ -117,6 +118,10 @@ void add_tune_command(CLI::App& app);
 // --ops of `tune` and `bench`: "q4gsw,rms_norm,sdpa" as ops; throws CLI::ValidationError naming
 // an unknown one.
 std::vector<kernels::Op> parse_ops(const std::string& text);
+// `flag` (--ops, absent when not given) into `options`: the ops it names, marked chosen; the
+// default ops otherwise (tuner::ShapeOptions::ops_chosen says what a shapes file's other
+// entries then do).
+void apply_ops(const std::optional<std::string>& flag, tuner::ShapeOptions& options);
 // Runs a tuning session with progress and its closing line on stderr; results are the
 // caller's to print on stdout.
 tuner::TuneResult run_session(const vk::Instance& instance, size_t device_index, db::Store& store,

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <set>
 
 #include "kernels/vk/device_select.h"
@@ -21,7 +22,8 @@ struct BenchFlags {
   DeviceOptions device;
   std::string db, save = ":memory:", markdown, cache = "cold";
   // Optional: only these of the database's problems.
-  std::string shapes, m, gs, context, ops = "q4gsw,rms_norm", dtypes = "f32";
+  std::string shapes, m, gs, context, dtypes = "f32";
+  std::optional<std::string> ops;  // absent: the default ops (tuner::ShapeOptions)
   double variant_budget_s = 0.5;
   bool plain = false, json = false;
 };
@@ -42,7 +44,7 @@ void run_bench(const BenchFlags& flags) {
     if (!flags.m.empty()) shape_options.m = tuner::parse_list(flags.m);
     if (!flags.gs.empty()) shape_options.group_sizes = tuner::parse_list(flags.gs);
     if (!flags.context.empty()) shape_options.contexts = tuner::parse_list(flags.context);
-    shape_options.ops = parse_ops(flags.ops);
+    apply_ops(flags.ops, shape_options);
     shape_options.dtypes = tuner::parse_dtypes(flags.dtypes);
     keep_only(plan, tuner::load_shapes(flags.shapes, shape_options));
   }
@@ -100,8 +102,8 @@ void add_bench_command(CLI::App& app) {
                   "bench only the database's problems in this preset or shapes file");
   cmd->add_option("--m", flags->m, "with --shapes: M list");
   cmd->add_option("--gs", flags->gs, "with --shapes: group-size list");
-  cmd->add_option("--ops", flags->ops, "with --shapes: ops, e.g. sdpa or q4gsw,rms_norm,sdpa")
-      ->capture_default_str();
+  cmd->add_option("--ops", flags->ops,
+                  "with --shapes: ops, e.g. sdpa or q4gsw,rms_norm,sdpa (default: q4gsw,rms_norm)");
   cmd->add_option("--context", flags->context, "with --shapes: sdpa context lengths L");
   cmd->add_option("--dtype", flags->dtypes, "with --shapes: dtype list, e.g. f16 or f32,f16")
       ->capture_default_str();

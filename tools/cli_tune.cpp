@@ -32,7 +32,8 @@ struct TuneFlags {
   DeviceOptions device;
   std::string shapes;  // preset or file; empty: smoke on a CPU device, llama3.2-1b elsewhere
   std::string model;   // config.json or GGUF file, in place of shapes
-  std::string m, gs, context, ops = "q4gsw,rms_norm", dtypes = "f32";
+  std::string m, gs, context, dtypes = "f32";
+  std::optional<std::string> ops;  // absent: the default ops (tuner::ShapeOptions)
   std::string families;  // empty: every one
   std::string strategy = "halving", cache = "cold";
   std::string budget = "0";
@@ -156,7 +157,7 @@ tuner::ShapeOptions parse_shape_options(const TuneFlags& flags) {
   if (!flags.m.empty()) shape_options.m = tuner::parse_list(flags.m);
   if (!flags.gs.empty()) shape_options.group_sizes = tuner::parse_list(flags.gs);
   if (!flags.context.empty()) shape_options.contexts = tuner::parse_list(flags.context);
-  shape_options.ops = parse_ops(flags.ops);
+  apply_ops(flags.ops, shape_options);
   try {
     shape_options.dtypes = tuner::parse_dtypes(flags.dtypes);
   } catch (const std::invalid_argument& e) {
@@ -265,6 +266,12 @@ void run_tune(const TuneFlags& flags) {
 
 }  // namespace
 
+void apply_ops(const std::optional<std::string>& flag, tuner::ShapeOptions& options) {
+  if (!flag) return;
+  options.ops = parse_ops(*flag);
+  options.ops_chosen = true;
+}
+
 std::vector<kernels::Op> parse_ops(const std::string& text) {
   std::vector<kernels::Op> ops;
   for (const std::string& name : split_commas(text)) {
@@ -311,7 +318,9 @@ void add_tune_command(CLI::App& app) {
       ->excludes("--shapes");
   cmd->add_option("--m", flags->m, "M (tokens) list, e.g. 1,16,128 (default: the preset's)");
   cmd->add_option("--gs", flags->gs, "group-size list, e.g. 32,128 (default: the preset's)");
-  cmd->add_option("--ops", flags->ops, "ops to tune (q4gsw, rms_norm, sdpa)")->capture_default_str();
+  cmd->add_option("--ops", flags->ops,
+                  "ops to tune (q4gsw, rms_norm, sdpa; default: q4gsw,rms_norm; a shapes file's "
+                  "entries of other ops are an error without --ops)");
   cmd->add_option("--context", flags->context,
                   "sdpa context lengths L, e.g. 512,2048,8192 (default: 128,512,2048,8192)");
   cmd->add_option("--dtype", flags->dtypes,

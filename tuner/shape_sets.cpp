@@ -157,6 +157,13 @@ nlohmann::json parse_unique_keys(std::istream& in, const std::string& path) {
   }
 }
 
+// "q4gsw,rms_norm", as --ops takes it.
+std::string ops_text(const std::vector<kernels::Op>& ops) {
+  std::string text;
+  for (kernels::Op op : ops) text += (text.empty() ? "" : ",") + std::string(kernels::op_name(op));
+  return text;
+}
+
 bool wants(const ShapeOptions& options, kernels::Op op) {
   return std::find(options.ops.begin(), options.ops.end(), op) != options.ops.end();
 }
@@ -226,6 +233,12 @@ std::vector<kernels::Problem> from_file(const std::string& path, const ShapeOpti
         break;
     }
     if (!wants(options, *op)) {
+      if (!options.ops_chosen) {
+        throw std::invalid_argument(
+            where + ": op " + kernels::op_name(*op) + ", which the default --ops (" +
+            ops_text(options.ops) + ") leaves out; add --ops " + ops_text(options.ops) + "," +
+            kernels::op_name(*op) + " to tune it, or name the ops to tune with --ops to leave it out");
+      }
       left_out.push_back(kernels::op_name(*op));
       continue;
     }

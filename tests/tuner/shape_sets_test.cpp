@@ -95,6 +95,32 @@ TEST(ShapeSetsTest, ShapesFileAttention) {
                                                      attention(1, 77, 8, 2, 80)}));
 }
 
+// An sdpa entry is never dropped unseen: at the default --ops it is an error naming the entry
+// and the flag; with the ops chosen, the entries of the others are left out as asked.
+TEST(ShapeSetsTest, ShapesFileEntriesOfOpsLeftOut) {
+  const auto path = std::filesystem::temp_directory_path() / "vktune_shapes_left_out.json";
+  std::ofstream(path) << R"({"problems": [
+      {"op": "q4gsw", "n": 64, "k": 64, "gs": 32},
+      {"op": "sdpa", "heads": 8, "kv_heads": 2, "head_dim": 64}]})";
+  try {
+    load_shapes(path.string(), {});
+    ADD_FAILURE() << "the sdpa entry was dropped";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find(
+                  "problems[1]: op sdpa, which the default --ops (q4gsw,rms_norm) leaves out; "
+                  "add --ops q4gsw,rms_norm,sdpa to tune it"),
+              std::string::npos)
+        << e.what();
+  }
+  ShapeOptions chosen;
+  chosen.ops = {Op::q4gsw};
+  chosen.ops_chosen = true;
+  const auto problems = load_shapes(path.string(), chosen);
+  std::filesystem::remove(path);
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_EQ(problems[0].op, Op::q4gsw);
+}
+
 TEST(ShapeSetsTest, ShapesFileWithOverrides) {
   const auto path = std::filesystem::temp_directory_path() / "vktune_shapes_test.json";
   std::ofstream(path) << R"({"m": [2], "gs": [64], "problems": [
