@@ -3,6 +3,7 @@
 
 #include <sqlite3.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -56,6 +57,13 @@ void check_header(std::span<const uint8_t> head, uint64_t file_size, bool may_ha
   }
 }
 
+// Whether the last failure on `c` was the disk filling up: SQLITE_FULL, or an I/O error whose
+// system call failed with ENOSPC (growing the -shm of a WAL database on a full disk fails as
+// "disk I/O error", not as SQLITE_FULL).
+bool disk_full(const Connection& c) {
+  return (sqlite3_errcode(c.get()) & 0xff) == SQLITE_FULL || sqlite3_system_errno(c.get()) == ENOSPC;
+}
+
 void check_integrity(const Connection& c) {
   try {
     Statement check(c, "PRAGMA quick_check");
@@ -65,6 +73,7 @@ void check_integrity(const Connection& c) {
   } catch (const Error& e) {
     const std::string what = e.what();
     if (what.find("corrupt") != std::string::npos) throw;
+    if (disk_full(c)) throw Error(what + " (the disk is full: free some space and run again)");
     throw Error(what + " (corrupt or not an SQLite database)");
   }
 }
