@@ -232,7 +232,8 @@ std::span<const Family* const> families() {
       &sdpa_naive_family(DType::f32),     &sdpa_fused_family(DType::f32),
       &sdpa_split_family(DType::f32),     &sdpa_decode_family(DType::f32),
       &sdpa_naive_family(DType::f16),     &sdpa_fused_family(DType::f16),
-      &sdpa_split_family(DType::f16),     &sdpa_decode_family(DType::f16)};
+      &sdpa_split_family(DType::f16),     &sdpa_decode_family(DType::f16),
+      &sdpa_flash_family()};
   return all;
 }
 

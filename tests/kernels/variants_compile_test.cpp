@@ -31,6 +31,7 @@ TEST(VariantsCompile, Coopmat) { compile_all("q4gsw_coopmat"); }
 TEST(VariantsCompile, CoopmatSplitK) { compile_all("q4gsw_coopmat_splitk"); }
 TEST(VariantsCompile, CoopmatF16) { compile_all("q4gsw_coopmat_f16"); }
 TEST(VariantsCompile, CoopmatSplitKF16) { compile_all("q4gsw_coopmat_splitk_f16"); }
+TEST(VariantsCompile, SdpaFlash) { compile_all("sdpa_flash_f16"); }
 TEST(VariantsCompile, GemvI8Dot) {
   if (!linked_compiler_support().accepts(GlslExtension::integer_dot_product)) {
     GTEST_SKIP() << "the linked shaderc does not accept GL_EXT_integer_dot_product; "

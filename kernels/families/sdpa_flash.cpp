@@ -1,0 +1,118 @@
+// sdpa_flash_f16: prefill attention as flash attention on tensor cores (sdpa_flash.comp):
+// GL_NV_cooperative_matrix 16x16x16 fp16 tiles with fp32 accumulators, a workgroup per tile
+// of query rows of one KV head (its group's query heads packed together), the cache streamed in
+// blocks. fp16 only: the tensor cores take fp16 operands, which an f32 problem would round.
+#include <algorithm>
+
+#include "kernels/families/families.h"
+#include "kernels/families/reference.h"
+
+namespace vktune::kernels {
+namespace {
+
+constexpr uint32_t kSubgroupSize = 32;  // SG_SIZE in the shader
+constexpr uint32_t kBandRows = 16;      // query rows a subgroup owns
+// 4-byte registers a lane holds for the next block's K and V with stages=2. Beside q's
+// fragments and the accumulators (HD / 16 * 12 at HD 128) more spills.
+constexpr uint32_t kMaxPrefetchWords = 32;
+
+class SdpaFlash final : public Family {
+ public:
+  // hd: the head dim, exactly (q's fragments and the accumulators are registers sized by it);
+  // br: query rows a workgroup (16 a subgroup); bc: cache positions a block; stages: 1 fetch
+  // then stage each block, 2 fetch the next block into registers during this one's multiplies.
+  SdpaFlash()
+      : Family("sdpa_flash", DType::f16, Op::sdpa,
+               {{"hd", ints({64, 128})},
+                {"br", ints({32, 64, 128})},
+                {"bc", ints({32, 64})},
+                {"stages", ints({1, 2})}}) {}
+
+  Constraints constraints(const Knobs& k) const override {
+    Constraints c;
+    c.k_multiple = knob_u32(k, "hd");  // with k_max: D == hd
+    c.k_max = knob_u32(k, "hd");
+    return c;
+  }
+  std::string shape_error(const Knobs& k, const Problem& p) const override {
+    const uint32_t group = p.kv_heads ? p.heads / p.kv_heads : 0, br = knob_u32(k, "br");
+    if (group > br) {
+      return "the " + str(group) + " query heads per KV head do not fit one tile of br=" +
+             str(br) + " rows (a tile holds whole groups)";
+    }
+    return {};
+  }
+  Layout layout(const Knobs&) const override { return Layout::none; }
+  uint32_t workgroup_size(const Knobs& k) const override {
+    return knob_u32(k, "br") / kBandRows * kSubgroupSize;
+  }
+  uint32_t shared_bytes(const Knobs& k) const override {
+    // As the shader: the front (q staged, a K block or the subgroups' scores, whichever is
+    // largest) and a V block, in 16-byte units; row_scale [br] and row_table [256] floats.
+    const uint32_t hd = knob_u32(k, "hd"), br = knob_u32(k, "br"), bc = knob_u32(k, "bc");
+    const uint32_t row4 = hd / 8 + 1, kv4 = bc * row4;
+    const uint32_t scores4 = br / kBandRows * kBandRows * (bc / 4 + 1);
+    const uint32_t front4 = std::max({kv4, br * row4, scores4});
+    return 16 * (front4 + kv4) + 4 * (br + 256);
+  }
+  ShaderSpec source(const Knobs& k) const override {
+    return {"sdpa_flash.comp",
+            {{"HD", str(knob_u32(k, "hd"))},
+             {"BR", str(knob_u32(k, "br"))},
+             {"BC", str(knob_u32(k, "bc"))},
+             {"STAGES", str(knob_u32(k, "stages"))}}};
+  }
+  std::array<uint32_t, 3> groups(const Knobs& k, const Problem& p,
+                                 const vk::DeviceInfo& d) const override {
+    return {clamp_groups(tiles(k, p), d), 1, 1};
+  }
+  // P (the softmax numerators) is rounded to fp16 for the tensor cores, each by at most 2^-11
+  // relative; the row sum adds the rounded values, so the weights p_j / sum p move by at most
+  // 2 * 2^-11 relative and out by 2 * 2^-11 of sum_j p_j |v_j| <= the bound. The rest is the
+  // fp32 arithmetic's: the products of fp16 values are exact, the sums fp32.
+  double arithmetic_tolerance(const Problem& p) const override {
+    return fp32_tolerance(p) + 2 * fp16_output_tolerance();
+  }
+
+ protected:
+  std::string combination_error(const Knobs& k) const override {
+    if (knob_u32(k, "stages") == 2) {
+      const uint32_t chunks = knob_u32(k, "bc") * knob_u32(k, "hd") / 8;
+      const uint32_t words = 2 * 4 * static_cast<uint32_t>(ceil_div(chunks, workgroup_size(k)));
+      if (words > kMaxPrefetchWords) {
+        return "stages=2 holds " + str(words) + " words of the next K and V block per lane, " +
+               "more than " + str(kMaxPrefetchWords) + " (register pressure)";
+      }
+    }
+    return {};
+  }
+  Requirements shader_requirements(const Knobs&) const override {
+    Requirements r;
+    r.add(Feature::cooperative_matrix_nv).add(Feature::shader_float16).add(Feature::subgroup_shuffle);
+    r.subgroup_size = kSubgroupSize;
+    return r;
+  }
+  std::string device_error(const Knobs&, const Problem&, const vk::DeviceInfo& d) const override {
+    if (!vk::has_f16_tile(d.features.coopmat_shapes)) {
+      return d.name + " lacks the cooperative-matrix shape 16x16x16 f16*f16+f32";
+    }
+    return {};
+  }
+
+ private:
+  // Tiles of whole head groups, br / group tokens each, per KV head.
+  static uint64_t tiles(const Knobs& k, const Problem& p) {
+    const uint32_t group = p.kv_heads ? p.heads / p.kv_heads : 1;
+    const uint32_t tile_tokens = std::max(1u, knob_u32(k, "br") / std::max(1u, group));
+    return ceil_div(p.m, tile_tokens) * p.kv_heads;
+  }
+};
+
+}  // namespace
+
+const Family& sdpa_flash_family() {
+  static const SdpaFlash f16;
+  return f16;
+}
+
+}  // namespace vktune::kernels

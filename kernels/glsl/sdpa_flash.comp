@@ -1,0 +1,263 @@
+// sdpa prefill as flash attention on tensor cores: GL_NV_cooperative_matrix, or
+// GL_KHR_cooperative_matrix with KHR 1 (coopmat_api.glsl), 16x16x16 fp16 tiles with fp32
+// accumulators. q, K, V and out are fp16; scores, the softmax and its sums are fp32.
+//
+// A workgroup owns a tile of BR query rows of one KV head. The rows are (token, query head of
+// the KV head's group) pairs, token-major, so every head of the group multiplies each K and V
+// block the workgroup stages (GQA). The attended cache streams through in blocks of BC
+// positions; per block
+//   S = Q K^T                       (Q's fragments stay in registers for the whole tile),
+//   m' = max(m, rowmax S), P = exp(S - m'), l = l exp(m - m') + rowsum P   (base 2, fp32),
+//   O = diag(exp(m - m')) O + P V   (P rounded to fp16 for the multiply; l sums the rounded P).
+// Each of the BR / 16 subgroups owns a 16-row band of the tile: its scores, softmax state and
+// accumulators [16, HD], so the softmax needs no workgroup barrier, only the staging does.
+// Causal: blocks past the tile's last token are never visited; within a block, positions past
+// a row's own token are masked.
+//
+// Which row an accumulator component is in is the implementation's choice, the same for every
+// matrix of one type: `rows`, a matrix whose element (r, c) is r, tells each invocation the row
+// of its component i, so rows are scaled in registers (by alpha, then by 1 / l).
+//
+// Knobs: HD the head dim (exactly), BR rows a tile (16 per subgroup), BC positions a block,
+// STAGES 1 (a block is fetched, then staged) or 2 (the next block is fetched into registers
+// while this one multiplies). Bindings and push constants: sdpa_push.glsl; no workspace.
+#version 450
+#extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+#extension GL_KHR_memory_scope_semantics : require
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_shuffle : require
+#include "coopmat_api.glsl"
+
+#ifndef HD
+#define HD 128
+#endif
+#ifndef BR
+#define BR 64
+#endif
+#ifndef BC
+#define BC 64
+#endif
+#ifndef STAGES
+#define STAGES 1
+#endif
+
+#if HD % 16 != 0 || BR % 16 != 0 || BC % 16 != 0
+#error "sdpa_flash: HD, BR and BC are multiples of 16"
+#endif
+
+#define SG_SIZE 32
+#define SG (BR / 16)  // subgroups: one 16-row band each
+#define WG (SG * SG_SIZE)
+#define DF (HD / 16)  // 16-wide fragments along the head dim
+#define CF (BC / 16)  // ... along a block
+
+// Shared memory in uvec4 (8 halves, 4 floats). A staged q, K or V row is HD halves plus 16
+// bytes, so the 8 rows one fragment load reads start in different banks; a subgroup's score row
+// is BC floats plus 16 bytes, and its P (fp16) overwrites the row's first half.
+#define ROW4 (HD / 8 + 1)
+#define SROW4 (BC / 4 + 1)
+#define KV4 (BC * ROW4)
+#define Q4 (BR * ROW4)
+#define S4 (16 * SROW4)
+#define MAX4(a, b) ((a) > (b) ? (a) : (b))
+#define FRONT4 MAX4(MAX4(KV4, Q4), SG * S4)
+// [front: the staged q, then each block's K, then the subgroups' scores][V]
+shared uvec4 smem[FRONT4 + KV4];
+shared float row_scale[BR];  // per row of the tile: alpha this block, 1 / l at the end
+shared float row_table[256];  // the 16x16 matrix whose element (r, c) is r
+
+layout(local_size_x = WG) in;
+
+#include "sdpa_push.glsl"
+
+layout(std430, binding = 0) readonly buffer QBuf { uvec4 q4[]; };
+layout(std430, binding = 1) readonly buffer KBuf { uvec4 k4[]; };
+layout(std430, binding = 2) readonly buffer VBuf { uvec4 v4[]; };
+layout(std430, binding = 3) writeonly buffer OBuf { uvec4 o4[]; };
+
+// A score below any real one (finite, so that exp2(a - b) of two of them is never NaN).
+const float kNoScore = -1.0e30;
+
+// One K and one V block in registers: BC rows of HD / 8 uvec4 each.
+#define CHUNKS (BC * HD / 8)
+#define PER ((CHUNKS + WG - 1) / WG)
+uvec4 k_regs[PER], v_regs[PER];
+
+// Fetches positions j0 .. j0 + BC of KV head `kvh`, zeros at and past `end` (the V rows too:
+// P is 0 there, and 0 times a stale NaN would not be).
+void fetch(uint j0, uint end, uint kvh) {
+  [[unroll]] for (uint i = 0; i < PER; ++i) {
+    const uint e = gl_LocalInvocationID.x + i * WG;
+    const uint j = j0 + e / (HD / 8);
+    k_regs[i] = uvec4(0u);
+    v_regs[i] = uvec4(0u);
+    if ((CHUNKS % WG == 0 || e < CHUNKS) && j < end) {
+      const uint index = (j * pc.kv_heads + kvh) * (HD / 8) + e % (HD / 8);
+      k_regs[i] = k4[index];
+      v_regs[i] = v4[index];
+    }
+  }
+}
+
+void stage() {
+  [[unroll]] for (uint i = 0; i < PER; ++i) {
+    const uint e = gl_LocalInvocationID.x + i * WG;
+    if (CHUNKS % WG == 0 || e < CHUNKS) {
+      const uint at = (e / (HD / 8)) * ROW4 + e % (HD / 8);
+      smem[at] = k_regs[i];
+      smem[FRONT4 + at] = v_regs[i];
+    }
+  }
+}
+
+void main() {
+  const uint lid = gl_LocalInvocationID.x, sg = gl_SubgroupID, lane = gl_SubgroupInvocationID;
+  const uint group = pc.heads / pc.kv_heads;
+  const uint tile_tokens = BR / group;  // the descriptor keeps group <= BR
+  const uint tile_rows = tile_tokens * group;
+  const uint tiles = (pc.tokens + tile_tokens - 1u) / tile_tokens;
+  const uint work = tiles * pc.kv_heads;
+  const float scale2 = pc.scale * 1.4426950408889634;  // scores in base 2: exp2 is the native op
+  // The softmax row of this lane and its half of the row's chunks of 8 positions.
+  const uint band_row = lane / 2u, half_row = lane % 2u;
+  const uint row = sg * 16u + band_row;
+  const uint sbase = sg * S4, srow = sbase + band_row * SROW4;
+
+  for (uint e = lid; e < 256u; e += WG) row_table[e] = float(e / 16u);
+  barrier();
+  MAT_ACC rows;
+  MAT_LOAD(rows, row_table, 0u, 16u, false);
+
+  for (uint id = gl_WorkGroupID.x; id < work; id += gl_NumWorkGroups.x) {
+    const uint kvh = id % pc.kv_heads;
+    const uint tile = tiles - 1u - id / pc.kv_heads;  // the longest (latest tokens) first
+    const uint t0 = tile * tile_tokens, t_end = min(pc.tokens, t0 + tile_tokens);
+    const uint end = attended(t_end - 1u);  // positions the tile's last token attends
+    const uint t = t0 + row / group;
+    const bool real_row = row < tile_rows && t < pc.tokens;
+    // Padding rows attend what the last token does: finite, never written.
+    const uint limit = real_row ? attended(t) : end;
+
+    // q [tile rows, HD] through shared memory (its rows are not equally spaced in q), zeros in
+    // the padding rows; each subgroup keeps its band's fragments.
+    for (uint e = lid; e < BR * (HD / 8); e += WG) {
+      const uint r = e / (HD / 8), tr = t0 + r / group;
+      uvec4 v = uvec4(0u);
+      if (r < tile_rows && tr < pc.tokens) {
+        v = q4[(tr * pc.heads + kvh * group + r % group) * (HD / 8) + e % (HD / 8)];
+      }
+      smem[r * ROW4 + e % (HD / 8)] = v;
+    }
+    barrier();
+    MAT_A qf[DF];
+    [[unroll]] for (uint d = 0; d < DF; ++d) {
+      MAT_LOAD(qf[d], smem, sg * 16u * ROW4 + d * 2u, ROW4, false);
+    }
+    barrier();  // the first block overwrites the staged q
+
+    float m = kNoScore, l = 0.0;
+    MAT_ACC o[DF];
+    [[unroll]] for (uint d = 0; d < DF; ++d) o[d] = MAT_ACC(0.0);
+
+#if STAGES == 2
+    fetch(0u, end, kvh);
+#endif
+    for (uint j0 = 0u; j0 < end; j0 += BC) {
+#if STAGES == 1
+      fetch(j0, end, kvh);
+#endif
+      stage();
+      barrier();
+#if STAGES == 2
+      if (j0 + BC < end) fetch(j0 + BC, end, kvh);  // in flight while this block multiplies
+#endif
+      MAT_ACC s[CF];
+      [[unroll]] for (uint c = 0; c < CF; ++c) s[c] = MAT_ACC(0.0);
+      [[unroll]] for (uint d = 0; d < DF; ++d) {
+        [[unroll]] for (uint c = 0; c < CF; ++c) {
+          MAT_B kf;  // K^T [d, position]: the staged K rows read column-major
+          MAT_LOAD(kf, smem, c * 16u * ROW4 + d * 2u, ROW4, true);
+          s[c] = MAT_MULADD(qf[d], kf, s[c]);
+        }
+      }
+      barrier();  // every subgroup is done with K, which its scores overwrite
+      [[unroll]] for (uint c = 0; c < CF; ++c) MAT_STORE(s[c], smem, sbase + c * 4u, SROW4, false);
+      subgroupMemoryBarrierShared();
+      subgroupBarrier();
+
+      // The lane pair of a row: each takes every other chunk of 8 positions.
+      vec4 x[CF][2];
+      float row_max = kNoScore;
+      [[unroll]] for (uint i = 0; i < CF; ++i) {
+        const uint chunk = 2u * i + half_row;
+        [[unroll]] for (uint w = 0; w < 2; ++w) {
+          const vec4 sc = uintBitsToFloat(smem[srow + 2u * chunk + w]) * scale2;
+          const uint j = j0 + chunk * 8u + w * 4u;
+          x[i][w] = vec4(j < limit ? sc.x : kNoScore, j + 1u < limit ? sc.y : kNoScore,
+                         j + 2u < limit ? sc.z : kNoScore, j + 3u < limit ? sc.w : kNoScore);
+          row_max = max(row_max, max(max(x[i][w].x, x[i][w].y), max(x[i][w].z, x[i][w].w)));
+        }
+      }
+      row_max = max(row_max, subgroupShuffleXor(row_max, 1u));
+      const float m_new = max(m, row_max);
+      const float alpha = exp2(m - m_new);  // 0 on a row's first scores, 1 while no row grows
+      m = m_new;
+      subgroupBarrier();  // every lane has read its scores before P overwrites them
+      float sum = 0.0;
+      [[unroll]] for (uint i = 0; i < CF; ++i) {
+        f16vec4 p[2];
+        [[unroll]] for (uint w = 0; w < 2; ++w) {
+          // A masked position's exp2(kNoScore - m_new) is 0, or 1 where the row has no real
+          // score yet; select 0 either way.
+          const vec4 e = exp2(x[i][w] - m_new);
+          p[w] = f16vec4(mix(vec4(0.0), e, greaterThan(x[i][w], vec4(kNoScore))));
+          sum += dot(vec4(p[w]), vec4(1.0));  // the rounded P, as the multiply sees it
+        }
+        smem[srow + 2u * i + half_row] = uvec4(packFloat2x16(p[0].xy), packFloat2x16(p[0].zw),
+                                               packFloat2x16(p[1].xy), packFloat2x16(p[1].zw));
+      }
+      sum += subgroupShuffleXor(sum, 1u);
+      l = l * alpha + sum;
+      if (half_row == 0u) row_scale[row] = alpha;
+      subgroupMemoryBarrierShared();
+      subgroupBarrier();
+
+      for (int i = 0; i < rows.length(); ++i) {
+        const float a = row_scale[sg * 16u + uint(rows[i])];
+        [[unroll]] for (uint d = 0; d < DF; ++d) o[d][i] *= a;
+      }
+      [[unroll]] for (uint c = 0; c < CF; ++c) {
+        MAT_A pf;  // P [row, position], 16 halves = 2 uvec4 a fragment column
+        MAT_LOAD(pf, smem, sbase + c * 2u, SROW4, false);
+        [[unroll]] for (uint d = 0; d < DF; ++d) {
+          MAT_B vf;
+          MAT_LOAD(vf, smem, FRONT4 + c * 16u * ROW4 + d * 2u, ROW4, false);
+          o[d] = MAT_MULADD(pf, vf, o[d]);
+        }
+      }
+      barrier();  // the next block's staging overwrites K, the scores and V
+    }
+
+    // Rows normalised by 1 / l (every row attends at least one position), then each fragment
+    // through the band's scratch as fp16, a lane writing 8 halves of its row.
+    if (half_row == 0u) row_scale[row] = 1.0 / l;
+    subgroupMemoryBarrierShared();
+    subgroupBarrier();
+    for (int i = 0; i < rows.length(); ++i) {
+      const float a = row_scale[sg * 16u + uint(rows[i])];
+      [[unroll]] for (uint d = 0; d < DF; ++d) o[d][i] *= a;
+    }
+    const uint out_row = (t * pc.heads + kvh * group + row % group) * (HD / 8);
+    [[unroll]] for (uint d = 0; d < DF; ++d) {
+      const MAT_ACC16 h = MAT_ACC16(o[d]);  // fp16 [16, 16]: 2 uvec4 a row
+      MAT_STORE(h, smem, sbase, 2u, false);
+      subgroupMemoryBarrierShared();
+      subgroupBarrier();
+      if (real_row) o4[out_row + d * 2u + half_row] = smem[sbase + band_row * 2u + half_row];
+      subgroupBarrier();  // read before the next fragment overwrites it
+    }
+    barrier();  // the scratch is the next tile's q staging
+  }
+}

@@ -1,0 +1,98 @@
+// sdpa_flash_f16's descriptor: where it is offered and why not, the shapes it refuses, its
+// workgroups, workspace and tolerance. Fake devices; no GPU (lavapipe has no cooperative
+// matrices, so the H200's tuner gate is where its arithmetic is checked).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "kernels/family.h"
+#include "tests/kernels/fake_devices.h"
+
+namespace vktune::kernels {
+namespace {
+
+const Family& flash() { return *find_family("sdpa_flash_f16"); }
+Knobs knobs(std::string_view key) { return parse_key(key).knobs; }
+Problem sdpa(uint32_t m, uint32_t l, uint32_t heads, uint32_t kv_heads, uint32_t d) {
+  Problem p{Op::sdpa, m, l, d, 0, false};
+  p.heads = heads;
+  p.kv_heads = kv_heads;
+  p.dtype = DType::f16;
+  return p;
+}
+
+constexpr const char* kTarget = "sdpa_flash_f16[hd=128,br=64,bc=64,stages=1]";
+
+TEST(SdpaFlashFamily, OfferedOnlyWhereTheTensorCoreTileIs) {
+  EXPECT_EQ(flash().dtype(), DType::f16);
+  EXPECT_NE(flash().unavailable_reason(test::lavapipe_like()), "");
+  vk::DeviceInfo no_coopmat = test::h100_like();
+  no_coopmat.features.coopmat_nv = false;
+  EXPECT_EQ(flash().unavailable_reason(no_coopmat),
+            "NVIDIA H100 (fake) lacks VK_NV_cooperative_matrix, which sdpa_flash_f16 needs for its "
+            "tensor-core tiles");
+  EXPECT_EQ(flash().unavailable_reason(test::h100_like()), "");
+  vk::DeviceInfo no_tile = test::h100_like();
+  no_tile.features.coopmat_shapes = {{16, 8, 16, "f16", "f16", "f16", "f16"}};
+  const Legality l = flash().legality(knobs(kTarget), sdpa(128, 2048, 32, 8, 128), no_tile);
+  EXPECT_FALSE(l.ok);
+  EXPECT_NE(l.reason.find("lacks the cooperative-matrix shape 16x16x16 f16*f16+f32"),
+            std::string::npos)
+      << l.reason;
+}
+
+TEST(SdpaFlashFamily, TakesItsHeadDimExactlyAndWholeHeadGroups) {
+  const vk::DeviceInfo d = test::h100_like();
+  const Knobs k = knobs(kTarget);
+  EXPECT_TRUE(flash().legality(k, sdpa(128, 2048, 32, 8, 128), d).ok);
+  EXPECT_TRUE(flash().legality(k, sdpa(37, 1001, 12, 4, 128), d).ok);  // ragged everywhere
+
+  const Legality d64 = flash().legality(k, sdpa(128, 2048, 32, 8, 64), d);
+  EXPECT_FALSE(d64.ok);
+  EXPECT_NE(d64.reason.find("not a multiple of 128"), std::string::npos) << d64.reason;
+  EXPECT_FALSE(flash().legality(k, sdpa(128, 2048, 32, 8, 256), d).ok);
+
+  const Legality wide = flash().legality(k, sdpa(128, 2048, 128, 1, 128), d);
+  EXPECT_FALSE(wide.ok);
+  EXPECT_NE(wide.reason.find("the 128 query heads per KV head do not fit one tile of br=64"),
+            std::string::npos)
+      << wide.reason;
+}
+
+TEST(SdpaFlashFamily, SharedMemoryAndPrefetchRegistersBoundTheTiles) {
+  const vk::DeviceInfo d = test::h100_like();
+  // 128 rows by 64 positions at hd 128: the staged q (128 rows) and a V block pass 48 KiB.
+  const Knobs big = knobs("sdpa_flash_f16[hd=128,br=128,bc=64,stages=1]");
+  EXPECT_GT(flash().shared_bytes(big), 49152u);
+  EXPECT_FALSE(flash().legality(big, sdpa(128, 2048, 32, 8, 128), d).ok);
+  EXPECT_LE(flash().shared_bytes(knobs(kTarget)), 49152u);
+  EXPECT_EQ(flash().workgroup_size(knobs(kTarget)), 128u);
+
+  const auto variants = flash().all_variants();
+  auto has = [&](std::string_view key) {
+    return std::find(variants.begin(), variants.end(), knobs(key)) != variants.end();
+  };
+  // A 64-position block of hd 128 over 64 lanes would hold 128 words of K and V a lane.
+  EXPECT_FALSE(has("sdpa_flash_f16[hd=128,br=32,bc=64,stages=2]"));
+  EXPECT_TRUE(has("sdpa_flash_f16[hd=128,br=32,bc=64,stages=1]"));
+  EXPECT_TRUE(has("sdpa_flash_f16[hd=64,br=128,bc=32,stages=2]"));
+}
+
+TEST(SdpaFlashFamily, AWorkgroupPerTileOfWholeHeadGroups) {
+  const vk::DeviceInfo d = test::h100_like();
+  // 37 tokens x 4 heads of a group in tiles of 16 tokens: 3 tiles per KV head, 24 in all.
+  const Problem p = sdpa(37, 1001, 32, 8, 128);
+  EXPECT_EQ(flash().groups(knobs(kTarget), p, d), (std::array<uint32_t, 3>{24, 1, 1}));
+  EXPECT_EQ(flash().workspace_bytes(knobs(kTarget), p), 0u);
+  // 3 heads a group: 21 tokens (63 rows) a tile of 64, so 37 tokens take 2 tiles.
+  EXPECT_EQ(flash().groups(knobs(kTarget), sdpa(37, 1001, 12, 4, 128), d)[0], 2u * 4u);
+}
+
+TEST(SdpaFlashFamily, ToleranceAddsTheRoundingOfPToFp16) {
+  const Problem p = sdpa(128, 2048, 32, 8, 128);
+  const double fused = find_family("sdpa_fused_f16")->tolerance(p);
+  EXPECT_DOUBLE_EQ(flash().tolerance(p), fused + 2.0 / 2048.0);
+}
+
+}  // namespace
+}  // namespace vktune::kernels
