@@ -155,8 +155,8 @@ bool is_baseline(const Family& family);
 bool is_baseline(std::string_view family_name);
 
 // Every family, in the registry's fixed order (kernels/family.cpp; tests/kernels/family_test.cpp
-// pins it): the q4gsw families and rms_norm in fp32, the same in fp16, then the sdpa families
-// in fp32, then in fp16. The descriptors are immutable statics: thread-safe.
+// pins it), which the cost model's feature columns follow: a new family goes at the end. The
+// descriptors are immutable statics: thread-safe.
 std::span<const Family* const> families();
 // The family named `name`, or nullptr.
 const Family* find_family(std::string_view name);

@@ -5,12 +5,6 @@
 #include "kernels/ops/ops.h"
 
 namespace vktune::kernels {
-namespace {
-
-// In Op order: op_descriptor indexes it.
-constexpr const OpDescriptor* kOps[] = {&kQ4gswOp, &kRmsNormOp, &kSdpaOp};
-
-}  // namespace
 
 const OpDescriptor& op_descriptor(Op op) noexcept { return *kOps[static_cast<size_t>(op)]; }
 

@@ -14,9 +14,11 @@
 
 namespace vktune::kernels {
 
+// The registry: one descriptor per Op value, in Op order (op_descriptor() indexes it).
 extern const OpDescriptor kQ4gswOp;
 extern const OpDescriptor kRmsNormOp;
 extern const OpDescriptor kSdpaOp;
+inline constexpr const OpDescriptor* kOps[] = {&kQ4gswOp, &kRmsNormOp, &kSdpaOp};
 
 template <typename T>
 std::vector<std::byte> bytes_of(const T& value) {
