@@ -161,10 +161,11 @@ void KernelInstance::record(vk::CommandBuffer& commands, uint32_t copy_index) co
 }
 
 void KernelInstance::set_length(uint32_t length) {
-  if (problem_.op != Op::sdpa || length < problem_.m || length > problem_.n) {
+  if (!op_descriptor(problem_.op).n_is_length || length < problem_.m || length > problem_.n) {
     throw std::invalid_argument(key_ + ": set_length(" + std::to_string(length) + ") on " +
                                 describe(problem_) +
-                                "; only sdpa takes a length, from M up to the L it was created for");
+                                "; only an op whose N is a length takes one, from M up to the N "
+                                "it was created for");
   }
   Problem attended = problem_;
   attended.n = length;

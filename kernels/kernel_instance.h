@@ -95,9 +95,10 @@ class KernelInstance {
   // Records the dispatch reading weight copy `copy_index` (< weight_copies()). No barrier:
   // the caller puts one between dependent dispatches.
   void record(vk::CommandBuffer& commands, uint32_t copy_index = 0) const;
-  // sdpa: attend the first `length` cache positions from the next record() on, with the same
-  // pipeline and buffers (a decode loop's growing cache). Throws std::invalid_argument unless
-  // the op is sdpa and M <= length <= the L it was created for (what its cache holds).
+  // An op whose N is a length (OpDescriptor::n_is_length; sdpa: attend the first `length`
+  // cache positions): N = `length` from the next record() on, with the same pipeline and
+  // buffers (a decode loop's growing cache). Throws std::invalid_argument unless the op's N is
+  // a length and M <= length <= the N it was created for (what its buffers hold).
   void set_length(uint32_t length);
   // Fills the output (the external one when bound) with NaN again (blocks).
   void reset_output();

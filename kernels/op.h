@@ -61,6 +61,9 @@ struct OpDescriptor {
   // (runtime/shape_index.h says why attention weighs them less).
   double shape_axis_scale;
   bool has_heads;  // takes query and KV head counts (Problem::heads, kv_heads)
+  // N is a length pushed per dispatch (sdpa's attended cache positions): an instance made for N
+  // serves every length from M up to N (KernelInstance::set_length).
+  bool n_is_length;
   // The report groups its speedups and picks its heat map by M class (decode, prefill).
   bool speedup_by_m_class;
 

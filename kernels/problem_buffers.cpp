@@ -44,8 +44,7 @@ std::shared_ptr<const ProblemBuffers> ProblemBuffers::create(vk::Device& device,
   buffers->problem_ = p;
   buffers->layout_ = layout;
   upload(buffers->x_, data.x, p.dtype);
-  // The op's one vector: q4gsw's bias or rms_norm's weight (the other is empty).
-  upload(buffers->vector_, data.bias.empty() ? data.norm_weight : data.bias, p.dtype);
+  upload(buffers->vector_, data.vector(), p.dtype);
   buffers->copies_ = streams_weights(op_descriptor(p.op)) ? weight_copies : 1;
   // What each op has of the streamed tensors: q4gsw the weight and scales, sdpa the KV cache.
   if (!data.keys.empty()) {

@@ -98,8 +98,7 @@ std::string_view validate(const ProblemQuery& q) noexcept {
   if (!p) return kUnknownOp;
   const kernels::OpDescriptor& op = kernels::op_descriptor(p->op);
   if (!op.has_heads && (q.heads != 0 || q.kv_heads != 0)) {
-    return "heads and kv_heads are attention's (sdpa); pass heads = kv_heads = 0 for an op "
-           "without heads";
+    return "this op has no heads (docs/variants.md \"Problems\"); pass heads = kv_heads = 0";
   }
   return op.query_error(*p);
 }

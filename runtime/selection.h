@@ -32,13 +32,13 @@ struct DeviceQuery {
 // are L buckets, an untuned L gets the nearest (log-distance), so an engine re-asks when L
 // crosses into another bucket (docs/attention.md).
 struct ProblemQuery {
-  std::string_view op;  // "q4gsw", "rms_norm" or "sdpa"
+  std::string_view op;  // an op's name: "q4gsw", "sdpa", ... (kernels/op.h's catalogue)
   std::string_view dtype = "f32";
   uint32_t m = 0;
   uint32_t n = 0;
   uint32_t k = 0;
   uint32_t group_size = 0;
-  uint32_t heads = 0, kv_heads = 0;  // sdpa only
+  uint32_t heads = 0, kv_heads = 0;  // the ops with heads only (OpDescriptor::has_heads)
 };
 
 // A variant's legality as data: the catalogue's one encoding (kernels/constraints.h).

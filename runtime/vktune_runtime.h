@@ -42,11 +42,12 @@ typedef struct vktune_device_query {
 } vktune_device_query;
 
 typedef struct vktune_problem_query {
-  const char* op;    /* "q4gsw", "rms_norm" or "sdpa"; NULL is an invalid query */
+  const char* op;    /* an op of docs/variants.md's "Problems" ("q4gsw", "sdpa", ...); NULL is
+                        an invalid query */
   const char* dtype; /* "f32" or "f16"; NULL means "f32" */
-  uint32_t m, n, k, group_size;
-  /* sdpa only (m tokens, n the context length, k the head dim): query and KV heads, heads a
-     multiple of kv_heads. Last, so a q4gsw or rms_norm initialiser may leave them out (0). */
+  uint32_t m, n, k, group_size; /* what each means per op: docs/variants.md "Problems" */
+  /* The ops with heads only (sdpa: query and KV heads, heads a multiple of kv_heads). Last, so
+     an initialiser of an op without heads may leave them out (0). */
   uint32_t heads, kv_heads;
 } vktune_problem_query;
 

@@ -8,7 +8,7 @@ namespace vktune::cli {
 void add_shape_options(CLI::App& command, ShapeOptions& options, bool m_required) {
   command.add_option("--op", options.op, kernels::op_names_text())->capture_default_str();
   command.add_option("--dtype", options.dtype,
-                     "f32 or f16 (x, scales, bias and out; sdpa: q, the KV cache and out)")
+                     "f32 or f16: the op's float tensors (docs/variants.md \"Problems\")")
       ->capture_default_str();
   auto* m = command.add_option("--m", options.m, "rows of x")->check(integer_check<uint32_t>(1));
   if (m_required) {
@@ -16,14 +16,14 @@ void add_shape_options(CLI::App& command, ShapeOptions& options, bool m_required
   } else {
     m->capture_default_str();
   }
-  command.add_option("--n", options.n, "output features (rms_norm: width; sdpa: context length L)")
+  command.add_option("--n", options.n, "N: output features, or what the op calls N (rms_norm: width; sdpa: L)")
       ->required()
       ->check(integer_check<uint32_t>(1));
-  command.add_option("--k", options.k, "input features (rms_norm: defaults to N; sdpa: head dim)")
+  command.add_option("--k", options.k, "K: input features, or what the op calls K (rms_norm: N; sdpa: head dim)")
       ->check(integer_check<uint32_t>());
-  command.add_option("--gs", options.gs, "group size (rms_norm, sdpa: 0)")
+  command.add_option("--gs", options.gs, "group size (0 for an op without groups)")
       ->check(integer_check<uint32_t>());
-  command.add_option("--heads", options.heads, "sdpa: query heads")
+  command.add_option("--heads", options.heads, "heads, for an op with heads (sdpa: query heads)")
       ->check(integer_check<uint32_t>());
   command.add_option("--kv-heads", options.kv_heads, "sdpa: KV heads (grouped-query attention)")
       ->check(integer_check<uint32_t>());

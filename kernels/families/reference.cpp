@@ -14,7 +14,7 @@ namespace {
 
 // Rounds every float input of `d` to fp16 (f16 problems).
 void round_inputs_to_half(ProblemData& d) {
-  for (std::vector<float>* v : {&d.x, &d.scales, &d.bias, &d.norm_weight, &d.keys, &d.values}) {
+  for (std::vector<float>* v : d.float_tensors()) {
     for (float& e : *v) e = round_to_half(e);
   }
 }

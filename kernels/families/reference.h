@@ -2,6 +2,7 @@
 // error bound, and the comparison the correctness gate applies.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -18,6 +19,14 @@ struct ProblemData {
   std::vector<float> bias;       // q4gsw [N] when has_bias, else empty
   std::vector<float> norm_weight;  // rms_norm w [N]
   std::vector<float> keys, values;  // sdpa K and V cache [L, kv_heads, D]
+
+  // The op's one vector, bound in the BufferRole::vector binding: q4gsw's bias or rms_norm's w
+  // (the other is empty).
+  const std::vector<float>& vector() const noexcept { return bias.empty() ? norm_weight : bias; }
+  // Every float tensor (an f16 problem's are fp16 values).
+  std::array<std::vector<float>*, 6> float_tensors() noexcept {
+    return {&x, &scales, &bias, &norm_weight, &keys, &values};
+  }
 };
 
 // Random, never-zero inputs, the same for the same (problem, seed) on every platform:

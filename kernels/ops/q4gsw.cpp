@@ -160,6 +160,7 @@ const OpDescriptor kQ4gswOp = {
     .builtins = q4gsw_op::kBuiltins,
     .shape_axis_scale = 2,
     .has_heads = false,
+    .n_is_length = false,
     .speedup_by_m_class = true,
     .with_defaults = q4gsw_op::with_defaults,
     .validate = q4gsw_op::validate,

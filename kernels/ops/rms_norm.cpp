@@ -108,6 +108,7 @@ const OpDescriptor kRmsNormOp = {
     .builtins = rms_norm_op::kBuiltins,
     .shape_axis_scale = 2,
     .has_heads = false,
+    .n_is_length = false,
     .speedup_by_m_class = false,
     .with_defaults = rms_norm_op::with_defaults,
     .validate = rms_norm_op::validate,

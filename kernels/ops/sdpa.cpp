@@ -125,6 +125,7 @@ const OpDescriptor kSdpaOp = {
     // (runtime/shape_index.h).
     .shape_axis_scale = 0.5,
     .has_heads = true,
+    .n_is_length = true,
     .speedup_by_m_class = false,
     .with_defaults = sdpa_op::with_defaults,
     .validate = sdpa_op::validate,

@@ -19,6 +19,7 @@
 #include "db/database_file.h"
 #include "db/json_io.h"
 #include "db/store.h"
+#include "kernels/op.h"
 #include "runtime/bench/load_times.h"
 #include "runtime/snapshot.h"
 #include "runtime/stored_device.h"
@@ -67,6 +68,19 @@ Figures time_selects(const Snapshot& snap, const runtime::DeviceQuery& device,
   }
   if (sink == 0) std::fprintf(stderr, "no select answered\n");
   return summarise(ns);
+}
+
+// `q`'s K off the tuned grid at width `n`: the width itself where the op derives K from N
+// (rms_norm), else two groups on (unchanged for an op without groups, whose K is a head dim).
+uint32_t moved_k(const ProblemQuery& q, uint32_t n) {
+  const kernels::OpDescriptor* op = kernels::find_op(q.op);
+  kernels::Problem derived;
+  if (op != nullptr) {
+    derived.op = op->op;
+    derived.n = n;
+    derived = op->with_defaults(derived);
+  }
+  return derived.k != 0 ? derived.k : q.k + 2 * q.group_size;
 }
 
 double megabytes(const std::string& path) {
@@ -131,7 +145,7 @@ int bench(const std::string& path, int rounds, int loads, const std::filesystem:
     ProblemQuery moved = q;
     moved.m = q.m + std::max(1u, q.m / 3);
     moved.n = q.n + 64;
-    moved.k = q.op == "q4gsw" ? q.k + 2 * q.group_size : q.op == "rms_norm" ? moved.n : q.k;
+    moved.k = moved_k(q, moved.n);
     ++off_grid;
     const auto s = snap->select(device, moved);
     (s.shape_match == runtime::ShapeMatch::ranked ? ranked : other).push_back(moved);

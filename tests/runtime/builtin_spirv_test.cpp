@@ -29,8 +29,8 @@ std::vector<Compiled> compile_builtins() {
   ShaderCompiler compiler;
   std::vector<Compiled> out;
   for (kernels::DType dtype : {kernels::DType::f32, kernels::DType::f16}) {
-    for (kernels::Op op : {kernels::Op::q4gsw, kernels::Op::rms_norm, kernels::Op::sdpa}) {
-      for (const kernels::BuiltinVariant& v : kernels::builtin_variants(op)) {
+    for (const kernels::OpDescriptor* op : kernels::all_ops()) {
+      for (const kernels::BuiltinVariant& v : op->builtins) {
         const kernels::Family& family = kernels::builtin_family(v, dtype);
         const kernels::Knobs knobs = family.knobs_from_json(nlohmann::json::parse(v.knobs_json));
         const std::string key = family.key(knobs);

@@ -30,7 +30,14 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-// The attention problem at `context`: the same shape attending fewer positions.
+// Whether node `node`'s N is the context (OpDescriptor::n_is_length: attention's attended
+// positions), so set_context re-asks the runtime for it.
+bool follows_context(const Node& node) {
+  return node.routed() && kernels::op_descriptor(node.problem.op).n_is_length;
+}
+
+// The problem of a node that follows the context at `context`: the same shape over fewer
+// positions.
 kernels::Problem at_context(kernels::Problem problem, uint32_t context) {
   problem.n = context;
   return problem;
@@ -107,9 +114,9 @@ Graph Graph::build(vk::Device& device, ShaderCompiler& compiler, kernels::Pipeli
                                   ": a bias or a non-default eps is not in the runtime's query");
     }
     Route route = g.buildable(router.route(p), p, router);
-    if (node.kind == NodeKind::attention) {
+    if (follows_context(node)) {
       // Kept for set_context, which may switch away from it and back.
-      g.dispatches_.push_back(g.attention_variant(i, route).dispatch);
+      g.dispatches_.push_back(g.context_variant(i, route).dispatch);
     } else {
       g.dispatches_.push_back(g.routed_dispatch(i, route, &data.params[i]));
     }
@@ -146,23 +153,26 @@ Graph::Dispatch Graph::routed_dispatch(size_t i, const Route& route,
     }
     return *params;
   };
-  // Binding `b` of the plan: a tensor of the layer, or a buffer of the node's own.
+  // Binding `b` of the plan: the node's inputs are its op's first read bindings in order (x
+  // first), its output the op's out; every other binding is a buffer of the node's own.
+  const std::span<const kernels::BindingDesc> roles = kernels::op_descriptor(p.op).bindings;
+  size_t reads = 0;  // read bindings bound so far
   auto bind = [&](const runtime::BindingPlan& b) -> const vk::Buffer* {
-    const std::string_view name = b.name;
+    using kernels::BufferRole;
+    const BufferRole role = roles[b.binding].role;
     const vk::Buffer* tensor = nullptr;
-    if (name == "x" || name == "q") tensor = tensors_[node.inputs.at(0)].get();
-    if (name == "k_cache") tensor = tensors_[node.inputs.at(1)].get();
-    if (name == "v_cache") tensor = tensors_[node.inputs.at(2)].get();
-    if (name == "out") tensor = tensors_[node.output].get();
+    if (role == BufferRole::out) tensor = tensors_[node.output].get();
+    if (!b.written && reads < node.inputs.size()) tensor = tensors_[node.inputs[reads]].get();
+    if (!b.written) ++reads;
     if (tensor != nullptr) {
       if (tensor->size() < b.alloc_bytes) {
         throw std::logic_error(route.key + ": the plan binds " + std::to_string(b.alloc_bytes) +
-                               " bytes of " + std::string(name) + "; the layer's tensor holds " +
+                               " bytes of " + std::string(b.name) + "; the layer's tensor holds " +
                                std::to_string(tensor->size()));
       }
       return tensor;
     }
-    if (name == "weight") {
+    if (role == BufferRole::weight) {
       const kernels::ProblemData& d = host(b);
       std::vector<uint8_t> packed;
       const std::string e =
@@ -175,12 +185,15 @@ Graph::Dispatch Graph::routed_dispatch(size_t i, const Route& route,
       return own(b, std::as_bytes(std::span<const uint8_t>(packed)));
     }
     // Zero bytes: the variant does not read it (no bias; packed_s16 holds the scales).
-    if (b.bytes == 0 || b.zero_once) return own(b, {});
-    if (name == "scales") return own(b, tensor_bytes(host(b).scales, p.dtype, b, route.key));
-    if (name == "bias") return own(b, tensor_bytes(host(b).bias, p.dtype, b, route.key));
-    if (name == "w") return own(b, tensor_bytes(host(b).norm_weight, p.dtype, b, route.key));
-    throw std::logic_error(route.key + ": the plan names binding " + std::string(name) +
-                           ", which this engine does not know");
+    if (b.bytes == 0 || b.zero_once || role == BufferRole::workspace) return own(b, {});
+    if (role == BufferRole::scales) {
+      return own(b, tensor_bytes(host(b).scales, p.dtype, b, route.key));
+    }
+    if (role == BufferRole::vector) {
+      return own(b, tensor_bytes(host(b).vector(), p.dtype, b, route.key));
+    }
+    throw std::logic_error(route.key + ": the plan binds " + std::string(b.name) + ", which " +
+                           node.name + " has no tensor or data for");
   };
   const std::shared_ptr<const vk::ComputePipeline> pipeline = routed_pipeline(route);
   std::vector<const vk::Buffer*> bindings;
@@ -216,8 +229,8 @@ Route Graph::buildable(Route route, const kernels::Problem& problem, const Route
   }
 }
 
-const Graph::AttentionVariant& Graph::attention_variant(size_t i, const Route& route) {
-  for (const AttentionVariant& v : attention_variants_) {
+const Graph::ContextVariant& Graph::context_variant(size_t i, const Route& route) {
+  for (const ContextVariant& v : context_variants_) {
     if (v.node == i && v.key == route.key && v.spirv == route.spirv) return v;
   }
   // Sized for the whole cache, so that every context set_context allows fits its buffers.
@@ -233,9 +246,9 @@ const Graph::AttentionVariant& Graph::attention_variant(size_t i, const Route& r
     throw std::runtime_error(route.key + " at the cache's " + std::to_string(layer_.context) +
                              " positions: " + e);
   }
-  AttentionVariant v{i, route.key, route.spirv, sized.plan, routed_dispatch(i, sized, nullptr)};
-  attention_variants_.push_back(std::move(v));
-  return attention_variants_.back();
+  ContextVariant v{i, route.key, route.spirv, sized.plan, routed_dispatch(i, sized, nullptr)};
+  context_variants_.push_back(std::move(v));
+  return context_variants_.back();
 }
 
 void Graph::set_context(uint32_t context) {
@@ -251,12 +264,12 @@ void Graph::set_context(uint32_t context) {
     const Node& node = layer_.nodes[i];
     if (!node.routed()) {
       dispatches[i].push = elementwise_push(layer_, node, context);
-    } else if (node.kind == NodeKind::attention) {
+    } else if (follows_context(node)) {
       // The runtime's answer at the new context (its plan included), run by the variant's
       // pipeline over the buffers bound for the whole cache.
       Route route = buildable(router_->route(at_context(node.problem, context)),
                               at_context(node.problem, context), *router_);
-      const AttentionVariant& v = attention_variant(i, route);
+      const ContextVariant& v = context_variant(i, route);
       for (size_t b = 0; b < route.plan.bindings.size(); ++b) {
         if (route.plan.bindings[b].alloc_bytes > v.capacity_plan.bindings.at(b).alloc_bytes) {
           throw std::logic_error(route.key + ": " + std::string(route.plan.bindings[b].name) +

@@ -100,21 +100,22 @@ class Graph {
   double tolerance(size_t node) const { return tolerances_.at(node); }
   // The largest of them: what the layer's outputs are held to.
   double tolerance() const noexcept;
-  // Distinct routed pipelines the graph holds, one per (key, SPIR-V): attention variants
+  // Distinct routed pipelines the graph holds, one per (key, SPIR-V): context variants
   // switched to by set_context included, each created once.
   size_t pipeline_count() const noexcept { return routed_pipelines_.size(); }
 
  private:
   // One node's dispatch: a routed node's plan, or an engine_*.comp shader's. The pipeline and
-  // set are shared with the attention variants kept for set_context.
+  // set are shared with the context variants kept for set_context.
   struct Dispatch {
     std::shared_ptr<const vk::ComputePipeline> pipeline;
     std::shared_ptr<const vk::DescriptorSet> set;
     std::vector<std::byte> push;
     std::array<uint32_t, 3> groups{};
   };
-  // An attention variant the graph has run, ready to switch back to.
-  struct AttentionVariant {
+  // A variant the graph has run for a node whose N is the context (attention), ready to switch
+  // back to.
+  struct ContextVariant {
     size_t node = 0;
     std::string key;
     std::vector<uint32_t> spirv;
@@ -126,7 +127,7 @@ class Graph {
   // Node `node`'s dispatch of `route`: the pipeline of its (key, SPIR-V), created once, and a
   // set binding the layer's tensors where the plan names activations and buffers of the node's
   // own (weights prepacked from `params`, scales, norm weight, zeroed workspaces) elsewhere.
-  // `params` may be null for a node that binds no weights (attention).
+  // `params` may be null for a node that binds no weights (one that follows the context).
   Dispatch routed_dispatch(size_t node, const Route& route, const kernels::ProblemData* params);
   // The pipeline of `route`'s (key, SPIR-V): the one made before, or a new one. Throws vk::Error
   // when the driver fails to create it.
@@ -135,9 +136,9 @@ class Graph {
   // variant for `problem` (Router::fallback, the driver's error as the reason), whose pipeline
   // is created here. Throws vk::Error for a built-in route whose pipeline fails.
   Route buildable(Route route, const kernels::Problem& problem, const Router& router);
-  // The attention variant of `route` for node `node`: one kept, or a new one planned at the
+  // The context variant of `route` for node `node`: one kept, or a new one planned at the
   // cache's capacity.
-  const AttentionVariant& attention_variant(size_t node, const Route& route);
+  const ContextVariant& context_variant(size_t node, const Route& route);
   void record();
 
   vk::Device* device_;
@@ -156,7 +157,7 @@ class Graph {
   std::map<std::pair<std::string, std::vector<uint32_t>>,
            std::shared_ptr<const vk::ComputePipeline>>
       routed_pipelines_;
-  std::vector<AttentionVariant> attention_variants_;
+  std::vector<ContextVariant> context_variants_;
   std::optional<vk::TimestampPool> timestamps_;
   std::optional<vk::CommandBuffer> commands_;
 };

@@ -42,8 +42,9 @@ struct TensorSpec {
 struct Node {
   std::string name;  // "attn_norm", "q_proj", ...
   NodeKind kind = NodeKind::linear;
-  // Tensor indices: x first (add: a, b; silu_mul: gate, up; rope: x, table; attention: q, K
-  // cache, V cache).
+  // Tensor indices: x first (add: a, b; silu_mul: gate, up; rope: x, table). A routed node's
+  // are its op's first read bindings in their order (attention: q, K cache, V cache); the
+  // op's other read bindings are the node's own data (LayerData::params).
   std::vector<size_t> inputs;
   size_t output = 0;  // tensor index; each tensor is written by one node (the caches in place)
   // What the runtime is asked for routed nodes (op, M, N, K, group size; attention: N = L, K =

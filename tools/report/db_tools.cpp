@@ -14,6 +14,7 @@
 #include "db/database_file.h"
 #include "db/error.h"
 #include "db/json_io.h"
+#include "kernels/op.h"
 #include "kernels/problem.h"
 #include "kernels/spirv_validate.h"
 #include "runtime/describe.h"
@@ -98,7 +99,11 @@ std::string problem_error(const db::Problem& p) {
   const runtime::ProblemQuery q{p.op, p.dtype, p.m, p.n, p.k, p.group_size, p.heads, p.kv_heads};
   const std::optional<kernels::Problem> problem = runtime::to_problem(q);
   if (!kernels::parse_op(p.op)) {
-    return "op \"" + p.op + "\" is none of this vktune's (q4gsw, rms_norm, sdpa)";
+    std::string names;
+    for (const kernels::OpDescriptor* op : kernels::all_ops()) {
+      names += (names.empty() ? "" : ", ") + std::string(op->name);
+    }
+    return "op \"" + p.op + "\" is none of this vktune's (" + names + ")";
   }
   if (!problem) return "dtype \"" + p.dtype + "\" is none of this vktune's (f32, f16)";
   return kernels::validate(*problem);

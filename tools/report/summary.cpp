@@ -378,14 +378,15 @@ db::Problem parse_problem_label(std::string_view text) {
       p.k = v, has_k = true;
     } else if (key == "gs" || key == "group_size") {
       p.group_size = v;
-    } else if (key == "hq") {
+    } else if (key == "hq" || key == "h") {
       p.heads = v;
     } else if (key == "hkv") {
       p.kv_heads = v;
     } else {
-      throw std::invalid_argument("problem \"" + std::string(text) + "\": unknown key \"" +
-                                  std::string(token.substr(0, eq)) +
-                                  "\"; use M=, N=, K=, gs= (sdpa: M=, L=, Hq=, Hkv=, D=)");
+      throw std::invalid_argument(
+          "problem \"" + std::string(text) + "\": unknown key \"" +
+          std::string(token.substr(0, eq)) +
+          "\"; use M=, N=, K=, gs= or the names an op's description uses (L=, D=, H=, Hq=, Hkv=)");
     }
   }
   if (p.op.empty() || !has_m || !has_n) {
