@@ -277,7 +277,8 @@ std::vector<kernels::Op> parse_ops(const std::string& text) {
   for (const std::string& name : split_commas(text)) {
     const auto op = kernels::parse_op(name);
     if (!op) {
-      throw CLI::ValidationError("--ops", "unknown op \"" + name + "\" (q4gsw, rms_norm, sdpa)");
+      throw CLI::ValidationError("--ops",
+                                 "unknown op \"" + name + "\" (" + kernels::op_names_text() + ")");
     }
     ops.push_back(*op);
   }
@@ -319,13 +320,15 @@ void add_tune_command(CLI::App& app) {
   cmd->add_option("--m", flags->m, "M (tokens) list, e.g. 1,16,128 (default: the preset's)");
   cmd->add_option("--gs", flags->gs, "group-size list, e.g. 32,128 (default: the preset's)");
   cmd->add_option("--ops", flags->ops,
-                  "ops to tune (q4gsw, rms_norm, sdpa; default: q4gsw,rms_norm; a shapes file's "
-                  "entries of other ops are an error without --ops)");
+                  "ops to tune (" + kernels::op_names_text() +
+                      "; default: q4gsw,rms_norm; a shapes file's entries of other ops are an "
+                      "error without --ops)");
   cmd->add_option("--context", flags->context,
-                  "sdpa context lengths L, e.g. 512,2048,8192 (default: 128,512,2048,8192)");
+                  "context lengths L of the ops whose N is one (sdpa), e.g. 512,2048,8192 "
+                  "(default: 128,512,2048,8192)");
   cmd->add_option("--dtype", flags->dtypes,
                   "activation dtypes, each shape tuned in each: f32, f16 or f32,f16 (f16 needs "
-                  "storageBuffer16BitAccess; for sdpa: q, KV cache and out in fp16)")
+                  "storageBuffer16BitAccess; every float tensor of the op in fp16)")
       ->capture_default_str();
   cmd->add_option("--families", flags->families,
                   "only these families, e.g. q4gsw_coopmat,q4gsw_coopmat_splitk (default: all)");
