@@ -233,7 +233,9 @@ std::span<const Family* const> families() {
       &sdpa_split_family(DType::f32),     &sdpa_decode_family(DType::f32),
       &sdpa_naive_family(DType::f16),     &sdpa_fused_family(DType::f16),
       &sdpa_split_family(DType::f16),     &sdpa_decode_family(DType::f16),
-      &sdpa_flash_family()};
+      &sdpa_flash_family(),
+      &rope_pairs_family(DType::f32),     &rope_rows_family(DType::f32),
+      &rope_pairs_family(DType::f16),     &rope_rows_family(DType::f16)};
   return all;
 }
 

@@ -11,7 +11,7 @@
 namespace vktune::kernels {
 
 // Each op's facts and rules live in its descriptor (kernels/op.h, kernels/ops/).
-enum class Op { q4gsw, rms_norm, sdpa };
+enum class Op { q4gsw, rms_norm, sdpa, rope };
 
 // "q4gsw" / "rms_norm" / "sdpa": the descriptor's name.
 const char* op_name(Op op) noexcept;

@@ -111,6 +111,15 @@ class ProblemList {
       add(p);
     }
   }
+  // The RoPE of `heads` heads of `head_dim` for M tokens at each context length that holds them.
+  void add_rope(uint32_t m, uint32_t heads, uint32_t head_dim, const std::vector<uint32_t>& contexts) {
+    for (uint32_t length : contexts) {
+      if (length < m) continue;
+      kernels::Problem p{kernels::Op::rope, m, length, head_dim, 0, false};
+      p.heads = heads;
+      add(p);
+    }
+  }
   std::vector<kernels::Problem> take() { return std::move(problems_); }
 
  private:
@@ -189,6 +198,11 @@ std::vector<kernels::Problem> from_shapes(const ModelShapes& shapes, const Shape
     if (wants(options, kernels::Op::sdpa)) {
       for (const Attention& a : shapes.attention) list.add_attention(m, a, contexts);
     }
+    if (wants(options, kernels::Op::rope)) {  // of q, then of k
+      for (const Attention& a : shapes.attention) {
+        for (uint32_t heads : {a.heads, a.kv_heads}) list.add_rope(m, heads, a.head_dim, contexts);
+      }
+    }
   }
   return list.take();
 }
@@ -231,6 +245,9 @@ std::vector<kernels::Problem> from_file(const std::string& path, const ShapeOpti
       case kernels::Op::sdpa:
         require_known_keys(p, {"op", "m", "heads", "kv_heads", "head_dim", "context"}, where);
         break;
+      case kernels::Op::rope:
+        require_known_keys(p, {"op", "m", "heads", "head_dim", "context"}, where);
+        break;
     }
     if (!wants(options, *op)) {
       if (!options.ops_chosen) {
@@ -245,17 +262,25 @@ std::vector<kernels::Problem> from_file(const std::string& path, const ShapeOpti
     const auto ms = !options.m.empty() ? options.m
                     : p.contains("m")  ? number_list(p["m"], where + ".m")
                                        : file_m;
-    if (*op == kernels::Op::sdpa) {
+    if (*op == kernels::Op::sdpa || *op == kernels::Op::rope) {
+      const bool rope = *op == kernels::Op::rope;  // one tensor's heads: no kv_heads
       for (const char* key : {"heads", "kv_heads", "head_dim"}) {
+        if (rope && std::string_view(key) == "kv_heads") continue;
         if (!p.contains(key)) throw std::invalid_argument(where + ": missing \"" + key + "\"");
       }
-      const Attention a{positive(p["heads"], where + ".heads"),
-                        positive(p["kv_heads"], where + ".kv_heads"),
-                        positive(p["head_dim"], where + ".head_dim")};
+      const uint32_t heads = positive(p["heads"], where + ".heads");
+      const uint32_t head_dim = positive(p["head_dim"], where + ".head_dim");
       const auto contexts = !options.contexts.empty() ? options.contexts
                             : p.contains("context")  ? number_list(p["context"], where + ".context")
                                                      : kDefaultContexts;
-      for (uint32_t m : ms) list.add_attention(m, a, contexts);
+      for (uint32_t m : ms) {
+        if (rope) {
+          list.add_rope(m, heads, head_dim, contexts);
+        } else {
+          list.add_attention(m, {heads, positive(p["kv_heads"], where + ".kv_heads"), head_dim},
+                             contexts);
+        }
+      }
       continue;
     }
     if (!p.contains("n")) throw std::invalid_argument(where + ": missing \"n\"");

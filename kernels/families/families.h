@@ -30,6 +30,8 @@ const Family& sdpa_fused_family(DType dtype);
 const Family& sdpa_split_family(DType dtype);
 const Family& sdpa_decode_family(DType dtype);  // a few tokens, at the memory roof
 const Family& sdpa_flash_family();  // fp16 only: prefill on tensor cores
+const Family& rope_pairs_family(DType dtype);
+const Family& rope_rows_family(DType dtype);
 
 // Helpers for the descriptors.
 inline KnobValue word(const char* w) { return KnobValue(std::string(w)); }

@@ -19,13 +19,16 @@ struct ProblemData {
   std::vector<float> bias;       // q4gsw [N] when has_bias, else empty
   std::vector<float> norm_weight;  // rms_norm w [N]
   std::vector<float> keys, values;  // sdpa K and V cache [L, kv_heads, D]
+  std::vector<float> table;         // rope's [L, D/2] (cos, sin) pairs
 
-  // The op's one vector, bound in the BufferRole::vector binding: q4gsw's bias or rms_norm's w
-  // (the other is empty).
-  const std::vector<float>& vector() const noexcept { return bias.empty() ? norm_weight : bias; }
+  // The op's one vector, bound in the BufferRole::vector binding: q4gsw's bias, rms_norm's w
+  // or rope's table (the others are empty).
+  const std::vector<float>& vector() const noexcept {
+    return !bias.empty() ? bias : !norm_weight.empty() ? norm_weight : table;
+  }
   // Every float tensor (an f16 problem's are fp16 values).
-  std::array<std::vector<float>*, 6> float_tensors() noexcept {
-    return {&x, &scales, &bias, &norm_weight, &keys, &values};
+  std::array<std::vector<float>*, 7> float_tensors() noexcept {
+    return {&x, &scales, &bias, &norm_weight, &keys, &values, &table};
   }
 };
 

@@ -18,7 +18,8 @@ namespace vktune::kernels {
 extern const OpDescriptor kQ4gswOp;
 extern const OpDescriptor kRmsNormOp;
 extern const OpDescriptor kSdpaOp;
-inline constexpr const OpDescriptor* kOps[] = {&kQ4gswOp, &kRmsNormOp, &kSdpaOp};
+extern const OpDescriptor kRopeOp;
+inline constexpr const OpDescriptor* kOps[] = {&kQ4gswOp, &kRmsNormOp, &kSdpaOp, &kRopeOp};
 
 template <typename T>
 std::vector<std::byte> bytes_of(const T& value) {

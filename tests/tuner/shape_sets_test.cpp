@@ -121,6 +121,41 @@ TEST(ShapeSetsTest, ShapesFileEntriesOfOpsLeftOut) {
   EXPECT_EQ(problems[0].op, Op::q4gsw);
 }
 
+kernels::Problem rope(uint32_t m, uint32_t l, uint32_t heads, uint32_t d) {
+  kernels::Problem p{Op::rope, m, l, d, 0, false};
+  p.heads = heads;
+  return p;
+}
+
+// Asked for, a preset's RoPE comes for the query heads, then the key heads, at every context
+// length that holds the tokens; a shapes file names one tensor's heads (no kv_heads).
+TEST(ShapeSetsTest, RopeFromPresetsAndFiles) {
+  ShapeOptions options;
+  options.ops = {Op::rope};
+  options.contexts = {3, 1000};
+  options.m = {1, 5};
+  EXPECT_EQ(load_shapes("llama3-8b", options),
+            (std::vector<kernels::Problem>{rope(1, 3, 32, 128), rope(1, 1000, 32, 128),
+                                           rope(1, 3, 8, 128), rope(1, 1000, 8, 128),
+                                           rope(5, 1000, 32, 128), rope(5, 1000, 8, 128)}));
+  EXPECT_EQ(count(load_shapes("llama3-8b", {}), Op::rope), 0u);  // not among the default ops
+  const auto path = std::filesystem::temp_directory_path() / "vktune_shapes_rope.json";
+  std::ofstream(path) << R"({"problems": [
+      {"op": "rope", "heads": 6, "head_dim": 80, "context": [300], "m": [2]}]})";
+  ShapeOptions from_file;
+  from_file.ops = {Op::rope};
+  EXPECT_EQ(load_shapes(path.string(), from_file), std::vector<kernels::Problem>{rope(2, 300, 6, 80)});
+  std::ofstream(path) << R"({"problems": [
+      {"op": "rope", "heads": 6, "kv_heads": 2, "head_dim": 80}]})";
+  try {
+    load_shapes(path.string(), from_file);
+    ADD_FAILURE() << "no exception";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown key \"kv_heads\""), std::string::npos) << e.what();
+  }
+  std::filesystem::remove(path);
+}
+
 TEST(ShapeSetsTest, ShapesFileWithOverrides) {
   const auto path = std::filesystem::temp_directory_path() / "vktune_shapes_test.json";
   std::ofstream(path) << R"({"m": [2], "gs": [64], "problems": [
