@@ -45,16 +45,15 @@ INSTANTIATE_TEST_SUITE_P(Dtypes, EngineDtypeTest,
 // o_proj reads attention's output with no cast between.
 TEST_F(EngineTest, F16LayerAttendsInF16) {
   const Layer f16 = make_layer(shape(), 3, 10, kernels::DType::f16);
-  ASSERT_EQ(f16.nodes.size(), 16u);
-  const Node& attention = f16.nodes[7];
+  ASSERT_EQ(f16.nodes.size(), 17u);
+  const Node& attention = f16.nodes[8];
   EXPECT_EQ(attention.name, "attention");
   EXPECT_EQ(attention.problem.dtype, kernels::DType::f16);
-  for (const char* tensor : {"q_rot", "k_cache", "v_cache", "attn"}) {
+  for (const char* tensor : {"q_rot", "k_rot", "k_cache", "v_cache", "attn", "rope_table"}) {
     EXPECT_EQ(f16.tensors[f16.tensor(tensor)].dtype, kernels::DType::f16) << tensor;
   }
-  EXPECT_EQ(f16.tensors[f16.tensor("rope_table")].dtype, kernels::DType::f32);
-  EXPECT_EQ(f16.nodes[8].name, "o_proj");
-  EXPECT_EQ(f16.nodes[8].inputs, std::vector<size_t>{attention.output});
+  EXPECT_EQ(f16.nodes[9].name, "o_proj");
+  EXPECT_EQ(f16.nodes[9].inputs, std::vector<size_t>{attention.output});
   // The earlier positions are uploaded as fp16, so they must be fp16 values already.
   const LayerData data = make_layer_data(f16, 7);
   const uint64_t earlier = uint64_t{f16.first_position()} * shape().kv_width();
@@ -63,6 +62,7 @@ TEST_F(EngineTest, F16LayerAttendsInF16) {
       ASSERT_EQ((*cache)[i], kernels::round_to_half((*cache)[i])) << "element " << i;
     }
   }
+  for (const float v : data.rope) ASSERT_EQ(v, kernels::round_to_half(v));  // the RoPE table's too
 }
 
 // Without 16-bit storage an f16 layer cannot run, and says so: its attention (as every routed
@@ -81,7 +81,7 @@ TEST_F(EngineTest, F16AttentionNames16BitStorage) {
     }
     return std::string("ran");
   };
-  const std::string attention = refusal([&] { router.route(layer.nodes[7].problem); });
+  const std::string attention = refusal([&] { router.route(layer.nodes[8].problem); });
   EXPECT_NE(attention.find("sdpa_fused_f16"), std::string::npos) << attention;
   EXPECT_NE(attention.find("needs storageBuffer16BitAccess, which no16 (fake) lacks"),
             std::string::npos)
@@ -147,7 +147,7 @@ TEST_F(EngineTest, CheckSeesTheCache) {
   const LayerCheck changed = check_layer(graph, data, reference_layer(layer, data, {0}));
   EXPECT_FALSE(changed.ok);
   EXPECT_FALSE(changed.outputs[0].result.ok) << "out does not depend on the cache";
-  EXPECT_TRUE(changed.nodes[7].result.ok) << "attention on its GPU inputs";
+  EXPECT_TRUE(changed.nodes[8].result.ok) << "attention on its GPU inputs";
 }
 
 // Decode through one graph: the context pushed per step, each step's key appended at its

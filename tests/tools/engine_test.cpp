@@ -20,21 +20,32 @@ namespace {
 
 TEST_F(EngineTest, LayerGraphHasTheDecoderNodes) {
   const Layer layer = make_layer(shape(), 3, 10);
-  ASSERT_EQ(layer.nodes.size(), 16u);
-  EXPECT_EQ(layer.nodes[7].name, "attention");
-  EXPECT_EQ(layer.nodes[7].inputs, (std::vector<size_t>{layer.tensor("q_rot"),
+  ASSERT_EQ(layer.nodes.size(), 17u);
+  EXPECT_EQ(layer.nodes[8].name, "attention");
+  EXPECT_EQ(layer.nodes[8].inputs, (std::vector<size_t>{layer.tensor("q_rot"),
                                                         layer.tensor("k_cache"),
                                                         layer.tensor("v_cache")}));
   Problem sdpa{Op::sdpa, 3, 10, 32, 0, false};
   sdpa.heads = 8;
   sdpa.kv_heads = 2;
-  EXPECT_EQ(layer.nodes[7].problem, sdpa);
-  EXPECT_EQ(layer.nodes[8].name, "o_proj");
-  EXPECT_EQ(layer.nodes[8].inputs, std::vector<size_t>{layer.tensor("attn")});
-  EXPECT_EQ(layer.nodes[8].problem, linear(3, 256, 256));
-  EXPECT_EQ(layer.nodes[14].problem, linear(3, 256, 512));  // down
+  EXPECT_EQ(layer.nodes[8].problem, sdpa);
+  EXPECT_EQ(layer.nodes[9].name, "o_proj");
+  EXPECT_EQ(layer.nodes[9].inputs, std::vector<size_t>{layer.tensor("attn")});
+  EXPECT_EQ(layer.nodes[9].problem, linear(3, 256, 256));
+  EXPECT_EQ(layer.nodes[15].problem, linear(3, 256, 512));  // down
   EXPECT_EQ(layer.nodes[2].problem, linear(3, 64, 256));    // k
-  EXPECT_EQ(layer.nodes[5].output, layer.tensor("k_cache"));  // rope_k appends k
+  // RoPE is routed: the key heads' at the tokens' positions of the context's table, then
+  // appended to the cache.
+  Problem rope_k{Op::rope, 3, 10, 32, 0, false};
+  rope_k.heads = 2;
+  EXPECT_EQ(layer.nodes[5].name, "rope_k");
+  EXPECT_EQ(layer.nodes[5].problem, rope_k);
+  EXPECT_TRUE(layer.nodes[5].routed());
+  EXPECT_EQ(layer.nodes[5].inputs,
+            (std::vector<size_t>{layer.tensor("k"), layer.tensor("rope_table")}));
+  EXPECT_EQ(layer.nodes[6].inputs, std::vector<size_t>{layer.tensor("k_rot")});
+  EXPECT_EQ(layer.nodes[6].output, layer.tensor("k_cache"));  // append_k
+  EXPECT_EQ(layer.nodes[4].problem.heads, 8u);                // rope_q: every query head
   EXPECT_EQ(layer.rows(layer.tensor("k_cache")), 10u);
   EXPECT_EQ(layer.nodes.back().inputs,
             (std::vector<size_t>{layer.tensor("h"), layer.tensor("down")}));
@@ -52,7 +63,7 @@ TEST_F(EngineTest, FixedRoutingMatchesReference) {
       const Router router(nullptr, device().info());
       auto [graph, check] = run(layer, data, router);
       expect_ok(check);
-      EXPECT_EQ(count_routes(graph.routes()), (RouteCounts{0, 0, 10, 0})) << "M=" << m;
+      EXPECT_EQ(count_routes(graph.routes()), (RouteCounts{0, 0, 12, 0})) << "M=" << m;
       EXPECT_EQ(route_of(graph, "q_proj").key,
                 m == 1 ? "q4gsw_gemv" + suffix + "[layout=raw,wg=64,rows=1,load=u32,reduce=shared]"
                        : "q4gsw_tiled" + suffix + "[layout=raw,tm=4,tn=4,wg=64,bk=0]");
@@ -77,9 +88,9 @@ TEST_F(EngineTest, TunedRoutingMatchesReference) {
     auto [graph, check] = run(layer, data, router);
     expect_ok(check);
     // Exact: both norms, q and o. Nearest: k and v (N=64), gate and up (N=512: the M=1 gemv
-    // winner is nearer than the M=5 tiled one) and down (K=512). Nothing tuned for attention:
-    // built-in.
-    EXPECT_EQ(count_routes(graph.routes()), (RouteCounts{4, 5, 1, 0}));
+    // winner is nearer than the M=5 tiled one) and down (K=512). Nothing tuned for the RoPEs
+    // and attention: built-in.
+    EXPECT_EQ(count_routes(graph.routes()), (RouteCounts{4, 5, 3, 0}));
     const Route& q = route_of(graph, "q_proj");
     EXPECT_EQ(q.source, Source::exact);
     EXPECT_EQ(q.key, gemv);
@@ -136,13 +147,13 @@ TEST_F(EngineTest, IllegalWinnerFallsBackToBuiltin) {
     EXPECT_NE(r.rejected.find(illegal), std::string::npos) << r.rejected;
   }
   // k, v, gate, up and down take the illegal winner as their nearest where its constraints
-  // allow (and fall back), else built-in routing, as attention does; nothing the device cannot
+  // allow (and fall back), else built-in routing, as the RoPEs and attention do; nothing the device cannot
   // run is used.
   const RouteCounts counts = count_routes(graph.routes());
   EXPECT_EQ(counts.exact, 2u);  // the norms
   EXPECT_EQ(counts.nearest, 0u);
   EXPECT_GE(counts.fallback, 2u);
-  EXPECT_EQ(counts.fallback + counts.builtin, 8u);
+  EXPECT_EQ(counts.fallback + counts.builtin, 10u);
 }
 
 TEST_F(EngineTest, UnknownFamilyFallsBack) {
@@ -190,7 +201,7 @@ TEST_F(EngineTest, RoutedNodesRunTheRuntimesSpirv) {
       EXPECT_TRUE(std::equal(r.spirv.begin(), r.spirv.end(), builtin.begin(), builtin.end()))
           << r.key;
     }
-    EXPECT_EQ(routed, 10u);
+    EXPECT_EQ(routed, 12u);
   }
   const std::string packed = "q4gsw_gemv[layout=packed,wg=64,rows=2,load=u32x4,reduce=shared]";
   const std::string raw = "q4gsw_gemv[layout=raw,wg=64,rows=2,load=u32x4,reduce=shared]";
@@ -252,7 +263,7 @@ TEST_F(EngineTest, CheckCatchesAWrongNode) {
   Graph graph = Graph::build(device(), compiler(), pipelines(), layer, data, router);
   graph.execute();
   // The reference now uses other weights for up's first output than the GPU did.
-  const size_t up = 12;
+  const size_t up = 13;
   ASSERT_EQ(layer.nodes[up].name, "up_proj");
   for (uint32_t j = 0; j < layer.nodes[up].problem.k / 2; ++j) data.params[up].weight[j] ^= 0x88;
   const LayerCheck check = check_layer(graph, data, reference_layer(layer, data, {0, 1}));

@@ -18,9 +18,6 @@ struct CountPush {  // engine_add, engine_silu_mul
 struct CopyPush {  // engine_copy
   uint32_t count, offset, pad0, pad1;
 };
-struct RopePush {  // engine_rope
-  uint32_t tokens, heads, head_dim, position, dst_row, pad0, pad1, pad2;
-};
 
 std::string flag(kernels::DType dtype) { return dtype == kernels::DType::f16 ? "1" : "0"; }
 
@@ -42,22 +39,12 @@ ElementwiseShader elementwise_shader(const Layer& layer, const Node& node, uint3
   const kernels::DType out = layer.tensors[node.output].dtype;
   ElementwiseShader s;
   std::string stem;
-  uint64_t items = uint64_t{node.problem.m} * node.problem.n;
+  const uint64_t items = uint64_t{node.problem.m} * node.problem.n;
   switch (node.kind) {
     case NodeKind::add:
     case NodeKind::silu_mul:
       stem = node.kind == NodeKind::add ? "engine_add" : "engine_silu_mul";
       s.defines = {{"F16", flag(out)}};
-      break;
-    case NodeKind::rope:  // one invocation per rotated pair, in and out in one storage type
-      if (in != out) {
-        throw std::logic_error(node.name + ": engine_rope writes the dtype it reads; " +
-                               layer.tensors[node.output].name + "'s differs from " +
-                               layer.tensors[node.inputs[0]].name + "'s");
-      }
-      stem = "engine_rope";
-      s.defines = {{"F16", flag(in)}};
-      items /= 2;
       break;
     case NodeKind::copy:
       stem = "engine_copy";
@@ -80,11 +67,6 @@ std::vector<std::byte> elementwise_push(const Layer& layer, const Node& node, ui
   switch (node.kind) {
     case NodeKind::copy:
       return bytes(CopyPush{count, dst_row(layer, node, context) * node.problem.n, 0, 0});
-    case NodeKind::rope: {
-      const uint32_t d = layer.shape.head_dim;
-      return bytes(RopePush{node.problem.m, node.problem.n / d, d, context - layer.m,
-                            dst_row(layer, node, context), 0, 0, 0});
-    }
     default:
       return bytes(CountPush{count, 0, 0, 0});
   }

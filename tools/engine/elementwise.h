@@ -14,18 +14,18 @@
 namespace vktune::engine {
 
 struct ElementwiseShader {
-  std::string file;     // "engine_rope.comp"
+  std::string file;     // "engine_copy.comp"
   Defines defines;      // WG and the storage types of the node's tensors
   std::string key;      // pipeline key: the file's stem and the defines, "engine_copy[IN_F16=1]"
   uint32_t groups = 0;  // workgroups of the dispatch (grid-stride: capped by the device limit)
 };
 
-// The shader of node `node` (add, silu_mul, rope or copy) of `layer`, its workgroups capped at
+// The shader of node `node` (add, silu_mul or copy) of `layer`, its workgroups capped at
 // `max_groups`. Throws std::logic_error for a routed node.
 ElementwiseShader elementwise_shader(const Layer& layer, const Node& node, uint32_t max_groups);
 
 // The push constants of node `node` when the layer attends `context` positions (M <= context
-// <= layer.context): rope and copy write the tokens' rows at positions context - M on.
+// <= layer.context): copy writes the tokens' rows at positions context - M on.
 std::vector<std::byte> elementwise_push(const Layer& layer, const Node& node, uint32_t context);
 
 }  // namespace vktune::engine

@@ -18,7 +18,7 @@
 namespace vktune::engine {
 namespace {
 
-// add, silu * mul and RoPE round each output a few times (2^-24 each; exp a few ulps): 1e-5 of
+// add and silu * mul round each output a few times (2^-24 each; exp a few ulps): 1e-5 of
 // the output's magnitude leaves a wide margin; an fp16 output adds its own rounding.
 double elementwise_tolerance(kernels::DType dtype) {
   return 1e-5 + (dtype == kernels::DType::f16 ? kernels::fp16_output_tolerance() : 0.0);

@@ -74,11 +74,12 @@ class Graph {
   // From the next execution on, the M tokens sit at positions `context` - M .. `context` - 1
   // and attend positions up to theirs: pushed to the RoPE, append and attention dispatches,
   // and the command buffer re-recorded (buffers and weights stay). The runtime is asked again
-  // for attention at `context` (microseconds): tuned sdpa problems are L buckets and a context
-  // nearer another bucket gets that bucket's winner (docs/attention.md), so when the answer is
-  // another variant (key or SPIR-V) the attention node switches to it; its pipeline, descriptor
-  // set and workspace are created the first time, sized for the cache's capacity, and kept for
-  // every later switch back. routes()[attention] is the answer at `context`. Throws
+  // for every node whose N is the context (the RoPEs and attention) at `context`
+  // (microseconds): tuned problems are L buckets and a context nearer another bucket gets that
+  // bucket's winner (docs/attention.md), so when the answer is another variant (key or SPIR-V)
+  // the node switches to it; its pipeline, descriptor set and workspace are created the first
+  // time, sized for the cache's capacity, and kept for every later switch back. routes()[i]
+  // is the answer at `context`. Throws
   // std::invalid_argument unless M <= context <= the layer's L (the cache's capacity), what
   // Router::route throws, vk::Error creating a built-in's pipeline; a throw leaves the dispatches and
   // routes as they were (a variant created on the way is kept for later).

@@ -38,9 +38,12 @@ class Builder {
     if (width(b) != width(a)) throw std::logic_error(name + ": operand widths differ");
     return node(std::move(name), kind, {a, b}, activation(std::move(out), width(a)), {});
   }
-  // RoPE of x into `out` (a tensor of x's width and dtype: its own, or a cache).
-  size_t rope(std::string name, size_t x, size_t table, size_t out) {
-    return node(std::move(name), NodeKind::rope, {x, table}, out, {});
+  // RoPE of x's `heads` heads at the tokens' positions into a new activation `out`.
+  size_t rope(std::string name, size_t x, size_t table, uint32_t heads, std::string out) {
+    kernels::Problem p{kernels::Op::rope, layer_.m, layer_.context, layer_.shape.head_dim, 0, false};
+    p.heads = heads;
+    return node(std::move(name), NodeKind::rope, {x, table}, activation(std::move(out), width(x)),
+                p);
   }
   size_t copy(std::string name, size_t x, size_t out) {
     return node(std::move(name), NodeKind::copy, {x}, out, {});
@@ -61,13 +64,14 @@ class Builder {
               kernels::Problem problem) {
     problem.m = layer_.m;
     problem.dtype = layer_.dtype;
-    if (kind != NodeKind::attention) problem.n = width(output);
-    if (kind == NodeKind::linear || kind == NodeKind::rms_norm || kind == NodeKind::attention) {
+    if (problem.n == 0) problem.n = width(output);  // given where N is the context
+    Node n{std::move(name), kind, std::move(inputs), output, problem};
+    if (n.routed()) {
       if (const std::string error = kernels::validate(problem); !error.empty()) {
-        throw std::invalid_argument(name + " (" + kernels::describe(problem) + "): " + error);
+        throw std::invalid_argument(n.name + " (" + kernels::describe(problem) + "): " + error);
       }
     }
-    layer_.nodes.push_back({std::move(name), kind, std::move(inputs), output, problem});
+    layer_.nodes.push_back(std::move(n));
     return output;
   }
 
@@ -120,15 +124,15 @@ Layer make_layer(const tuner::LayerShape& shape, uint32_t m, uint32_t context, D
   Builder b(layer);
   const uint32_t h = shape.hidden;
   const size_t x = b.activation("x", h);
-  const size_t table = b.tensor("rope_table", shape.head_dim, Rows::context, DType::f32);
+  const size_t table = b.tensor("rope_table", shape.head_dim, Rows::context, dtype);
   const size_t k_cache = b.tensor("k_cache", shape.kv_width(), Rows::context, dtype);
   const size_t v_cache = b.tensor("v_cache", shape.kv_width(), Rows::context, dtype);
   const size_t xn = b.norm("attn_norm", x, "x_norm");
   const size_t q = b.linear("q_proj", xn, shape.q_width(), "q");
   const size_t k = b.linear("k_proj", xn, shape.kv_width(), "k");
   const size_t v = b.linear("v_proj", xn, shape.kv_width(), "v");
-  const size_t q_rot = b.rope("rope_q", q, table, b.activation("q_rot", shape.q_width()));
-  b.rope("rope_k", k, table, k_cache);  // rotated straight into the cache: the append of k
+  const size_t q_rot = b.rope("rope_q", q, table, shape.heads, "q_rot");
+  b.copy("append_k", b.rope("rope_k", k, table, shape.kv_heads, "k_rot"), k_cache);
   b.copy("append_v", v, v_cache);
   const size_t attn = b.attention("attention", q_rot, k_cache, v_cache, "attn");
   const size_t o = b.linear("o_proj", attn, h, "o");
@@ -170,8 +174,9 @@ LayerData make_layer_data(const Layer& layer, uint64_t seed) {
       // Llama's frequencies theta^(-2i / D), in fp64 so the table is exact to fp32 rounding
       // (GLSL's sin and cos are only good to 2^-11 absolute).
       const double angle = p * std::pow(s.rope_theta, -2.0 * i / s.head_dim);
-      data.rope.push_back(float(std::cos(angle)));
-      data.rope.push_back(float(std::sin(angle)));
+      for (const double v : {std::cos(angle), std::sin(angle)}) {
+        data.rope.push_back(layer.dtype == DType::f16 ? kernels::round_to_half(float(v)) : float(v));
+      }
     }
   }
   for (size_t i = 0; i < layer.nodes.size(); ++i) {
@@ -207,7 +212,6 @@ std::string describe(const Node& node) {
   if (node.routed()) return kernels::describe(node.problem);
   const char* kind = node.kind == NodeKind::add        ? "add"
                      : node.kind == NodeKind::silu_mul ? "silu_mul"
-                     : node.kind == NodeKind::rope     ? "rope"
                                                        : "copy";
   return std::string(kind) + " M=" + std::to_string(node.problem.m) +
          " N=" + std::to_string(node.problem.n);

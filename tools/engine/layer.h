@@ -1,6 +1,6 @@
 // A Llama decoder layer as a graph of nodes over tensors, and its random weights and KV cache:
-//   x -> attn_norm -> q, k, v -> rope(q), rope(k) appended to the K cache, v appended to the V
-//     cache -> sdpa over the cache -> o -> + x -> ffn_norm -> gate, up -> silu(gate) * up
+//   x -> attn_norm -> q, k, v -> rope(q), rope(k) and v appended to the K and V caches
+//     -> sdpa over the cache -> o -> + x -> ffn_norm -> gate, up -> silu(gate) * up
 //     -> down -> + residual -> out
 // for M new tokens at cache positions L - M .. L - 1 (L: the context).
 #pragma once
@@ -22,7 +22,7 @@ enum class NodeKind {
   attention,  // y = sdpa(q, K cache, V cache), causal      (routed: a kernel family)
   add,        // y = a + b                                 (engine_add.comp)
   silu_mul,   // y = silu(a) * b, silu(a) = a / (1 + e^-a)  (engine_silu_mul.comp)
-  rope,       // y = RoPE(x, table) at the tokens' positions (engine_rope.comp)
+  rope,       // y = rope(x, table) at the tokens' positions (routed: a kernel family)
   copy,       // y = x converted to y's dtype, from row `row` on (engine_copy.comp)
 };
 
@@ -42,8 +42,8 @@ struct TensorSpec {
 struct Node {
   std::string name;  // "attn_norm", "q_proj", ...
   NodeKind kind = NodeKind::linear;
-  // Tensor indices: x first (add: a, b; silu_mul: gate, up; rope: x, table). A routed node's
-  // are its op's first read bindings in their order (attention: q, K cache, V cache); the
+  // Tensor indices: x first (add: a, b; silu_mul: gate, up). A routed node's are its op's
+  // first read bindings in their order (rope: x, table; attention: q, K cache, V cache); the
   // op's other read bindings are the node's own data (LayerData::params).
   std::vector<size_t> inputs;
   size_t output = 0;  // tensor index; each tensor is written by one node (the caches in place)
@@ -52,7 +52,8 @@ struct Node {
   kernels::Problem problem;
 
   bool routed() const noexcept {
-    return kind == NodeKind::rms_norm || kind == NodeKind::linear || kind == NodeKind::attention;
+    return kind == NodeKind::rms_norm || kind == NodeKind::linear || kind == NodeKind::attention ||
+           kind == NodeKind::rope;
   }
 };
 
@@ -64,7 +65,8 @@ struct Layer {
   // are stored in it; its softmax and sums are fp32 either way).
   kernels::DType dtype = kernels::DType::f32;
   // tensors[0] is the input x [M, hidden]; the caches are [L, kv_heads x head_dim] in `dtype`
-  // (the layout sdpa reads) and the RoPE table fp32 [L, head_dim / 2] (cos, sin) pairs, all
+  // (the layout sdpa reads) and the RoPE table [L, head_dim / 2] (cos, sin) pairs in `dtype`
+  // (the layout rope reads), all
   // three uploaded from LayerData.
   std::vector<TensorSpec> tensors;
   std::vector<Node> nodes;      // in execution order; inputs are produced earlier
@@ -91,7 +93,8 @@ struct LayerData {
   // [L, kv_width]: positions before L - M random like x (the earlier tokens' keys and values);
   // the M positions the layer writes are NaN, so a missing append shows.
   std::vector<float> k_cache, v_cache;
-  std::vector<float> rope;  // [L, head_dim / 2] (cos, sin) of position p and frequency i
+  // [L, head_dim / 2] (cos, sin) of position p and frequency i (fp16 values in an f16 layer)
+  std::vector<float> rope;
   // Per node: linear: weight and scales; rms_norm: norm_weight; the others: empty.
   std::vector<kernels::ProblemData> params;
 };

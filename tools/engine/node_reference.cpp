@@ -216,7 +216,7 @@ Reference compute_node(const Layer& layer, const LayerData& data, size_t index,
     case NodeKind::silu_mul:
       return silu_mul(*inputs[0], *inputs[1]);
     case NodeKind::rope:
-      return rope(layer, *inputs[0], *inputs[1], node.problem.n, rows);
+      return rope(layer, *inputs[0], *inputs[1], layer.tensors[node.output].width, rows);
     case NodeKind::copy:
       return copy(*inputs[0]);
   }
