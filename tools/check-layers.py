@@ -42,6 +42,7 @@ ALLOWED = {
     "vktune": {"vktune_cli"},
 }
 TARGET = re.compile(r"add_(?:library|executable)\(\s*(\w+)([^)]*)\)")
+GLOB = re.compile(r"file\(GLOB\s+(\w+)\s+([^)]*)\)")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 
@@ -53,8 +54,17 @@ def sources(root):
         if parts[0] in ("tests", "build", "examples", "bench") or "fuzz" in parts:
             continue
         text = re.sub(r"#[^\n]*", "", cmake.read_text())
+        # file(GLOB VAR patterns): ${VAR} in a source list stands for the files they match.
+        globbed = {}
+        for var, patterns in GLOB.findall(text):
+            files = []
+            for pattern in patterns.split():
+                if pattern != "CONFIGURE_DEPENDS":
+                    relative = pattern.replace("${CMAKE_CURRENT_SOURCE_DIR}/", "")
+                    files += [f.relative_to(cmake.parent).as_posix() for f in cmake.parent.glob(relative)]
+            globbed["${" + var + "}"] = sorted(files)
         for name, listed in TARGET.findall(text):
-            for token in listed.split():
+            for token in [f for t in listed.split() for f in globbed.get(t, [t])]:
                 if token in ("STATIC", "SHARED", "OBJECT") or token.startswith("$"):
                     continue
                 owner[(cmake.parent / token).resolve().relative_to(root).as_posix()] = name

@@ -207,7 +207,9 @@ std::vector<kernels::Problem> from_shapes(const ModelShapes& shapes, const Shape
   return list.take();
 }
 
-std::vector<kernels::Problem> from_file(const std::string& path, const ShapeOptions& options) {
+// A shapes file's document, checked at its top level: an object whose "problems" is a non-empty
+// array, with "m" and "gs" beside it at most.
+nlohmann::json read_shapes_document(const std::string& path) {
   if (std::error_code ec; std::filesystem::is_directory(path, ec)) {
     throw std::invalid_argument(path + " is a directory; give a shapes file or a preset");
   }
@@ -216,7 +218,7 @@ std::vector<kernels::Problem> from_file(const std::string& path, const ShapeOpti
     throw std::invalid_argument("\"" + path + "\" is neither a preset (llama3.2-1b, llama3-8b, " +
                                 "smoke) nor a readable shapes file");
   }
-  const nlohmann::json doc = parse_unique_keys(in, path);
+  nlohmann::json doc = parse_unique_keys(in, path);
   if (!doc.is_object() || !doc.contains("problems") || !doc["problems"].is_array()) {
     throw std::invalid_argument(path + ": expected an object with a \"problems\" array");
   }
@@ -224,87 +226,126 @@ std::vector<kernels::Problem> from_file(const std::string& path, const ShapeOpti
   if (doc["problems"].empty()) {
     throw std::invalid_argument(path + ": \"problems\" is empty; a run needs at least one");
   }
+  return doc;
+}
+
+// The op of entry `p` at `where`, its keys checked against what that op takes.
+kernels::Op entry_op(const nlohmann::json& p, const std::string& where) {
+  if (!p.is_object() || !p.contains("op") || !p["op"].is_string()) {
+    throw std::invalid_argument(where + ": expected an object with a string \"op\"");
+  }
+  const auto op = kernels::parse_op(p["op"].get<std::string>());
+  if (!op) throw std::invalid_argument(where + ".op: unknown op " + p["op"].dump());
+  switch (*op) {
+    case kernels::Op::q4gsw: require_known_keys(p, {"op", "m", "n", "k", "gs", "bias"}, where); break;
+    case kernels::Op::rms_norm: require_known_keys(p, {"op", "m", "n", "k"}, where); break;
+    case kernels::Op::sdpa:
+      require_known_keys(p, {"op", "m", "heads", "kv_heads", "head_dim", "context"}, where);
+      break;
+    case kernels::Op::rope:
+      require_known_keys(p, {"op", "m", "heads", "head_dim", "context"}, where);
+      break;
+  }
+  return *op;
+}
+
+// What a file's entries share unless they say otherwise.
+struct FileDefaults {
+  std::vector<uint32_t> m, gs;
+};
+
+// The problems of an attention (sdpa) or RoPE entry: for each M, at each context length that
+// holds its tokens. An entry none of whose M fits any of its contexts is an error, not an empty
+// run.
+void add_context_entry(ProblemList& list, kernels::Op op, const nlohmann::json& p,
+                       const std::string& where, const std::vector<uint32_t>& ms,
+                       const ShapeOptions& options) {
+  const bool rope = op == kernels::Op::rope;  // one tensor's heads: no kv_heads
+  for (const char* key : {"heads", "kv_heads", "head_dim"}) {
+    if (rope && std::string_view(key) == "kv_heads") continue;
+    if (!p.contains(key)) throw std::invalid_argument(where + ": missing \"" + key + "\"");
+  }
+  const uint32_t heads = positive(p["heads"], where + ".heads");
+  const uint32_t head_dim = positive(p["head_dim"], where + ".head_dim");
+  const auto contexts = !options.contexts.empty() ? options.contexts
+                        : p.contains("context")  ? number_list(p["context"], where + ".context")
+                                                 : kDefaultContexts;
+  const uint32_t m_min = ms.empty() ? 0 : *std::min_element(ms.begin(), ms.end());
+  const uint32_t l_max = contexts.empty() ? 0 : *std::max_element(contexts.begin(), contexts.end());
+  if (!ms.empty() && m_min > l_max) {
+    throw std::invalid_argument(where + ": M=" + std::to_string(m_min) +
+                                " exceeds every context length (the longest L=" +
+                                std::to_string(l_max) + "): M tokens sit among the L positions");
+  }
+  for (uint32_t m : ms) {
+    if (rope) {
+      list.add_rope(m, heads, head_dim, contexts);
+    } else {
+      list.add_attention(m, {heads, positive(p["kv_heads"], where + ".kv_heads"), head_dim},
+                         contexts);
+    }
+  }
+}
+
+// The problems of a linear (q4gsw) or norm (rms_norm) entry.
+void add_rows_entry(ProblemList& list, kernels::Op op, const nlohmann::json& p,
+                    const std::string& where, const std::vector<uint32_t>& ms,
+                    const ShapeOptions& options, const FileDefaults& file) {
+  if (!p.contains("n")) throw std::invalid_argument(where + ": missing \"n\"");
+  const uint32_t n = positive(p["n"], where + ".n");
+  // A norm's K is its width: given, it must say so, not be dropped.
+  if (op == kernels::Op::rms_norm && p.contains("k") && positive(p["k"], where + ".k") != n) {
+    throw std::invalid_argument(where + ": rms_norm's k is its width n (" + std::to_string(n) +
+                                "); give k = n or leave k out");
+  }
+  for (uint32_t m : ms) {
+    if (op == kernels::Op::rms_norm) {
+      list.add_norm(m, n);
+      continue;
+    }
+    if (!p.contains("k")) throw std::invalid_argument(where + ": missing \"k\"");
+    const uint32_t k = positive(p["k"], where + ".k");
+    if (p.contains("bias") && !p["bias"].is_boolean()) {
+      throw std::invalid_argument(where + ".bias: expected true or false, got " + p["bias"].dump());
+    }
+    const bool bias = p.value("bias", false);
+    const auto gss = !options.group_sizes.empty() ? options.group_sizes
+                     : p.contains("gs")           ? number_list(p["gs"], where + ".gs")
+                                                  : file.gs;
+    for (uint32_t gs : gss) list.add_linear(m, n, k, gs, bias);
+  }
+}
+
+std::vector<kernels::Problem> from_file(const std::string& path, const ShapeOptions& options) {
+  const nlohmann::json doc = read_shapes_document(path);
   std::vector<std::string> left_out;  // ops of entries --ops leaves out
-  const std::vector<uint32_t> file_m = doc.contains("m") ? number_list(doc["m"], path + ": m")
-                                                         : std::vector<uint32_t>{1};
-  const std::vector<uint32_t> file_gs = doc.contains("gs") ? number_list(doc["gs"], path + ": gs")
-                                                           : std::vector<uint32_t>{32};
+  const FileDefaults file{doc.contains("m") ? number_list(doc["m"], path + ": m")
+                                            : std::vector<uint32_t>{1},
+                          doc.contains("gs") ? number_list(doc["gs"], path + ": gs")
+                                             : std::vector<uint32_t>{32}};
   ProblemList list(options);
   const auto& problems = doc["problems"];
   for (size_t i = 0; i < problems.size(); ++i) {
     const std::string where = path + ": problems[" + std::to_string(i) + "]";
     const auto& p = problems[i];
-    if (!p.is_object() || !p.contains("op") || !p["op"].is_string()) {
-      throw std::invalid_argument(where + ": expected an object with a string \"op\"");
-    }
-    const auto op = kernels::parse_op(p["op"].get<std::string>());
-    if (!op) throw std::invalid_argument(where + ".op: unknown op " + p["op"].dump());
-    switch (*op) {
-      case kernels::Op::q4gsw: require_known_keys(p, {"op", "m", "n", "k", "gs", "bias"}, where); break;
-      case kernels::Op::rms_norm: require_known_keys(p, {"op", "m", "n", "k"}, where); break;
-      case kernels::Op::sdpa:
-        require_known_keys(p, {"op", "m", "heads", "kv_heads", "head_dim", "context"}, where);
-        break;
-      case kernels::Op::rope:
-        require_known_keys(p, {"op", "m", "heads", "head_dim", "context"}, where);
-        break;
-    }
-    if (!wants(options, *op)) {
+    const kernels::Op op = entry_op(p, where);
+    if (!wants(options, op)) {
       if (!options.ops_chosen) {
         throw std::invalid_argument(
-            where + ": op " + kernels::op_name(*op) + ", which the default --ops (" +
+            where + ": op " + kernels::op_name(op) + ", which the default --ops (" +
             ops_text(options.ops) + ") leaves out; add --ops " + ops_text(options.ops) + "," +
-            kernels::op_name(*op) + " to tune it, or name the ops to tune with --ops to leave it out");
+            kernels::op_name(op) + " to tune it, or name the ops to tune with --ops to leave it out");
       }
-      left_out.push_back(kernels::op_name(*op));
+      left_out.push_back(kernels::op_name(op));
       continue;
     }
     const auto ms = !options.m.empty() ? options.m
                     : p.contains("m")  ? number_list(p["m"], where + ".m")
-                                       : file_m;
-    if (*op == kernels::Op::sdpa || *op == kernels::Op::rope) {
-      const bool rope = *op == kernels::Op::rope;  // one tensor's heads: no kv_heads
-      for (const char* key : {"heads", "kv_heads", "head_dim"}) {
-        if (rope && std::string_view(key) == "kv_heads") continue;
-        if (!p.contains(key)) throw std::invalid_argument(where + ": missing \"" + key + "\"");
-      }
-      const uint32_t heads = positive(p["heads"], where + ".heads");
-      const uint32_t head_dim = positive(p["head_dim"], where + ".head_dim");
-      const auto contexts = !options.contexts.empty() ? options.contexts
-                            : p.contains("context")  ? number_list(p["context"], where + ".context")
-                                                     : kDefaultContexts;
-      for (uint32_t m : ms) {
-        if (rope) {
-          list.add_rope(m, heads, head_dim, contexts);
-        } else {
-          list.add_attention(m, {heads, positive(p["kv_heads"], where + ".kv_heads"), head_dim},
-                             contexts);
-        }
-      }
-      continue;
-    }
-    if (!p.contains("n")) throw std::invalid_argument(where + ": missing \"n\"");
-    const uint32_t n = positive(p["n"], where + ".n");
-    // A norm's K is its width: given, it must say so, not be dropped.
-    if (*op == kernels::Op::rms_norm && p.contains("k") && positive(p["k"], where + ".k") != n) {
-      throw std::invalid_argument(where + ": rms_norm's k is its width n (" + std::to_string(n) +
-                                  "); give k = n or leave k out");
-    }
-    for (uint32_t m : ms) {
-      if (*op == kernels::Op::rms_norm) {
-        list.add_norm(m, n);
-        continue;
-      }
-      if (!p.contains("k")) throw std::invalid_argument(where + ": missing \"k\"");
-      const uint32_t k = positive(p["k"], where + ".k");
-      if (p.contains("bias") && !p["bias"].is_boolean()) {
-        throw std::invalid_argument(where + ".bias: expected true or false, got " + p["bias"].dump());
-      }
-      const bool bias = p.value("bias", false);
-      const auto gss = !options.group_sizes.empty() ? options.group_sizes
-                       : p.contains("gs")           ? number_list(p["gs"], where + ".gs")
-                                                    : file_gs;
-      for (uint32_t gs : gss) list.add_linear(m, n, k, gs, bias);
+                                       : file.m;
+    if (op == kernels::Op::sdpa || op == kernels::Op::rope) {
+      add_context_entry(list, op, p, where, ms, options);
+    } else {
+      add_rows_entry(list, op, p, where, ms, options, file);
     }
   }
   std::vector<kernels::Problem> problems_out = list.take();
