@@ -1,5 +1,6 @@
-// The kill-at-random harness: `vktune tune`, `import`, `merge` and `export`, each started on a
-// fresh target and sent SIGKILL after a random delay. After every kill the target passes
+// The kill-at-random harness: `vktune tune`, `import` (of a JSON export, and of the same export
+// zstd-compressed), `merge` and `export`, each started on a fresh target and sent SIGKILL after
+// a random delay. After every kill the target passes
 // PRAGMA integrity_check, keeps every measurement it held just before the kill, holds no
 // duplicate, and the command run again (tune: --resume) completes with exactly the rows an
 // uninterrupted one leaves; an export leaves the old file or the whole new one, and beside it
@@ -11,6 +12,7 @@
 //   build/tests/tools/vktune_reliability_tests --gtest_filter='KillAtRandom.*:*WriterPairs*'
 // The seed is printed and VKTUNE_RELIABILITY_SEED replays it.
 #include <gtest/gtest.h>
+#include <zstd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -20,6 +22,7 @@
 #include <functional>
 #include <iterator>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -41,6 +44,15 @@ const std::vector<std::string> kTune = {"tune",    "--shapes", "smoke", "--ops",
 std::string bytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// `text` as one zstd frame, the form the shipped databases take.
+std::string zstd_frame(const std::string& text) {
+  std::string out(ZSTD_compressBound(text.size()), '\0');
+  const size_t n = ZSTD_compress(out.data(), out.size(), text.data(), text.size(), 3);
+  if (ZSTD_isError(n)) throw std::runtime_error(ZSTD_getErrorName(n));
+  out.resize(n);
+  return out;
 }
 
 std::vector<std::string> with(std::vector<std::string> args, std::initializer_list<std::string> more) {
@@ -112,6 +124,8 @@ TEST_F(KillAtRandom, NoKillLosesACommittedRowOrLeavesHalfAFile) {
   ASSERT_GT(seeded, 0u);
   const std::string full_export = bytes(src_json_);
   const std::string old_export = "an older export\n";
+  const std::string src_zst = dir_.file("src.json.zst");
+  std::ofstream(src_zst, std::ios::binary) << zstd_frame(full_export);
   const auto seeded_copy = [&](const std::string& target) {
     fs::copy_file(seed_db_, target);  // a database with committed rows before the command
   };
@@ -128,6 +142,12 @@ TEST_F(KillAtRandom, NoKillLosesACommittedRowOrLeavesHalfAFile) {
          return std::vector<std::string>{"import", src_json_, "--db", t};
        },
        [&](const std::string& t) { return std::vector<std::string>{"import", src_json_, "--db", t}; }},
+      {"import_zst",
+       [&](const std::string& t) {
+         seeded_copy(t);
+         return std::vector<std::string>{"import", src_zst, "--db", t};
+       },
+       [&](const std::string& t) { return std::vector<std::string>{"import", src_zst, "--db", t}; }},
       {"merge",
        [&](const std::string& t) {
          seeded_copy(t);
@@ -141,7 +161,7 @@ TEST_F(KillAtRandom, NoKillLosesACommittedRowOrLeavesHalfAFile) {
        },
        [&](const std::string& t) { return std::vector<std::string>{"export", "--db", src_db_, "-o", t}; },
        false}};
-  const size_t expected[] = {tuned, seeded + tuned, seeded + tuned};
+  const size_t expected[] = {tuned, seeded + tuned, seeded + tuned, seeded + tuned};
 
   // How long each command takes here left alone; its kills land at a uniform moment within that.
   // (A window set by hand for one machine let the short commands finish before most of their
@@ -167,7 +187,7 @@ TEST_F(KillAtRandom, NoKillLosesACommittedRowOrLeavesHalfAFile) {
   Tally tally;
   std::vector<int> kills_of(targets.size());
   // A command may finish before its delay is up; those tries are not kills, so allow spares.
-  // Each try goes to the command with the fewest kills so far, so all four share the kills.
+  // Each try goes to the command with the fewest kills so far, so all five share the kills.
   for (int attempt = 0; tally.kills < wanted && attempt < 4 * wanted; ++attempt) {
     const size_t kind = static_cast<size_t>(
         std::min_element(kills_of.begin(), kills_of.end()) - kills_of.begin());
@@ -216,12 +236,12 @@ TEST_F(KillAtRandom, NoKillLosesACommittedRowOrLeavesHalfAFile) {
       ADD_FAILURE() << "the export after a kill left " << files << " files (exit " << code << ")";
     }
   }
-  std::printf("kill-at-random (seed %u, runs of %d, %d, %d and %d ms): %d kills (tune %d, "
-              "import %d, merge %d, export %d), "
+  std::printf("kill-at-random (seed %u, runs of %d, %d, %d, %d and %d ms): %d kills (tune %d, "
+              "import %d, import of .zst %d, merge %d, export %d), "
               "%d lost committed rows, %d integrity failures, %d duplicates, %d torn outputs, "
               "%d unfinished, %d hidden temporaries left (removed by the next export)\n",
-              seed, run_ms[0], run_ms[1], run_ms[2], run_ms[3], tally.kills, kills_of[0],
-              kills_of[1], kills_of[2], kills_of[3],
+              seed, run_ms[0], run_ms[1], run_ms[2], run_ms[3], run_ms[4], tally.kills,
+              kills_of[0], kills_of[1], kills_of[2], kills_of[3], kills_of[4],
               tally.lost_rows, tally.integrity_failures, tally.duplicates, tally.torn_outputs,
               tally.unfinished, tally.stray_links);
   EXPECT_GE(tally.kills, wanted) << "too many commands finished before their kill";
