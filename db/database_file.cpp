@@ -28,12 +28,22 @@ void require_regular_file(const std::string& path) {
     throw Error(path + ": cannot open it: " + std::strerror(errno));
   }
   if (S_ISDIR(st.st_mode)) throw Error(path + ": is a directory, not a database");
-  if (!S_ISREG(st.st_mode)) {
-    throw Error(path + ": not a regular file (a FIFO, socket or device); give a database file");
+  if (const char* kind = stream_kind(path)) {
+    throw Error(path + ": is " + kind + ", not a regular file; give a database file");
   }
 }
 
 }  // namespace
+
+const char* stream_kind(const std::string& path) noexcept {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return nullptr;
+  if (S_ISFIFO(st.st_mode)) return "a FIFO";
+  if (S_ISCHR(st.st_mode)) return "a character device";
+  if (S_ISBLK(st.st_mode)) return "a block device";
+  if (S_ISSOCK(st.st_mode)) return "a socket";
+  return nullptr;
+}
 
 DatabaseContent database_content(std::span<const uint8_t> bytes, const std::string& label) {
   DatabaseContent c;

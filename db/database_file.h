@@ -55,6 +55,11 @@ DatabaseContent database_content(std::span<const uint8_t> bytes, const std::stri
 // The same for bytes the result takes over.
 DatabaseContent database_content(std::vector<uint8_t> bytes, const std::string& label);
 
+// What the existing non-regular, non-directory file at `path` is ("a FIFO", "a character
+// device", "a block device", "a socket"), or nullptr: a regular file, a directory, or nothing
+// there. One answer for every reader: such an input is read more than once and to its end.
+const char* stream_kind(const std::string& path) noexcept;
+
 // The whole of the file at `path`. Throws Error naming it when it is missing, a directory, or
 // not a regular file (a FIFO or a device could block the read or never end; they are refused
 // before anything opens them).

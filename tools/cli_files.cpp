@@ -6,6 +6,7 @@
 #include <string>
 #include <system_error>
 
+#include "db/database_file.h"
 #include "tools/cli.h"
 
 namespace vktune::cli {
@@ -35,14 +36,8 @@ void refuse_to_overwrite(std::initializer_list<std::string_view> inputs, const s
 void require_file_inputs(std::initializer_list<std::string_view> inputs) {
   for (const std::string_view input : inputs) {
     const std::string path(input);
-    struct stat st {};
-    if (path.empty() || path == ":memory:" || ::stat(path.c_str(), &st) != 0) continue;
-    const char* kind = S_ISFIFO(st.st_mode)  ? "a FIFO"
-                       : S_ISCHR(st.st_mode) ? "a character device"
-                       : S_ISBLK(st.st_mode) ? "a block device"
-                       : S_ISSOCK(st.st_mode) ? "a socket"
-                                              : nullptr;
-    if (kind != nullptr) {
+    if (path.empty() || path == ":memory:") continue;
+    if (const char* kind = db::stream_kind(path)) {
       throw ExitStatus(2, "error: " + path + " is " + kind +
                               ", not a file; an input is read more than once and to its end, "
                               "so give a regular file (save a stream to one first)");
