@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "kernels/compiler_probe.h"
 #include "kernels/kernel_instance.h"
@@ -50,6 +51,15 @@ class InstanceSweepFixture : public test::VulkanFixture {
                       << c.worst / (output_count(p) / p.m) << "), " << c.non_finite
                       << " non-finite; tolerance " << f.tolerance(p);
     return true;
+  }
+
+  // The variants of `f` legal for `p` on the test device and the linked compiler, in order.
+  std::vector<Knobs> legal_variants(const Family& f, const Problem& p) {
+    std::vector<Knobs> out;
+    for (const Knobs& k : f.all_variants()) {
+      if (f.legality(k, p, device().info(), linked_compiler_support())) out.push_back(k);
+    }
+    return out;
   }
 
   // All legal variants of `name` (every `stride`-th one, offset by `offset`; of those reading

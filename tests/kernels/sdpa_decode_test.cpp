@@ -63,10 +63,7 @@ TEST_P(SdpaDecodeTest, SpreadOfVariantsOnRaggedShapes) {
   for (const Problem& p : shapes) {
     // Most of the knob space is illegal on a given shape and device (the head dim fixes lanes x
     // chunks): spread over the legal variants, about four per shape unless all are asked for.
-    std::vector<Knobs> legal;
-    for (const Knobs& k : family().all_variants()) {
-      if (family().legality(k, p, device().info(), linked_compiler_support())) legal.push_back(k);
-    }
+    const std::vector<Knobs> legal = legal_variants(family(), p);
     const size_t stride = sampling() ? std::max<size_t>(1, legal.size() / 4) : 1;
     const ProblemData data = make_random(p, p.n);
     const Reference ref = reference(p, data);
@@ -117,10 +114,7 @@ TEST_P(SdpaDecodeTest, RandomShapes) {
     const uint32_t m = pick(0, 1) ? 1 : pick(2, 8);
     const uint32_t kv = pick(1, 2), ratio = 1u << pick(0, 3);
     const Problem p = shape(m, pick(m, 900), kv * ratio, kv, 8 * pick(2, 16));  // D 16..128
-    std::vector<Knobs> legal;
-    for (const Knobs& k : family().all_variants()) {
-      if (family().legality(k, p, device().info(), linked_compiler_support())) legal.push_back(k);
-    }
+    const std::vector<Knobs> legal = legal_variants(family(), p);
     ASSERT_FALSE(legal.empty()) << describe(p);
     const ProblemData data = make_random(p, i + 1);
     EXPECT_TRUE(run_and_check(family(), legal[pick(0, uint32_t(legal.size()) - 1)], p, data,

@@ -133,10 +133,7 @@ TEST_P(SdpaTest, RandomShapes) {
     const Reference ref = reference(p, data);
     for (const char* base : {"sdpa_naive", "sdpa_fused", "sdpa_split"}) {
       const Family& f = *find_family(family_name(base, p.dtype));
-      std::vector<Knobs> legal;
-      for (const Knobs& k : f.all_variants()) {
-        if (f.legality(k, p, device().info())) legal.push_back(k);
-      }
+      const std::vector<Knobs> legal = legal_variants(f, p);
       ASSERT_FALSE(legal.empty()) << f.name() << " on " << describe(p);
       EXPECT_TRUE(run_and_check(f, legal[pick(0, uint32_t(legal.size()) - 1)], p, data, ref));
     }
