@@ -82,53 +82,53 @@ class Exhaustive final : public SearchStrategy {
   TimingOptions timing_;
 };
 
-// Every stage-one sample of halving and model comes from the time stage, never from the gate:
-// a gate dispatch is the variant's first, at whatever clock the GPU fell to while the CPU
-// checked the batch before (on the H100 3-8x the variant's time on the lm_head problems), and
-// halving drops variants on that one sample.
-class Halving final : public SearchStrategy {
+// Halving and model: stage one timed at the first stage's rounds, then halving's later stages.
+// Every stage-one sample comes from the time stage, never from the gate: a gate dispatch is the
+// variant's first, at whatever clock the GPU fell to while the CPU checked the batch before (on
+// the H100 3-8x the variant's time on the lm_head problems), and halving drops variants on that
+// one sample.
+class Staged : public SearchStrategy {
  public:
-  Halving(const std::vector<Candidate>& list, const TimingOptions& full, size_t finalists,
-          std::set<std::string> protect)
-      : order_(list), timing_(stage_timing(full, 0)), stages_(full, finalists, std::move(protect)) {}
-  const TimingOptions& first_timing() const override { return timing_; }
-  std::vector<size_t> next(size_t max) override { return order_.next(max); }
-  bool stage_one_over() const override { return order_.over(); }
-  void measured(size_t, std::optional<double>) override {}
-  std::optional<LaterStage> next_stage(const std::vector<Candidate*>& pool) override {
+  Staged(const TimingOptions& full, size_t finalists, std::set<std::string> protect)
+      : timing_(stage_timing(full, 0)), stages_(full, finalists, std::move(protect)) {}
+  const TimingOptions& first_timing() const final { return timing_; }
+  std::optional<LaterStage> next_stage(const std::vector<Candidate*>& pool) final {
     return stages_.next(pool);
   }
 
  private:
-  ListOrder order_;
   TimingOptions timing_;
   HalvingStages stages_;
 };
 
-class Model final : public SearchStrategy {
+class Halving final : public Staged {
+ public:
+  Halving(const std::vector<Candidate>& list, const TimingOptions& full, size_t finalists,
+          std::set<std::string> protect)
+      : Staged(full, finalists, std::move(protect)), order_(list) {}
+  std::vector<size_t> next(size_t max) override { return order_.next(max); }
+  bool stage_one_over() const override { return order_.over(); }
+  void measured(size_t, std::optional<double>) override {}
+
+ private:
+  ListOrder order_;
+};
+
+class Model final : public Staged {
  public:
   Model(ModelSearch search, size_t legal, const TimingOptions& full, size_t finalists,
         std::set<std::string> protect)
-      : search_(std::move(search)),
-        legal_(legal),
-        timing_(stage_timing(full, 0)),
-        stages_(full, finalists, std::move(protect)) {}
-  const TimingOptions& first_timing() const override { return timing_; }
+      : Staged(full, finalists, std::move(protect)), search_(std::move(search)), legal_(legal) {}
   std::vector<size_t> next(size_t max) override { return search_.next(max); }
   void measured(size_t i, std::optional<double> ns) override { search_.measured(i, ns); }
   std::string summary() const override {
     return "model: estimated " + std::to_string(search_.handed_out()) + " of " +
            std::to_string(legal_) + " legal variants; " + search_.stop_reason();
   }
-  std::optional<LaterStage> next_stage(const std::vector<Candidate*>& pool) override {
-    return stages_.next(pool);
-  }
 
  private:
   ModelSearch search_;
   size_t legal_;
-  TimingOptions timing_;
-  HalvingStages stages_;
 };
 
 }  // namespace
