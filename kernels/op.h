@@ -39,6 +39,20 @@ struct BindingDesc {
   bool written;           // the dispatch writes it (out, and the split-K workspace)
 };
 
+// The problem field a key of a shapes-file entry sets (tuner/shape_sets.cpp reads an entry
+// through its op's EntryKeys, so an op's file format is its descriptor's).
+enum class EntryField : uint8_t { n, k, group_size, bias, heads, kv_heads };
+
+// One key of a shapes-file entry, besides "op" and "m", which every entry takes.
+struct EntryKey {
+  std::string_view name;  // "n", "head_dim", "context"
+  EntryField field;
+  bool required;
+  // A number or a list, each value its own problem; left out, the run's default list (group
+  // sizes, or context lengths for a field N that is a length).
+  bool list;
+};
+
 struct ProblemData;  // kernels/families/reference.h
 struct Reference;
 struct BuiltinVariant;  // kernels/builtin_variants.h
@@ -66,6 +80,7 @@ struct OpDescriptor {
   bool n_is_length;
   // The report groups its speedups and picks its heat map by M class (decode, prefill).
   bool speedup_by_m_class;
+  std::span<const EntryKey> entry_keys;  // a shapes-file entry's keys, in the order messages list them
 
   // `p` with its derived dimensions filled in (rms_norm: K = N when 0, group size 0).
   Problem (*with_defaults)(Problem p) noexcept;

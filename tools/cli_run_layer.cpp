@@ -121,7 +121,7 @@ void print_comparison(const engine::Layer& layer, const ModeResult& tuned,
 
 // One line per decode step and the median: tokens/s of one layer and of the model's layers
 // (the layers alone: no embedding, lm_head or sampling).
-void print_decode(const tuner::LayerShape& shape, const std::vector<engine::DecodeStep>& steps) {
+void print_decode(const models::LayerShape& shape, const std::vector<engine::DecodeStep>& steps) {
   auto line = [&](const std::string& what, double ns) {
     std::printf("  %-16s %10s  %10.0f tok/s per layer", what.c_str(), duration(ns).c_str(),
                 1e9 / ns);
@@ -140,13 +140,13 @@ void print_decode(const tuner::LayerShape& shape, const std::vector<engine::Deco
               engine::describe(engine::attention_spans(steps)).c_str());
 }
 
-tuner::LayerShape layer_shape(const RunLayerOptions& o) {
-  if (o.model.empty()) return tuner::preset_layer(o.preset);
+models::LayerShape layer_shape(const RunLayerOptions& o) {
+  if (o.model.empty()) return models::preset_layer(o.preset);
   std::ifstream file(o.model);
   if (!file) throw std::runtime_error("cannot read " + o.model);
   std::stringstream text;
   text << file.rdbuf();
-  return tuner::layer_shape(tuner::parse_model_config(text.str(), o.model));
+  return models::layer_shape(models::parse_model_config(text.str(), o.model));
 }
 
 // The checked rows: --check-rows spread evenly, else as many as the reference's budget allows.
@@ -161,7 +161,7 @@ std::vector<uint32_t> checked_rows(const RunLayerOptions& o, const engine::Layer
 }
 
 void run_layer(const RunLayerOptions& o) {
-  const tuner::LayerShape shape = layer_shape(o);
+  const models::LayerShape shape = layer_shape(o);
   const std::optional<kernels::DType> dtype = kernels::parse_dtype(o.dtype);
   if (!dtype) throw CLI::ValidationError("--dtype", "unknown dtype " + o.dtype + " (f32, f16)");
   const bool decode = o.decode_steps > 0;

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the fuzzers' seed corpora (committed under db/fuzz/seeds and tuner/fuzz/seeds) from the
+"""Writes the fuzzers' seed corpora (committed under db/fuzz/seeds and kernels/models/fuzz/seeds) from the
 project's own files: small cuts of db/tuned's databases (versions 2 and 1; zstd-compressed
 seeds of them too), the model configs of
 tests/tuner/models and two GGUF headers. With --vktune PATH it also imports the JSON seeds into
@@ -17,7 +17,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 DB_SEEDS = ROOT / "db/fuzz/seeds"
-TUNER_SEEDS = ROOT / "tuner/fuzz/seeds"
+TUNER_SEEDS = ROOT / "kernels/models/fuzz/seeds"
 REF = {"run", "device", "problem", "kernel"}
 
 
@@ -230,7 +230,7 @@ def main():
     for model in sorted((ROOT / "tests/tuner/models").glob("*.json")):
         write(TUNER_SEEDS / "config" / model.name, model.read_bytes())
 
-    write_dict(ROOT / "tuner/fuzz/model_config.dict",
+    write_dict(ROOT / "kernels/models/fuzz/model_config.dict",
                [json.loads(p.read_text()) for p in sorted((TUNER_SEEDS / "config").iterdir())])
 
     blocks = Gguf()

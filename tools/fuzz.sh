@@ -14,8 +14,8 @@ case $name in
   open_bytes)      dir=db;    seeds=(db/fuzz/seeds/db);                    dict=;                             max_len=65536 ;;
   snapshot_memory) dir=db;    seeds=(db/fuzz/seeds/db db/fuzz/seeds/json db/fuzz/seeds/zst); dict=;                          max_len=65536 ;;
   c_api_select)    dir=db;    seeds=();                                    dict=;                             max_len=128 ;;
-  gguf_header)     dir=tuner; seeds=(tuner/fuzz/seeds/gguf);               dict=;                             max_len=4096 ;;
-  model_config)    dir=tuner; seeds=(tuner/fuzz/seeds/config);             dict=tuner/fuzz/model_config.dict; max_len=4096 ;;
+  gguf_header)     dir=kernels/models; seeds=(kernels/models/fuzz/seeds/gguf); dict=;                         max_len=4096 ;;
+  model_config)    dir=kernels/models; seeds=(kernels/models/fuzz/seeds/config); dict=kernels/models/fuzz/model_config.dict; max_len=4096 ;;
   *) echo "unknown fuzzer $name" >&2; exit 2 ;;
 esac
 corpus=$build/corpus/$name

@@ -1,5 +1,5 @@
-// Presets (the configs of Llama 3.2 1B and Llama 3 8B, and a smoke set small enough for
-// lavapipe), shapes files and model files, crossed with the M and group-size lists.
+// Presets (kernels/models/presets.h), shapes files and model files, crossed with the M,
+// group-size and context-length lists; a shapes file's entry read through its op's EntryKeys.
 #include "tuner/shape_sets.h"
 
 #include <algorithm>
@@ -12,50 +12,12 @@
 #include <stdexcept>
 #include <string_view>
 
-#include "tuner/model_config.h"
-#include "tuner/model_file.h"
+#include "kernels/op.h"
+#include "kernels/models/presets.h"
+#include "kernels/models/model_file.h"
 
 namespace vktune::tuner {
 namespace {
-
-struct Preset {
-  std::string_view name;
-  LayerShape layer;
-  ModelShapes shapes;
-  std::vector<uint32_t> default_m;
-  std::vector<uint32_t> default_gs;
-};
-
-// The M and group-size lists of a model preset and of `--model` when none are given.
-const std::vector<uint32_t> kModelM = {1, 128}, kModelGs = {32};
-
-// A model preset: the shapes its config implies; its layer for `vktune run-layer`.
-Preset model(std::string_view name, const ModelConfig& config) {
-  return {name, layer_shape(config), model_shapes(config), kModelM, kModelGs};
-}
-
-// The models' config.json values (Hugging Face meta-llama/Llama-3.2-1B, Meta-Llama-3-8B;
-// tests/tuner/models/ holds the files).
-const std::vector<Preset>& presets() {
-  static const std::vector<Preset> all = {
-      model("llama3.2-1b", {.hidden_size = 2048, .intermediate_size = 8192,
-                            .num_attention_heads = 32, .num_key_value_heads = 8, .head_dim = 64,
-                            .vocab_size = 128256, .num_hidden_layers = 16, .rope_theta = 500000,
-                            .tie_word_embeddings = true}),
-      model("llama3-8b", {.hidden_size = 4096, .intermediate_size = 14336,
-                          .num_attention_heads = 32, .num_key_value_heads = 8, .head_dim = 128,
-                          .vocab_size = 128256, .num_hidden_layers = 32, .rope_theta = 500000}),
-      // Small and ragged (N not a multiple of any tile): finishes in minutes on lavapipe. Its
-      // layer (for `vktune run-layer`) is small and regular instead.
-      {"smoke",
-       {.hidden = 256, .ffn = 512, .group_size = 32, .heads = 8, .kv_heads = 2, .head_dim = 32,
-        .layers = 2},
-       {{{200, 256}}, {256}},
-       {1, 5},
-       {32}},
-  };
-  return all;
-}
 
 uint32_t positive(const nlohmann::json& value, const std::string& where) {
   if (!value.is_number_unsigned() || value.get<uint64_t>() == 0 ||
@@ -85,8 +47,9 @@ std::vector<uint32_t> number_list(const nlohmann::json& value, const std::string
 class ProblemList {
  public:
   explicit ProblemList(const ShapeOptions& options) : dtypes_(options.dtypes) {}
-  // Validated in each dtype.
+  // Validated in each dtype, its op's derived dimensions filled in.
   void add(kernels::Problem p) {
+    p = kernels::op_descriptor(p.op).with_defaults(p);
     for (kernels::DType dtype : dtypes_) {
       p.dtype = dtype;
       if (const std::string error = kernels::validate(p); !error.empty()) {
@@ -97,29 +60,6 @@ class ProblemList {
       }
     }
   }
-  void add_linear(uint32_t m, uint32_t n, uint32_t k, uint32_t gs, bool bias) {
-    add({kernels::Op::q4gsw, m, n, k, gs, bias});
-  }
-  void add_norm(uint32_t m, uint32_t width) { add({kernels::Op::rms_norm, m, width, width, 0}); }
-  // The attention of `a` for M tokens at each context length that holds them.
-  void add_attention(uint32_t m, const Attention& a, const std::vector<uint32_t>& contexts) {
-    for (uint32_t length : contexts) {
-      if (length < m) continue;
-      kernels::Problem p{kernels::Op::sdpa, m, length, a.head_dim, 0, false};
-      p.heads = a.heads;
-      p.kv_heads = a.kv_heads;
-      add(p);
-    }
-  }
-  // The RoPE of `heads` heads of `head_dim` for M tokens at each context length that holds them.
-  void add_rope(uint32_t m, uint32_t heads, uint32_t head_dim, const std::vector<uint32_t>& contexts) {
-    for (uint32_t length : contexts) {
-      if (length < m) continue;
-      kernels::Problem p{kernels::Op::rope, m, length, head_dim, 0, false};
-      p.heads = heads;
-      add(p);
-    }
-  }
   std::vector<kernels::Problem> take() { return std::move(problems_); }
 
  private:
@@ -127,9 +67,79 @@ class ProblemList {
   std::vector<kernels::Problem> problems_;
 };
 
+// What a file's entries share unless they say otherwise.
+struct FileDefaults {
+  std::vector<uint32_t> m, gs;
+};
+
+// The values of list key `key`: the run's option where given, else the entry's (`entry` null:
+// a model's shape, which names none), else the default: the file's group sizes, or
+// kDefaultContexts for a length.
+std::vector<uint32_t> list_values(const kernels::EntryKey& key, const nlohmann::json* entry,
+                                  const std::string& where, const ShapeOptions& options,
+                                  const FileDefaults& file) {
+  const bool gs = key.field == kernels::EntryField::group_size;
+  const std::vector<uint32_t>& chosen = gs ? options.group_sizes : options.contexts;
+  if (!chosen.empty()) return chosen;
+  const std::string name(key.name);
+  if (entry != nullptr && entry->contains(name)) {
+    return number_list((*entry)[name], where + "." + name);
+  }
+  return gs ? file.gs : kDefaultContexts;
+}
+
+void set_field(kernels::Problem& p, kernels::EntryField field, uint32_t value) {
+  switch (field) {
+    case kernels::EntryField::n: p.n = value; break;
+    case kernels::EntryField::k: p.k = value; break;
+    case kernels::EntryField::group_size: p.group_size = value; break;
+    case kernels::EntryField::bias: p.has_bias = value != 0; break;
+    case kernels::EntryField::heads: p.heads = value; break;
+    case kernels::EntryField::kv_heads: p.kv_heads = value; break;
+  }
+}
+
+// `shape` at each M of `ms`, crossed with every value of its op's list keys. An op whose N is a
+// length skips a length below M (the M tokens sit among the L positions); a file's entry (not
+// null) none of whose M fits any length is an error, not an empty run.
+void add_crossed(ProblemList& list, const kernels::Problem& shape, const std::vector<uint32_t>& ms,
+                 const nlohmann::json* entry, const std::string& where, const ShapeOptions& options,
+                 const FileDefaults& file) {
+  const kernels::OpDescriptor& op = kernels::op_descriptor(shape.op);
+  std::vector<kernels::Problem> shapes = {shape};
+  for (const kernels::EntryKey& key : op.entry_keys) {
+    if (!key.list) continue;
+    std::vector<kernels::Problem> crossed;
+    for (uint32_t value : list_values(key, entry, where, options, file)) {
+      for (kernels::Problem p : shapes) {
+        set_field(p, key.field, value);
+        crossed.push_back(p);
+      }
+    }
+    shapes = std::move(crossed);
+  }
+  bool fits = false;
+  for (uint32_t m : ms) {
+    for (kernels::Problem p : shapes) {
+      if (op.n_is_length && p.n < m) continue;
+      p.m = m;
+      list.add(p);
+      fits = true;
+    }
+  }
+  if (!fits && entry != nullptr && !ms.empty() && op.n_is_length) {
+    uint32_t l_max = 0;
+    for (const kernels::Problem& p : shapes) l_max = std::max(l_max, p.n);
+    throw std::invalid_argument(
+        where + ": M=" + std::to_string(*std::min_element(ms.begin(), ms.end())) +
+        " exceeds every context length (the longest L=" + std::to_string(l_max) +
+        "): M tokens sit among the L positions");
+  }
+}
+
 // Refuses a key of `object` outside `known` (a typo such as "group_size" for "gs" would tune
 // the default instead of what was meant).
-void require_known_keys(const nlohmann::json& object, std::initializer_list<std::string_view> known,
+void require_known_keys(const nlohmann::json& object, const std::vector<std::string_view>& known,
                         const std::string& where) {
   for (const auto& [key, value] : object.items()) {
     if (std::find(known.begin(), known.end(), key) != known.end()) continue;
@@ -177,30 +187,35 @@ bool wants(const ShapeOptions& options, kernels::Op op) {
   return std::find(options.ops.begin(), options.ops.end(), op) != options.ops.end();
 }
 
-// Every linear at every M and group size, every norm at every M (the defaults where `options`
-// gives no list).
-std::vector<kernels::Problem> from_shapes(const ModelShapes& shapes, const ShapeOptions& options,
+// A model's problems: at every M, its linears (at every group size), its norms, its attention
+// and the RoPE of its queries and keys (at every context length), of the ops `options` asks for
+// (the defaults where `options` gives no list).
+std::vector<kernels::Problem> from_shapes(const models::ModelShapes& shapes, const ShapeOptions& options,
                                           const std::vector<uint32_t>& default_m,
                                           const std::vector<uint32_t>& default_gs) {
-  const auto& ms = options.m.empty() ? default_m : options.m;
-  const auto& gss = options.group_sizes.empty() ? default_gs : options.group_sizes;
-  const auto& contexts = options.contexts.empty() ? kDefaultContexts : options.contexts;
+  std::vector<kernels::Problem> layer;
+  for (const models::Linear& l : shapes.linears) layer.push_back({kernels::Op::q4gsw, 0, l.n, l.k, 0, l.bias});
+  for (uint32_t width : shapes.norm_widths) layer.push_back({kernels::Op::rms_norm, 0, width, width, 0});
+  for (const models::Attention& a : shapes.attention) {
+    kernels::Problem p{kernels::Op::sdpa, 0, 0, a.head_dim, 0, false};
+    p.heads = a.heads;
+    p.kv_heads = a.kv_heads;
+    layer.push_back(p);
+  }
+  for (const models::Attention& a : shapes.attention) {
+    for (uint32_t heads : {a.heads, a.kv_heads}) {  // of q, then of k
+      kernels::Problem p{kernels::Op::rope, 0, 0, a.head_dim, 0, false};
+      p.heads = heads;
+      layer.push_back(p);
+    }
+  }
+  const FileDefaults defaults{options.m.empty() ? default_m : options.m, default_gs};
   ProblemList list(options);
-  for (uint32_t m : ms) {
-    if (wants(options, kernels::Op::q4gsw)) {
-      for (const Linear& l : shapes.linears) {
-        for (uint32_t gs : gss) list.add_linear(m, l.n, l.k, gs, l.bias);
-      }
-    }
-    if (wants(options, kernels::Op::rms_norm)) {
-      for (uint32_t width : shapes.norm_widths) list.add_norm(m, width);
-    }
-    if (wants(options, kernels::Op::sdpa)) {
-      for (const Attention& a : shapes.attention) list.add_attention(m, a, contexts);
-    }
-    if (wants(options, kernels::Op::rope)) {  // of q, then of k
-      for (const Attention& a : shapes.attention) {
-        for (uint32_t heads : {a.heads, a.kv_heads}) list.add_rope(m, heads, a.head_dim, contexts);
+  for (uint32_t m : defaults.m) {
+    for (const kernels::OpDescriptor* op : kernels::all_ops()) {  // in Op order, whatever --ops says
+      if (!wants(options, op->op)) continue;
+      for (const kernels::Problem& shape : layer) {
+        if (shape.op == op->op) add_crossed(list, shape, {m}, nullptr, {}, options, defaults);
       }
     }
   }
@@ -215,8 +230,8 @@ nlohmann::json read_shapes_document(const std::string& path) {
   }
   std::ifstream in(path);
   if (!in) {
-    throw std::invalid_argument("\"" + path + "\" is neither a preset (llama3.2-1b, llama3-8b, " +
-                                "smoke) nor a readable shapes file");
+    throw std::invalid_argument("\"" + path + "\" is neither a preset (" + models::preset_list() +
+                                ") nor a readable shapes file");
   }
   nlohmann::json doc = parse_unique_keys(in, path);
   if (!doc.is_object() || !doc.contains("problems") || !doc["problems"].is_array()) {
@@ -230,90 +245,39 @@ nlohmann::json read_shapes_document(const std::string& path) {
 }
 
 // The op of entry `p` at `where`, its keys checked against what that op takes.
-kernels::Op entry_op(const nlohmann::json& p, const std::string& where) {
+const kernels::OpDescriptor& entry_op(const nlohmann::json& p, const std::string& where) {
   if (!p.is_object() || !p.contains("op") || !p["op"].is_string()) {
     throw std::invalid_argument(where + ": expected an object with a string \"op\"");
   }
-  const auto op = kernels::parse_op(p["op"].get<std::string>());
-  if (!op) throw std::invalid_argument(where + ".op: unknown op " + p["op"].dump());
-  switch (*op) {
-    case kernels::Op::q4gsw: require_known_keys(p, {"op", "m", "n", "k", "gs", "bias"}, where); break;
-    case kernels::Op::rms_norm: require_known_keys(p, {"op", "m", "n", "k"}, where); break;
-    case kernels::Op::sdpa:
-      require_known_keys(p, {"op", "m", "heads", "kv_heads", "head_dim", "context"}, where);
-      break;
-    case kernels::Op::rope:
-      require_known_keys(p, {"op", "m", "heads", "head_dim", "context"}, where);
-      break;
-  }
+  const kernels::OpDescriptor* op = kernels::find_op(p["op"].get<std::string>());
+  if (op == nullptr) throw std::invalid_argument(where + ".op: unknown op " + p["op"].dump());
+  std::vector<std::string_view> known = {"op", "m"};
+  for (const kernels::EntryKey& key : op->entry_keys) known.push_back(key.name);
+  require_known_keys(p, known, where);
   return *op;
 }
 
-// What a file's entries share unless they say otherwise.
-struct FileDefaults {
-  std::vector<uint32_t> m, gs;
-};
-
-// The problems of an attention (sdpa) or RoPE entry: for each M, at each context length that
-// holds its tokens. An entry none of whose M fits any of its contexts is an error, not an empty
-// run.
-void add_context_entry(ProblemList& list, kernels::Op op, const nlohmann::json& p,
-                       const std::string& where, const std::vector<uint32_t>& ms,
-                       const ShapeOptions& options) {
-  const bool rope = op == kernels::Op::rope;  // one tensor's heads: no kv_heads
-  for (const char* key : {"heads", "kv_heads", "head_dim"}) {
-    if (rope && std::string_view(key) == "kv_heads") continue;
-    if (!p.contains(key)) throw std::invalid_argument(where + ": missing \"" + key + "\"");
-  }
-  const uint32_t heads = positive(p["heads"], where + ".heads");
-  const uint32_t head_dim = positive(p["head_dim"], where + ".head_dim");
-  const auto contexts = !options.contexts.empty() ? options.contexts
-                        : p.contains("context")  ? number_list(p["context"], where + ".context")
-                                                 : kDefaultContexts;
-  const uint32_t m_min = ms.empty() ? 0 : *std::min_element(ms.begin(), ms.end());
-  const uint32_t l_max = contexts.empty() ? 0 : *std::max_element(contexts.begin(), contexts.end());
-  if (!ms.empty() && m_min > l_max) {
-    throw std::invalid_argument(where + ": M=" + std::to_string(m_min) +
-                                " exceeds every context length (the longest L=" +
-                                std::to_string(l_max) + "): M tokens sit among the L positions");
-  }
-  for (uint32_t m : ms) {
-    if (rope) {
-      list.add_rope(m, heads, head_dim, contexts);
-    } else {
-      list.add_attention(m, {heads, positive(p["kv_heads"], where + ".kv_heads"), head_dim},
-                         contexts);
-    }
-  }
-}
-
-// The problems of a linear (q4gsw) or norm (rms_norm) entry.
-void add_rows_entry(ProblemList& list, kernels::Op op, const nlohmann::json& p,
-                    const std::string& where, const std::vector<uint32_t>& ms,
-                    const ShapeOptions& options, const FileDefaults& file) {
-  if (!p.contains("n")) throw std::invalid_argument(where + ": missing \"n\"");
-  const uint32_t n = positive(p["n"], where + ".n");
-  // A norm's K is its width: given, it must say so, not be dropped.
-  if (op == kernels::Op::rms_norm && p.contains("k") && positive(p["k"], where + ".k") != n) {
-    throw std::invalid_argument(where + ": rms_norm's k is its width n (" + std::to_string(n) +
-                                "); give k = n or leave k out");
-  }
-  for (uint32_t m : ms) {
-    if (op == kernels::Op::rms_norm) {
-      list.add_norm(m, n);
+// The shape entry `p` of `op` names: its single-valued keys read, its list keys left to
+// add_crossed.
+kernels::Problem entry_shape(const kernels::OpDescriptor& op, const nlohmann::json& p,
+                             const std::string& where) {
+  kernels::Problem shape{op.op, 0, 0, 0, 0, false};
+  for (const kernels::EntryKey& key : op.entry_keys) {
+    const std::string name(key.name);
+    if (!p.contains(name)) {
+      if (key.required) throw std::invalid_argument(where + ": missing \"" + name + "\"");
       continue;
     }
-    if (!p.contains("k")) throw std::invalid_argument(where + ": missing \"k\"");
-    const uint32_t k = positive(p["k"], where + ".k");
-    if (p.contains("bias") && !p["bias"].is_boolean()) {
-      throw std::invalid_argument(where + ".bias: expected true or false, got " + p["bias"].dump());
+    if (key.list) continue;
+    if (key.field == kernels::EntryField::bias && !p[name].is_boolean()) {
+      throw std::invalid_argument(where + "." + name + ": expected true or false, got " +
+                                  p[name].dump());
     }
-    const bool bias = p.value("bias", false);
-    const auto gss = !options.group_sizes.empty() ? options.group_sizes
-                     : p.contains("gs")           ? number_list(p["gs"], where + ".gs")
-                                                  : file.gs;
-    for (uint32_t gs : gss) list.add_linear(m, n, k, gs, bias);
+    set_field(shape, key.field,
+              key.field == kernels::EntryField::bias ? p[name].get<bool>()
+                                                     : positive(p[name], where + "." + name));
   }
+  return shape;
 }
 
 std::vector<kernels::Problem> from_file(const std::string& path, const ShapeOptions& options) {
@@ -328,24 +292,27 @@ std::vector<kernels::Problem> from_file(const std::string& path, const ShapeOpti
   for (size_t i = 0; i < problems.size(); ++i) {
     const std::string where = path + ": problems[" + std::to_string(i) + "]";
     const auto& p = problems[i];
-    const kernels::Op op = entry_op(p, where);
-    if (!wants(options, op)) {
+    const kernels::OpDescriptor& op = entry_op(p, where);
+    const std::string name(op.name);
+    if (!wants(options, op.op)) {
       if (!options.ops_chosen) {
         throw std::invalid_argument(
-            where + ": op " + kernels::op_name(op) + ", which the default --ops (" +
-            ops_text(options.ops) + ") leaves out; add --ops " + ops_text(options.ops) + "," +
-            kernels::op_name(op) + " to tune it, or name the ops to tune with --ops to leave it out");
+            where + ": op " + name + ", which the default --ops (" + ops_text(options.ops) +
+            ") leaves out; add --ops " + ops_text(options.ops) + "," + name +
+            " to tune it, or name the ops to tune with --ops to leave it out");
       }
-      left_out.push_back(kernels::op_name(op));
+      left_out.push_back(name);
       continue;
     }
     const auto ms = !options.m.empty() ? options.m
                     : p.contains("m")  ? number_list(p["m"], where + ".m")
                                        : file.m;
-    if (op == kernels::Op::sdpa || op == kernels::Op::rope) {
-      add_context_entry(list, op, p, where, ms, options);
-    } else {
-      add_rows_entry(list, op, p, where, ms, options, file);
+    const kernels::Problem shape = entry_shape(op, p, where);
+    try {
+      add_crossed(list, shape, ms, &p, where, options, file);
+    } catch (const std::invalid_argument& e) {  // an invalid problem: say which entry made it
+      const std::string what = e.what();
+      throw std::invalid_argument(what.starts_with(where) ? what : where + ": " + what);
     }
   }
   std::vector<kernels::Problem> problems_out = list.take();
@@ -359,38 +326,18 @@ std::vector<kernels::Problem> from_file(const std::string& path, const ShapeOpti
 
 }  // namespace
 
-std::vector<std::string_view> preset_names() {
-  std::vector<std::string_view> names;
-  for (const Preset& p : presets()) names.push_back(p.name);
-  return names;
-}
-
-LayerShape layer_shape(const ModelConfig& c) {
-  return {.hidden = c.hidden_size, .ffn = c.intermediate_size, .group_size = kModelGs.front(),
-          .heads = c.num_attention_heads, .kv_heads = c.num_key_value_heads,
-          .head_dim = c.head_dim, .layers = c.num_hidden_layers, .rope_theta = c.rope_theta};
-}
-
-LayerShape preset_layer(std::string_view name) {
-  for (const Preset& p : presets()) {
-    if (p.name == name) return p.layer;
-  }
-  throw std::invalid_argument("\"" + std::string(name) +
-                              "\" is not a preset (llama3.2-1b, llama3-8b, smoke)");
-}
-
 std::vector<kernels::Problem> load_shapes(std::string_view preset_or_file,
                                           const ShapeOptions& options) {
-  for (const Preset& p : presets()) {
-    if (p.name == preset_or_file) return from_shapes(p.shapes, options, p.default_m, p.default_gs);
+  if (const models::Preset* p = models::find_preset(preset_or_file)) {
+    return from_shapes(p->shapes, options, p->default_m, p->default_gs);
   }
   return from_file(std::string(preset_or_file), options);
 }
 
 std::vector<kernels::Problem> load_model(const std::string& path, const ShapeOptions& options) {
-  const ModelShapes shapes = load_model_file(path);
+  const models::ModelShapes shapes = models::load_model_file(path);
   try {
-    return from_shapes(shapes, options, kModelM, kModelGs);
+    return from_shapes(shapes, options, models::kModelM, models::kModelGs);
   } catch (const std::invalid_argument& e) {
     throw std::invalid_argument(path + ": " + e.what());
   }

@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "kernels/problem.h"
-#include "tuner/model_config.h"
 
 namespace vktune::tuner {
 
@@ -29,31 +28,6 @@ struct ShapeOptions {
 };
 
 inline const std::vector<uint32_t> kDefaultContexts = {128, 512, 2048, 8192};
-
-// "llama3.2-1b", "llama3-8b", "smoke".
-std::vector<std::string_view> preset_names();
-
-// One decoder layer of a preset's model, what `vktune run-layer` builds: hidden size, FFN
-// (intermediate) width, the preset's default group size, the attention heads (query heads, KV
-// heads, head dim), RoPE's base frequency and the model's layer count (0: not known), which
-// turns one layer's time into the model's. The projections are q [heads x head_dim, hidden],
-// k and v [kv_width, hidden], o [hidden, heads x head_dim], gate and up [ffn, hidden], down
-// [hidden, ffn] (as [N, K]).
-struct LayerShape {
-  uint32_t hidden = 0, ffn = 0, group_size = 0;
-  uint32_t heads = 0, kv_heads = 0, head_dim = 0;
-  uint32_t layers = 0;
-  double rope_theta = 10000;
-
-  uint32_t q_width() const noexcept { return heads * head_dim; }
-  uint32_t kv_width() const noexcept { return kv_heads * head_dim; }
-};
-// The layer of preset `name` (smoke: a small layer for CI, hidden 256, 8 heads of 32 over 2 KV
-// heads (kv 64), ffn 512; its tuning shapes stay the ragged ones). Throws
-// std::invalid_argument for an unknown preset.
-LayerShape preset_layer(std::string_view name);
-// The layer of a model config (the presets' one source), at the presets' group size.
-LayerShape layer_shape(const ModelConfig& config);
 
 // The problems of `preset_or_file`: a preset name, else a JSON file
 //   {"m": [1, 128], "gs": [32], "problems": [

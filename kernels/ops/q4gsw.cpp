@@ -15,6 +15,11 @@ namespace vktune::kernels {
 namespace q4gsw_op {
 namespace {
 
+constexpr EntryKey kEntryKeys[] = {{"n", EntryField::n, true, false},
+                                   {"k", EntryField::k, true, false},
+                                   {"gs", EntryField::group_size, false, true},
+                                   {"bias", EntryField::bias, false, false}};
+
 constexpr BindingDesc kBindings[] = {
     {BufferRole::x, "x", false},           {BufferRole::weight, "weight", false},
     {BufferRole::scales, "scales", false}, {BufferRole::vector, "bias", false},
@@ -162,6 +167,7 @@ const OpDescriptor kQ4gswOp = {
     .has_heads = false,
     .n_is_length = false,
     .speedup_by_m_class = true,
+    .entry_keys = q4gsw_op::kEntryKeys,
     .with_defaults = q4gsw_op::with_defaults,
     .validate = q4gsw_op::validate,
     .query_error = q4gsw_op::query_error,

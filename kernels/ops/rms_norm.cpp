@@ -10,6 +10,10 @@ namespace vktune::kernels {
 namespace rms_norm_op {
 namespace {
 
+// K is the width: given, it must equal N (validate() says so).
+constexpr EntryKey kEntryKeys[] = {{"n", EntryField::n, true, false},
+                                   {"k", EntryField::k, false, false}};
+
 constexpr BindingDesc kBindings[] = {
     {BufferRole::x, "x", false}, {BufferRole::vector, "w", false}, {BufferRole::out, "out", true}};
 
@@ -110,6 +114,7 @@ const OpDescriptor kRmsNormOp = {
     .has_heads = false,
     .n_is_length = false,
     .speedup_by_m_class = false,
+    .entry_keys = rms_norm_op::kEntryKeys,
     .with_defaults = rms_norm_op::with_defaults,
     .validate = rms_norm_op::validate,
     .query_error = rms_norm_op::query_error,

@@ -21,6 +21,11 @@ struct RopePush {
   uint32_t tokens, positions, heads, head_dim;
 };
 
+// One tensor's heads (q's or k's): no KV heads. N is the context length: "context".
+constexpr EntryKey kEntryKeys[] = {{"heads", EntryField::heads, true, false},
+                                   {"head_dim", EntryField::k, true, false},
+                                   {"context", EntryField::n, false, true}};
+
 constexpr BindingDesc kBindings[] = {
     {BufferRole::x, "x", false}, {BufferRole::vector, "table", false}, {BufferRole::out, "out", true}};
 
@@ -146,6 +151,7 @@ const OpDescriptor kRopeOp = {
     .has_heads = true,
     .n_is_length = true,
     .speedup_by_m_class = false,
+    .entry_keys = rope_op::kEntryKeys,
     .with_defaults = rope_op::with_defaults,
     .validate = rope_op::validate,
     .query_error = rope_op::query_error,

@@ -12,6 +12,12 @@ namespace vktune::kernels {
 namespace sdpa_op {
 namespace {
 
+// N is the context length: "context".
+constexpr EntryKey kEntryKeys[] = {{"heads", EntryField::heads, true, false},
+                                   {"kv_heads", EntryField::kv_heads, true, false},
+                                   {"head_dim", EntryField::k, true, false},
+                                   {"context", EntryField::n, false, true}};
+
 constexpr BindingDesc kBindings[] = {
     {BufferRole::x, "q", false},            {BufferRole::keys, "k_cache", false},
     {BufferRole::values, "v_cache", false}, {BufferRole::out, "out", true},
@@ -127,6 +133,7 @@ const OpDescriptor kSdpaOp = {
     .has_heads = true,
     .n_is_length = true,
     .speedup_by_m_class = false,
+    .entry_keys = sdpa_op::kEntryKeys,
     .with_defaults = sdpa_op::with_defaults,
     .validate = sdpa_op::validate,
     .query_error = sdpa_op::query_error,

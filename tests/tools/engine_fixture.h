@@ -105,12 +105,12 @@ class EngineTest : public test::VulkanFixture {
   }
 
   // Tiny, with grouped-query attention: 4 query heads of 16 over 2 KV heads.
-  static tuner::LayerShape tiny() {
+  static models::LayerShape tiny() {
     return {.hidden = 64, .ffn = 128, .group_size = 32, .heads = 4, .kv_heads = 2,
             .head_dim = 16, .layers = 3};
   }
-  static const tuner::LayerShape& shape() {
-    static const tuner::LayerShape s = tuner::preset_layer("smoke");
+  static const models::LayerShape& shape() {
+    static const models::LayerShape s = models::preset_layer("smoke");
     return s;
   }
   static Problem linear(uint32_t m, uint32_t n, uint32_t k) {

@@ -274,7 +274,7 @@ TEST_F(EngineTest, CheckCatchesAWrongNode) {
 }
 
 TEST_F(EngineTest, BadShapesAreRefused) {
-  auto refusal = [](const tuner::LayerShape& s, uint32_t m, uint32_t context) {
+  auto refusal = [](const models::LayerShape& s, uint32_t m, uint32_t context) {
     try {
       make_layer(s, m, context);
     } catch (const std::invalid_argument& e) {
@@ -284,11 +284,11 @@ TEST_F(EngineTest, BadShapesAreRefused) {
   };
   EXPECT_NE(refusal(tiny(), 3, 2).find("L must be at least M"), std::string::npos);
   EXPECT_NE(refusal(tiny(), 1, 0).find("L=0 is empty"), std::string::npos);
-  tuner::LayerShape odd_groups = tiny();
+  models::LayerShape odd_groups = tiny();
   odd_groups.kv_heads = 3;
   EXPECT_NE(refusal(odd_groups, 1, 4).find("heads=4 is not a multiple of kv_heads=3"),
             std::string::npos);
-  tuner::LayerShape odd_dim = tiny();
+  models::LayerShape odd_dim = tiny();
   odd_dim.head_dim = 15;
   EXPECT_NE(refusal(odd_dim, 1, 4).find("RoPE"), std::string::npos);
 }

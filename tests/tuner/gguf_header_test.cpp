@@ -1,13 +1,13 @@
 // The GGUF header reader: what it reads from a well-formed header, and a clear error (never a
 // crash or a huge allocation) for truncated, foreign and hostile ones.
-#include "tuner/gguf_header.h"
+#include "kernels/models/gguf_header.h"
 
 #include <gtest/gtest.h>
 
 
 #include "tests/tuner/gguf_writer.h"
 
-namespace vktune::tuner {
+namespace vktune::models {
 namespace {
 
 using namespace vktune::testing;
@@ -122,4 +122,4 @@ TEST(GgufHeaderTest, MalformedEntriesAndTensorsAreNamed) {
 }
 
 }  // namespace
-}  // namespace vktune::tuner
+}  // namespace vktune::models

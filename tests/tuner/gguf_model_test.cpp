@@ -1,6 +1,6 @@
 // GGUF header -> shapes, from tensors and from metadata, agreeing with the model's config.json;
 // and `--model` files told apart by their magic.
-#include "tuner/gguf_model.h"
+#include "kernels/models/gguf_model.h"
 
 #include <gtest/gtest.h>
 
@@ -8,9 +8,9 @@
 
 #include "tests/temp_dir.h"
 #include "tests/tuner/gguf_writer.h"
-#include "tuner/model_file.h"
+#include "kernels/models/model_file.h"
 
-namespace vktune::tuner {
+namespace vktune::models {
 namespace {
 
 using namespace vktune::testing;
@@ -121,4 +121,4 @@ TEST(GgufModelTest, ModelFilesAreToldApartByTheirMagic) {
 }
 
 }  // namespace
-}  // namespace vktune::tuner
+}  // namespace vktune::models

@@ -9,14 +9,14 @@
 #include <string_view>
 #include <vector>
 
-#include "tuner/gguf_header.h"
+#include "kernels/models/gguf_header.h"
 
 namespace vktune::testing {
 
 // The header in `bytes`, read as the file "m.gguf" (errors start "m.gguf: ").
-inline tuner::GgufHeader read_gguf_bytes(const std::string& bytes) {
+inline models::GgufHeader read_gguf_bytes(const std::string& bytes) {
   std::istringstream in(bytes);
-  return tuner::read_gguf_header(in, bytes.size(), "m.gguf");
+  return models::read_gguf_header(in, bytes.size(), "m.gguf");
 }
 
 template <typename T>

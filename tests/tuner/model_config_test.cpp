@@ -1,6 +1,6 @@
 // config.json -> shapes: the shipped configs of real models (tests/tuner/models/), the presets
 // they define, and clear errors for incomplete or hostile configs.
-#include "tuner/model_config.h"
+#include "kernels/models/model_config.h"
 
 #include <gtest/gtest.h>
 
@@ -11,6 +11,8 @@
 
 namespace vktune::tuner {
 namespace {
+
+using namespace models;  // the readers under test; load_shapes and load_model are the tuner's
 
 std::string fixture(const std::string& name) { return std::string(VKTUNE_TEST_MODELS) + "/" + name; }
 

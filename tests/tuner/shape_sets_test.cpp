@@ -6,10 +6,14 @@
 #include <filesystem>
 #include <fstream>
 
+#include "kernels/models/presets.h"
+
 namespace vktune::tuner {
 namespace {
 
 using kernels::Op;
+using models::LayerShape;
+using models::preset_layer;
 
 size_t count(const std::vector<kernels::Problem>& problems, Op op) {
   return std::count_if(problems.begin(), problems.end(),

@@ -49,7 +49,7 @@ class Builder {
     return node(std::move(name), NodeKind::copy, {x}, out, {});
   }
   size_t attention(std::string name, size_t q, size_t k_cache, size_t v_cache, std::string out) {
-    const tuner::LayerShape& s = layer_.shape;
+    const models::LayerShape& s = layer_.shape;
     kernels::Problem p{kernels::Op::sdpa, layer_.m, layer_.context, s.head_dim, 0, false};
     p.heads = s.heads;
     p.kv_heads = s.kv_heads;
@@ -80,7 +80,7 @@ class Builder {
 
 // The shape errors make_layer names before any node is built, so the message says what to fix
 // rather than which kernel problem came out wrong.
-void validate(const tuner::LayerShape& s, uint32_t m, uint32_t context) {
+void validate(const models::LayerShape& s, uint32_t m, uint32_t context) {
   auto fail = [](const std::string& text) { throw std::invalid_argument(text); };
   if (m == 0) fail("M (tokens) must be at least 1");
   const std::string l = "context L=" + std::to_string(context);
@@ -114,7 +114,7 @@ uint32_t Layer::rows(size_t index) const {
   return tensors.at(index).rows == Rows::tokens ? m : context;
 }
 
-Layer make_layer(const tuner::LayerShape& shape, uint32_t m, uint32_t context, DType dtype) {
+Layer make_layer(const models::LayerShape& shape, uint32_t m, uint32_t context, DType dtype) {
   validate(shape, m, context);
   Layer layer;
   layer.shape = shape;
@@ -148,7 +148,7 @@ Layer make_layer(const tuner::LayerShape& shape, uint32_t m, uint32_t context, D
 }
 
 LayerData make_layer_data(const Layer& layer, uint64_t seed) {
-  const tuner::LayerShape& s = layer.shape;
+  const models::LayerShape& s = layer.shape;
   LayerData data;
   {
     kernels::Problem input{kernels::Op::rms_norm, layer.m, s.hidden, s.hidden, 0, false};

@@ -12,7 +12,7 @@
 
 #include "kernels/families/reference.h"
 #include "kernels/problem.h"
-#include "tuner/shape_sets.h"
+#include "kernels/models/presets.h"
 
 namespace vktune::engine {
 
@@ -58,7 +58,7 @@ struct Node {
 };
 
 struct Layer {
-  tuner::LayerShape shape;
+  models::LayerShape shape;
   uint32_t m = 0;        // tokens: rows of every Rows::tokens tensor
   uint32_t context = 0;  // L: rows of the caches; the tokens sit at positions L - M .. L - 1
   // Of the activations, the projections, attention and the KV cache (sdpa's q, caches and out
@@ -84,7 +84,7 @@ struct Layer {
 // positions) in `dtype`. Throws std::invalid_argument naming the bad value and the fix: m or
 // context 0, context < m, heads not a multiple of kv_heads, an odd head dim (RoPE rotates
 // pairs), or a node whose problem is invalid (e.g. hidden % group_size != 0).
-Layer make_layer(const tuner::LayerShape& shape, uint32_t m, uint32_t context,
+Layer make_layer(const models::LayerShape& shape, uint32_t m, uint32_t context,
                  kernels::DType dtype = kernels::DType::f32);
 
 // Host data of a layer, in the raw layout.

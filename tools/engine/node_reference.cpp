@@ -150,7 +150,7 @@ Reference copy(const Reference& x) {
 // within the f16 family's tolerance.
 Reference attention(const Layer& layer, const Reference& q, const Reference& k,
                     const Reference& v, std::span<const uint32_t> rows) {
-  const tuner::LayerShape& shape = layer.shape;
+  const models::LayerShape& shape = layer.shape;
   const uint32_t d = shape.head_dim, group = shape.heads / shape.kv_heads;
   const uint32_t q_width = shape.q_width(), kv_width = shape.kv_width();
   const double scale = 1.0 / std::sqrt(double(d));

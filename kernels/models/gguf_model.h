@@ -4,11 +4,11 @@
 
 #include <string>
 
-#include "tuner/gguf_header.h"
-#include "tuner/model_config.h"
-#include "tuner/model_shapes.h"
+#include "kernels/models/gguf_header.h"
+#include "kernels/models/model_config.h"
+#include "kernels/models/model_shapes.h"
 
-namespace vktune::tuner {
+namespace vktune::models {
 
 // From the tensors of every block blk.<i> when the header lists any, else from the
 // "<general.architecture>.*" metadata (embedding_length, feed_forward_length,
@@ -20,4 +20,4 @@ ModelShapes gguf_model_shapes(const GgufHeader& header, const std::string& name)
 // The ModelConfig the metadata states (the fallback above); throws as above.
 ModelConfig gguf_metadata_config(const GgufHeader& header, const std::string& name);
 
-}  // namespace vktune::tuner
+}  // namespace vktune::models

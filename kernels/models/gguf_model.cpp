@@ -1,5 +1,5 @@
 // GGUF header -> model shapes, by tensor names (llama.cpp's naming) or by metadata.
-#include "tuner/gguf_model.h"
+#include "kernels/models/gguf_model.h"
 
 #include <array>
 #include <charconv>
@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <string_view>
 
-namespace vktune::tuner {
+namespace vktune::models {
 namespace {
 
 // The linears of one block, in the order a config's shapes come (model_config.h).
@@ -105,4 +105,4 @@ ModelShapes gguf_model_shapes(const GgufHeader& h, const std::string& name) {
   return h.tensors.empty() ? model_shapes(gguf_metadata_config(h, name), name) : from_tensors(h, name);
 }
 
-}  // namespace vktune::tuner
+}  // namespace vktune::models

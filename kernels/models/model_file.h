@@ -3,12 +3,12 @@
 
 #include <string>
 
-#include "tuner/model_shapes.h"
+#include "kernels/models/model_shapes.h"
 
-namespace vktune::tuner {
+namespace vktune::models {
 
 // The shapes of the model in `path`: a GGUF file (only its header is read) or else a
 // config.json. Throws std::invalid_argument naming the file and what is wrong or missing.
 ModelShapes load_model_file(const std::string& path);
 
-}  // namespace vktune::tuner
+}  // namespace vktune::models

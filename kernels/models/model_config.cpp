@@ -1,10 +1,10 @@
 // config.json -> ModelConfig -> the model's linear and norm shapes.
-#include "tuner/model_config.h"
+#include "kernels/models/model_config.h"
 
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
-namespace vktune::tuner {
+namespace vktune::models {
 namespace {
 
 class Fields {
@@ -119,4 +119,4 @@ ModelConfig parse_model_config(std::string_view json_text, const std::string& na
   return c;
 }
 
-}  // namespace vktune::tuner
+}  // namespace vktune::models

@@ -1,5 +1,5 @@
 // Dispatches a model file to the GGUF or the config.json reader.
-#include "tuner/model_file.h"
+#include "kernels/models/model_file.h"
 
 #include <array>
 #include <cstring>
@@ -7,11 +7,11 @@
 #include <iterator>
 #include <stdexcept>
 
-#include "tuner/gguf_header.h"
-#include "tuner/gguf_model.h"
-#include "tuner/model_config.h"
+#include "kernels/models/gguf_header.h"
+#include "kernels/models/gguf_model.h"
+#include "kernels/models/model_config.h"
 
-namespace vktune::tuner {
+namespace vktune::models {
 namespace {
 
 // A config.json is a few kB; anything this large is not one.
@@ -38,4 +38,4 @@ ModelShapes load_model_file(const std::string& path) {
   return model_shapes(parse_model_config(text, path), path);
 }
 
-}  // namespace vktune::tuner
+}  // namespace vktune::models

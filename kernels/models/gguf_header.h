@@ -11,7 +11,7 @@
 #include <variant>
 #include <vector>
 
-namespace vktune::tuner {
+namespace vktune::models {
 
 // An array value keeps its element type and length only (a tokenizer's 128k tokens are
 // skipped, not stored; the length is what a vocabulary size needs).
@@ -54,4 +54,4 @@ GgufHeader read_gguf_header(std::istream& in, uint64_t size, const std::string& 
 // Opens `path` and reads its header; throws std::invalid_argument naming the file.
 GgufHeader read_gguf_file(const std::string& path);
 
-}  // namespace vktune::tuner
+}  // namespace vktune::models

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace vktune::tuner {
+namespace vktune::models {
 
 // Far above any real model (vocabularies reach ~256k, widths ~64k) and small enough that
 // products of two stay exact and a hostile file cannot ask for absurd problems.
@@ -56,4 +56,4 @@ struct ModelShapes {
   }
 };
 
-}  // namespace vktune::tuner
+}  // namespace vktune::models

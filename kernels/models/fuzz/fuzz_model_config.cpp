@@ -5,15 +5,15 @@
 #include <stdexcept>
 #include <string_view>
 
-#include "tuner/model_config.h"
+#include "kernels/models/model_config.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   try {
-    const auto config = vktune::tuner::parse_model_config(text, "fuzz.json");
-    for (const auto& l : vktune::tuner::model_shapes(config).linears) {
-      if (l.n == 0 || l.k == 0 || l.n > vktune::tuner::kMaxModelDimension ||
-          l.k > vktune::tuner::kMaxModelDimension) {
+    const auto config = vktune::models::parse_model_config(text, "fuzz.json");
+    for (const auto& l : vktune::models::model_shapes(config).linears) {
+      if (l.n == 0 || l.k == 0 || l.n > vktune::models::kMaxModelDimension ||
+          l.k > vktune::models::kMaxModelDimension) {
         __builtin_trap();
       }
     }

@@ -6,14 +6,14 @@
 #include <stdexcept>
 #include <string>
 
-#include "tuner/gguf_header.h"
-#include "tuner/gguf_model.h"
+#include "kernels/models/gguf_header.h"
+#include "kernels/models/gguf_model.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::istringstream in(std::string(reinterpret_cast<const char*>(data), size));
   try {
-    const auto header = vktune::tuner::read_gguf_header(in, size, "fuzz.gguf");
-    vktune::tuner::gguf_model_shapes(header, "fuzz.gguf");
+    const auto header = vktune::models::read_gguf_header(in, size, "fuzz.gguf");
+    vktune::models::gguf_model_shapes(header, "fuzz.gguf");
   } catch (const std::invalid_argument&) {
   }
   return 0;

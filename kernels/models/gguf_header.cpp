@@ -1,13 +1,13 @@
 // A small, strict GGUF header reader: every read is bounds-checked against the bytes left, and
 // every count and length is limited before anything is allocated or looped over.
-#include "tuner/gguf_header.h"
+#include "kernels/models/gguf_header.h"
 
 #include <array>
 #include <cstring>
 #include <fstream>
 #include <stdexcept>
 
-namespace vktune::tuner {
+namespace vktune::models {
 namespace {
 
 constexpr uint64_t kMaxEntries = uint64_t{1} << 20;      // tensors, metadata entries
@@ -189,4 +189,4 @@ GgufHeader read_gguf_file(const std::string& path) {
   return read_gguf_header(in, static_cast<uint64_t>(size), path);
 }
 
-}  // namespace vktune::tuner
+}  // namespace vktune::models

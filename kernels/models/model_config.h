@@ -6,9 +6,9 @@
 #include <string>
 #include <string_view>
 
-#include "tuner/model_shapes.h"
+#include "kernels/models/model_shapes.h"
 
-namespace vktune::tuner {
+namespace vktune::models {
 
 // The config.json fields the shapes depend on. head_dim defaults to hidden / heads and
 // num_key_value_heads to num_attention_heads, as in transformers.
@@ -39,4 +39,4 @@ ModelShapes model_shapes(const ModelConfig& config, const std::string& name = ""
 // std::invalid_argument naming the file and the missing or bad field.
 ModelConfig parse_model_config(std::string_view json_text, const std::string& name);
 
-}  // namespace vktune::tuner
+}  // namespace vktune::models
