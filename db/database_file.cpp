@@ -33,6 +33,12 @@ void require_regular_file(const std::string& path) {
   }
 }
 
+// An SQLite database's rows through the checks a document's pass as it is read (check_rows).
+Store checked(Store store, const ImportChecks& checks) {
+  if (checks.problem || checks.spirv) check_rows(store, checks);
+  return store;
+}
+
 }  // namespace
 
 const char* stream_kind(const std::string& path) noexcept {
@@ -98,9 +104,9 @@ bool is_sqlite_file(const std::string& path) {
 
 Store open_for_reading(const std::string& path, IntegrityCheck integrity,
                        const ImportChecks& checks) {
-  if (is_sqlite_file(path)) return Store::open(path, OpenMode::read_only, integrity);
+  if (is_sqlite_file(path)) return checked(Store::open(path, OpenMode::read_only, integrity), checks);
   const DatabaseContent content = database_content(read_regular_file(path), path);
-  if (content.form() == DatabaseForm::sqlite) return Store::open_image(content.bytes(), path);
+  if (content.form() == DatabaseForm::sqlite) return checked(Store::open_image(content.bytes(), path), checks);
   Store store = Store::open_memory(path);
   import_json_text(store, content.text(), path, checks);
   return store;

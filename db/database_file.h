@@ -71,8 +71,9 @@ std::vector<uint8_t> read_regular_file(const std::string& path);
 bool is_sqlite_file(const std::string& path);
 
 // A database for reading: an SQLite file opened in place read-only (with `integrity`); a JSON
-// document or a compressed database in a private in-memory store labelled with `path`. A JSON
-// document's problems and SPIR-V go through `checks` as import_json's do.
+// document or a compressed database in a private in-memory store labelled with `path`. Where
+// `checks` are given, a JSON document's problems and SPIR-V go through them as import_json's do,
+// and an SQLite database's through check_rows: both forms are refused alike.
 Store open_for_reading(const std::string& path,
                        IntegrityCheck integrity = IntegrityCheck::quick_check,
                        const ImportChecks& checks = {});

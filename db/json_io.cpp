@@ -74,6 +74,19 @@ void check_constraints(const Reader& r, const std::string& text, const std::stri
   }
 }
 
+// Refuses kernel `k` at `path` when the runtime could not run it: no invocations, a multiple
+// of 0, SPIR-V that is no module or that `check` (where given) refuses. A document's kernels
+// and an SQLite database's (check_rows) go through this one rule.
+void check_kernel(const Reader& r, const KernelRecord& k, const std::string& path,
+                  const SpirvCheck& check) {
+  if (k.workgroup_size == 0) r.fail(path + ".workgroup_size", "is 0; a variant runs at least one invocation");
+  check_constraints(r, k.constraints_json, path + ".constraints_json");
+  if (!k.spirv) return;
+  std::string why = spirv_problem(*k.spirv);
+  if (why.empty() && check) why = check(*k.spirv);
+  if (!why.empty()) r.fail(path + ".spirv", why);
+}
+
 KernelRecord parse_full_kernel(const Reader& r, const json& o, const std::string& path,
                                const SpirvCheck& check) {
   KernelRecord k = parse_kernel(r, o, path);
@@ -82,16 +95,12 @@ KernelRecord parse_full_kernel(const Reader& r, const json& o, const std::string
   k.constraints_json = r.json_text(o, path, "constraints_json");
   k.layout = r.str(o, path, "layout");
   k.workgroup_size = r.u32(o, path, "workgroup_size");
-  if (k.workgroup_size == 0) r.fail(path + ".workgroup_size", "is 0; a variant runs at least one invocation");
-  check_constraints(r, k.constraints_json, path + ".constraints_json");
   if (auto b64 = r.opt_str(o, path, "spirv")) {
     auto bytes = base64_decode(*b64);
     if (!bytes) r.fail(path + ".spirv", "is not valid base64");
-    std::string why = spirv_problem(*bytes);
-    if (why.empty() && check) why = check(*bytes);
-    if (!why.empty()) r.fail(path + ".spirv", why);
     k.spirv = std::move(*bytes);
   }
+  check_kernel(r, k, path, check);
   return k;
 }
 // Refuses `p` at `path` when `check` (where given) says why the runtime could not answer for it.
@@ -442,6 +451,18 @@ ImportStats import_json(Store& store, const json& doc, const std::string& label,
 ImportStats import_json_text(Store& store, std::string_view text, const std::string& label,
                              const ImportChecks& checks) {
   return import_json(store, parse_text(text, label), label, checks);
+}
+
+void check_rows(const Store& store, const ImportChecks& checks) {
+  const Reader r{store.label()};
+  const std::vector<KernelRecord> kernels = store.kernels();
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    check_kernel(r, kernels[i], at("kernels", i), checks.spirv);
+  }
+  const std::vector<Problem> problems = store.problems();
+  for (size_t i = 0; i < problems.size(); ++i) {
+    check_problem(r, checks.problem, problems[i], at("problems", i));
+  }
 }
 
 Catalog catalog_from_json(std::string_view text, const std::string& label,

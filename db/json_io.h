@@ -85,6 +85,12 @@ ImportStats import_json(Store& store, const nlohmann::json& document, const std:
 ImportStats import_json_text(Store& store, std::string_view text, const std::string& label,
                              const ImportChecks& checks = {});
 
+// Applies to an SQLite database's kernels and problems the row checks import_json applies to a
+// document's: a workgroup_size of 0, a multiple of 0, SPIR-V that is no module, and `checks`.
+// Throws Error naming the store's label and the row as its export would, e.g.
+// "a.db: kernels[3].spirv: ..." (rows in id order, 0-based).
+void check_rows(const Store& store, const ImportChecks& checks);
+
 // Reads the parts a lookup needs (devices, kernels, problems, winners) straight from a
 // document, with the same validation; ids are assigned 1..n in document order.
 Catalog catalog_from_json(std::string_view text, const std::string& label,

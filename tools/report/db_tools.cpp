@@ -116,7 +116,8 @@ const db::ImportChecks kChecks{problem_error, [](std::span<const uint8_t> spirv)
                                  return kernels::spirv_validation_error(spirv);
                                }};
 
-// db::open_for_reading with those checks: a document's rows are refused as an import's are.
+// db::open_for_reading with those checks: a document's rows, and an SQLite database's, are
+// refused as an import's are.
 db::Store open_checked(const std::string& path) {
   return db::open_for_reading(path, db::IntegrityCheck::quick_check, kChecks);
 }

@@ -18,9 +18,9 @@
 namespace vktune::report {
 
 // Merges every input into `output` (created if missing) with db::Store::merge_from: loss-free
-// and idempotent. Inputs (any form open_for_reading reads, a document's rows checked as
-// import_database checks them) are opened read-only; one equal to the output is refused. Returns
-// what each input added, in order.
+// and idempotent. Inputs (any form open_for_reading reads, an SQLite database's rows checked as
+// a document's are, as import_database checks them) are opened read-only and checked before the
+// output is touched; one equal to the output is refused. Returns what each input added, in order.
 std::vector<db::ImportStats> merge_databases(const std::vector<std::string>& inputs,
                                              const std::string& output);
 
@@ -68,8 +68,9 @@ struct DeviceFlags {
 LookupDevice device_from_flags(const DeviceFlags& flags, const db::Catalog& catalog);
 
 // db::open_for_reading and db::read_catalog (a .db file, a JSON document, either one
-// zstd-compressed; told apart by content), their errors as ReportError. A document's problems
-// and SPIR-V are checked as import_database checks them.
+// zstd-compressed; told apart by content), their errors as ReportError. open_for_reading
+// checks the rows of either form as import_database checks a document's; read_catalog a
+// document's (a lookup checks the SPIR-V of the answer it gives).
 db::Store open_for_reading(const std::string& path);
 db::Catalog read_catalog(const std::string& path);
 
