@@ -25,7 +25,7 @@ std::string format_bytes(uint64_t bytes) {
   return number + " " + kUnits[unit];
 }
 
-std::string fit_error(const Problem& problem, const vk::DeviceInfo& device) {
+std::string fit_error(const Problem& problem, const vk::DeviceInfo& device, std::string_view fix) {
   if (std::string reason = validate(problem); !reason.empty()) return reason;
   const BindingSizes sizes = binding_sizes(problem, Layout::none);  // none: q4gsw's raw weight
   const vk::DeviceLimits& limits = device.limits;
@@ -39,8 +39,8 @@ std::string fit_error(const Problem& problem, const vk::DeviceInfo& device) {
     for (const auto& [limit_name, limit] : device_limits) {
       if (limit != 0 && bytes > limit) {
         return describe(problem) + ": its " + name + " buffer is " + format_bytes(bytes) + ", more than " +
-               device.name + " allows (" + format_bytes(limit) + ", " + limit_name +
-               "); tune a smaller shape or split the tensor";
+               device.name + " allows (" + format_bytes(limit) + ", " + limit_name + "); " +
+               std::string(fix);
       }
     }
   }

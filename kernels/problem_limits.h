@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 
 #include "kernels/problem.h"
 #include "kernels/vk/device_info.h"
@@ -15,9 +16,11 @@ namespace vktune::kernels {
 // Empty when `problem` is well formed (validate()) and each of its buffers, in the raw weight
 // layout, fits one storage-buffer binding (maxStorageBufferRange) and one allocation
 // (maxMemoryAllocationSize) of `device`; else the reason, naming the buffer, its size, the
-// limit and the fix. A limit of 0 (unknown) is not checked. Per-variant limits (workgroup
-// size, shared memory, a packed layout's padding) stay with Family::legality.
-std::string fit_error(const Problem& problem, const vk::DeviceInfo& device);
+// limit and then `fix`, the caller's advice. A limit of 0 (unknown) is not checked. Per-variant
+// limits (workgroup size, shared memory, a packed layout's padding) stay with Family::legality.
+inline constexpr std::string_view kTuneFitFix = "tune a smaller shape or split the tensor";
+std::string fit_error(const Problem& problem, const vk::DeviceInfo& device,
+                      std::string_view fix = kTuneFitFix);
 
 // Throws InvalidProblem with the first problem's fit_error, if any.
 void require_fit(std::span<const Problem> problems, const vk::DeviceInfo& device);

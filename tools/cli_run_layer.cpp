@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/problem_limits.h"
 #include "kernels/vk/device.h"
 #include "kernels/vk/device_select.h"
 #include "kernels/vk/instance.h"
@@ -160,6 +161,18 @@ std::vector<uint32_t> checked_rows(const RunLayerOptions& o, const engine::Layer
   return rows;
 }
 
+// Throws unless every routed node's buffers fit `device` (kernels::fit_error): checked before
+// the host data is drawn, so an --m, --context or --decode-steps past the device's limits is an
+// error naming the node, the buffer, its size and the limit, not an allocation failure.
+void require_fit(const engine::Layer& layer, const vk::DeviceInfo& device) {
+  for (const engine::Node& node : layer.nodes) {
+    if (!node.routed()) continue;
+    const std::string why =
+        kernels::fit_error(node.problem, device, "give a smaller --m, --context or --decode-steps");
+    if (!why.empty()) throw std::runtime_error(node.name + ": " + why);
+  }
+}
+
 void run_layer(const RunLayerOptions& o) {
   const models::LayerShape shape = layer_shape(o);
   const std::optional<kernels::DType> dtype = kernels::parse_dtype(o.dtype);
@@ -191,6 +204,7 @@ void run_layer(const RunLayerOptions& o) {
   const std::vector<vk::DeviceInfo> devices = instance.devices();
   vk::Device device =
       vk::Device::create(instance, vk::select_device(devices, vk::device_request(o.device.device)));
+  require_fit(layer, device.info());
   // Declared after the device, so destroyed before it.
   ShaderCompiler compiler;
   kernels::PipelineCache pipelines;

@@ -188,7 +188,7 @@ void print_results(const TuneFlags& flags, const db::Store& store, const tuner::
 }
 
 void run_tune(const TuneFlags& flags) {
-  require_file_inputs({flags.shapes, flags.model});
+  require_file_inputs({flags.shapes, flags.model, flags.train_db});
   refuse_to_overwrite({flags.shapes, flags.model}, flags.db);
   const std::optional<double> budget = parse_budget(flags.budget);
   std::optional<tuner::Shard> shard;
