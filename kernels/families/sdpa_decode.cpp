@@ -47,11 +47,12 @@ class SdpaDecode final : public Family {
   Layout layout(const Knobs&) const override { return Layout::none; }
   uint32_t workgroup_size(const Knobs& k) const override { return knob_u32(k, "wg"); }
   uint32_t shared_bytes(const Knobs& k) const override {
-    // As the shader: per lane group and row (m, l) and acc [DCAP]; per row l; split weights
-    // [rows, splits]; last_split.
+    // As the shader: per lane group and row (m, l) and acc [DCAP]; per row l; per (row, split)
+    // weight and l; last_split.
     const uint32_t rows = knob_u32(k, "rows");
     const uint32_t lane_groups = knob_u32(k, "wg") / knob_u32(k, "lanes");
-    return (lane_groups * rows * (2 + max_head_dim(k)) + rows + rows * knob_u32(k, "splits") + 1) *
+    return (lane_groups * rows * (2 + max_head_dim(k)) + rows + 2 * rows * knob_u32(k, "splits") +
+            1) *
            4;
   }
   uint64_t workspace_bytes(const Knobs& k, const Problem& p) const override {

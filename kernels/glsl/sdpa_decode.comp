@@ -66,10 +66,10 @@ const float kNoScore = -1.0e30;
 // Per lane group and row: (m, l), then its weight in the workgroup's merge; acc chunks.
 shared float group_m[GROUPS * ROWS], group_l[GROUPS * ROWS];
 shared vec4 group_acc[GROUPS * ROWS * (DCAP / 4)];
-// Per row: the merged l of the workgroup's groups (then 1 / l of the splits), and the splits'
-// weights in the final merge.
+// Per row: 1 / l of the merged splits. Per (row, split): m, then its weight in the final merge,
+// and l.
 shared float row_l[ROWS];
-shared float split_w[ROWS * SPLITS];
+shared float split_w[ROWS * SPLITS], split_l[ROWS * SPLITS];
 shared uint last_split;
 
 void unpack(uvec4 u, out vec4 v[PER]) {
@@ -247,15 +247,22 @@ void main() {
     barrier();
     if (last_split != SPLITS - 1u) continue;  // uniform: read from shared after a barrier
     memoryBarrierBuffer();  // and the others' states are read after their counts
-    if (lid < ROWS) {
-      const uint st = ml0 + (block * ROWS + lid) * SPLITS * 2u;
+    // Every split's (m, l) at once, a load an invocation: one invocation looping over them would
+    // wait on memory once per split, which grows the merge with SPLITS.
+    for (uint i = lid; i < ROWS * SPLITS; i += WG) {
+      const uint state = ml0 + (block * ROWS * SPLITS + i) * 2u;
+      split_w[i] = ml[state];
+      split_l[i] = ml[state + 1u];
+    }
+    barrier();
+    if (lid < ROWS) {  // in split order, whichever split arrived last: the result is fixed
       float m_all = kNoScore;
-      for (uint s = 0; s < SPLITS; ++s) m_all = max(m_all, ml[st + 2u * s]);
+      for (uint s = 0; s < SPLITS; ++s) m_all = max(m_all, split_w[lid * SPLITS + s]);
       float l_all = 0.0;
       for (uint s = 0; s < SPLITS; ++s) {
-        const float w = exp2(ml[st + 2u * s] - m_all);
+        const float w = exp2(split_w[lid * SPLITS + s] - m_all);
         split_w[lid * SPLITS + s] = w;
-        l_all += ml[st + 2u * s + 1u] * w;
+        l_all += split_l[lid * SPLITS + s] * w;
       }
       row_l[lid] = l_all > 0.0 ? 1.0 / l_all : 0.0;  // 0: a padding row, never written
     }
