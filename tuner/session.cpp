@@ -106,17 +106,29 @@ bool Session::recover_device(std::vector<Candidate>& list) {
 
 int64_t Session::start_run() {
   if (options_.resume) {
-    // The latest unfinished run on this device continues.
+    // The latest unfinished run with results on this device, of this run's problems only,
+    // continues: an unfinished run of another device, another problem list or another worker's
+    // share of the problems (`tune --devices` on identical devices) is left to its own resume.
+    // A run without a result has nothing to continue, and may be a run another process has just
+    // begun.
+    std::map<int64_t, db::Problem> known;
+    for (db::Problem& p : store_.problems()) known.emplace(p.id, std::move(p));
+    std::vector<db::Problem> mine;
+    for (const kernels::Problem& p : options_.problems) mine.push_back(problem_record(p));
+    const auto of_this_run = [&](const db::Measurement& m) {
+      const auto found = known.find(m.problem_id);  // absent: added since, by another process
+      if (m.device_id != device_id_ || found == known.end()) return false;
+      db::Problem p = found->second;
+      p.id = 0;
+      return std::find(mine.begin(), mine.end(), p) != mine.end();
+    };
     const auto runs = store_.runs();
     for (auto it = runs.rbegin(); it != runs.rend(); ++it) {
       if (it->ended_at) continue;
       db::MeasurementFilter filter;
       filter.run_id = it->id;
       const auto ms = store_.measurements(filter);
-      const bool other_device = std::any_of(ms.begin(), ms.end(), [&](const db::Measurement& m) {
-        return m.device_id != device_id_;
-      });
-      if (!other_device) {
+      if (!ms.empty() && std::all_of(ms.begin(), ms.end(), of_this_run)) {
         progress_.note("resuming run " + std::to_string(it->id) + " (started " + it->started_at +
                        ", " + std::to_string(ms.size()) + " results stored)");
         return it->id;
