@@ -97,7 +97,8 @@ struct DeviceOptions {
   std::string device;  // --device: index or name substring; VKTUNE_DEVICE when empty
 };
 
-void add_device_option(CLI::App& command, DeviceOptions& options);
+// Returns the option, for excludes().
+CLI::Option* add_device_option(CLI::App& command, DeviceOptions& options);
 
 // --op, --m, --n, --k, --gs, --heads, --kv-heads: one problem's shape (`lookup`, `inspect`;
 // cli_shape.cpp).

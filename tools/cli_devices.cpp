@@ -89,8 +89,8 @@ void print_table(const std::vector<vk::DeviceInfo>& devices, size_t chosen) {
 
 }  // namespace
 
-void add_device_option(CLI::App& command, DeviceOptions& options) {
-  command.add_option("--device", options.device,
+CLI::Option* add_device_option(CLI::App& command, DeviceOptions& options) {
+  return command.add_option("--device", options.device,
                      "device index or name substring (default: VKTUNE_DEVICE, else the best GPU)");
 }
 

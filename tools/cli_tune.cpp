@@ -1,13 +1,17 @@
-// `vktune tune`: a tuning run on one device, stored in SQLite, then the winners' table.
+// `vktune tune`: a tuning run on one device (or, with --devices, one worker process per device),
+// stored in SQLite, then the winners' table.
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <memory>
 #include <numeric>
 #include <optional>
 #include <span>
+#include <string_view>
 
 #include "db/store.h"
 #include "kernels/compiler_probe.h"
@@ -16,10 +20,12 @@
 #include "kernels/vk/device_select.h"
 #include "kernels/vk/instance.h"
 #include "tools/cli.h"
+#include "tools/worker_processes.h"
 #include "tools/report/db_tools.h"
 #include "tools/report/device_database.h"
 #include "tools/report/summary.h"
 #include "tools/report/summary_json.h"
+#include "tuner/device_plan.h"
 #include "tuner/progress.h"
 #include "tuner/session.h"
 #include "tuner/shard.h"
@@ -41,6 +47,8 @@ struct TuneFlags {
   std::string db = "vktune.db";
   std::string train_db;  // --strategy model: another database to learn from
   std::string shard;     // "I/N", "auto" or "auto/N": this host's share of the problems
+  std::optional<std::string> devices;  // "all" or "0,1,...": one worker process per device
+  bool worker = false;   // a worker of --devices: prints its run's id, not its results
   bool resume = false, fill = false, plain = false, profile = false, json = false;
   uint64_t seed = 1;
 };
@@ -166,14 +174,23 @@ tuner::ShapeOptions parse_shape_options(const TuneFlags& flags) {
   return shape_options;
 }
 
-// The run's summary on stdout (a table, or JSON) and, with --profile, where its time went.
-void print_results(const TuneFlags& flags, const db::Store& store, const tuner::TuneResult& result) {
+// The summary of what `runs` tuned on stdout: a table, or JSON.
+void print_summary(const TuneFlags& flags, const db::Store& store, std::vector<int64_t> runs) {
   report::SummaryOptions summary_options;
-  summary_options.device = std::to_string(result.device_id);
-  summary_options.run_id = result.run_id;
+  summary_options.runs = std::move(runs);
   const report::Summary summary = report::summarize(store, summary_options);
   std::fputs((flags.json ? report::render_summary_json(summary) : report::render_table(summary)).c_str(),
              stdout);
+}
+
+// The run's summary on stdout (a table, or JSON; a worker's: its run's id) and, with --profile,
+// where its time went.
+void print_results(const TuneFlags& flags, const db::Store& store, const tuner::TuneResult& result) {
+  if (flags.worker) {
+    std::printf("run %lld\n", static_cast<long long>(result.run_id));
+  } else {
+    print_summary(flags, store, {result.run_id});
+  }
   if (flags.profile) {
     size_t variants = 0;
     for (const auto& p : result.problems) variants += p.measured;
@@ -187,6 +204,103 @@ void print_results(const TuneFlags& flags, const db::Store& store, const tuner::
   }
 }
 
+// What a run on `device` tunes: --model's file, --shapes', else smoke on a CPU device and
+// llama3.2-1b on a GPU.
+std::string shapes_of(const TuneFlags& flags, const vk::DeviceInfo& device) {
+  return !flags.model.empty()                  ? flags.model
+         : !flags.shapes.empty()               ? flags.shapes
+         : device.type == vk::DeviceType::cpu ? "smoke"
+                                               : "llama3.2-1b";
+}
+
+// The test hook that lets --devices name one device twice (tests/tools/tune_devices_test.cpp):
+// two workers on lavapipe, the one device a test machine has.
+bool repeat_allowed() {
+  const char* value = std::getenv("VKTUNE_TEST_REPEAT_DEVICES");
+  return value != nullptr && std::string_view(value) == "1";
+}
+
+// A worker's arguments: this command's own, --devices dropped, then its device, its share of
+// the problems where devices of its identity share them, and --worker.
+std::vector<std::string> worker_arguments(const tuner::DeviceWorker& worker) {
+  std::vector<std::string> args;
+  const std::vector<std::string> own = own_arguments();
+  for (size_t i = 0; i < own.size(); ++i) {
+    if (own[i] == "--devices") {
+      ++i;  // and its value
+    } else if (!own[i].starts_with("--devices=")) {
+      args.push_back(own[i]);
+    }
+  }
+  args.insert(args.end(), {"--device", std::to_string(worker.device), "--worker"});
+  if (worker.share.count > 1) args.insert(args.end(), {"--shard", tuner::to_string(worker.share)});
+  return args;
+}
+
+// Why a --devices run failed: each failed worker's device and how it ended; the exit status is
+// the first failed worker's own (2, 130...), or 1 where a signal ended it.
+[[noreturn]] void report_failed_workers(const std::vector<tuner::DeviceWorker>& plan,
+                                        const std::vector<vk::DeviceInfo>& devices,
+                                        const std::vector<WorkerOutcome>& outcomes,
+                                        const std::string& db) {
+  std::string message;
+  int code = 0;
+  size_t finished = 0;
+  for (size_t i = 0; i < outcomes.size(); ++i) {
+    if (outcomes[i].ok()) {
+      ++finished;
+      continue;
+    }
+    if (code == 0) code = outcomes[i].signal != 0 ? 1 : outcomes[i].exit_code;
+    message += (message.empty() ? "" : "; ") + std::string("device [") +
+               std::to_string(plan[i].device) + "] " + devices[plan[i].device].name +
+               ": its worker (process " + std::to_string(outcomes[i].pid) + ") " +
+               outcomes[i].how_it_ended();
+  }
+  throw ExitStatus(code, message + "; " + std::to_string(finished) + " of " +
+                             std::to_string(outcomes.size()) + " workers finished; complete " +
+                             db + " with the same command and --resume");
+}
+
+// --devices: one worker process per device (tuner/device_plan.h), each this command with its
+// device in place of --devices, into the one database; then the summary of the workers' runs.
+void run_on_devices(const TuneFlags& flags, const std::vector<vk::DeviceInfo>& devices,
+                    const tuner::ShapeOptions& shape_options) {
+  std::vector<size_t> chosen;
+  try {
+    chosen = tuner::parse_device_list(*flags.devices, devices.size(), repeat_allowed());
+  } catch (const std::invalid_argument& e) {
+    throw CLI::ValidationError("--devices", e.what());
+  }
+  const std::vector<tuner::DeviceWorker> plan = tuner::plan_device_workers(devices, chosen);
+  std::vector<WorkerSpec> specs;
+  for (const tuner::DeviceWorker& worker : plan) {
+    // Read here, so a bad shapes file fails once, before any worker starts.
+    if (flags.model.empty()) tuner::load_shapes(shapes_of(flags, devices[worker.device]), shape_options);
+    specs.push_back({"[" + std::to_string(worker.device) + "]", worker_arguments(worker)});
+  }
+  std::vector<WorkerOutcome> outcomes;
+  {
+    const StopOnSignals signals;
+    outcomes = run_workers(specs, stderr, [] { return stop_requested ? int{stop_signal} : 0; });
+  }
+  if (stop_requested) {
+    throw ExitStatus(128 + stop_signal, "stopped; continue the run in " + flags.db +
+                                            " with the same command and --resume");
+  }
+  if (!std::all_of(outcomes.begin(), outcomes.end(), [](const WorkerOutcome& o) { return o.ok(); })) {
+    report_failed_workers(plan, devices, outcomes, flags.db);
+  }
+  std::vector<int64_t> runs;
+  for (const WorkerOutcome& o : outcomes) {
+    long long run = 0;
+    // A worker whose share holds no problem tuned nothing and names no run.
+    if (std::sscanf(o.out.c_str(), "run %lld", &run) == 1) runs.push_back(run);
+  }
+  if (runs.empty()) return;
+  print_summary(flags, report::open_for_reading(flags.db), std::move(runs));
+}
+
 void run_tune(const TuneFlags& flags) {
   require_file_inputs({flags.shapes, flags.model, flags.train_db});
   refuse_to_overwrite({flags.shapes, flags.model}, flags.db);
@@ -197,6 +311,9 @@ void run_tune(const TuneFlags& flags) {
   } catch (const std::invalid_argument& e) {
     throw CLI::ValidationError("--shard", e.what());
   }
+  if (!flags.train_db.empty() && flags.strategy != "model") {
+    throw ExitStatus(2, "--train-db is read by --strategy model only");
+  }
   const tuner::ShapeOptions shape_options = parse_shape_options(flags);
   tuner::TuneOptions options;
   // A model file is read before the device is opened, so a bad one fails at once.
@@ -204,11 +321,12 @@ void run_tune(const TuneFlags& flags) {
 
   const vk::Instance instance = create_instance();
   const auto devices = instance.devices();
+  if (flags.devices) {
+    run_on_devices(flags, devices, shape_options);
+    return;
+  }
   const size_t index = vk::select_device(devices, vk::device_request(flags.device.device));
-  const std::string shapes = !flags.model.empty()  ? flags.model
-                             : !flags.shapes.empty() ? flags.shapes
-                             : devices[index].type == vk::DeviceType::cpu ? "smoke"
-                                                                          : "llama3.2-1b";
+  const std::string shapes = shapes_of(flags, devices[index]);
   if (flags.model.empty()) options.problems = tuner::load_shapes(shapes, shape_options);
   options.strategy = *tuner::parse_strategy(flags.strategy);
   options.cache = flags.cache == "hot" ? tuner::CacheMode::hot : tuner::CacheMode::cold;
@@ -228,9 +346,6 @@ void run_tune(const TuneFlags& flags) {
     }
   }
 
-  if (!flags.train_db.empty() && options.strategy != tuner::Strategy::model) {
-    throw ExitStatus(2, "--train-db is read by --strategy model only");
-  }
   if (shard) {
     options.problems = shard_problems(options.problems, *shard, devices[index], options.families);
     if (options.problems.empty()) {
@@ -309,7 +424,7 @@ tuner::TuneResult run_session(const vk::Instance& instance, size_t device_index,
 void add_tune_command(CLI::App& app) {
   auto flags = std::make_shared<TuneFlags>();
   auto* cmd = app.add_subcommand("tune", "sweep every legal variant on a device and store the results");
-  add_device_option(*cmd, flags->device);
+  auto* device = add_device_option(*cmd, flags->device);
   cmd->add_option("--shapes", flags->shapes,
                   "preset (llama3.2-1b, llama3-8b, smoke) or JSON shapes file "
                   "(default: smoke on a CPU device, llama3.2-1b on a GPU)");
@@ -358,10 +473,16 @@ void add_tune_command(CLI::App& app) {
                 "a new run measuring only the variants no earlier run measured on this device "
                 "(finishes budget-cut problems)")
       ->excludes(resume);
-  cmd->add_option("--shard", flags->shard,
+  auto* shard = cmd->add_option("--shard", flags->shard,
                   "tune a share of the problems: I/N (1 <= I <= N), auto (a Slurm job array's "
                   "task) or auto/N (a Kubernetes Indexed Job's index, of N); each shard writes its "
                   "own --db, `vktune merge` joins them (docs/scale.md)");
+  cmd->add_option("--devices", flags->devices,
+                  "tune on several devices at once, one worker process each, into one --db: all, "
+                  "or indices, e.g. 0,1; devices of one kind share the problems (docs/scale.md)")
+      ->excludes(device)
+      ->excludes(shard);
+  cmd->add_flag("--worker", flags->worker)->group("");  // a worker of --devices (run_on_devices)
   cmd->add_option("--seed", flags->seed, "seed of the random problem data")
       ->check(integer_check<uint64_t>())
       ->capture_default_str();

@@ -47,8 +47,10 @@ inline int count_from_env(const char* name, int fallback) {
   return text && std::atoi(text) > 0 ? std::atoi(text) : fallback;
 }
 
-// Starts `vktune <args...>` in the background with its output discarded; returns its pid, or -1.
-inline pid_t start_vktune(std::vector<std::string> args) {
+// Starts `vktune <args...>` in the background with its stdout discarded and its stderr written
+// to `stderr_path` (discarded by default); returns its pid, or -1.
+inline pid_t start_vktune(std::vector<std::string> args,
+                          const std::string& stderr_path = "/dev/null") {
   args.insert(args.begin(), VKTUNE_BINARY);
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
@@ -56,7 +58,8 @@ inline pid_t start_vktune(std::vector<std::string> args) {
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, stderr_path.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
   pid_t pid = 0;
   const int spawned = posix_spawn(&pid, VKTUNE_BINARY, &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);

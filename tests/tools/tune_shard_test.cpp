@@ -4,12 +4,11 @@
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
-#include <set>
 #include <string>
-#include <tuple>
 
 #include "db/store.h"
 #include "tests/temp_dir.h"
+#include "tests/tools/coverage_rows.h"
 #include "tests/tools/run_vktune.h"
 
 namespace vktune::testing {
@@ -18,20 +17,6 @@ namespace {
 const std::string kTune =
     "tune --shapes smoke --ops rms_norm --m 1,2,4 --strategy exhaustive --plain "
     "--variant-budget 0.01 ";
-
-// (op, m, n, k, legal, measured, budget_cut) of every coverage row: what each run covered.
-std::multiset<std::tuple<std::string, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, bool>>
-covered(const std::string& path) {
-  const db::Store store = db::Store::open(path, db::OpenMode::read_only);
-  std::map<int64_t, db::Problem> problems;
-  for (db::Problem& p : store.problems()) problems.emplace(p.id, std::move(p));
-  std::multiset<std::tuple<std::string, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, bool>> rows;
-  for (const db::Coverage& c : store.coverage()) {
-    const db::Problem& p = problems.at(c.problem_id);
-    rows.emplace(p.op, p.m, p.n, p.k, c.legal, c.measured, c.budget_cut);
-  }
-  return rows;
-}
 
 TEST(VktuneTuneShard, TwoShardsMergedCoverWhatOneRunCovers) {
   TempDir dir;

@@ -261,11 +261,13 @@ Summary summarize(const db::Store& store, const SummaryOptions& options) {
   for (const auto& p : problem_rows) problems[p.id] = &p;
   std::vector<db::RunRecord> runs = store.runs();
   std::vector<db::Coverage> coverage_rows = store.coverage();
-  std::set<std::pair<int64_t, int64_t>> in_run;  // (device, problem) pairs options.run_id covered
-  if (options.run_id) {
-    for (const db::Coverage& c : coverage_rows) {
-      if (c.run_id == *options.run_id) in_run.emplace(c.device_id, c.problem_id);
-    }
+  std::set<std::pair<int64_t, int64_t>> in_run;  // (device, problem) pairs options.runs covered
+  std::set<int64_t> devices_in_run;
+  const std::set<int64_t> wanted_runs(options.runs.begin(), options.runs.end());
+  for (const db::Coverage& c : coverage_rows) {
+    if (!wanted_runs.count(c.run_id)) continue;
+    in_run.emplace(c.device_id, c.problem_id);
+    devices_in_run.insert(c.device_id);
   }
   const auto coverage = latest_coverage(std::move(coverage_rows), runs);
   std::unordered_map<int64_t, std::string> strategy_of;
@@ -273,6 +275,7 @@ Summary summarize(const db::Store& store, const SummaryOptions& options) {
 
   std::set<int64_t> run_ids;
   for (const db::DeviceRecord& device : devices) {
+    if (!wanted_runs.empty() && !devices_in_run.count(device.id)) continue;
     db::MeasurementFilter filter;
     filter.device_id = device.id;
     const std::vector<db::Measurement> rows = store.measurements(filter);
@@ -295,7 +298,7 @@ Summary summarize(const db::Store& store, const SummaryOptions& options) {
     for (const auto& [problem_id, data] : by_problem) {
       const auto p = problems.find(problem_id);
       if (p == problems.end()) continue;
-      if (options.run_id && !in_run.count({device.id, problem_id})) continue;
+      if (!wanted_runs.empty() && !in_run.count({device.id, problem_id})) continue;
       const auto b = best_of.find(problem_id);
       ds.problems.push_back(summarize_problem(
           *p->second, device, b == best_of.end() ? nullptr : b->second, data, kernels));

@@ -125,9 +125,10 @@ struct SummaryOptions {
   // Restricts the summary to matching devices: a DB row id (all digits) or a case-insensitive
   // substring of the device name. Empty: every device.
   std::string device;
-  // Restricts the summary to the problems this run recorded coverage for (`tune`'s closing
-  // table: what the run tuned, not the whole database). Unset: every problem.
-  std::optional<int64_t> run_id;
+  // Restricts the summary to the (device, problem) pairs these runs recorded coverage for
+  // (`tune`'s closing table: what the run tuned, not the whole database; with --devices, the
+  // runs of its workers), and leaves out the devices they did not tune. Empty: every problem.
+  std::vector<int64_t> runs;
 };
 
 // Reads everything from `store` in one pass. Throws db::Error on a database failure and
