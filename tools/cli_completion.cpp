@@ -17,6 +17,7 @@ struct Words {
 Words option_words(const CLI::App& command) {
   Words w;
   for (const CLI::Option* option : command.get_options()) {
+    if (option->get_group().empty()) continue;  // hidden from --help, and from completion
     std::vector<std::string> names;
     for (const std::string& l : option->get_lnames()) names.push_back("--" + l);
     for (const std::string& s : option->get_snames()) names.push_back("-" + s);

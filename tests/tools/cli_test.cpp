@@ -256,6 +256,7 @@ TEST(VktuneCli, BashCompletionCompletesCommandsOptionsAndFiles) {
   EXPECT_EQ(complete(dir, "vktune report --db " + quoted(dir.file("tu"))), dir.file("tuned.db"));
   // A flag takes none: options again.
   EXPECT_EQ(complete(dir, "vktune tune --json --pro"), "--profile");
+  EXPECT_EQ(complete(dir, "vktune tune --devices all --work"), "");  // a hidden option
   EXPECT_EQ(vktune("completion zsh").exit_code, 2);
 }
 
