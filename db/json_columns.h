@@ -6,8 +6,8 @@
 // problems and runs by 0-based index into the document's own arrays. Why this layout:
 // - Size. Version 1 repeated each row's device fingerprint, problem and kernel as nested
 //   objects, and every field name in every row: ~660 bytes a measurement, 94 of the H100
-//   database's 115 MB. As an array of indices and values a measurement takes ~120 bytes,
-//   nearly all of it the times, which keep full (round-trip exact) double precision.
+//   database's 115 MB. As an array of indices and values a measurement takes ~80 bytes, nearly
+//   all of it the times, which keep full (round-trip exact) double precision.
 // - Diffs. export_json_text writes each row on one line of its own, so adding a run adds
 //   lines and changes none; column-wise arrays would be smaller still but rewrite every column
 //   line on any change.
@@ -27,9 +27,21 @@ namespace vktune::db::json_columns {
 
 enum MeasurementColumn : size_t {
   m_run, m_device, m_problem, m_kernel, m_status, m_n, m_median_ns, m_min_ns, m_p10_ns,
-  m_p90_ns, m_max_error, m_gbps, m_gflops, m_message, kMeasurementColumnCount
+  m_p90_ns, m_max_error, m_message, kMeasurementColumnCount
 };
 constexpr std::array<const char*, kMeasurementColumnCount> kMeasurementColumns = {
+    "run",       "device", "problem", "kernel", "status",    "n",
+    "median_ns", "min_ns", "p10_ns",  "p90_ns", "max_error", "message"};
+
+// The measurement columns a document may also carry: each row's GB/s and GFLOP/s, between
+// max_error and message. The export leaves them out: they follow from the row's problem, kernel
+// layout and median (json_io.h, ImportChecks::rates), and their digits would double a compressed
+// full export (the H200's: 3.35 MB with them, 1.61 MB without). The import reads them where a
+// document has them.
+enum MeasurementColumnWithRates : size_t {
+  mr_gbps = m_max_error + 1, mr_gflops, mr_message, kMeasurementColumnWithRatesCount
+};
+constexpr std::array<const char*, kMeasurementColumnWithRatesCount> kMeasurementColumnsWithRates = {
     "run",    "device", "problem", "kernel",    "status", "n",      "median_ns",
     "min_ns", "p10_ns", "p90_ns",  "max_error", "gbps",   "gflops", "message"};
 

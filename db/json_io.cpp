@@ -271,7 +271,8 @@ PendingMeasurement parse_measurement_v1(const Reader& r, const KeyIndex& keys, c
   return p;
 }
 
-PendingMeasurement parse_measurement(const Row& row, const SectionSizes& sizes) {
+// `with_rates`: the row has the columns kMeasurementColumnsWithRates, else kMeasurementColumns.
+PendingMeasurement parse_measurement(const Row& row, const SectionSizes& sizes, bool with_rates) {
   PendingMeasurement p;
   p.refs = {row.index(m_run, sizes.runs), row.index(m_device, sizes.devices),
             row.index(m_problem, sizes.problems)};
@@ -288,26 +289,51 @@ PendingMeasurement parse_measurement(const Row& row, const SectionSizes& sizes) 
   p.m.p10_ns = row.opt_num(m_p10_ns);
   p.m.p90_ns = row.opt_num(m_p90_ns);
   p.m.max_error = row.opt_num(m_max_error);
-  p.m.gbps = row.opt_num(m_gbps);
-  p.m.gflops = row.opt_num(m_gflops);
-  p.m.message = row.str(m_message);
+  if (with_rates) {
+    p.m.gbps = row.opt_num(mr_gbps);
+    p.m.gflops = row.opt_num(mr_gflops);
+  }
+  p.m.message = row.str(with_rates ? mr_message : m_message);
   if (const TimingError e = timing_error(p.m)) row.fail(column_index(kMeasurementColumns, e.column), e.what);
   return p;
 }
 
+// Fills in the rates of measurements whose document leaves them out (json_io.h).
+void derive_rates(std::vector<PendingMeasurement>& pending, const Sections& sections,
+                  const RateSource& rates) {
+  if (!rates) return;
+  for (PendingMeasurement& p : pending) {
+    if (!p.m.median_ns) continue;
+    const auto r =
+        rates(sections.problems[p.refs.problem], sections.kernels[p.kernel], *p.m.median_ns);
+    if (!r) continue;
+    p.m.gbps = r->gbps;
+    p.m.gflops = r->gflops;
+  }
+}
+
 // `keys`: a version 1 document's, whose rows name their device, kernel and problem by key.
 std::vector<PendingMeasurement> parse_measurements(const Reader& r, const json& doc,
-                                                   const KeyIndex* keys, const SectionSizes& sizes) {
+                                                   const KeyIndex* keys, const Sections& sections,
+                                                   const SectionSizes& sizes,
+                                                   const RateSource& rates) {
   std::vector<PendingMeasurement> pending;
   const json& jm = r.array(doc, "measurements");
   pending.reserve(jm.size());
-  if (keys == nullptr) check_columns(r, doc, "measurements", kMeasurementColumns);
-  for (size_t i = 0; i < jm.size(); ++i) {
-    pending.push_back(keys ? parse_measurement_v1(r, *keys, jm[i], at("measurements", i))
-                           : parse_measurement(Row(r, jm[i], at("measurements", i),
-                                                   kMeasurementColumns),
-                                               sizes));
+  if (keys != nullptr) {
+    for (size_t i = 0; i < jm.size(); ++i) {
+      pending.push_back(parse_measurement_v1(r, *keys, jm[i], at("measurements", i)));
+    }
+    return pending;
   }
+  const bool with_rates = check_columns(r, doc, "measurements",
+                                        {kMeasurementColumns, kMeasurementColumnsWithRates}) == 1;
+  const Columns columns = with_rates ? Columns(kMeasurementColumnsWithRates) : kMeasurementColumns;
+  for (size_t i = 0; i < jm.size(); ++i) {
+    pending.push_back(
+        parse_measurement(Row(r, jm[i], at("measurements", i), columns), sizes, with_rates));
+  }
+  if (!with_rates) derive_rates(pending, sections, rates);
   return pending;
 }
 
@@ -326,7 +352,7 @@ std::vector<std::pair<RowRefs, Coverage>> parse_coverage(const Reader& r, const 
     }
     return coverage;
   }
-  check_columns(r, doc, "coverage", kCoverageColumns);
+  check_columns(r, doc, "coverage", {kCoverageColumns});
   for (size_t i = 0; i < jc.size(); ++i) {
     const Row row(r, jc[i], at("coverage", i), kCoverageColumns);
     const RowRefs refs{row.index(c_run, sizes.runs), row.index(c_device, sizes.devices),
@@ -436,7 +462,8 @@ ImportStats import_json(Store& store, const json& doc, const std::string& label,
     keys.emplace(devices, kernels, problems, run_uuids);
   }
   const KeyIndex* v1_keys = keys ? &*keys : nullptr;
-  std::vector<PendingMeasurement> pending = parse_measurements(r, doc, v1_keys, sizes);
+  std::vector<PendingMeasurement> pending =
+      parse_measurements(r, doc, v1_keys, sections, sizes, checks.rates);
   std::vector<std::pair<RowRefs, Coverage>> coverage = parse_coverage(r, doc, v1_keys, sizes);
   check_best_rows(r, doc, version, sizes);
 

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <nlohmann/json_fwd.hpp>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -23,7 +24,9 @@ namespace vktune::db {
 // row, in the column order named by the document's "columns" object, referring to devices,
 // kernels, problems and runs by their 0-based index in the document's own arrays. Version 1
 // repeated every reference as a nested natural-key object (~660 bytes per measurement);
-// import and catalog_from_json still read it.
+// import and catalog_from_json still read it. The measurement rows come under one of two headers
+// (json_columns.h: with or without the rates); the header tells an importer which, and the
+// runtime reads no measurements, so both are version 2.
 inline constexpr int kJsonFormatVersion = 2;
 // The oldest version import and catalog_from_json read.
 inline constexpr int kJsonOldestReadVersion = 1;
@@ -73,11 +76,25 @@ std::string export_json_text(const Store& store, int indent = 1,
 // catalogue's validation) and each module that passes the header checks to `checks.spirv`
 // (SPIRV-Tools' validator, kernels/spirv_validate.h); a non-empty answer refuses the document
 // with "problems[3]: <answer>" or "kernels[7].spirv: <answer>".
+//
+// A measurement's GB/s and GFLOP/s are read where the document carries them (version 1, and
+// version 2 rows under the columns with rates, json_columns.h); the export leaves them out, and
+// `checks.rates` derives them for every row with a median, as the tuner computed them when it
+// stored the row. Without it, or where it answers nullopt, they stay null.
 using ProblemCheck = std::function<std::string(const Problem&)>;
 using SpirvCheck = std::function<std::string(std::span<const uint8_t>)>;
+struct Rates {
+  double gbps = 0;    // bytes moved / median_ns
+  double gflops = 0;  // flops / median_ns
+};
+// The rates of a dispatch of `kernel` (its layout) on `problem` that took `median_ns`. db/ knows
+// no op's sizes: the tools give the catalogue's (tools/report/db_tools.cpp).
+using RateSource =
+    std::function<std::optional<Rates>(const Problem&, const KernelRecord&, double median_ns)>;
 struct ImportChecks {
   ProblemCheck problem;
   SpirvCheck spirv;
+  RateSource rates;
 };
 ImportStats import_json(Store& store, const nlohmann::json& document, const std::string& label,
                         const ImportChecks& checks = {});

@@ -7,7 +7,7 @@ using namespace json_columns;
 
 std::vector<BestRow> parse_best_rows(const Reader& r, const json& doc, const char* section,
                                      const SectionSizes& sizes) {
-  check_columns(r, doc, section, kWinnerColumns);
+  check_columns(r, doc, section, {kWinnerColumns});
   const json& rows = r.array(doc, section);
   std::vector<BestRow> out;
   out.reserve(rows.size());

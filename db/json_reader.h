@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -100,14 +101,19 @@ inline std::string at(const std::string& section, size_t i) {
   return section + "[" + std::to_string(i) + "]";
 }
 
-// The header of `section` must name exactly the columns this version writes.
-inline void check_columns(const Reader& r, const json& doc, const char* section, Columns columns) {
+// The header of `section` must name exactly one of the column sets `accepted` (those this version
+// reads); returns which.
+inline size_t check_columns(const Reader& r, const json& doc, const char* section,
+                            std::initializer_list<Columns> accepted) {
   const json& header = r.field(r.field(doc, "document", "columns"), "columns", section);
-  const json expected = column_names(columns);
-  if (header != expected) {
-    r.fail(std::string("columns.") + section,
-           "expected " + expected.dump() + ", got " + header.dump());
+  std::string expected;
+  size_t i = 0;
+  for (const Columns columns : accepted) {
+    const json names = column_names(columns);
+    if (header == names) return i;
+    expected += (i++ == 0 ? "" : " or ") + names.dump();
   }
+  r.fail(std::string("columns.") + section, "expected " + expected + ", got " + header.dump());
 }
 
 // One version 2 row: a JSON array of its section's columns. Errors name the cell and its

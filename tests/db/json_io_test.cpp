@@ -1,11 +1,10 @@
-// JSON export/import: loss-free round trip, the compact version 2 layout, version 1 documents
-// still read (what is refused: json_rejects_test.cpp).
+// JSON export/import: a stable round trip, the compact version 2 layout and its precision, the
+// rates derived on import, older documents still read (what is refused: json_rejects_test.cpp).
 #include "db/json_io.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cmath>
 #include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -49,17 +48,16 @@ TEST(JsonIo, DocumentHasFormatVersionAndSections) {
   // The column order is part of the format.
   EXPECT_EQ(doc["columns"]["measurements"],
             json({"run", "device", "problem", "kernel", "status", "n", "median_ns", "min_ns",
-                  "p10_ns", "p90_ns", "max_error", "gbps", "gflops", "message"}));
+                  "p10_ns", "p90_ns", "max_error", "message"}));
   EXPECT_EQ(doc["columns"]["coverage"],
             json({"run", "device", "problem", "legal", "measured", "budget_cut", "stages"}));
   EXPECT_EQ(doc["columns"]["winners"], json({"device", "problem", "kernel", "run", "median_ns"}));
-  // Rows are arrays; references are indices into the document's own sections.
+  // Rows are arrays; references are indices into the document's own sections. No rates.
   const double median = 1000;
   EXPECT_EQ(doc["measurements"][0], json::array({0, 0, 0, 0, "ok", 10, median, median * 0.9,
-                                                 median * 0.95, median * 1.1, 0.01, 100.0,
-                                                 50.0, ""}));
+                                                 median * 0.95, median * 1.1, 0.01, ""}));
   EXPECT_EQ(doc["measurements"][4],
-            json::parse(R"([0,1,1,0,"compile_error",0,null,null,null,null,null,null,null,
+            json::parse(R"([0,1,1,0,"compile_error",0,null,null,null,null,null,
                             "shared memory exceeded"])"));
   ASSERT_EQ(doc["coverage"].size(), 2u);
   EXPECT_EQ(doc["runs"][cell(doc, "coverage", 0, "run").get<size_t>()]["uuid"], "run-a");
@@ -71,15 +69,34 @@ TEST(JsonIo, DocumentHasFormatVersionAndSections) {
   EXPECT_EQ(doc["winners"][0], json::parse("[0,0,0,0,1000.0]"));
 }
 
-TEST(JsonIo, RoundTripIsLossFree) {
+// `m` as an export writes it and an import without a rate source reads it back.
+Measurement as_written(Measurement m) {
+  m.gbps = m.gflops = std::nullopt;
+  return m;
+}
+
+TEST(JsonIo, RoundTripKeepsEveryRowAndIsStable) {
   Store a = Store::open_memory();
   testing::populate(a);
   const std::string text = export_json_text(a);
   Store b = Store::open_memory();
   const ImportStats added = import_json_text(b, text, "a.json");
   EXPECT_EQ(added, (ImportStats{2, 2, 2, 1, 5, 2}));
-  expect_same_store(a, b);
+  EXPECT_EQ(a.devices(), b.devices());
+  EXPECT_EQ(a.kernels(), b.kernels());
+  EXPECT_EQ(a.problems(), b.problems());
+  EXPECT_EQ(a.runs(), b.runs());
+  EXPECT_EQ(a.best(), b.best());
+  EXPECT_EQ(a.coverage(), b.coverage());
+  std::vector<Measurement> expected = a.measurements();
+  std::transform(expected.begin(), expected.end(), expected.begin(), as_written);
+  EXPECT_EQ(b.measurements(), expected);
+  EXPECT_NE(a.measurements(), expected);  // the rates differ: the check above means something
   EXPECT_EQ(export_json_text(b), text);
+  // And so again: the written precision reads back as itself.
+  Store c = Store::open_memory();
+  import_json_text(c, export_json_text(b), "b.json");
+  expect_same_store(b, c);
 }
 
 // sdpa's head counts travel with the problem (and keep two problems apart); the other ops'
@@ -142,7 +159,7 @@ TEST(JsonIo, ProblemsAreKeyedByDtype) {
                                                                  {"f32", "q4gsw_naive[wg=64]"}}));
 }
 
-TEST(JsonIo, TimesKeepFullPrecision) {
+TEST(JsonIo, TimesKeepFullPrecisionErrorsThreeDigits) {
   Store a = Store::open_memory();
   testing::populate(a);
   Measurement m = testing::ok_measurement(1, 1, 2, 1, 100000.0 / 3.0);
@@ -150,14 +167,78 @@ TEST(JsonIo, TimesKeepFullPrecision) {
   m.p10_ns = 0.1 + 0.2;
   m.p90_ns = std::numeric_limits<double>::max();
   m.max_error = 1.702981503924361e-07;
-  m.gbps = std::nextafter(1.0, 2.0);
-  m.gflops = std::nullopt;
   a.add_measurement(m);
   for (int indent : {-1, 0, 1, 4}) {
+    const std::string text = export_json_text(a, indent);
+    EXPECT_NE(text.find(R"(,1.7e-07,"")"), std::string::npos) << "indent " << indent;
     Store b = Store::open_memory();
-    import_json_text(b, export_json_text(a, indent), "precise.json");
-    EXPECT_EQ(a.measurements(), b.measurements()) << "indent " << indent;
+    import_json_text(b, text, "precise.json");
+    const Measurement read = b.measurements().back();
+    EXPECT_EQ(read.median_ns, m.median_ns);
+    EXPECT_EQ(read.min_ns, m.min_ns);
+    EXPECT_EQ(read.p10_ns, m.p10_ns);
+    EXPECT_EQ(read.p90_ns, m.p90_ns);
+    EXPECT_EQ(read.max_error, 1.7e-07);
+    EXPECT_EQ(export_json_text(b, indent), text) << "indent " << indent;
   }
+}
+
+// The rates an export leaves out come from the import's rate source, for every row with a median,
+// from its problem, its kernel and that median.
+TEST(JsonIo, RatesAreDerivedWhereTheDocumentLeavesThemOut) {
+  ImportChecks checks;
+  checks.rates = [](const Problem& p, const KernelRecord& k, double median_ns) {
+    return std::optional<Rates>(Rates{p.m * 1e6 / median_ns, k.workgroup_size / median_ns});
+  };
+  Store b = Store::open_memory();
+  import_json(b, exported(), "derived.json", checks);
+  std::map<int64_t, Problem> problems;
+  std::map<int64_t, KernelRecord> kernels;
+  for (const Problem& p : b.problems()) problems[p.id] = p;
+  for (const KernelRecord& k : b.kernels()) kernels[k.id] = k;
+  size_t derived = 0;
+  for (const Measurement& m : b.measurements()) {
+    if (!m.median_ns) {
+      EXPECT_EQ(m.gbps, std::nullopt);
+      EXPECT_EQ(m.gflops, std::nullopt);
+      continue;
+    }
+    EXPECT_EQ(m.gbps, problems.at(m.problem_id).m * 1e6 / *m.median_ns);
+    EXPECT_EQ(m.gflops, kernels.at(m.kernel_id).workgroup_size / *m.median_ns);
+    ++derived;
+  }
+  EXPECT_EQ(derived, 4u);
+}
+
+// A version 2 document that carries the rates (gbps, gflops between max_error and message) keeps
+// them: they are the document's, whatever a rate source would say.
+TEST(JsonIo, DocumentWithRateColumnsImports) {
+  json doc = exported();
+  // Before the message, the last column.
+  auto insert_rates = [](json& row, const json& gbps, const json& gflops) {
+    row.insert(row.end() - 1, gflops);
+    row.insert(row.end() - 2, gbps);
+  };
+  insert_rates(doc["columns"]["measurements"], "gbps", "gflops");
+  for (json& row : doc["measurements"]) {
+    const bool timed = !row[6].is_null();
+    insert_rates(row, timed ? json(123.5) : json(nullptr), timed ? json(30.25) : json(nullptr));
+  }
+  ImportChecks checks;
+  checks.rates = [](const Problem&, const KernelRecord&, double) {
+    return std::optional<Rates>(Rates{1, 1});
+  };
+  Store s = Store::open_memory();
+  EXPECT_EQ(import_json(s, doc, "with-rates.json", checks), (ImportStats{2, 2, 2, 1, 5, 2}));
+  const std::vector<Measurement> rows = s.measurements();
+  ASSERT_EQ(rows.size(), 5u);
+  EXPECT_EQ(rows[0].gbps, 123.5);
+  EXPECT_EQ(rows[0].gflops, 30.25);
+  EXPECT_EQ(rows[0].message, "");
+  EXPECT_EQ(rows[4].gbps, std::nullopt);
+  EXPECT_EQ(rows[4].message, "shared memory exceeded");
+  // Exported again it leaves them out.
+  EXPECT_EQ(export_json(s)["columns"]["measurements"], exported()["columns"]["measurements"]);
 }
 
 TEST(JsonIo, TextHasOneRowALine) {
@@ -205,7 +286,9 @@ TEST(JsonIo, VersionOneDocumentImportsTheSame) {
   ASSERT_TRUE(v1["measurements"][0]["device"].contains("pipeline_cache_uuid"));
   Store b = Store::open_memory();
   EXPECT_EQ(import_json_text(b, v1.dump(1), "v1.json"), (ImportStats{2, 2, 2, 1, 5, 2}));
-  expect_same_store(a, b);
+  Store from_v2 = Store::open_memory();
+  import_json(from_v2, export_json(a), "v2.json");
+  expect_same_store(from_v2, b);
   EXPECT_EQ(export_json_text(b), export_json_text(a));
 }
 
@@ -274,10 +357,16 @@ TEST(JsonIo, VersionOneLiteralStillImports) {
   EXPECT_EQ(s.coverage()[0].stages, std::vector<uint32_t>{2});
   ASSERT_EQ(s.best().size(), 1u);
   EXPECT_EQ(s.best()[0].median_ns, 1234.5);
-  // Exported again it is version 2 with the same content (the inverse of v1_document).
+  // Exported again it is version 2 with the same content (the inverse of v1_document), less the
+  // rates, which an export leaves to the import.
   const json again = export_json(s);
   EXPECT_EQ(again["version"], 2);
-  EXPECT_EQ(v1_document(again), json::parse(kVersionOneDocument));
+  json literal = json::parse(kVersionOneDocument);
+  for (json& m : literal["measurements"]) {
+    m.erase("gbps");
+    m.erase("gflops");
+  }
+  EXPECT_EQ(v1_document(again), literal);
   // The runtime's reader takes it too.
   const Catalog c = catalog_from_json(kVersionOneDocument, "old.json");
   ASSERT_EQ(c.winners.size(), 1u);

@@ -92,12 +92,16 @@ std::string hex4(uint32_t v) {
   return buf;
 }
 
+// Stored problem `p` as the catalogue's, or nullopt where its op or dtype is none of this vktune's.
+std::optional<kernels::Problem> catalogue_problem(const db::Problem& p) {
+  return runtime::to_problem({p.op, p.dtype, p.m, p.n, p.k, p.group_size, p.heads, p.kv_heads});
+}
+
 // Why the runtime could never answer for stored problem `p` (an op or dtype it does not know,
 // a shape no kernel runs), or empty: an import refuses such a row, and so does every command
 // that reads an exported document.
 std::string problem_error(const db::Problem& p) {
-  const runtime::ProblemQuery q{p.op, p.dtype, p.m, p.n, p.k, p.group_size, p.heads, p.kv_heads};
-  const std::optional<kernels::Problem> problem = runtime::to_problem(q);
+  const std::optional<kernels::Problem> problem = catalogue_problem(p);
   if (!kernels::parse_op(p.op)) {
     std::string names;
     for (const kernels::OpDescriptor* op : kernels::all_ops()) {
@@ -109,12 +113,25 @@ std::string problem_error(const db::Problem& p) {
   return kernels::validate(*problem);
 }
 
+// A measurement's GB/s and GFLOP/s as the tuner stores them (tuner/session_stages.cpp): the bytes
+// of every binding of the problem in the kernel's layout (what KernelInstance::bytes_moved
+// counts) and the op's flops, over the median.
+std::optional<db::Rates> measured_rates(const db::Problem& p, const db::KernelRecord& k,
+                                        double median_ns) {
+  const std::optional<kernels::Problem> problem = catalogue_problem(p);
+  const std::optional<kernels::Layout> layout = kernels::layout_from_name(k.layout);
+  if (!problem || !layout || !(median_ns > 0)) return std::nullopt;
+  const auto bytes = static_cast<double>(kernels::binding_sizes(*problem, *layout).total());
+  return db::Rates{bytes / median_ns, kernels::flops(*problem) / median_ns};
+}
+
 // What every command that stores or reads a database checks beyond db/'s own rules: problems
 // the runtime could answer for, modules SPIRV-Tools validates (under the Vulkan the module
-// declares: no device is at hand).
-const db::ImportChecks kChecks{problem_error, [](std::span<const uint8_t> spirv) {
-                                 return kernels::spirv_validation_error(spirv);
-                               }};
+// declares: no device is at hand); and the rates an export leaves out.
+const db::ImportChecks kChecks{
+    problem_error,
+    [](std::span<const uint8_t> spirv) { return kernels::spirv_validation_error(spirv); },
+    measured_rates};
 
 // db::open_for_reading with those checks: a document's rows, and an SQLite database's, are
 // refused as an import's are.
