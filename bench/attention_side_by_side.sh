@@ -26,8 +26,9 @@
 #   4. the table; then, with CHECK_PEER=1 (default), test-backend-ops test on the same cases
 #      (the peer's output against ggml's CPU backend), its verdict on stderr only.
 # Environment: BUDGET (tune's --budget, seconds, default 180), PEER_BACKEND (default Vulkan0),
-# PEER_LOG_FREQUENCY (default 1), CHECK_PEER (default 1), WORK (scratch folder, default a new
-# temporary one; its tune database, bench JSON, peer cases and logs stay there).
+# PEER_LOG_FREQUENCY (default 1), CHECK_PEER (default 1), CHECK_TIMEOUT (the check's limit,
+# seconds, default 180), WORK (scratch folder, default a new temporary one; the tune's
+# database, bench's JSON, the peer's cases and logs stay there).
 set -euo pipefail
 [ $# -ge 2 ] || { sed -n '2,13p' "$0" >&2; exit 2; }
 here=$(cd "$(dirname "$0")" && pwd)
@@ -69,10 +70,10 @@ python3 "$helper" table --shapes "$shapes" --bench "$work/bench.json" --peer-log
 
 if [ "$CHECK_PEER" = 1 ]; then
   say "llama.cpp test-backend-ops test (against its CPU backend), FLASH_ATTN_EXT"
-  if "$peer" test -b "$PEER_BACKEND" --test-file "$work/peer_cases.txt" > "$work/peer_test.txt" 2>&1; then
+  if timeout "${CHECK_TIMEOUT:-180}" "$peer" test -b "$PEER_BACKEND" --test-file "$work/peer_cases.txt" > "$work/peer_test.txt" 2>&1; then
     echo "peer check: OK" >&2
   else
-    echo "peer check: FAILED" >&2
+    echo "peer check: FAILED or timed out" >&2
   fi
   grep -E 'FLASH_ATTN_EXT|passed|FAIL' "$work/peer_test.txt" >&2 || true
 fi
