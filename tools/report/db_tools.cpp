@@ -103,11 +103,7 @@ std::optional<kernels::Problem> catalogue_problem(const db::Problem& p) {
 std::string problem_error(const db::Problem& p) {
   const std::optional<kernels::Problem> problem = catalogue_problem(p);
   if (!kernels::parse_op(p.op)) {
-    std::string names;
-    for (const kernels::OpDescriptor* op : kernels::all_ops()) {
-      names += (names.empty() ? "" : ", ") + std::string(op->name);
-    }
-    return "op \"" + p.op + "\" is none of this vktune's (" + names + ")";
+    return "op \"" + p.op + "\" is none of this vktune's (" + kernels::op_names_text() + ")";
   }
   if (!problem) return "dtype \"" + p.dtype + "\" is none of this vktune's (f32, f16)";
   return kernels::validate(*problem);
