@@ -25,15 +25,20 @@ using testing::exported;
 using testing::exported_v1;
 using testing::v1_document;
 
-// Every table of `a` and `b` holds the same rows.
-void expect_same_store(const Store& a, const Store& b) {
+// Every table of `a` and `b` but the measurements holds the same rows.
+void expect_same_rows_but_measurements(const Store& a, const Store& b) {
   EXPECT_EQ(a.devices(), b.devices());
   EXPECT_EQ(a.kernels(), b.kernels());
   EXPECT_EQ(a.problems(), b.problems());
   EXPECT_EQ(a.runs(), b.runs());
-  EXPECT_EQ(a.measurements(), b.measurements());
   EXPECT_EQ(a.best(), b.best());
   EXPECT_EQ(a.coverage(), b.coverage());
+}
+
+// Every table of `a` and `b` holds the same rows.
+void expect_same_store(const Store& a, const Store& b) {
+  expect_same_rows_but_measurements(a, b);
+  EXPECT_EQ(a.measurements(), b.measurements());
 }
 
 TEST(JsonIo, DocumentHasFormatVersionAndSections) {
@@ -82,12 +87,7 @@ TEST(JsonIo, RoundTripKeepsEveryRowAndIsStable) {
   Store b = Store::open_memory();
   const ImportStats added = import_json_text(b, text, "a.json");
   EXPECT_EQ(added, (ImportStats{2, 2, 2, 1, 5, 2}));
-  EXPECT_EQ(a.devices(), b.devices());
-  EXPECT_EQ(a.kernels(), b.kernels());
-  EXPECT_EQ(a.problems(), b.problems());
-  EXPECT_EQ(a.runs(), b.runs());
-  EXPECT_EQ(a.best(), b.best());
-  EXPECT_EQ(a.coverage(), b.coverage());
+  expect_same_rows_but_measurements(a, b);
   std::vector<Measurement> expected = a.measurements();
   std::transform(expected.begin(), expected.end(), expected.begin(), as_written);
   EXPECT_EQ(b.measurements(), expected);
