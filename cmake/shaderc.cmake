@@ -6,7 +6,7 @@
 # instead (<prefix>/lib/libshaderc_combined.a holds shaderc, glslang and SPIRV-Tools in one
 # archive; headers in <prefix>/include). It accepts GL_EXT_integer_dot_product and the
 # cooperative-matrix extensions Debian 12's does not, so the families that need them become
-# available (kernels/compiler_probe.h). Unset: Debian's, as before.
+# available (kernels/vk/compiler_probe.h). Unset: Debian's, as before.
 set(VKTUNE_SHADERC_PREFIX "" CACHE PATH
     "Prefix of a newer static shaderc (tools/setup-newer-shaderc.sh); empty: Debian's")
 find_package(Threads REQUIRED)
@@ -48,7 +48,7 @@ else()
     endif()
   endif()
 endif()
-# Part of the disk cache's key (kernels/spirv_disk_cache.h): a binary compiled by one shaderc is
+# Part of the disk cache's key (kernels/vk/spirv_disk_cache.h): a binary compiled by one shaderc is
 # never served to a build linked with another.
 target_compile_definitions(vktune_shaderc INTERFACE
                            "VKTUNE_SHADERC_VERSION=\"${VKTUNE_SHADERC_VERSION}\"")

@@ -74,7 +74,7 @@ std::string export_json_text(const Store& store, int indent = 1,
 // constraints_json whose multiples are 0, SPIR-V that is no module (db/spirv_check.h). And the
 // checks db/ cannot make, where `checks` gives them: each problem goes to `checks.problem` (the
 // catalogue's validation) and each module that passes the header checks to `checks.spirv`
-// (SPIRV-Tools' validator, kernels/spirv_validate.h); a non-empty answer refuses the document
+// (SPIRV-Tools' validator, kernels/vk/spirv_validate.h); a non-empty answer refuses the document
 // with "problems[3]: <answer>" or "kernels[7].spirv: <answer>".
 //
 // A measurement's GB/s and GFLOP/s are read where the document carries them (version 1, and

@@ -1,6 +1,6 @@
 // What the shader compiler vktune links accepts beyond Debian 12's shaderc, as data: the GLSL
 // extensions some families need (Requirements::compiler) and the set a compiler was found to
-// accept (kernels/compiler_probe.h finds it). Plain data, so legality stays pure.
+// accept (kernels/vk/compiler_probe.h finds it). Plain data, so legality stays pure.
 #pragma once
 
 #include <cstdint>

@@ -20,7 +20,7 @@
 #include "kernels/problem.h"
 #include "kernels/requirements.h"
 #include "kernels/shader_spec.h"
-#include "kernels/vk/device_info.h"
+#include "kernels/device_info.h"
 
 namespace vktune::kernels {
 
@@ -67,7 +67,7 @@ class Family {
 
   // Whether the variant can run `problem` on `device` when compiled by a shader compiler that
   // accepts `compiler`'s GLSL extensions (the default, none, is Debian 12's shaderc; the tuner
-  // passes what kernels/compiler_probe.h found in the one it links): knobs, dtype, GLSL
+  // passes what kernels/vk/compiler_probe.h found in the one it links): knobs, dtype, GLSL
   // extensions, device features (16-bit storage for f16, ...), problem validity, constraints,
   // workgroup and shared-memory limits, storage-buffer range of every binding.
   // Pure: no Vulkan or compiler calls, so it works on fake DeviceInfo.

@@ -9,7 +9,7 @@
 #include <string_view>
 
 #include "kernels/problem.h"
-#include "kernels/vk/device_info.h"
+#include "kernels/device_info.h"
 
 namespace vktune::kernels {
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "kernels/compiler_support.h"
-#include "kernels/vk/device_info.h"
+#include "kernels/device_info.h"
 
 namespace vktune::kernels {
 

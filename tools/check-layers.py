@@ -17,7 +17,7 @@ from pathlib import Path
 # top-level CMakeLists.txt states the same in words.
 ALLOWED = {
     "vktune_catalogue": set(),
-    # The SPIR-V validator (kernels/spirv_validate.h) runs db/spirv_check.h's header checks first.
+    # The SPIR-V validator (kernels/vk/spirv_validate.h) runs db/spirv_check.h's header checks first.
     "vktune_kernels": {"vktune_catalogue", "vktune_db"},
     "vktune_db": set(),
     "vktune_model": set(),
@@ -31,7 +31,7 @@ ALLOWED = {
     "vktune_tuner": {"vktune_kernels", "vktune_catalogue", "vktune_db", "vktune_model",
                      "vktune_runtime"},
     # The database operations in tools/report/db_tools.h validate the SPIR-V they import and
-    # serve with kernels/spirv_validate.h, until they sit in db/ beside the rest of the database.
+    # serve with kernels/vk/spirv_validate.h, until they sit in db/ beside the rest of the database.
     "vktune_report": {"vktune_runtime", "vktune_kernels", "vktune_db", "vktune_catalogue"},
     # The engine also reads device databases (tools/report/db_tools.h) until those sit in db/.
     "vktune_engine": {"vktune_runtime", "vktune_kernels", "vktune_catalogue", "vktune_db",

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "kernels/op.h"
-#include "kernels/shader_compiler.h"
-#include "kernels/vk/device_info.h"
+#include "kernels/vk/shader_compiler.h"
+#include "kernels/device_info.h"
 #include "kernels/vk/device_select.h"
 #include "kernels/vk/instance.h"
 #include "tools/cli.h"

@@ -7,9 +7,9 @@
 #include <string>
 #include <nlohmann/json.hpp>
 
-#include "kernels/compiler_probe.h"
+#include "kernels/vk/compiler_probe.h"
 #include "kernels/family.h"
-#include "kernels/vk/device_info.h"
+#include "kernels/device_info.h"
 #include "kernels/vk/device_select.h"
 #include "kernels/vk/instance.h"
 #include "tools/cli.h"

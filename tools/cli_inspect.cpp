@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "kernels/compiler_probe.h"
+#include "kernels/vk/compiler_probe.h"
 #include "kernels/family.h"
-#include "kernels/kernel_instance.h"
+#include "kernels/vk/kernel_instance.h"
 #include "kernels/knobs.h"
-#include "kernels/shader_compiler.h"
+#include "kernels/vk/shader_compiler.h"
 #include "kernels/vk/device.h"
 #include "kernels/vk/device_select.h"
 #include "kernels/vk/pipeline_statistics.h"

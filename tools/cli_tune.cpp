@@ -14,7 +14,7 @@
 #include <string_view>
 
 #include "db/store.h"
-#include "kernels/compiler_probe.h"
+#include "kernels/vk/compiler_probe.h"
 #include "kernels/family.h"
 #include "kernels/problem_limits.h"
 #include "kernels/vk/device_select.h"

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "kernels/shader_compiler.h"
+#include "kernels/vk/shader_compiler.h"
 #include "kernels/vk/buffer.h"
 #include "kernels/vk/command_buffer.h"
 #include "kernels/vk/device.h"

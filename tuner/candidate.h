@@ -8,7 +8,7 @@
 
 #include "db/records.h"
 #include "kernels/family.h"
-#include "kernels/kernel_instance.h"
+#include "kernels/vk/kernel_instance.h"
 #include "tuner/statistics.h"
 
 namespace vktune::tuner {

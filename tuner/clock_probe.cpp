@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "kernels/shader_compiler.h"
+#include "kernels/vk/shader_compiler.h"
 #include "kernels/vk/command_buffer.h"
 #include "kernels/vk/device.h"
 

@@ -6,7 +6,7 @@
 #include <atomic>
 #include <span>
 
-#include "kernels/kernel_instance.h"
+#include "kernels/vk/kernel_instance.h"
 #include "tuner/candidate.h"
 
 namespace vktune::tuner {

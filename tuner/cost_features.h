@@ -10,7 +10,7 @@
 
 #include "kernels/family.h"
 #include "kernels/problem.h"
-#include "kernels/vk/device_info.h"
+#include "kernels/device_info.h"
 
 namespace vktune::tuner {
 

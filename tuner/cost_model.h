@@ -19,7 +19,7 @@
 #include "db/store.h"
 #include "kernels/family.h"
 #include "kernels/problem.h"
-#include "kernels/vk/device_info.h"
+#include "kernels/device_info.h"
 #include "tuner/cost_features.h"
 #include "tuner/regression_trees.h"
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/vk/device_info.h"
+#include "kernels/device_info.h"
 #include "tuner/cost_model.h"
 #include "tuner/model_search.h"
 

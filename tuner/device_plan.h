@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "kernels/vk/device_info.h"
+#include "kernels/device_info.h"
 #include "tuner/shard.h"
 
 namespace vktune::tuner {

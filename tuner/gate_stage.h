@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "kernels/families/reference.h"
-#include "kernels/kernel_instance.h"
+#include "kernels/vk/kernel_instance.h"
 #include "kernels/vk/buffer.h"
 #include "kernels/vk/instance.h"
 #include "kernels/vk/timestamp_pool.h"

@@ -61,7 +61,7 @@ struct TuneOptions {
   TimingOptions timing;      // the full measurement
   size_t finalists = 3;      // re-measured interleaved before a winner is named
   bool store_spirv = true;
-  // Folder of the SPIR-V disk cache (kernels/spirv_disk_cache.h) the run reads and fills, so a
+  // Folder of the SPIR-V disk cache (kernels/vk/spirv_disk_cache.h) the run reads and fills, so a
   // later run skips GLSL compilation; unset: every shader is compiled.
   std::optional<std::filesystem::path> spirv_cache;
   // Families to sweep; empty: kernels::families(). Tests add a deliberately wrong one.

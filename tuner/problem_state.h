@@ -10,7 +10,7 @@
 #include <optional>
 #include <span>
 
-#include "kernels/problem_buffers.h"
+#include "kernels/vk/problem_buffers.h"
 #include "kernels/vk/buffer.h"
 #include "tuner/candidate.h"
 #include "tuner/gate.h"

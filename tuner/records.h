@@ -8,8 +8,8 @@
 #include "db/records.h"
 #include "kernels/family.h"
 #include "kernels/problem.h"
-#include "kernels/shader_compiler.h"
-#include "kernels/vk/device_info.h"
+#include "kernels/vk/shader_compiler.h"
+#include "kernels/device_info.h"
 
 namespace vktune::tuner {
 

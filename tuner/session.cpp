@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <map>
 
-#include "kernels/compiler_probe.h"
+#include "kernels/vk/compiler_probe.h"
 #include "kernels/op.h"
 #include "kernels/problem_limits.h"
 #include "kernels/vk/error.h"

@@ -24,8 +24,8 @@
 #include <vector>
 
 #include "db/store.h"
-#include "kernels/kernel_instance.h"
-#include "kernels/shader_compiler.h"
+#include "kernels/vk/kernel_instance.h"
+#include "kernels/vk/shader_compiler.h"
 #include "kernels/vk/device.h"
 #include "kernels/vk/error.h"
 #include "kernels/vk/instance.h"

@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "db/error.h"
-#include "kernels/shader_compiler.h"
+#include "kernels/vk/shader_compiler.h"
 #include "tuner/problem_state.h"
 #include "tuner/records.h"
 #include "tuner/search.h"

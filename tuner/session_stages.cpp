@@ -4,7 +4,7 @@
 #include <algorithm>
 
 #include "db/error.h"
-#include "kernels/shader_compiler.h"
+#include "kernels/vk/shader_compiler.h"
 #include "kernels/vk/command_buffer.h"
 #include "tuner/batch_timer.h"
 #include "tuner/clock_probe.h"

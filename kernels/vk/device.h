@@ -10,7 +10,7 @@
 #include <mutex>
 #include <vector>
 
-#include "kernels/vk/device_info.h"
+#include "kernels/device_info.h"
 #include "kernels/vk/handle.h"
 #include "kernels/vk/instance.h"
 

@@ -3,7 +3,7 @@
 
 #include <vulkan/vulkan.h>
 
-#include "kernels/vk/device_info.h"
+#include "kernels/device_info.h"
 
 namespace vktune::vk {
 

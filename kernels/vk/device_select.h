@@ -4,7 +4,7 @@
 #include <span>
 #include <string_view>
 
-#include "kernels/vk/device_info.h"
+#include "kernels/device_info.h"
 
 namespace vktune::vk {
 

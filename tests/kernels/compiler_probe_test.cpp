@@ -1,11 +1,11 @@
 // The probe of the linked shader compiler: Debian 12's shaderc accepts none of the optional
 // GLSL extensions, the newer one (-DVKTUNE_SHADERC_PREFIX, VKTUNE_NEWER_SHADERC=1 here) all of
 // them. No GPU: it only compiles.
-#include "kernels/compiler_probe.h"
+#include "kernels/vk/compiler_probe.h"
 
 #include <gtest/gtest.h>
 
-#include "kernels/shader_compiler.h"
+#include "kernels/vk/shader_compiler.h"
 
 namespace vktune {
 namespace {

@@ -4,7 +4,7 @@
 #pragma once
 
 #include "kernels/compiler_support.h"
-#include "kernels/vk/device_info.h"
+#include "kernels/device_info.h"
 
 namespace vktune::kernels::test {
 

@@ -6,7 +6,7 @@
 
 #include <random>
 
-#include "kernels/compiler_probe.h"
+#include "kernels/vk/compiler_probe.h"
 #include "tests/kernels/instance_sweep_fixture.h"
 
 namespace vktune::kernels {

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "kernels/compiler_probe.h"
-#include "kernels/kernel_instance.h"
+#include "kernels/vk/compiler_probe.h"
+#include "kernels/vk/kernel_instance.h"
 #include "tests/kernels/vulkan_fixture.h"
 
 namespace vktune::kernels {

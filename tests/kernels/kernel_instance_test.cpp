@@ -1,7 +1,7 @@
 // Every legal variant of every family on the device (lavapipe here), in every dtype, on random
 // never-zero inputs with the output poisoned with NaN, against the fp64 reference with
 // per-output bounds.
-#include "kernels/kernel_instance.h"
+#include "kernels/vk/kernel_instance.h"
 
 #include <gtest/gtest.h>
 

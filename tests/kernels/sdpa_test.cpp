@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <random>
 
-#include "kernels/problem_buffers.h"
+#include "kernels/vk/problem_buffers.h"
 #include "tests/kernels/instance_sweep_fixture.h"
 
 namespace vktune::kernels {

@@ -1,5 +1,5 @@
 // GLSL -> SPIR-V: errors name variant, file and line; the cache keys on defines.
-#include "kernels/shader_compiler.h"
+#include "kernels/vk/shader_compiler.h"
 
 #include <gtest/gtest.h>
 

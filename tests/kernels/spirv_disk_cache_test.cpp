@@ -1,14 +1,14 @@
 // The SPIR-V disk cache: a second compiler reads what the first wrote; other defines, a torn file
 // and a file of another key are misses, never the wrong binary; a failed store is counted, not
 // thrown; VKTUNE_CACHE_DIR picks (or turns off) the folder.
-#include "kernels/spirv_disk_cache.h"
+#include "kernels/vk/spirv_disk_cache.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <fstream>
 
-#include "kernels/shader_compiler.h"
+#include "kernels/vk/shader_compiler.h"
 #include "tests/kernels/value_shader.h"
 #include "tests/temp_dir.h"
 

@@ -2,7 +2,7 @@
 // and a broken body, one declaring a SPIR-V version the device's Vulkan does not take, and one
 // whose instructions run past its end are refused with the reason; one using an operand newer
 // than the linked SPIRV-Tools passes on its header.
-#include "kernels/spirv_validate.h"
+#include "kernels/vk/spirv_validate.h"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/shader_compiler.h"
+#include "kernels/vk/shader_compiler.h"
 #include "tests/kernels/value_shader.h"
 
 namespace vktune::kernels {

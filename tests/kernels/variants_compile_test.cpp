@@ -4,9 +4,9 @@
 // without it never run them).
 #include <gtest/gtest.h>
 
-#include "kernels/compiler_probe.h"
+#include "kernels/vk/compiler_probe.h"
 #include "kernels/family.h"
-#include "kernels/shader_compiler.h"
+#include "kernels/vk/shader_compiler.h"
 
 namespace vktune::kernels {
 namespace {

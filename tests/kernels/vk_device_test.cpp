@@ -6,7 +6,7 @@
 
 #include "kernels/vk/buffer.h"
 #include "kernels/vk/command_buffer.h"
-#include "kernels/vk/device_info.h"
+#include "kernels/device_info.h"
 #include "kernels/vk/error.h"
 #include "tests/kernels/vulkan_fixture.h"
 

@@ -1,7 +1,7 @@
 // Timestamp queries give increasing nanoseconds; a hung dispatch becomes a timeout error.
 #include <chrono>
 
-#include "kernels/shader_compiler.h"
+#include "kernels/vk/shader_compiler.h"
 #include "kernels/vk/buffer.h"
 #include "kernels/vk/command_buffer.h"
 #include "kernels/vk/error.h"

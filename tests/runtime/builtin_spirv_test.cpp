@@ -14,8 +14,8 @@
 
 #include "kernels/builtin_variants.h"
 #include "kernels/family.h"
-#include "kernels/shader_compiler.h"
-#include "kernels/spirv_validate.h"
+#include "kernels/vk/shader_compiler.h"
+#include "kernels/vk/spirv_validate.h"
 
 namespace vktune::runtime {
 namespace {
@@ -73,7 +73,7 @@ TEST(BuiltinSpirv, TheShippedSpirvIsTheCataloguesShaderCompiledNow) {
   }
 }
 
-// What the tools check before they serve a module (kernels/spirv_validate.h) never refuses a
+// What the tools check before they serve a module (kernels/vk/spirv_validate.h) never refuses a
 // built-in: run-layer's fallback would have nothing left to fall back to.
 TEST(BuiltinSpirv, EveryShippedModuleValidates) {
   for (const Compiled& c : compile_builtins()) {

@@ -10,11 +10,11 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
-#include "kernels/compiler_probe.h"
+#include "kernels/vk/compiler_probe.h"
 #include "kernels/families/reference.h"
 #include "kernels/family.h"
 #include "kernels/float16.h"
-#include "kernels/shader_compiler.h"
+#include "kernels/vk/shader_compiler.h"
 #include "kernels/vk/buffer.h"
 #include "kernels/vk/command_buffer.h"
 #include "kernels/vk/pipeline.h"

@@ -12,8 +12,8 @@
 #include <string>
 
 #include "kernels/families/families.h"
-#include "kernels/kernel_instance.h"
-#include "kernels/shader_compiler.h"
+#include "kernels/vk/kernel_instance.h"
+#include "kernels/vk/shader_compiler.h"
 #include "tests/kernels/vulkan_fixture.h"
 #include "tuner/clock_probe.h"
 #include "tuner/profile.h"

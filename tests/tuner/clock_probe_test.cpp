@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "kernels/shader_compiler.h"
+#include "kernels/vk/shader_compiler.h"
 #include "kernels/vk/command_buffer.h"
 #include "kernels/vk/device.h"
 #include "kernels/vk/timestamp_pool.h"

@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "kernels/families/families.h"
-#include "kernels/shader_compiler.h"
+#include "kernels/vk/shader_compiler.h"
 #include "tests/kernels/vulkan_fixture.h"
 #include "tuner/clock_probe.h"
 

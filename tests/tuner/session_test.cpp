@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/compiler_probe.h"
+#include "kernels/vk/compiler_probe.h"
 #include "kernels/families/families.h"
 #include "tests/kernels/vulkan_fixture.h"
 

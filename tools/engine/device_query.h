@@ -2,7 +2,7 @@
 // vk::DeviceInfo to runtime::DeviceQuery, shared by `vktune lookup` and the engine.
 #pragma once
 
-#include "kernels/vk/device_info.h"
+#include "kernels/device_info.h"
 #include "runtime/selection.h"
 #include "tools/report/db_tools.h"
 

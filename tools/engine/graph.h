@@ -18,8 +18,8 @@
 #include <utility>
 #include <vector>
 
-#include "kernels/kernel_instance.h"
-#include "kernels/shader_compiler.h"
+#include "kernels/vk/kernel_instance.h"
+#include "kernels/vk/shader_compiler.h"
 #include "kernels/vk/buffer.h"
 #include "kernels/vk/command_buffer.h"
 #include "kernels/vk/device.h"

@@ -8,7 +8,7 @@
 #include <stdexcept>
 
 #include "kernels/op.h"
-#include "kernels/spirv_validate.h"
+#include "kernels/vk/spirv_validate.h"
 #include "runtime/builtin.h"
 #include "tools/engine/device_query.h"
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "kernels/problem.h"
-#include "kernels/vk/device_info.h"
+#include "kernels/device_info.h"
 #include "runtime/dispatch.h"
 #include "runtime/selection.h"
 #include "runtime/snapshot.h"
@@ -81,7 +81,7 @@ class Router {
 
   // The variant for `problem` (q4gsw, rms_norm or sdpa) with its SPIR-V and plan. A tuned answer
   // without SPIR-V, whose SPIR-V SPIRV-Tools' validator refuses for the device's Vulkan
-  // (kernels/spirv_validate.h), whose plan the runtime refuses, or that needs a feature or limit
+  // (kernels/vk/spirv_validate.h), whose plan the runtime refuses, or that needs a feature or limit
   // the device lacks falls back to the built-in routing. Throws std::runtime_error when the
   // runtime rejects the query or not even the built-in variant can run on the device.
   Route route(const kernels::Problem& problem) const;

@@ -16,7 +16,7 @@
 #include "db/json_io.h"
 #include "kernels/op.h"
 #include "kernels/problem.h"
-#include "kernels/spirv_validate.h"
+#include "kernels/vk/spirv_validate.h"
 #include "runtime/describe.h"
 #include "runtime/query_problem.h"
 #include "runtime/snapshot.h"

@@ -32,7 +32,7 @@ void export_database(const std::string& db_path, const std::string& json_path, i
 
 // Adds the JSON document at `json_path` (zstd-compressed or not) to `db_path` (created if
 // missing). Returns the rows added. Besides db/'s own checks, a problem the runtime could not
-// answer for and a module SPIRV-Tools' validator refuses (kernels/spirv_validate.h) refuse the
+// answer for and a module SPIRV-Tools' validator refuses (kernels/vk/spirv_validate.h) refuse the
 // document, by path.
 db::ImportStats import_database(const std::string& json_path, const std::string& db_path);
 

@@ -1,5 +1,5 @@
 // spvValidate under the Vulkan environment a module declares (and a device takes).
-#include "kernels/spirv_validate.h"
+#include "kernels/vk/spirv_validate.h"
 
 #include <spirv-tools/libspirv.h>
 

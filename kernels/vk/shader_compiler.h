@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "kernels/shader_spec.h"
-#include "kernels/spirv_disk_cache.h"
+#include "kernels/vk/spirv_disk_cache.h"
 
 namespace vktune {
 

@@ -1,5 +1,5 @@
 // The device fingerprint as plain data: names, version texts, JSON.
-#include "kernels/vk/device_info.h"
+#include "kernels/device_info.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -7,7 +7,7 @@
 #include <string_view>
 
 #include "kernels/compiler_support.h"
-#include "kernels/shader_compiler.h"
+#include "kernels/vk/shader_compiler.h"
 
 namespace vktune {
 

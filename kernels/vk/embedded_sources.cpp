@@ -1,5 +1,5 @@
 // Lookup over the generated table of embedded shader sources.
-#include "kernels/embedded_sources.h"
+#include "kernels/vk/embedded_sources.h"
 
 namespace vktune {
 

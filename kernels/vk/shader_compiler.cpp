@@ -1,12 +1,12 @@
 // shaderc wrapper: includes from the embedded sources, errors with the variant's name.
-#include "kernels/shader_compiler.h"
+#include "kernels/vk/shader_compiler.h"
 
 #include <shaderc/shaderc.hpp>
 
 #include <algorithm>
 #include <cstdio>
 
-#include "kernels/embedded_sources.h"
+#include "kernels/vk/embedded_sources.h"
 
 // SPIRV-Tools' own version, for the disk cache's key. Declared here rather than through
 // <spirv-tools/libspirv.h>: the newer compiler's prefix installs shaderc's headers only, and this

@@ -1,7 +1,7 @@
 // The probe shaders and the once-per-process probe.
-#include "kernels/compiler_probe.h"
+#include "kernels/vk/compiler_probe.h"
 
-#include "kernels/shader_compiler.h"
+#include "kernels/vk/shader_compiler.h"
 
 namespace vktune {
 namespace {

@@ -1,5 +1,5 @@
 // Uploading a problem's inputs once per layout.
-#include "kernels/problem_buffers.h"
+#include "kernels/vk/problem_buffers.h"
 
 #include <stdexcept>
 

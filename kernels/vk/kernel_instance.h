@@ -15,8 +15,8 @@
 
 #include "kernels/family.h"
 #include "kernels/families/reference.h"
-#include "kernels/problem_buffers.h"
-#include "kernels/shader_compiler.h"
+#include "kernels/vk/problem_buffers.h"
+#include "kernels/vk/shader_compiler.h"
 #include "kernels/vk/buffer.h"
 #include "kernels/vk/command_buffer.h"
 #include "kernels/vk/device.h"
@@ -57,7 +57,7 @@ class KernelInstance {
   };
 
   // Throws IllegalVariant with Family::legality's reason (for the linked compiler,
-  // kernels/compiler_probe.h), InvalidProblem for a bad problem,
+  // kernels/vk/compiler_probe.h), InvalidProblem for a bad problem,
   // CompileError when the shader does not compile, vk::Error on Vulkan failures.
   // `weight_copies` (>= 1) identical copies of the weight and scales are uploaded; record()
   // picks one, so a timing loop can rotate among them and read weights cold from memory.

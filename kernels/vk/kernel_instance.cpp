@@ -1,11 +1,11 @@
 // KernelInstance: legality -> compile -> pipeline -> upload -> record.
-#include "kernels/kernel_instance.h"
+#include "kernels/vk/kernel_instance.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
-#include "kernels/compiler_probe.h"
+#include "kernels/vk/compiler_probe.h"
 #include "kernels/families/q4gsw_layout.h"
 #include "kernels/float16.h"
 

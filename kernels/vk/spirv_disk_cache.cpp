@@ -1,5 +1,5 @@
 // SpirvDiskCache: a magic line, the key (length-prefixed), then the SPIR-V words.
-#include "kernels/spirv_disk_cache.h"
+#include "kernels/vk/spirv_disk_cache.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -9,7 +9,7 @@
 #include <thread>
 #include <unistd.h>
 
-#include "kernels/shader_compiler.h"
+#include "kernels/vk/shader_compiler.h"
 
 namespace vktune {
 namespace {
