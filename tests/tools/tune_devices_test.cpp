@@ -4,14 +4,12 @@
 // SIGKILL leaves a sound database, the parent names it, and `--resume` completes its share.
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <stdlib.h>
 
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <regex>
 #include <set>
 #include <sstream>
 #include <string>
@@ -21,6 +19,7 @@
 #include "db/store.h"
 #include "tests/temp_dir.h"
 #include "tests/tools/coverage_rows.h"
+#include "tests/tools/device_workers.h"
 #include "tests/tools/run_vktune.h"
 
 namespace vktune::testing {
@@ -28,15 +27,6 @@ namespace {
 
 const std::string kShapes = "--shapes smoke --ops rms_norm --strategy exhaustive --plain ";
 const std::string kTune = "tune " + kShapes + "--m 1,2,4 --variant-budget 0.01 ";
-
-// Sets VKTUNE_TEST_REPEAT_DEVICES while alive: --devices 0,0 is two workers on lavapipe.
-class RepeatDevices {
- public:
-  RepeatDevices() { ::setenv("VKTUNE_TEST_REPEAT_DEVICES", "1", 1); }
-  ~RepeatDevices() { ::unsetenv("VKTUNE_TEST_REPEAT_DEVICES"); }
-  RepeatDevices(const RepeatDevices&) = delete;
-  RepeatDevices& operator=(const RepeatDevices&) = delete;
-};
 
 std::string text_of(const std::string& path) {
   std::ifstream in(path);
@@ -88,18 +78,6 @@ TEST(VktuneTuneDevices, TwoWorkersOnOneKindOfDeviceDealTheProblems) {
   EXPECT_NE(progress.find("--device 0 --worker --shard 1/2"), std::string::npos) << progress;
   EXPECT_NE(progress.find("--device 0 --worker --shard 2/2"), std::string::npos) << progress;
   EXPECT_EQ(db::Store::open(dir.file("two.db"), db::OpenMode::read_only).runs().size(), 2u);
-}
-
-// The worker processes the parent announced on stderr ("[0] worker process 123: ...").
-std::vector<pid_t> worker_pids(const std::string& stderr_path) {
-  std::vector<pid_t> pids;
-  const std::string text = text_of(stderr_path);
-  const std::regex line(R"(\] worker process (\d+):)");
-  for (auto it = std::sregex_iterator(text.begin(), text.end(), line); it != std::sregex_iterator();
-       ++it) {
-    pids.push_back(static_cast<pid_t>(std::stol((*it)[1])));
-  }
-  return pids;
 }
 
 // Results stored per run.
