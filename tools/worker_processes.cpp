@@ -53,6 +53,9 @@ Running start(const WorkerSpec& spec) {
     // A parent that dies (even by SIGKILL) stops its workers as Ctrl-C would: they commit.
     ::prctl(PR_SET_PDEATHSIG, SIGTERM);
     if (::getppid() != parent) ::_exit(128 + SIGTERM);
+    // Nor does a line it writes to the dead parent's pipes kill it before it has committed: with
+    // SIGPIPE ignored (kept across exec) such a write fails, and the worker carries on to its stop.
+    ::signal(SIGPIPE, SIG_IGN);
     ::execv("/proc/self/exe", argv.data());
     ::_exit(127);
   }

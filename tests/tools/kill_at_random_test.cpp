@@ -75,16 +75,18 @@ struct Tally {
   int kills = 0, lost_rows = 0, integrity_failures = 0, duplicates = 0, torn_outputs = 0,
       unfinished = 0, stray_links = 0,  // an export's hidden temporary name left by its kill
       unreported = 0,                   // a killed worker its parent did not name
-      orphans = 0;                      // workers that outlived their killed parent
+      orphans = 0,                      // workers that outlived their killed parent
+      cut_orphans = 0;  // of those, ended by a signal other than that SIGTERM, so not committing
 };
 
 // The orphans a killed `tune --devices` parent leaves: its workers outlive it until the SIGTERM
 // the kernel sends them at its death (PR_SET_PDEATHSIG, tools/worker_processes.cpp) has them
-// commit what they measured and stop. SIGTERM rather than SIGKILL there, since it loses no
-// result; so the checks and the --resume must first wait for them, or the resume is refused
-// ("being tuned by process ...") or races a worker still writing. This process is made their
-// subreaper: the kernel hands it the orphans, which it then waits for exactly, with no scan of
-// /proc and no guess at which process belongs to which run.
+// commit what they measured and stop (a line they write meanwhile to the dead parent's pipe
+// fails, SIGPIPE being ignored there, rather than killing them first). SIGTERM rather than
+// SIGKILL there, since it loses no result; so the checks and the --resume must first wait for
+// them, or the resume is refused ("being tuned by process ...") or races a worker still
+// writing. This process is made their subreaper: the kernel hands it the orphans, which it then
+// waits for exactly, with no scan of /proc and no guess at which process belongs to which run.
 class AdoptedOrphans {
  public:
   AdoptedOrphans() { ok_ = ::prctl(PR_SET_CHILD_SUBREAPER, 1) == 0; }
@@ -95,14 +97,14 @@ class AdoptedOrphans {
 
   // Waits up to a minute for every child left once the harness's own command has been waited
   // for (it runs one at a time, so those are the orphans), then kills any still alive; returns
-  // how many there were.
-  static int reap() {
-    int reaped = 0;
+  // the wait status of each.
+  static std::vector<int> reap() {
+    std::vector<int> reaped;
     const auto give_up = std::chrono::steady_clock::now() + std::chrono::minutes(1);
     for (int status = 0;;) {
       const pid_t pid = ::waitpid(-1, &status, WNOHANG);
       if (pid > 0) {
-        ++reaped;
+        reaped.push_back(status);
       } else if (pid < 0) {
         return reaped;  // ECHILD: none left
       } else if (std::chrono::steady_clock::now() < give_up) {
@@ -110,7 +112,7 @@ class AdoptedOrphans {
       } else {
         ADD_FAILURE() << "a worker still runs a minute after its parent was killed";
         for (const pid_t child : children()) ::kill(child, SIGKILL);
-        while (::waitpid(-1, &status, 0) > 0) ++reaped;
+        while (::waitpid(-1, &status, 0) > 0) reaped.push_back(status);
         return reaped;
       }
     }
@@ -128,10 +130,19 @@ class AdoptedOrphans {
 // finished).
 bool kill_command(pid_t pid, Tally&) { return WIFSIGNALED(stop(pid, SIGKILL)); }
 
-// SIGKILL to a `tune --devices` parent, then the wait for the workers it leaves.
+// SIGKILL to a `tune --devices` parent, then the wait for the workers it leaves. Each ends by
+// its own exit (having committed), or by the SIGTERM itself when it came before the worker's
+// handler was set (nothing measured yet); any other signal cut it short.
 bool kill_parent(pid_t pid, Tally& tally) {
   const bool landed = kill_command(pid, tally);
-  tally.orphans += AdoptedOrphans::reap();
+  for (const int status : AdoptedOrphans::reap()) {
+    ++tally.orphans;
+    if (WIFSIGNALED(status) && WTERMSIG(status) != SIGTERM) {
+      ++tally.cut_orphans;
+      ADD_FAILURE() << "a worker outliving its killed parent was killed by signal "
+                    << WTERMSIG(status);
+    }
+  }
   return landed;
 }
 
@@ -268,8 +279,8 @@ class KillAtRandom : public ::testing::Test {
       const auto begin = std::chrono::steady_clock::now();
       ASSERT_EQ(finish(start_vktune(args)), 0) << t.name;
       const auto took = std::chrono::steady_clock::now() - begin;
-      run_ms.push_back(std::max(
-          1, static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(took).count())));
+      const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(took).count();
+      run_ms.push_back(std::max(1, static_cast<int>(ms)));
       if (t.is_database) {
         ASSERT_EQ(db_health(path).count, t.rows) << t.name << " left alone";
       }
@@ -378,10 +389,11 @@ TEST_F(KillAtRandom, NoKillLosesACommittedRowOrLeavesHalfAFile) {
   std::printf("kill-at-random (seed %u; runs of %s): %d kills (%s), %d lost committed rows, "
               "%d integrity failures, %d duplicates, %d torn outputs, %d unfinished, "
               "%d hidden temporaries left (removed by the next export), %d killed workers "
-              "unreported by their parent, %d workers outlived their killed parent (waited for)\n",
+              "unreported by their parent, %d workers outlived their killed parent (waited for; "
+              "%d of them cut short by a signal)\n",
               seed, runs.c_str(), tally.kills, kills.c_str(), tally.lost_rows,
               tally.integrity_failures, tally.duplicates, tally.torn_outputs, tally.unfinished,
-              tally.stray_links, tally.unreported, tally.orphans);
+              tally.stray_links, tally.unreported, tally.orphans, tally.cut_orphans);
   EXPECT_GE(tally.kills, wanted) << "too many commands finished before their kill";
   EXPECT_EQ(tally.lost_rows, 0);
   EXPECT_EQ(tally.integrity_failures, 0);
@@ -389,6 +401,7 @@ TEST_F(KillAtRandom, NoKillLosesACommittedRowOrLeavesHalfAFile) {
   EXPECT_EQ(tally.torn_outputs, 0);
   EXPECT_EQ(tally.unfinished, 0);
   EXPECT_EQ(tally.unreported, 0);
+  EXPECT_EQ(tally.cut_orphans, 0);
 }
 
 }  // namespace
