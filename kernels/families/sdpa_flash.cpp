@@ -1,7 +1,8 @@
 // sdpa_flash_f16: prefill attention as flash attention on tensor cores (sdpa_flash.comp):
 // GL_NV_cooperative_matrix 16x16x16 fp16 tiles with fp32 accumulators, a workgroup per tile
 // of query rows of one KV head (its group's query heads packed together), the cache streamed in
-// blocks. fp16 only: the tensor cores take fp16 operands, which an f32 problem would round.
+// blocks, optionally split over the cache with the splits merged by the last to finish. fp16
+// only: the tensor cores take fp16 operands, which an f32 problem would round.
 #include <algorithm>
 
 #include "kernels/families/families.h"
@@ -15,18 +16,22 @@ constexpr uint32_t kBandRows = 16;      // query rows a subgroup owns
 // 4-byte registers a lane holds for the next block's K and V with stages=2. Beside q's
 // fragments and the accumulators (HD / 16 * 12 at HD 128) more spills.
 constexpr uint32_t kMaxPrefetchWords = 32;
+// A split keeps at least this many blocks of the cache, or it is all prologue and hand-over.
+constexpr uint32_t kMinBlocksPerSplit = 2;
 
 class SdpaFlash final : public Family {
  public:
   // hd: the head dim, exactly (q's fragments and the accumulators are registers sized by it);
   // br: query rows a workgroup (16 a subgroup); bc: cache positions a block; stages: 1 fetch
-  // then stage each block, 2 fetch the next block into registers during this one's multiplies.
+  // then stage each block, 2 fetch the next block into registers during this one's multiplies;
+  // splits: slices of the cache a tile's workgroups share.
   SdpaFlash()
       : Family("sdpa_flash", DType::f16, Op::sdpa,
                {{"hd", ints({64, 128})},
                 {"br", ints({32, 64, 128})},
                 {"bc", ints({32, 64})},
-                {"stages", ints({1, 2})}}) {}
+                {"stages", ints({1, 2})},
+                {"splits", ints({1, 2, 4, 8})}}) {}
 
   Constraints constraints(const Knobs& k) const override {
     Constraints c;
@@ -39,6 +44,19 @@ class SdpaFlash final : public Family {
     if (group > br) {
       return "the " + str(group) + " query heads per KV head do not fit one tile of br=" +
              str(br) + " rows (a tile holds whole groups)";
+    }
+    if (const uint32_t splits = knob_u32(k, "splits"); splits > 1) {
+      if (const uint64_t n = tiles(k, p); n > kMaxSplitTiles) {
+        return str(n) + " tiles already fill the GPU (a split over the cache is for at most " +
+               str(kMaxSplitTiles) + ")";
+      }
+      // The longest tile's blocks: the split is for the tiles that take longest.
+      if (const uint64_t blocks = ceil_div(p.n, knob_u32(k, "bc"));
+          blocks < uint64_t{kMinBlocksPerSplit} * splits) {
+        return "L=" + str(p.n) + " has " + str(blocks) + " blocks of bc=" +
+               str(knob_u32(k, "bc")) + ", fewer than " + str(kMinBlocksPerSplit) +
+               " for each of splits=" + str(splits);
+      }
     }
     return {};
   }
@@ -53,18 +71,31 @@ class SdpaFlash final : public Family {
     const uint32_t row4 = hd / 8 + 1, kv4 = bc * row4;
     const uint32_t scores4 = br / kBandRows * kBandRows * (bc / 4 + 1);
     const uint32_t front4 = std::max({kv4, br * row4, scores4});
-    return 16 * (front4 + kv4) + 4 * (br + 256);
+    // With splits, the merge's weights [splits, br] and last_split.
+    const uint32_t splits = knob_u32(k, "splits");
+    return 16 * (front4 + kv4) + 4 * (br + 256) + (splits > 1 ? 4 * (splits * br + 1) : 0);
+  }
+  uint64_t workspace_bytes(const Knobs& k, const Problem& p) const override {
+    // As the shader: a counter per tile, (m, l) per (tile, split, row), each rounded up to 4
+    // words, then O [tile, split, br, hd]; fp32.
+    const uint64_t splits = knob_u32(k, "splits");
+    if (splits == 1) return 0;
+    const uint64_t states = tiles(k, p) * splits * knob_u32(k, "br");
+    return (ceil_div(tiles(k, p), 4) * 4 + ceil_div(2 * states, 4) * 4 +
+            states * knob_u32(k, "hd")) *
+           4;
   }
   ShaderSpec source(const Knobs& k) const override {
     return {"sdpa_flash.comp",
             {{"HD", str(knob_u32(k, "hd"))},
              {"BR", str(knob_u32(k, "br"))},
              {"BC", str(knob_u32(k, "bc"))},
-             {"STAGES", str(knob_u32(k, "stages"))}}};
+             {"STAGES", str(knob_u32(k, "stages"))},
+             {"SPLITS", str(knob_u32(k, "splits"))}}};
   }
   std::array<uint32_t, 3> groups(const Knobs& k, const Problem& p,
                                  const vk::DeviceInfo& d) const override {
-    return {clamp_groups(tiles(k, p), d), 1, 1};
+    return {clamp_groups(tiles(k, p) * knob_u32(k, "splits"), d), 1, 1};
   }
   // P (the softmax numerators) is rounded to fp16 for the tensor cores, each by at most 2^-11
   // relative; the row sum adds the rounded values, so the weights p_j / sum p move by at most
@@ -100,7 +131,7 @@ class SdpaFlash final : public Family {
   }
 
  private:
-  // Tiles of whole head groups, br / group tokens each, per KV head.
+  // Tiles of whole head groups, br / group tokens each, times the KV heads.
   static uint64_t tiles(const Knobs& k, const Problem& p) {
     const uint32_t group = p.kv_heads ? p.heads / p.kv_heads : 1;
     const uint32_t tile_tokens = std::max(1u, knob_u32(k, "br") / std::max(1u, group));

@@ -18,9 +18,16 @@
 // matrix of one type: `rows`, a matrix whose element (r, c) is r, tells each invocation the row
 // of its component i, so rows are scaled in registers (by alpha, then by 1 / l).
 //
+// Split over the cache (SPLITS > 1, for tiles too few to fill the device): each of a tile's
+// SPLITS workgroups takes a run of its blocks and leaves its rows' (m, l) and unnormalised O in
+// the workspace, then bumps the tile's counter; the split that arrives last merges the splits in
+// split order (so the result does not depend on which arrived last), writes out and zeroes the
+// counter. One dispatch, and no workgroup waits for another.
+//
 // Knobs: HD the head dim (exactly), BR rows a tile (16 per subgroup), BC positions a block,
 // STAGES 1 (a block is fetched, then staged) or 2 (the next block is fetched into registers
-// while this one multiplies). Bindings and push constants: sdpa_push.glsl; no workspace.
+// while this one multiplies), SPLITS slices of the cache a tile. Bindings and push constants:
+// sdpa_push.glsl; the workspace only where SPLITS > 1.
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
@@ -41,6 +48,9 @@
 #endif
 #ifndef STAGES
 #define STAGES 1
+#endif
+#ifndef SPLITS
+#define SPLITS 1
 #endif
 
 #if HD % 16 != 0 || BR % 16 != 0 || BC % 16 != 0
@@ -66,7 +76,10 @@
 // [front: the staged q, then each block's K, then the subgroups' scores][V]
 shared uvec4 smem[FRONT4 + KV4];
 shared float row_scale[BR];  // per row of the tile: alpha this block, 1 / l at the end
-shared float row_table[256];  // the 16x16 matrix whose element (r, c) is r
+// The 16x16 fp32 matrix whose element (r, c) is r, as uvec4: a cooperative-matrix load needs its
+// start 16-byte aligned, which a float array placed after a 4-byte shared variable is not (the
+// NVIDIA driver then reads each row's column 0 from the element before it).
+shared uvec4 row_table[64];
 
 layout(local_size_x = WG) in;
 
@@ -76,6 +89,15 @@ layout(std430, binding = 0) readonly buffer QBuf { uvec4 q4[]; };
 layout(std430, binding = 1) readonly buffer KBuf { uvec4 k4[]; };
 layout(std430, binding = 2) readonly buffer VBuf { uvec4 v4[]; };
 layout(std430, binding = 3) writeonly buffer OBuf { uvec4 o4[]; };
+#if SPLITS > 1
+// Workspace, fp32 words: a counter per tile (rounded up to 4), (m, l) per (tile, split, row)
+// (rounded up to 4), then O [tile, split, BR, HD]. Coherent: the last split reads the others'.
+layout(std430, binding = 4) coherent buffer WsCount { uint counter[]; };
+layout(std430, binding = 4) coherent buffer WsMl { float ml[]; };
+layout(std430, binding = 4) coherent buffer WsAcc { vec4 part[]; };
+shared float split_w[SPLITS * BR];  // per (split, row): its weight in the merge
+shared uint last_split;
+#endif
 
 // A score below any real one (finite, so that exp2(a - b) of two of them is never NaN).
 const float kNoScore = -1.0e30;
@@ -119,26 +141,35 @@ void main() {
   const uint tile_rows = tile_tokens * group;
   const uint tiles = (pc.tokens + tile_tokens - 1u) / tile_tokens;
   const uint work = tiles * pc.kv_heads;
+#if SPLITS > 1
+  const uint ml0 = (work + 3u) & ~3u;
+  const uint acc0 = (ml0 + 2u * work * SPLITS * BR + 3u) & ~3u;
+#endif
   const float scale2 = pc.scale * 1.4426950408889634;  // scores in base 2: exp2 is the native op
   // The softmax row of this lane and its half of the row's chunks of 8 positions.
   const uint band_row = lane / 2u, half_row = lane % 2u;
   const uint row = sg * 16u + band_row;
   const uint sbase = sg * S4, srow = sbase + band_row * SROW4;
 
-  for (uint e = lid; e < 256u; e += WG) row_table[e] = float(e / 16u);
+  for (uint e = lid; e < 64u; e += WG) row_table[e] = uvec4(floatBitsToUint(float(e / 4u)));
   barrier();
   MAT_ACC rows;
-  MAT_LOAD(rows, row_table, 0u, 16u, false);
+  MAT_LOAD(rows, row_table, 0u, 4u, false);
 
-  for (uint id = gl_WorkGroupID.x; id < work; id += gl_NumWorkGroups.x) {
-    const uint kvh = id % pc.kv_heads;
-    const uint tile = tiles - 1u - id / pc.kv_heads;  // the longest (latest tokens) first
+  for (uint id = gl_WorkGroupID.x; id < work * SPLITS; id += gl_NumWorkGroups.x) {
+    const uint w = id / SPLITS, split = id % SPLITS;  // w: the (tile, KV head) pair
+    const uint kvh = w % pc.kv_heads;
+    const uint tile = tiles - 1u - w / pc.kv_heads;  // the longest (latest tokens) first
     const uint t0 = tile * tile_tokens, t_end = min(pc.tokens, t0 + tile_tokens);
-    const uint end = attended(t_end - 1u);  // positions the tile's last token attends
+    const uint attended_end = attended(t_end - 1u);  // positions the tile's last token attends
+    // This split's whole blocks of them, [begin, end): empty where there are fewer blocks than
+    // splits.
+    const uint per = ((attended_end + BC - 1u) / BC + SPLITS - 1u) / SPLITS * BC;
+    const uint begin = min(attended_end, split * per), end = min(attended_end, begin + per);
     const uint t = t0 + row / group;
     const bool real_row = row < tile_rows && t < pc.tokens;
     // Padding rows attend what the last token does: finite, never written.
-    const uint limit = real_row ? attended(t) : end;
+    const uint limit = real_row ? attended(t) : attended_end;
 
     // q [tile rows, HD] through shared memory (its rows are not equally spaced in q), zeros in
     // the padding rows; each subgroup keeps its band's fragments.
@@ -162,9 +193,9 @@ void main() {
     [[unroll]] for (uint d = 0; d < DF; ++d) o[d] = MAT_ACC(0.0);
 
 #if STAGES == 2
-    fetch(0u, end, kvh);
+    fetch(begin, end, kvh);
 #endif
-    for (uint j0 = 0u; j0 < end; j0 += BC) {
+    for (uint j0 = begin; j0 < end; j0 += BC) {
 #if STAGES == 1
       fetch(j0, end, kvh);
 #endif
@@ -240,6 +271,71 @@ void main() {
       barrier();  // the next block's staging overwrites K, the scores and V
     }
 
+#if SPLITS > 1
+    // A split with no real score for a row hands over m = kNoScore, l = 0, O = 0: weight 0.
+    // Each fragment goes through the band's scratch as fp32 (4 uvec4 a row), as the unsplit
+    // path's does, a lane copying 8 floats of its row to the workspace with plain coherent
+    // stores that the barrier below orders before the counter.
+    if (half_row == 0u) {
+      const uint state = ml0 + ((w * SPLITS + split) * BR + row) * 2u;
+      ml[state] = m;
+      ml[state + 1u] = l;
+    }
+    const uint part_row = (acc0 + ((w * SPLITS + split) * BR + row) * HD) / 4u;
+    [[unroll]] for (uint d = 0; d < DF; ++d) {
+      MAT_STORE(o[d], smem, sbase, 4u, false);
+      subgroupMemoryBarrierShared();
+      subgroupBarrier();
+      [[unroll]] for (uint h = 0; h < 2; ++h) {
+        const uint c4 = half_row * 2u + h;  // of the fragment row's 4 uvec4
+        part[part_row + d * 4u + c4] = uintBitsToFloat(smem[sbase + band_row * 4u + c4]);
+      }
+      subgroupBarrier();  // read before the next fragment overwrites it
+    }
+    memoryBarrierBuffer();  // the state is visible before the counter says it is there
+    barrier();
+    if (lid == 0u) last_split = atomicAdd(counter[w], 1u);
+    barrier();
+    if (last_split != SPLITS - 1u) continue;  // uniform: read from shared after a barrier
+    memoryBarrierBuffer();  // and the others' states are read after their counts
+
+    // Per row, the splits' weights exp2(m_s - m) and 1 / l, in split order (unrolled, so the
+    // splits' loads are all in flight at once).
+    if (lid < BR) {
+      float ms[SPLITS], ls[SPLITS];
+      [[unroll]] for (uint s = 0; s < SPLITS; ++s) {
+        const uint state = ml0 + ((w * SPLITS + s) * BR + lid) * 2u;
+        ms[s] = ml[state];
+        ls[s] = ml[state + 1u];
+      }
+      float m_all = kNoScore;
+      [[unroll]] for (uint s = 0; s < SPLITS; ++s) m_all = max(m_all, ms[s]);
+      float l_all = 0.0;
+      [[unroll]] for (uint s = 0; s < SPLITS; ++s) {
+        const float weight = exp2(ms[s] - m_all);
+        split_w[s * BR + lid] = weight;
+        l_all += ls[s] * weight;
+      }
+      row_scale[lid] = l_all > 0.0 ? 1.0 / l_all : 0.0;  // every row attends a position
+    }
+    barrier();
+    // Each invocation 8 outputs of a real row: the splits' O weighted in split order.
+    for (uint e = lid; e < BR * (HD / 8u); e += WG) {
+      const uint r = e / (HD / 8u), c8 = e % (HD / 8u), tr = t0 + r / group;
+      if (r >= tile_rows || tr >= pc.tokens) continue;
+      vec4 lo = vec4(0.0), hi = vec4(0.0);
+      [[unroll]] for (uint s = 0; s < SPLITS; ++s) {
+        const uint at = (acc0 + ((w * SPLITS + s) * BR + r) * HD) / 4u + c8 * 2u;
+        lo += part[at] * split_w[s * BR + r];
+        hi += part[at + 1u] * split_w[s * BR + r];
+      }
+      lo *= row_scale[r];
+      hi *= row_scale[r];
+      o4[(tr * pc.heads + kvh * group + r % group) * (HD / 8u) + c8] =
+          uvec4(packHalf2x16(lo.xy), packHalf2x16(lo.zw), packHalf2x16(hi.xy), packHalf2x16(hi.zw));
+    }
+    if (lid == 0u) counter[w] = 0u;  // ready for the next dispatch
+#else
     // Rows normalised by 1 / l (every row attends at least one position), then each fragment
     // through the band's scratch as fp16, a lane writing 8 halves of its row.
     if (half_row == 0u) row_scale[row] = 1.0 / l;
@@ -258,6 +354,7 @@ void main() {
       if (real_row) o4[out_row + d * 2u + half_row] = smem[sbase + band_row * 2u + half_row];
       subgroupBarrier();  // read before the next fragment overwrites it
     }
+#endif
     barrier();  // the scratch is the next tile's q staging
   }
 }

@@ -1,5 +1,5 @@
 // sdpa_flash_f16's descriptor: where it is offered and why not, the shapes it refuses, its
-// workgroups, workspace and tolerance. Fake devices; no GPU (lavapipe has no cooperative
+// workgroups, splits, workspace and tolerance. Fake devices; no GPU (lavapipe has no cooperative
 // matrices, so the H200's tuner gate is where its arithmetic is checked).
 #include <gtest/gtest.h>
 
@@ -21,7 +21,7 @@ Problem sdpa(uint32_t m, uint32_t l, uint32_t heads, uint32_t kv_heads, uint32_t
   return p;
 }
 
-constexpr const char* kTarget = "sdpa_flash_f16[hd=128,br=64,bc=64,stages=1]";
+constexpr const char* kTarget = "sdpa_flash_f16[hd=128,br=64,bc=64,stages=1,splits=1]";
 
 TEST(SdpaFlashFamily, OfferedOnlyWhereTheTensorCoreTileIs) {
   EXPECT_EQ(flash().dtype(), DType::f16);
@@ -62,7 +62,7 @@ TEST(SdpaFlashFamily, TakesItsHeadDimExactlyAndWholeHeadGroups) {
 TEST(SdpaFlashFamily, SharedMemoryAndPrefetchRegistersBoundTheTiles) {
   const vk::DeviceInfo d = test::h100_like();
   // 128 rows by 64 positions at hd 128: the staged q (128 rows) and a V block pass 48 KiB.
-  const Knobs big = knobs("sdpa_flash_f16[hd=128,br=128,bc=64,stages=1]");
+  const Knobs big = knobs("sdpa_flash_f16[hd=128,br=128,bc=64,stages=1,splits=1]");
   EXPECT_GT(flash().shared_bytes(big), 49152u);
   EXPECT_FALSE(flash().legality(big, sdpa(128, 2048, 32, 8, 128), d).ok);
   EXPECT_LE(flash().shared_bytes(knobs(kTarget)), 49152u);
@@ -73,9 +73,9 @@ TEST(SdpaFlashFamily, SharedMemoryAndPrefetchRegistersBoundTheTiles) {
     return std::find(variants.begin(), variants.end(), knobs(key)) != variants.end();
   };
   // A 64-position block of hd 128 over 64 lanes would hold 128 words of K and V a lane.
-  EXPECT_FALSE(has("sdpa_flash_f16[hd=128,br=32,bc=64,stages=2]"));
-  EXPECT_TRUE(has("sdpa_flash_f16[hd=128,br=32,bc=64,stages=1]"));
-  EXPECT_TRUE(has("sdpa_flash_f16[hd=64,br=128,bc=32,stages=2]"));
+  EXPECT_FALSE(has("sdpa_flash_f16[hd=128,br=32,bc=64,stages=2,splits=1]"));
+  EXPECT_TRUE(has("sdpa_flash_f16[hd=128,br=32,bc=64,stages=1,splits=1]"));
+  EXPECT_TRUE(has("sdpa_flash_f16[hd=64,br=128,bc=32,stages=2,splits=1]"));
 }
 
 TEST(SdpaFlashFamily, AWorkgroupPerTileOfWholeHeadGroups) {
@@ -86,6 +86,30 @@ TEST(SdpaFlashFamily, AWorkgroupPerTileOfWholeHeadGroups) {
   EXPECT_EQ(flash().workspace_bytes(knobs(kTarget), p), 0u);
   // 3 heads a group: 21 tokens (63 rows) a tile of 64, so 37 tokens take 2 tiles.
   EXPECT_EQ(flash().groups(knobs(kTarget), sdpa(37, 1001, 12, 4, 128), d)[0], 2u * 4u);
+}
+
+TEST(SdpaFlashFamily, ASplitMultipliesTheWorkgroupsAndHoldsItsStatesInTheWorkspace) {
+  const vk::DeviceInfo d = test::h100_like();
+  const Knobs k = knobs("sdpa_flash_f16[hd=128,br=64,bc=64,stages=1,splits=4]");
+  const Problem p = sdpa(37, 1001, 32, 8, 128);  // 24 tiles, 16 blocks of the cache
+  EXPECT_TRUE(flash().legality(k, p, d).ok);
+  EXPECT_EQ(flash().groups(k, p, d), (std::array<uint32_t, 3>{96, 1, 1}));
+  // 24 counters, (m, l) of 24 x 4 x 64 rows, then their 128 fp32 outputs each.
+  EXPECT_EQ(flash().workspace_bytes(k, p), (24u + 2u * 6144u + 6144u * 128u) * 4u);
+  EXPECT_EQ(flash().shared_bytes(k),
+            flash().shared_bytes(knobs(kTarget)) + (4u * 64u + 1u) * 4u);
+
+  const Legality short_l =
+      flash().legality(knobs("sdpa_flash_f16[hd=128,br=64,bc=64,stages=1,splits=8]"),
+                       sdpa(37, 900, 32, 8, 128), d);
+  EXPECT_FALSE(short_l.ok);
+  EXPECT_NE(short_l.reason.find("L=900 has 15 blocks of bc=64, fewer than 2 for each of splits=8"),
+            std::string::npos)
+      << short_l.reason;
+  const Legality many = flash().legality(k, sdpa(4096, 4096, 32, 8, 128), d);
+  EXPECT_FALSE(many.ok);
+  EXPECT_NE(many.reason.find("2048 tiles already fill the GPU"), std::string::npos)
+      << many.reason;
 }
 
 TEST(SdpaFlashFamily, ToleranceAddsTheRoundingOfPToFp16) {
