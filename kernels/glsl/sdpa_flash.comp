@@ -76,10 +76,7 @@
 // [front: the staged q, then each block's K, then the subgroups' scores][V]
 shared uvec4 smem[FRONT4 + KV4];
 shared float row_scale[BR];  // per row of the tile: alpha this block, 1 / l at the end
-// The 16x16 fp32 matrix whose element (r, c) is r, as uvec4: a cooperative-matrix load needs its
-// start 16-byte aligned, which a float array placed after a 4-byte shared variable is not (the
-// NVIDIA driver then reads each row's column 0 from the element before it).
-shared uvec4 row_table[64];
+shared float row_table[256];  // the 16x16 matrix whose element (r, c) is r
 
 layout(local_size_x = WG) in;
 
@@ -96,7 +93,11 @@ layout(std430, binding = 4) coherent buffer WsCount { uint counter[]; };
 layout(std430, binding = 4) coherent buffer WsMl { float ml[]; };
 layout(std430, binding = 4) coherent buffer WsAcc { vec4 part[]; };
 shared float split_w[SPLITS * BR];  // per (split, row): its weight in the merge
-shared uint last_split;
+// [0]: the tile's splits that arrived before this one. 16 bytes, not 4: the driver places the
+// shared variables in an order of its own, and a cooperative-matrix load needs its start
+// 16-byte aligned, so each of them is a multiple of 16 bytes (a row_table 4 bytes off makes
+// the NVIDIA driver read each row's column 0 from the element before it).
+shared uint last_split[4];
 #endif
 
 // A score below any real one (finite, so that exp2(a - b) of two of them is never NaN).
@@ -151,10 +152,10 @@ void main() {
   const uint row = sg * 16u + band_row;
   const uint sbase = sg * S4, srow = sbase + band_row * SROW4;
 
-  for (uint e = lid; e < 64u; e += WG) row_table[e] = uvec4(floatBitsToUint(float(e / 4u)));
+  for (uint e = lid; e < 256u; e += WG) row_table[e] = float(e / 16u);
   barrier();
   MAT_ACC rows;
-  MAT_LOAD(rows, row_table, 0u, 4u, false);
+  MAT_LOAD(rows, row_table, 0u, 16u, false);
 
   for (uint id = gl_WorkGroupID.x; id < work * SPLITS; id += gl_NumWorkGroups.x) {
     const uint w = id / SPLITS, split = id % SPLITS;  // w: the (tile, KV head) pair
@@ -162,10 +163,14 @@ void main() {
     const uint tile = tiles - 1u - w / pc.kv_heads;  // the longest (latest tokens) first
     const uint t0 = tile * tile_tokens, t_end = min(pc.tokens, t0 + tile_tokens);
     const uint attended_end = attended(t_end - 1u);  // positions the tile's last token attends
+#if SPLITS > 1
     // This split's whole blocks of them, [begin, end): empty where there are fewer blocks than
     // splits.
     const uint per = ((attended_end + BC - 1u) / BC + SPLITS - 1u) / SPLITS * BC;
     const uint begin = min(attended_end, split * per), end = min(attended_end, begin + per);
+#else
+    const uint begin = 0u, end = attended_end;
+#endif
     const uint t = t0 + row / group;
     const bool real_row = row < tile_rows && t < pc.tokens;
     // Padding rows attend what the last token does: finite, never written.
@@ -294,9 +299,9 @@ void main() {
     }
     memoryBarrierBuffer();  // the state is visible before the counter says it is there
     barrier();
-    if (lid == 0u) last_split = atomicAdd(counter[w], 1u);
+    if (lid == 0u) last_split[0] = atomicAdd(counter[w], 1u);
     barrier();
-    if (last_split != SPLITS - 1u) continue;  // uniform: read from shared after a barrier
+    if (last_split[0] != SPLITS - 1u) continue;  // uniform: read from shared after a barrier
     memoryBarrierBuffer();  // and the others' states are read after their counts
 
     // Per row, the splits' weights exp2(m_s - m) and 1 / l, in split order (unrolled, so the
