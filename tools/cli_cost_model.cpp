@@ -6,9 +6,9 @@
 #include <memory>
 #include <string>
 
+#include "db/device_database.h"
 #include "tools/cli.h"
 #include "tools/report/db_tools.h"
-#include "tools/report/device_database.h"
 #include "tuner/cost_model_eval.h"
 
 namespace vktune::cli {
@@ -51,7 +51,7 @@ void add_cost_model_command(CLI::App& app) {
       results = tuner::cross_validate(observations, features, o->folds);
       how = o->folds == 0 ? "leave one problem out" : std::to_string(o->folds) + " folds";
     } else {
-      const std::optional<report::DeviceDatabase> train = report::database_of_device(
+      const std::optional<db::DeviceDatabase> train = db::database_of_device(
           o->train_db, {device->name, device->vendor_id, device->device_type});
       if (!train) {
         throw ExitStatus(2, o->train_db + ": no database recorded on " + device->name +

@@ -13,6 +13,7 @@
 #include <span>
 #include <string_view>
 
+#include "db/device_database.h"
 #include "db/store.h"
 #include "kernels/vk/compiler_probe.h"
 #include "kernels/family.h"
@@ -22,7 +23,6 @@
 #include "tools/cli.h"
 #include "tools/worker_processes.h"
 #include "tools/report/db_tools.h"
-#include "tools/report/device_database.h"
 #include "tools/report/summary.h"
 #include "tools/report/summary_json.h"
 #include "tuner/device_plan.h"
@@ -86,10 +86,10 @@ volatile std::sig_atomic_t stop_signal = 0;
 // --train-db: a database, or a folder holding those of each device (db/tuned): the tuned device's
 // main one is read, or on a device nobody tuned its kin's (the same vendor and type); where
 // neither is there the model learns from this run's own database alone.
-std::optional<report::DeviceDatabase> train_database(const std::string& path,
+std::optional<db::DeviceDatabase> train_database(const std::string& path,
                                                      const vk::DeviceInfo& device) {
   if (path.empty()) return std::nullopt;
-  std::optional<report::DeviceDatabase> found = report::database_of_device(
+  std::optional<db::DeviceDatabase> found = db::database_of_device(
       path, {device.name, device.vendor_id, vk::device_type_name(device.type)});
   std::fprintf(stderr, "vktune tune: --train-db %s: %s\n", path.c_str(),
                !found ? ("no database recorded on " + device.name + " or its kin there").c_str()

@@ -1,16 +1,16 @@
 // Which database of a folder holds a device, or its kin (`vktune tune --train-db DIR`).
-#include "tools/report/device_database.h"
+#include "db/device_database.h"
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 
+#include "db/error.h"
 #include "tests/tools/report_fixture.h"
 #include "tools/report/db_tools.h"
-#include "tools/report/report.h"
 
-namespace vktune::report {
+namespace vktune::db {
 namespace {
 
 using namespace vktune::testing;
@@ -21,7 +21,7 @@ TEST(DeviceDatabase, NamesTheDevicesOfADatabaseAndOfItsExport) {
     db::Store s = db::Store::open(dir.file("a.db"));
     build_synthetic(s);
   }
-  export_database(dir.file("a.db"), dir.file("a.json"));
+  report::export_database(dir.file("a.db"), dir.file("a.json"));
   const std::vector<RecordedDevice> expected = {{kDevice1Name, 0x10de, "discrete"},
                                                 {kDevice2Name, 0x10de, "discrete"}};
   EXPECT_EQ(recorded_devices(dir.file("a.db")), expected);
@@ -46,10 +46,10 @@ class DeviceDatabaseFolder : public ::testing::Test {
       db::Store probe = db::Store::open(dir.file("probe.db"));
       probe.upsert_device(s.devices().front());
     }
-    export_database(dir.file("tmp.db"), dir.file("shipped.json"));
-    export_database(dir.file("probe.db"), dir.file("probe.json"));
+    report::export_database(dir.file("tmp.db"), dir.file("shipped.json"));
+    report::export_database(dir.file("probe.db"), dir.file("probe.json"));
     // A winners file of the same devices sorts first but holds nothing to learn from.
-    export_database(dir.file("tmp.db"), dir.file("a.winners.json"));
+    report::export_database(dir.file("tmp.db"), dir.file("a.winners.json"));
     std::filesystem::remove(dir.file("tmp.db"));
     std::filesystem::remove(dir.file("probe.db"));
   }
@@ -110,11 +110,11 @@ TEST(DeviceDatabase, ADocumentWithoutDevicesIsRefusedByName) {
     try {
       recorded_devices(dir.file(name));
       ADD_FAILURE() << name << " was accepted";
-    } catch (const ReportError& e) {
+    } catch (const Error& e) {
       EXPECT_NE(std::string(e.what()).find(name), std::string::npos) << e.what();
     }
   }
 }
 
 }  // namespace
-}  // namespace vktune::report
+}  // namespace vktune::db

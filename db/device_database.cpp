@@ -1,6 +1,6 @@
 // recorded_devices: SQLite's devices table, or a SAX pass over a document that stops once the
 // top-level "devices" array has been read; database_of_device: a scan of a folder with it.
-#include "tools/report/device_database.h"
+#include "db/device_database.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -9,9 +9,8 @@
 #include "db/database_file.h"
 #include "db/error.h"
 #include "db/store.h"
-#include "tools/report/report.h"
 
-namespace vktune::report {
+namespace vktune::db {
 namespace {
 
 namespace fs = std::filesystem;
@@ -108,33 +107,29 @@ struct Scanned {
   std::vector<RecordedDevice> devices;
 };
 
-std::vector<RecordedDevice> devices_of(const db::Store& store) {
+std::vector<RecordedDevice> devices_of(const Store& store) {
   std::vector<RecordedDevice> devices;
-  for (const db::DeviceRecord& d : store.devices()) devices.push_back({d.name, d.vendor_id, d.device_type});
+  for (const DeviceRecord& d : store.devices()) devices.push_back({d.name, d.vendor_id, d.device_type});
   return devices;
 }
 
 Scanned scan(const std::string& path) {
-  try {
-    if (db::is_sqlite_file(path)) {
-      return {path, fs::file_size(path), devices_of(db::Store::open(path, db::OpenMode::read_only))};
-    }
-    const db::DatabaseContent content = db::database_content(db::read_regular_file(path), path);
-    Scanned scanned{path, content.bytes().size(), {}};
-    if (content.form() == db::DatabaseForm::sqlite) {
-      scanned.devices = devices_of(db::Store::open_image(content.bytes(), path));
-      return scanned;
-    }
-    DeviceFields sax;
-    nlohmann::json::sax_parse(content.text(), &sax);
-    if (!sax.complete) {
-      throw ReportError("\"" + path + "\" is not an exported vktune database (no devices section)");
-    }
-    scanned.devices = std::move(sax.devices);
-    return scanned;
-  } catch (const db::Error& e) {
-    throw ReportError(e.what());
+  if (is_sqlite_file(path)) {
+    return {path, fs::file_size(path), devices_of(Store::open(path, OpenMode::read_only))};
   }
+  const DatabaseContent content = database_content(read_regular_file(path), path);
+  Scanned scanned{path, content.bytes().size(), {}};
+  if (content.form() == DatabaseForm::sqlite) {
+    scanned.devices = devices_of(Store::open_image(content.bytes(), path));
+    return scanned;
+  }
+  DeviceFields sax;
+  nlohmann::json::sax_parse(content.text(), &sax);
+  if (!sax.complete) {
+    throw Error("\"" + path + "\" is not an exported vktune database (no devices section)");
+  }
+  scanned.devices = std::move(sax.devices);
+  return scanned;
 }
 
 }  // namespace
@@ -172,4 +167,4 @@ std::optional<DeviceDatabase> database_of_device(const std::string& path,
   return std::nullopt;
 }
 
-}  // namespace vktune::report
+}  // namespace vktune::db

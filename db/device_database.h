@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace vktune::report {
+namespace vktune::db {
 
 // A stored device as a folder scan needs it: its name, and what makes another device its kin.
 struct RecordedDevice {
@@ -21,7 +21,7 @@ struct RecordedDevice {
 
 // The devices of a .db file or an exported JSON document, either one zstd-compressed. A document
 // is parsed only as far as its "devices" section: a shipped export runs to tens of MB, and a
-// folder scan should not import each one to read a name. Throws ReportError naming the file if
+// folder scan should not import each one to read a name. Throws db::Error naming the file if
 // it is neither.
 std::vector<RecordedDevice> recorded_devices(const std::string& path);
 
@@ -39,9 +39,9 @@ struct DeviceDatabase {
 // smaller probes, and reading them all would multiply the model's training time. Where none
 // does, the same for its kin, as the runtime's same_vendor_type match reads it: the same vendor
 // and device type under another name; of several such devices, the one the first database in
-// name order records. nullopt when neither is there. Throws ReportError on a file that is not a
+// name order records. nullopt when neither is there. Throws db::Error on a file that is not a
 // database.
 std::optional<DeviceDatabase> database_of_device(const std::string& path,
                                                  const RecordedDevice& device);
 
-}  // namespace vktune::report
+}  // namespace vktune::db
