@@ -6,6 +6,7 @@
 #include <optional>
 #include <set>
 
+#include "db/atomic_write.h"
 #include "kernels/vk/device_select.h"
 #include "tools/bench.h"
 #include "tools/cli.h"
@@ -82,8 +83,8 @@ void run_bench(const BenchFlags& flags) {
   if (!flags.markdown.empty()) {
     report::SummaryOptions summary_options;
     summary_options.device = std::to_string(result.device_id);
-    report::write_output(flags.markdown,
-                         report::render_markdown(report::summarize(store, summary_options)));
+    db::write_output(flags.markdown,
+                     report::render_markdown(report::summarize(store, summary_options)));
     std::fprintf(stderr, "markdown: %s\n", flags.markdown.c_str());
   }
 }

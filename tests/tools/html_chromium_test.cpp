@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <string>
 
+#include "db/atomic_write.h"
 #include "tests/tools/report_fixture.h"
 #include "tools/report/html.h"
 #include "tools/report/report.h"
@@ -82,9 +83,9 @@ TEST(HtmlChromium, RendersChartsAndIsNotBlank) {
   build_synthetic(store);
   const std::string report = dir.file("report.html");
   const std::string empty = dir.file("empty.html");
-  write_output(report, render_html(summarize(store)));
-  write_output(empty,
-               "<!DOCTYPE html><html><head><meta charset=\"utf-8\"></head><body></body></html>\n");
+  db::write_output(report, render_html(summarize(store)));
+  db::write_output(empty,
+                   "<!DOCTYPE html><html><head><meta charset=\"utf-8\"></head><body></body></html>\n");
 
   // The DOM after parsing: every chart survived as SVG.
   const auto [dom_status, dom] =
@@ -155,7 +156,7 @@ document.body.append(out);
   page.insert(page.find("<head>") + 6, watch);
   page.insert(page.rfind("</body>"), act);
   const std::string file = dir.file("sort.html");
-  write_output(file, page);
+  db::write_output(file, page);
   const auto [status, dom] =
       run(chromium_command(chromium, dir.file("profile"), "--dump-dom", file));
   ASSERT_EQ(status, 0) << "chromium --dump-dom failed";

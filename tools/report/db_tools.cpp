@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <span>
 
+#include "db/atomic_write.h"
 #include "db/database_file.h"
 #include "db/error.h"
 #include "db/json_io.h"
@@ -164,16 +165,16 @@ std::vector<db::ImportStats> merge_databases(const std::vector<std::string>& inp
 void export_database(const std::string& db_path, const std::string& json_path, int indent,
                      bool winners_only, const db::SpirvSource& spirv_source) {
   require_file(db_path, "database");
-  std::string text;
   try {
     const db::Store store = open_checked(db_path);
-    text = db::export_json_text(store, indent,
-                                winners_only ? db::ExportScope::winners : db::ExportScope::all,
-                                spirv_source);
+    db::write_output(json_path,
+                     db::export_json_text(store, indent,
+                                          winners_only ? db::ExportScope::winners
+                                                       : db::ExportScope::all,
+                                          spirv_source));
   } catch (const db::Error& e) {
     throw ReportError(e.what());
   }
-  write_output(json_path, text);
 }
 
 db::ImportStats import_database(const std::string& json_path, const std::string& db_path) {

@@ -1,15 +1,9 @@
 // write_report: argument checks, then render_report, then an atomic write.
 #include "tools/report/report.h"
 
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
-#include <filesystem>
-#include <iostream>
-
+#include "db/atomic_write.h"
 #include "db/error.h"
 #include "db/json_io.h"
-#include "tools/report/atomic_write.h"
 #include "tools/report/db_tools.h"
 #include "tools/report/summary_json.h"
 #include "tools/report/tables.h"
@@ -47,19 +41,6 @@ std::string render_report(const db::Store& store, Format format, const SummaryOp
   return {};
 }
 
-void write_output(const std::string& path, std::string_view bytes) {
-  if (path == "-") {
-    std::cout.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    std::cout.flush();
-    if (!std::cout || std::fflush(stdout) != 0) {
-      throw ReportError(std::string("cannot write the output to standard output: ") +
-                        std::strerror(errno));
-    }
-    return;
-  }
-  write_file_atomically(path, bytes);
-}
-
 void write_report(const ReportRequest& request) {
   const std::optional<Format> format = parse_format(request.format);
   if (!format) {
@@ -90,16 +71,14 @@ void write_report(const ReportRequest& request) {
     if (*format != Format::html) throw ReportError("--peak-tflops applies to --format html only");
     html.peak_gflops = *request.peak_tflops * 1000.0;
   }
-  std::string text;
   try {
     const db::Store store = open_for_reading(request.db_path);
-    text = render_report(store, *format, summary, html);
+    db::write_output(request.output, render_report(store, *format, summary, html));
   } catch (const db::Error& e) {
     throw ReportError(e.what());
   } catch (const std::invalid_argument& e) {
     throw ReportError(e.what());
   }
-  write_output(request.output, text);
 }
 
 }  // namespace vktune::report

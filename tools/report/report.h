@@ -42,8 +42,4 @@ std::string render_report(const db::Store& store, Format format, const SummaryOp
 // rethrown as ReportError naming the file).
 void write_report(const ReportRequest& request);
 
-// Writes `bytes` to `path` ("-": stdout) through a temporary file renamed into place, so a
-// failed write never leaves a truncated output. Throws ReportError naming the path.
-void write_output(const std::string& path, std::string_view bytes);
-
 }  // namespace vktune::report

@@ -4,7 +4,7 @@
 #include <string>
 #include <string_view>
 
-namespace vktune::report {
+namespace vktune::db {
 
 // Writes `bytes` to `path`: into an unnamed temporary file in the same directory (O_TMPFILE;
 // a hidden named one where the file system lacks it), synced, then renamed over `path`. A kill
@@ -14,7 +14,11 @@ namespace vktune::report {
 // A symlink at `path` is followed, so the file it names is replaced, not the link. A character
 // device or a FIFO at `path` (or behind the link) is never replaced: `bytes` are written into
 // it, as to standard output (a FIFO waits for its reader); any other kind of file is refused.
-// Throws ReportError naming `path`.
+// Throws db::Error naming `path`.
 void write_file_atomically(const std::string& path, std::string_view bytes);
 
-}  // namespace vktune::report
+// write_file_atomically, or standard output where `path` is "-": where an export or a report
+// goes. Throws db::Error naming the path.
+void write_output(const std::string& path, std::string_view bytes);
+
+}  // namespace vktune::db

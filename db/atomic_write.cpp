@@ -1,4 +1,6 @@
-#include "tools/report/atomic_write.h"
+// write_file_atomically: O_TMPFILE (or a hidden named file), fsync, rename, fsync of the
+// directory; write_output: the same, or standard output for "-".
+#include "db/atomic_write.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -10,12 +12,13 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <iostream>
 #include <limits>
 #include <vector>
 
-#include "tools/report/report.h"
+#include "db/error.h"
 
-namespace vktune::report {
+namespace vktune::db {
 namespace {
 
 namespace fs = std::filesystem;
@@ -114,7 +117,7 @@ void remove_stale_links(const fs::path& dir, const std::string& base) {
 }
 
 [[noreturn]] void fail(const std::string& path, const std::string& why) {
-  throw ReportError("cannot write \"" + path + "\": " + why);
+  throw Error("cannot write \"" + path + "\": " + why);
 }
 
 // Writes `bytes` into the character device or FIFO at `path` as a shell's `>` would (a FIFO
@@ -155,4 +158,17 @@ void write_file_atomically(const std::string& path, std::string_view bytes) {
   }
 }
 
-}  // namespace vktune::report
+void write_output(const std::string& path, std::string_view bytes) {
+  if (path == "-") {
+    std::cout.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    std::cout.flush();
+    if (!std::cout || std::fflush(stdout) != 0) {
+      throw Error(std::string("cannot write the output to standard output: ") +
+                  std::strerror(errno));
+    }
+    return;
+  }
+  write_file_atomically(path, bytes);
+}
+
+}  // namespace vktune::db
