@@ -7,10 +7,10 @@
 #include <set>
 
 #include "db/atomic_write.h"
+#include "db/ops/db_tools.h"
 #include "kernels/vk/device_select.h"
 #include "tools/bench.h"
 #include "tools/cli.h"
-#include "tools/report/db_tools.h"
 #include "tools/report/report.h"
 #include "tools/report/summary.h"
 #include "tools/report/tables.h"
@@ -38,7 +38,7 @@ void run_bench(const BenchFlags& flags) {
   const vk::Instance instance = create_instance();
   const auto devices = instance.devices();
   const size_t index = vk::select_device(devices, vk::device_request(flags.device.device));
-  const db::Store tuned = report::open_for_reading(flags.db);
+  const db::Store tuned = db::ops::open_for_reading(flags.db);
   BenchPlan plan = plan_bench(tuned, devices[index]);
   if (!flags.shapes.empty()) {
     tuner::ShapeOptions shape_options;

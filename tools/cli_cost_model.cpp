@@ -7,8 +7,8 @@
 #include <string>
 
 #include "db/device_database.h"
+#include "db/ops/db_tools.h"
 #include "tools/cli.h"
-#include "tools/report/db_tools.h"
 #include "tuner/cost_model_eval.h"
 
 namespace vktune::cli {
@@ -30,7 +30,7 @@ void add_cost_model_command(CLI::App& app) {
                   "and judge every problem of --db");
   cmd->callback([o] {
     require_file_inputs({o->db, o->train_db});
-    const db::Store store = report::open_for_reading(o->db);
+    const db::Store store = db::ops::open_for_reading(o->db);
     const std::vector<db::DeviceRecord> devices = store.devices();
     const db::DeviceRecord* device = nullptr;
     for (const db::DeviceRecord& d : devices) {
@@ -58,7 +58,7 @@ void add_cost_model_command(CLI::App& app) {
                                 " or on another device of its vendor and type");
       }
       const std::vector<tuner::Observation> training =
-          tuner::read_observations(report::open_for_reading(train->path), train->device);
+          tuner::read_observations(db::ops::open_for_reading(train->path), train->device);
       results = tuner::judge_transfer(training, observations, features);
       how = "trained on " + std::to_string(training.size()) + " measurements of " + train->device +
             (train->kin ? " (its kin)" : "") + " in " + train->path;

@@ -1,5 +1,5 @@
 // `vktune merge`, `export`, `import` and `lookup`: database housekeeping and the runtime's
-// answer for one problem, with its provenance. The logic lives in tools/report/db_tools.h;
+// answer for one problem, with its provenance. The logic lives in db/ops/db_tools.h;
 // this file only wires options and, for lookup, reads the default Vulkan device.
 #include <cstdio>
 #include <memory>
@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "db/ops/db_tools.h"
 #include "kernels/op.h"
 #include "kernels/vk/shader_compiler.h"
 #include "kernels/device_info.h"
@@ -15,7 +16,6 @@
 #include "kernels/vk/instance.h"
 #include "tools/cli.h"
 #include "tools/engine/device_query.h"
-#include "tools/report/db_tools.h"
 #include "tuner/records.h"
 
 namespace vktune::cli {
@@ -31,29 +31,29 @@ struct LookupOptions {
 
 std::optional<uint32_t> flag_u32(const std::string& text, const char* what) {
   if (text.empty()) return std::nullopt;
-  return report::parse_u32(text, what);
+  return db::ops::parse_u32(text, what);
 }
 
 void run_lookup(const LookupOptions& o) {
   require_file_inputs({o.db});
-  const db::Catalog catalog = report::read_catalog(o.db);
-  report::LookupDevice device;
+  const db::Catalog catalog = db::ops::read_catalog(o.db);
+  db::ops::LookupDevice device;
   const bool by_flags = !o.vendor_id.empty() || !o.device_id.empty() || !o.driver_id.empty() ||
                         !o.driver_version.empty() || !o.device_type.empty() || !o.uuid.empty();
   if (by_flags) {
     if (!o.device.device.empty()) {
-      throw report::ReportError(
+      throw std::invalid_argument(
           "--device picks a Vulkan device; it does not combine with "
           "--vendor-id/--device-id/--driver-version");
     }
-    report::DeviceFlags flags;
+    db::ops::DeviceFlags flags;
     flags.vendor_id = flag_u32(o.vendor_id, "--vendor-id");
     flags.device_id = flag_u32(o.device_id, "--device-id");
     flags.driver_id = flag_u32(o.driver_id, "--driver-id");
     flags.driver_version = flag_u32(o.driver_version, "--driver-version");
     flags.device_type = o.device_type;
     flags.pipeline_cache_uuid = o.uuid;
-    device = report::device_from_flags(flags, catalog);
+    device = db::ops::device_from_flags(flags, catalog);
   } else {
     const vk::Instance instance = create_instance();
     const std::vector<vk::DeviceInfo> devices = instance.devices();
@@ -75,7 +75,7 @@ void run_lookup(const LookupOptions& o) {
     throw std::invalid_argument("--heads and --kv-heads are attention's; " + o.shape.op +
                                 " has none");
   }
-  const report::LookupResult r = report::lookup(catalog, device, problem, o.json);
+  const db::ops::LookupResult r = db::ops::lookup(catalog, device, problem, o.json);
   std::fputs(r.output.c_str(), stdout);
   std::fflush(stdout);
   if (!r.ok) throw CLI::RuntimeError(3);
@@ -94,9 +94,9 @@ void add_merge_command(CLI::App& app) {
       require_file_inputs({input});
       refuse_to_overwrite(input, *output);
     }
-    const auto stats = report::merge_databases(*inputs, *output);
+    const auto stats = db::ops::merge_databases(*inputs, *output);
     for (size_t i = 0; i < stats.size(); ++i) {
-      std::printf("%s: %s\n", (*inputs)[i].c_str(), report::format_stats(stats[i]).c_str());
+      std::printf("%s: %s\n", (*inputs)[i].c_str(), db::ops::format_stats(stats[i]).c_str());
     }
     std::printf("merged %zu database(s) into %s\n", stats.size(), output->c_str());
   });
@@ -120,7 +120,7 @@ void add_export_command(CLI::App& app) {
     require_file_inputs({*db});
     refuse_to_overwrite(*db, *output);
     ShaderCompiler compiler;
-    report::export_database(*db, *output, *indent, *winners_only,
+    db::ops::export_database(*db, *output, *indent, *winners_only,
                             [&compiler](const db::KernelRecord& k) {
                               return tuner::compile_spirv(compiler, k);
                             });
@@ -136,8 +136,8 @@ void add_import_command(CLI::App& app) {
   cmd->callback([json, db] {
     require_file_inputs({*json});
     refuse_to_overwrite(*json, *db);
-    const db::ImportStats s = report::import_database(*json, *db);
-    std::printf("%s: %s\n", db->c_str(), report::format_stats(s).c_str());
+    const db::ImportStats s = db::ops::import_database(*json, *db);
+    std::printf("%s: %s\n", db->c_str(), db::ops::format_stats(s).c_str());
   });
 }
 

@@ -4,8 +4,8 @@
 #include <memory>
 #include <string>
 
+#include "db/ops/db_tools.h"
 #include "tools/cli.h"
-#include "tools/report/db_tools.h"
 #include "tools/report/evaluate.h"
 
 namespace vktune::cli {
@@ -33,7 +33,7 @@ void add_evaluate_command(CLI::App& app) {
                 "at another group size answers it)");
   cmd->callback([o] {
     require_file_inputs({o->db});
-    const db::Store store = report::open_for_reading(o->db);
+    const db::Store store = db::ops::open_for_reading(o->db);
     const report::Evaluation e = report::evaluate_leave_one_out(
         store, o->winners_only ? report::RuntimeInput::winners : report::RuntimeInput::ranked,
         o->leave_shape_out ? report::Hide::shape : report::Hide::problem);

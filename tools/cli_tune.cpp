@@ -14,6 +14,7 @@
 #include <string_view>
 
 #include "db/device_database.h"
+#include "db/ops/db_tools.h"
 #include "db/store.h"
 #include "kernels/vk/compiler_probe.h"
 #include "kernels/family.h"
@@ -21,15 +22,14 @@
 #include "kernels/vk/device_select.h"
 #include "kernels/vk/instance.h"
 #include "tools/cli.h"
-#include "tools/worker_processes.h"
-#include "tools/report/db_tools.h"
 #include "tools/report/summary.h"
 #include "tools/report/summary_json.h"
+#include "tools/worker_processes.h"
 #include "tuner/device_plan.h"
 #include "tuner/progress.h"
 #include "tuner/session.h"
-#include "tuner/shard.h"
 #include "tuner/shape_sets.h"
+#include "tuner/shard.h"
 
 namespace vktune::cli {
 namespace {
@@ -298,7 +298,7 @@ void run_on_devices(const TuneFlags& flags, const std::vector<vk::DeviceInfo>& d
     if (std::sscanf(o.out.c_str(), "run %lld", &run) == 1) runs.push_back(run);
   }
   if (runs.empty()) return;
-  print_summary(flags, report::open_for_reading(flags.db), std::move(runs));
+  print_summary(flags, db::ops::open_for_reading(flags.db), std::move(runs));
 }
 
 void run_tune(const TuneFlags& flags) {
@@ -359,7 +359,7 @@ void run_tune(const TuneFlags& flags) {
   db::Store store = db::Store::open(flags.db);
   std::optional<db::Store> train_store;
   if (const auto train = train_database(flags.train_db, devices[index])) {
-    train_store.emplace(report::open_for_reading(train->path));
+    train_store.emplace(db::ops::open_for_reading(train->path));
     options.train_store = &*train_store;
     if (train->kin) options.train_device = train->device;
   }

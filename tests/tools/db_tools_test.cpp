@@ -1,5 +1,5 @@
-// merge / export / import / lookup functions behind the CLI subcommands.
-#include "tools/report/db_tools.h"
+// merge / export / import / lookup functions behind the CLI subcommands (db/ops/db_tools.h).
+#include "db/ops/db_tools.h"
 
 #include <gtest/gtest.h>
 
@@ -12,6 +12,7 @@
 namespace vktune::report {
 namespace {
 
+using namespace vktune::db::ops;
 using namespace vktune::testing;
 
 size_t rows(const std::string& path) {
@@ -56,8 +57,8 @@ TEST(DbTools, MergeIsLossFreeAndIdempotent) {
   EXPECT_EQ(again[1], db::ImportStats{});
   EXPECT_EQ(rows(dir.file("c.db")), merged);
 
-  EXPECT_THROW(merge_databases({dir.file("a.db")}, dir.file("a.db")), ReportError);
-  EXPECT_THROW(merge_databases({dir.file("missing.db")}, dir.file("d.db")), ReportError);
+  EXPECT_THROW(merge_databases({dir.file("a.db")}, dir.file("a.db")), db::Error);
+  EXPECT_THROW(merge_databases({dir.file("missing.db")}, dir.file("d.db")), db::Error);
 }
 
 TEST(DbTools, ExportImportRoundTrip) {
@@ -74,8 +75,8 @@ TEST(DbTools, ExportImportRoundTrip) {
   EXPECT_EQ(s.measurements, 25);
   EXPECT_EQ(rows(dir.file("b.db")), rows(dir.file("a.db")));
   EXPECT_EQ(import_database(dir.file("a.json"), dir.file("b.db")), db::ImportStats{});
-  EXPECT_THROW(export_database(dir.file("missing.db"), dir.file("x.json")), ReportError);
-  EXPECT_THROW(import_database(dir.file("missing.json"), dir.file("x.db")), ReportError);
+  EXPECT_THROW(export_database(dir.file("missing.db"), dir.file("x.json")), db::Error);
+  EXPECT_THROW(import_database(dir.file("missing.json"), dir.file("x.db")), db::Error);
   EXPECT_EQ(format_stats(s).rfind("devices +2, kernels +12", 0), 0u);
 }
 
@@ -125,20 +126,20 @@ TEST(DbTools, OpenForReadingTakesExportedJson) {
   try {
     open_for_reading(dir.file("broken.json"));
     FAIL() << "a broken document was read";
-  } catch (const ReportError& e) {
+  } catch (const db::Error& e) {
     EXPECT_NE(std::string(e.what()).find("broken.json"), std::string::npos) << e.what();
   }
-  EXPECT_THROW(open_for_reading(dir.file("none.json")), ReportError);
+  EXPECT_THROW(open_for_reading(dir.file("none.json")), db::Error);
 }
 
 TEST(DbTools, ParseU32) {
   EXPECT_EQ(parse_u32("0x10de", "--vendor-id"), 0x10deu);
   EXPECT_EQ(parse_u32("0X10DE", "--vendor-id"), 0x10deu);
   EXPECT_EQ(parse_u32("4318", "--vendor-id"), 4318u);
-  EXPECT_THROW(parse_u32("", "--vendor-id"), ReportError);
-  EXPECT_THROW(parse_u32("0x", "--vendor-id"), ReportError);
-  EXPECT_THROW(parse_u32("12ab", "--vendor-id"), ReportError);
-  EXPECT_THROW(parse_u32("0x100000000", "--vendor-id"), ReportError);
+  EXPECT_THROW(parse_u32("", "--vendor-id"), db::Error);
+  EXPECT_THROW(parse_u32("0x", "--vendor-id"), db::Error);
+  EXPECT_THROW(parse_u32("12ab", "--vendor-id"), db::Error);
+  EXPECT_THROW(parse_u32("0x100000000", "--vendor-id"), db::Error);
 }
 
 class LookupTest : public ::testing::Test {
@@ -215,9 +216,9 @@ TEST_F(LookupTest, OtherDriverAndUnknownDevice) {
   EXPECT_NE(bad.output.find("odd"), std::string::npos) << bad.output;
 
   DeviceFlags no_vendor;
-  EXPECT_THROW(device_from_flags(no_vendor, catalog), ReportError);
+  EXPECT_THROW(device_from_flags(no_vendor, catalog), db::Error);
   unknown.device_type = "gpu";
-  EXPECT_THROW(device_from_flags(unknown, catalog), ReportError);
+  EXPECT_THROW(device_from_flags(unknown, catalog), db::Error);
 }
 
 TEST_F(LookupTest, ReadsExportedJsonToo) {
@@ -226,7 +227,7 @@ TEST_F(LookupTest, ReadsExportedJsonToo) {
   const db::Catalog from_db = read_catalog(path_);
   EXPECT_EQ(from_json.devices.size(), from_db.devices.size());
   EXPECT_EQ(from_json.winners.size(), from_db.winners.size());
-  EXPECT_THROW(read_catalog(dir_->file("missing.db")), ReportError);
+  EXPECT_THROW(read_catalog(dir_->file("missing.db")), db::Error);
 }
 
 }  // namespace

@@ -7,8 +7,8 @@
 #include <fstream>
 
 #include "db/error.h"
+#include "db/ops/db_tools.h"
 #include "tests/tools/report_fixture.h"
-#include "tools/report/db_tools.h"
 
 namespace vktune::db {
 namespace {
@@ -21,7 +21,7 @@ TEST(DeviceDatabase, NamesTheDevicesOfADatabaseAndOfItsExport) {
     db::Store s = db::Store::open(dir.file("a.db"));
     build_synthetic(s);
   }
-  report::export_database(dir.file("a.db"), dir.file("a.json"));
+  db::ops::export_database(dir.file("a.db"), dir.file("a.json"));
   const std::vector<RecordedDevice> expected = {{kDevice1Name, 0x10de, "discrete"},
                                                 {kDevice2Name, 0x10de, "discrete"}};
   EXPECT_EQ(recorded_devices(dir.file("a.db")), expected);
@@ -46,10 +46,10 @@ class DeviceDatabaseFolder : public ::testing::Test {
       db::Store probe = db::Store::open(dir.file("probe.db"));
       probe.upsert_device(s.devices().front());
     }
-    report::export_database(dir.file("tmp.db"), dir.file("shipped.json"));
-    report::export_database(dir.file("probe.db"), dir.file("probe.json"));
+    db::ops::export_database(dir.file("tmp.db"), dir.file("shipped.json"));
+    db::ops::export_database(dir.file("probe.db"), dir.file("probe.json"));
     // A winners file of the same devices sorts first but holds nothing to learn from.
-    report::export_database(dir.file("tmp.db"), dir.file("a.winners.json"));
+    db::ops::export_database(dir.file("tmp.db"), dir.file("a.winners.json"));
     std::filesystem::remove(dir.file("tmp.db"));
     std::filesystem::remove(dir.file("probe.db"));
   }

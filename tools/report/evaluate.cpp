@@ -15,7 +15,7 @@
 #include "db/run_order.h"
 #include "runtime/snapshot.h"
 #include "runtime/stored_device.h"
-#include "tools/report/db_tools.h"
+#include "tools/report/report.h"
 #include "tools/report/summary.h"
 
 namespace vktune::report {

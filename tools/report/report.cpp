@@ -4,7 +4,7 @@
 #include "db/atomic_write.h"
 #include "db/error.h"
 #include "db/json_io.h"
-#include "tools/report/db_tools.h"
+#include "db/ops/db_tools.h"
 #include "tools/report/summary_json.h"
 #include "tools/report/tables.h"
 
@@ -72,7 +72,7 @@ void write_report(const ReportRequest& request) {
     html.peak_gflops = *request.peak_tflops * 1000.0;
   }
   try {
-    const db::Store store = open_for_reading(request.db_path);
+    const db::Store store = db::ops::open_for_reading(request.db_path);
     db::write_output(request.output, render_report(store, *format, summary, html));
   } catch (const db::Error& e) {
     throw ReportError(e.what());

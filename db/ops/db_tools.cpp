@@ -1,6 +1,6 @@
 // merge / export / import / lookup: thin layers over db::Store, db/json_io and
-// runtime::Snapshot that turn their errors into messages naming the file.
-#include "tools/report/db_tools.h"
+// runtime::Snapshot that add the catalogue's checks and name the file in every refusal.
+#include "db/ops/db_tools.h"
 
 #include <algorithm>
 #include <cctype>
@@ -22,9 +22,8 @@
 #include "runtime/query_problem.h"
 #include "runtime/snapshot.h"
 #include "runtime/stored_device.h"
-#include "tools/report/report.h"
 
-namespace vktune::report {
+namespace vktune::db::ops {
 namespace {
 
 namespace fs = std::filesystem;
@@ -32,9 +31,9 @@ namespace fs = std::filesystem;
 void require_file(const std::string& path, std::string_view what) {
   std::error_code ec;
   if (!fs::exists(path, ec))
-    throw ReportError(std::string(what) + " \"" + path + "\" does not exist");
+    throw Error(std::string(what) + " \"" + path + "\" does not exist");
   if (fs::is_directory(path, ec))
-    throw ReportError(std::string(what) + " \"" + path + "\" is a directory");
+    throw Error(std::string(what) + " \"" + path + "\" is a directory");
 }
 
 bool same_file(const std::string& a, const std::string& b) {
@@ -65,12 +64,12 @@ auto write_database(const std::string& path, Write&& write) {
 std::array<uint8_t, 16> parse_uuid(std::string_view hex) {
   std::array<uint8_t, 16> out{};
   if (hex.size() != 32)
-    throw ReportError("pipeline cache UUID \"" + std::string(hex) + "\" must be 32 hex digits");
+    throw Error("pipeline cache UUID \"" + std::string(hex) + "\" must be 32 hex digits");
   for (size_t i = 0; i < 16; ++i) {
     unsigned v = 0;
     const auto [p, ec] = std::from_chars(hex.data() + 2 * i, hex.data() + 2 * i + 2, v, 16);
     if (ec != std::errc() || p != hex.data() + 2 * i + 2) {
-      throw ReportError("pipeline cache UUID \"" + std::string(hex) + "\" must be 32 hex digits");
+      throw Error("pipeline cache UUID \"" + std::string(hex) + "\" must be 32 hex digits");
     }
     out[i] = static_cast<uint8_t>(v);
   }
@@ -140,58 +139,46 @@ db::Store open_checked(const std::string& path) {
 
 std::vector<db::ImportStats> merge_databases(const std::vector<std::string>& inputs,
                                              const std::string& output) {
-  if (inputs.empty()) throw ReportError("merge needs at least one input database");
-  if (output.empty()) throw ReportError("merge needs an output database; use -o FILE");
+  if (inputs.empty()) throw Error("merge needs at least one input database");
+  if (output.empty()) throw Error("merge needs an output database; use -o FILE");
   for (const auto& in : inputs) {
     require_file(in, "input database");
     if (same_file(in, output)) {
-      throw ReportError("input \"" + in + "\" is the output file; merge into a new file");
+      throw Error("input \"" + in + "\" is the output file; merge into a new file");
     }
   }
-  try {
-    // Every input is opened (and so checked) before the output is touched.
-    std::vector<db::Store> sources;
-    for (const auto& in : inputs) sources.push_back(open_checked(in));
-    return write_database(output, [&](db::Store& target) {
-      std::vector<db::ImportStats> stats;
-      for (const db::Store& source : sources) stats.push_back(target.merge_from(source));
-      return stats;
-    });
-  } catch (const db::Error& e) {
-    throw ReportError(e.what());
-  }
+  // Every input is opened (and so checked) before the output is touched.
+  std::vector<db::Store> sources;
+  for (const auto& in : inputs) sources.push_back(open_checked(in));
+  return write_database(output, [&](db::Store& target) {
+    std::vector<db::ImportStats> stats;
+    for (const db::Store& source : sources) stats.push_back(target.merge_from(source));
+    return stats;
+  });
 }
 
 void export_database(const std::string& db_path, const std::string& json_path, int indent,
                      bool winners_only, const db::SpirvSource& spirv_source) {
   require_file(db_path, "database");
-  try {
-    const db::Store store = open_checked(db_path);
-    db::write_output(json_path,
-                     db::export_json_text(store, indent,
-                                          winners_only ? db::ExportScope::winners
-                                                       : db::ExportScope::all,
-                                          spirv_source));
-  } catch (const db::Error& e) {
-    throw ReportError(e.what());
-  }
+  const db::Store store = open_checked(db_path);
+  db::write_output(json_path,
+                   db::export_json_text(store, indent,
+                                        winners_only ? db::ExportScope::winners
+                                                     : db::ExportScope::all,
+                                        spirv_source));
 }
 
 db::ImportStats import_database(const std::string& json_path, const std::string& db_path) {
   require_file(json_path, "JSON document");
-  try {
-    const db::DatabaseContent content =
-        db::database_content(db::read_regular_file(json_path), json_path);
-    if (content.form() != db::DatabaseForm::json) {
-      throw ReportError("\"" + json_path + "\" is an SQLite database, not a JSON document; " +
-                        "use `vktune merge` to combine databases");
-    }
-    return write_database(db_path, [&](db::Store& store) {
-      return db::import_json_text(store, content.text(), json_path, kChecks);
-    });
-  } catch (const db::Error& e) {
-    throw ReportError(e.what());
+  const db::DatabaseContent content =
+      db::database_content(db::read_regular_file(json_path), json_path);
+  if (content.form() != db::DatabaseForm::json) {
+    throw Error("\"" + json_path + "\" is an SQLite database, not a JSON document; " +
+                "use `vktune merge` to combine databases");
   }
+  return write_database(db_path, [&](db::Store& store) {
+    return db::import_json_text(store, content.text(), json_path, kChecks);
+  });
 }
 
 std::string format_stats(const db::ImportStats& s) {
@@ -211,8 +198,8 @@ uint32_t parse_u32(std::string_view text, std::string_view what) {
   uint32_t v = 0;
   const auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v, base);
   if (digits.empty() || ec != std::errc() || p != digits.data() + digits.size()) {
-    throw ReportError(std::string(what) + " \"" + std::string(text) +
-                      "\" is not a 32-bit number; use decimal or 0x-prefixed hex");
+    throw Error(std::string(what) + " \"" + std::string(text) +
+                "\" is not a 32-bit number; use decimal or 0x-prefixed hex");
   }
   return v;
 }
@@ -223,8 +210,8 @@ runtime::DeviceType parse_device_type(std::string_view name) {
   if (name == "virtual") return runtime::DeviceType::virtual_gpu;
   if (name == "cpu") return runtime::DeviceType::cpu;
   if (name == "other") return runtime::DeviceType::other;
-  throw ReportError("device type \"" + std::string(name) +
-                    "\" is not one of discrete, integrated, virtual, cpu, other");
+  throw Error("device type \"" + std::string(name) +
+              "\" is not one of discrete, integrated, virtual, cpu, other");
 }
 
 std::string_view device_type_name(runtime::DeviceType type) noexcept {
@@ -256,7 +243,7 @@ runtime::DeviceQuery LookupDevice::query() const noexcept {
 }
 
 LookupDevice device_from_flags(const DeviceFlags& flags, const db::Catalog& catalog) {
-  if (!flags.vendor_id) throw ReportError("--vendor-id is needed to describe a device by flags");
+  if (!flags.vendor_id) throw Error("--vendor-id is needed to describe a device by flags");
   LookupDevice d;
   d.vendor_id = *flags.vendor_id;
   d.origin = "flags";
@@ -298,27 +285,19 @@ LookupDevice device_from_flags(const DeviceFlags& flags, const db::Catalog& cata
 
 db::Store open_for_reading(const std::string& path) {
   require_file(path, "database");
-  try {
-    return open_checked(path);
-  } catch (const db::Error& e) {
-    throw ReportError(e.what());
-  }
+  return open_checked(path);
 }
 
 db::Catalog read_catalog(const std::string& path) {
   require_file(path, "database");
-  try {
-    return db::read_catalog(path, db::IntegrityCheck::quick_check, true, kChecks);
-  } catch (const db::Error& e) {
-    throw ReportError(e.what());
-  }
+  return db::read_catalog(path, db::IntegrityCheck::quick_check, true, kChecks);
 }
 
 LookupResult lookup(const db::Catalog& catalog, const LookupDevice& device,
                     const runtime::ProblemQuery& problem, bool json) {
   std::string error;
   const auto snapshot = runtime::Snapshot::from_catalog(catalog, &error);
-  if (!snapshot) throw ReportError("cannot build a lookup snapshot: " + error);
+  if (!snapshot) throw Error("cannot build a lookup snapshot: " + error);
   const runtime::Selection s = snapshot->select(device.query(), problem);
   LookupResult r;
   r.ok = s.ok();
@@ -357,4 +336,4 @@ LookupResult lookup(const db::Catalog& catalog, const LookupDevice& device,
   return r;
 }
 
-}  // namespace vktune::report
+}  // namespace vktune::db::ops

@@ -1,5 +1,5 @@
 // The logic behind `vktune merge`, `export`, `import` and `lookup`, as functions the CLI and
-// the tests call. Errors surface as ReportError (report.h) with a message naming the file.
+// the tests call. Errors surface as db::Error with a message naming the file.
 #pragma once
 
 #include <array>
@@ -9,13 +9,13 @@
 #include <string_view>
 #include <vector>
 
+#include "db/error.h"
 #include "db/json_io.h"
 #include "db/records.h"
 #include "db/store.h"
 #include "runtime/selection.h"
-#include "tools/report/report.h"  // ReportError
 
-namespace vktune::report {
+namespace vktune::db::ops {
 
 // Merges every input into `output` (created if missing) with db::Store::merge_from: loss-free
 // and idempotent. Inputs (any form open_for_reading reads, an SQLite database's rows checked as
@@ -39,7 +39,7 @@ db::ImportStats import_database(const std::string& json_path, const std::string&
 // "devices +1, kernels +2, problems +0, runs +1, measurements +5, coverage +2".
 std::string format_stats(const db::ImportStats& stats);
 
-// Parses "0x10de" (hex) or "4318" (decimal) into a uint32; throws ReportError naming `what`.
+// Parses "0x10de" (hex) or "4318" (decimal) into a uint32; throws db::Error naming `what`.
 uint32_t parse_u32(std::string_view text, std::string_view what);
 
 // The device a lookup asks for, owning its strings (DeviceQuery only views them).
@@ -68,13 +68,13 @@ struct DeviceFlags {
 LookupDevice device_from_flags(const DeviceFlags& flags, const db::Catalog& catalog);
 
 // db::open_for_reading and db::read_catalog (a .db file, a JSON document, either one
-// zstd-compressed; told apart by content), their errors as ReportError. open_for_reading
+// zstd-compressed; told apart by content), their errors as db::Error. open_for_reading
 // checks the rows of either form as import_database checks a document's; read_catalog a
 // document's (a lookup checks the SPIR-V of the answer it gives).
 db::Store open_for_reading(const std::string& path);
 db::Catalog read_catalog(const std::string& path);
 
-// "discrete" -> DeviceType::discrete etc.; throws ReportError on an unknown name.
+// "discrete" -> DeviceType::discrete etc.; throws db::Error on an unknown name.
 runtime::DeviceType parse_device_type(std::string_view name);
 std::string_view device_type_name(runtime::DeviceType type) noexcept;
 
@@ -90,4 +90,4 @@ struct LookupResult {
 LookupResult lookup(const db::Catalog& catalog, const LookupDevice& device,
                     const runtime::ProblemQuery& problem, bool json);
 
-}  // namespace vktune::report
+}  // namespace vktune::db::ops
