@@ -33,9 +33,7 @@ ALLOWED = {
     "vktune_tuner": {"vktune_kernels", "vktune_catalogue", "vktune_db", "vktune_model",
                      "vktune_runtime"},
     "vktune_report": {"vktune_db_ops", "vktune_runtime", "vktune_db", "vktune_catalogue"},
-    # The engine's lookup device (db/ops/db_tools.h) until it sits in the runtime.
-    "vktune_engine": {"vktune_runtime", "vktune_kernels", "vktune_catalogue", "vktune_db_ops",
-                      "vktune_model"},
+    "vktune_engine": {"vktune_runtime", "vktune_kernels", "vktune_catalogue", "vktune_model"},
     "vktune_cli": {"vktune_engine", "vktune_report", "vktune_tuner", "vktune_db_ops",
                    "vktune_runtime", "vktune_kernels", "vktune_catalogue", "vktune_db",
                    "vktune_model"},

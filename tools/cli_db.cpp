@@ -37,7 +37,7 @@ std::optional<uint32_t> flag_u32(const std::string& text, const char* what) {
 void run_lookup(const LookupOptions& o) {
   require_file_inputs({o.db});
   const db::Catalog catalog = db::ops::read_catalog(o.db);
-  db::ops::LookupDevice device;
+  runtime::LookupDevice device;
   const bool by_flags = !o.vendor_id.empty() || !o.device_id.empty() || !o.driver_id.empty() ||
                         !o.driver_version.empty() || !o.device_type.empty() || !o.uuid.empty();
   if (by_flags) {

@@ -230,21 +230,9 @@ std::string_view device_type_name(runtime::DeviceType type) noexcept {
   return "other";
 }
 
-runtime::DeviceQuery LookupDevice::query() const noexcept {
-  runtime::DeviceQuery q;
-  q.vendor_id = vendor_id;
-  q.device_id = device_id;
-  q.driver_id = driver_id;
-  q.driver_version = driver_version;
-  q.device_type = type;
-  q.pipeline_cache_uuid = pipeline_cache_uuid;
-  q.name = name;
-  return q;
-}
-
-LookupDevice device_from_flags(const DeviceFlags& flags, const db::Catalog& catalog) {
+runtime::LookupDevice device_from_flags(const DeviceFlags& flags, const db::Catalog& catalog) {
   if (!flags.vendor_id) throw Error("--vendor-id is needed to describe a device by flags");
-  LookupDevice d;
+  runtime::LookupDevice d;
   d.vendor_id = *flags.vendor_id;
   d.origin = "flags";
   // The stored device that best fits the flags: same vendor (and device id when given), the
@@ -293,7 +281,7 @@ db::Catalog read_catalog(const std::string& path) {
   return db::read_catalog(path, db::IntegrityCheck::quick_check, true, kChecks);
 }
 
-LookupResult lookup(const db::Catalog& catalog, const LookupDevice& device,
+LookupResult lookup(const db::Catalog& catalog, const runtime::LookupDevice& device,
                     const runtime::ProblemQuery& problem, bool json) {
   std::string error;
   const auto snapshot = runtime::Snapshot::from_catalog(catalog, &error);

@@ -2,7 +2,6 @@
 // the tests call. Errors surface as db::Error with a message naming the file.
 #pragma once
 
-#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -13,6 +12,7 @@
 #include "db/json_io.h"
 #include "db/records.h"
 #include "db/store.h"
+#include "runtime/lookup_device.h"
 #include "runtime/selection.h"
 
 namespace vktune::db::ops {
@@ -42,21 +42,6 @@ std::string format_stats(const db::ImportStats& stats);
 // Parses "0x10de" (hex) or "4318" (decimal) into a uint32; throws db::Error naming `what`.
 uint32_t parse_u32(std::string_view text, std::string_view what);
 
-// The device a lookup asks for, owning its strings (DeviceQuery only views them).
-struct LookupDevice {
-  uint32_t vendor_id = 0;
-  uint32_t device_id = 0;
-  uint32_t driver_id = 0;
-  uint32_t driver_version = 0;
-  runtime::DeviceType type = runtime::DeviceType::other;
-  std::array<uint8_t, 16> pipeline_cache_uuid{};
-  std::string name;
-  std::string origin;  // how it was obtained, for the output ("Vulkan device 0", "flags", ...)
-
-  // Valid while *this lives and is not modified.
-  runtime::DeviceQuery query() const noexcept;
-};
-
 // A device given by flags. Fields left unset are filled from the best matching device of
 // `catalog` (same vendor and device id, the given driver version if any, else the newest
 // driver), so that `--vendor-id 0x10de --device-id 0x2684` finds that device's exact entries.
@@ -65,7 +50,7 @@ struct DeviceFlags {
   std::string device_type;          // "discrete", "integrated", "virtual", "cpu", "other" or empty
   std::string pipeline_cache_uuid;  // 32 hex digits or empty
 };
-LookupDevice device_from_flags(const DeviceFlags& flags, const db::Catalog& catalog);
+runtime::LookupDevice device_from_flags(const DeviceFlags& flags, const db::Catalog& catalog);
 
 // db::open_for_reading and db::read_catalog (a .db file, a JSON document, either one
 // zstd-compressed; told apart by content), their errors as db::Error. open_for_reading
@@ -87,7 +72,7 @@ struct LookupResult {
 // answer with runtime::describe (or describe_json plus the query when `json`). An answer whose
 // stored SPIR-V fails SPIRV-Tools' validation is shown with "spirv refused: <why>" (JSON:
 // "spirv_refused") and is not ok.
-LookupResult lookup(const db::Catalog& catalog, const LookupDevice& device,
+LookupResult lookup(const db::Catalog& catalog, const runtime::LookupDevice& device,
                     const runtime::ProblemQuery& problem, bool json);
 
 }  // namespace vktune::db::ops

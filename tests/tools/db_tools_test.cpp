@@ -159,7 +159,7 @@ TEST_F(LookupTest, FlagsCompletedFromDatabaseGiveExactMatch) {
   DeviceFlags flags;
   flags.vendor_id = 0x10de;
   flags.device_id = 0x2684;
-  const LookupDevice d = device_from_flags(flags, catalog);
+  const runtime::LookupDevice d = device_from_flags(flags, catalog);
   EXPECT_EQ(d.name, kDevice1Name);
   EXPECT_EQ(d.driver_version, 0x91000000u + 0x2684u);
   EXPECT_EQ(d.type, runtime::DeviceType::discrete);

@@ -22,8 +22,8 @@ runtime::DeviceType runtime_device_type(vk::DeviceType type) noexcept {
   return runtime::DeviceType::other;
 }
 
-db::ops::LookupDevice lookup_device(const vk::DeviceInfo& info) {
-  db::ops::LookupDevice d;
+runtime::LookupDevice lookup_device(const vk::DeviceInfo& info) {
+  runtime::LookupDevice d;
   d.vendor_id = info.vendor_id;
   d.device_id = info.device_id;
   d.driver_id = info.driver_id;

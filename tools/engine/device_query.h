@@ -2,8 +2,8 @@
 // vk::DeviceInfo to runtime::DeviceQuery, shared by `vktune lookup` and the engine.
 #pragma once
 
-#include "db/ops/db_tools.h"
 #include "kernels/device_info.h"
+#include "runtime/lookup_device.h"
 #include "runtime/selection.h"
 
 namespace vktune::engine {
@@ -12,6 +12,6 @@ runtime::DeviceType runtime_device_type(vk::DeviceType type) noexcept;
 
 // `info` as a lookup device (owning its strings; .query() views them), with origin
 // "Vulkan device <index>".
-db::ops::LookupDevice lookup_device(const vk::DeviceInfo& info);
+runtime::LookupDevice lookup_device(const vk::DeviceInfo& info);
 
 }  // namespace vktune::engine

@@ -10,10 +10,10 @@
 #include <string_view>
 #include <vector>
 
-#include "db/ops/db_tools.h"
 #include "kernels/problem.h"
 #include "kernels/device_info.h"
 #include "runtime/dispatch.h"
+#include "runtime/lookup_device.h"
 #include "runtime/selection.h"
 #include "runtime/snapshot.h"
 
@@ -95,7 +95,7 @@ class Router {
  private:
   std::shared_ptr<const runtime::Snapshot> snapshot_;
   const vk::DeviceInfo* device_;
-  db::ops::LookupDevice query_device_;  // owns the strings the DeviceQuery views
+  runtime::LookupDevice query_device_;  // owns the strings the DeviceQuery views
 };
 
 }  // namespace vktune::engine
