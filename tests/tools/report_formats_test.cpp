@@ -134,14 +134,14 @@ TEST_F(ReportFormatsTest, HtmlSummaryListsWhatNeedsAttention) {
 
 TEST_F(ReportFormatsTest, HtmlHeatmapProblemOption) {
   HtmlOptions o;
-  o.heatmap_problem = parse_problem_label("q4gsw M=64 N=4096 K=4096 gs=32");
+  o.heatmap_problem = db::ops::parse_problem_label("q4gsw M=64 N=4096 K=4096 gs=32");
   const std::string html = render_html(summarize(store_), o);
   const std::string heat = figure(html, "chart-heatmap");
   EXPECT_NE(heat.find("q4gsw M=64 N=4096"), std::string::npos);
   EXPECT_EQ(count(heat, "class=\"heat-cell\""), 3u);
   EXPECT_EQ(count(heat, "class=\"heat-empty\""), 13u);
 
-  o.heatmap_problem = parse_problem_label("q4gsw M=3 N=5 K=8 gs=8");
+  o.heatmap_problem = db::ops::parse_problem_label("q4gsw M=3 N=5 K=8 gs=8");
   EXPECT_THROW(render_html(summarize(store_), o), std::invalid_argument);
 }
 

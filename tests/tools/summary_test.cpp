@@ -347,27 +347,27 @@ TEST(SummaryHelpers, MClassBoundaries) {
 }
 
 TEST(SummaryHelpers, ProblemLabelRoundTrip) {
-  const db::Problem p = parse_problem_label("q4gsw M=64 N=4096 K=11008 gs=128");
+  const db::Problem p = db::ops::parse_problem_label("q4gsw M=64 N=4096 K=11008 gs=128");
   EXPECT_EQ(p.op, "q4gsw");
   EXPECT_EQ(p.dtype, "f32");
   EXPECT_EQ(p.m, 64u);
   EXPECT_EQ(p.n, 4096u);
   EXPECT_EQ(p.k, 11008u);
   EXPECT_EQ(p.group_size, 128u);
-  EXPECT_EQ(problem_label(p), "q4gsw M=64 N=4096 K=11008 gs=128");
-  const db::Problem r = parse_problem_label("rms_norm m=8 n=4096");
+  EXPECT_EQ(db::ops::problem_label(p), "q4gsw M=64 N=4096 K=11008 gs=128");
+  const db::Problem r = db::ops::parse_problem_label("rms_norm m=8 n=4096");
   EXPECT_EQ(r.k, 4096u);
   EXPECT_EQ(r.group_size, 0u);
-  EXPECT_THROW(parse_problem_label("q4gsw M=x N=1 K=2 gs=2"), std::invalid_argument);
-  EXPECT_THROW(parse_problem_label("q4gsw M=1"), std::invalid_argument);
-  EXPECT_THROW(parse_problem_label("q4gsw M=1 N=2 K=2 bogus=3"), std::invalid_argument);
+  EXPECT_THROW(db::ops::parse_problem_label("q4gsw M=x N=1 K=2 gs=2"), std::invalid_argument);
+  EXPECT_THROW(db::ops::parse_problem_label("q4gsw M=1"), std::invalid_argument);
+  EXPECT_THROW(db::ops::parse_problem_label("q4gsw M=1 N=2 K=2 bogus=3"), std::invalid_argument);
   // sdpa reads as kernels::describe writes it: context L, query and KV heads, head dim D.
-  const db::Problem a = parse_problem_label("sdpa M=1 L=8192 Hq=32 Hkv=8 D=128");
+  const db::Problem a = db::ops::parse_problem_label("sdpa M=1 L=8192 Hq=32 Hkv=8 D=128");
   EXPECT_EQ(a.n, 8192u);
   EXPECT_EQ(a.k, 128u);
   EXPECT_EQ(a.heads, 32u);
   EXPECT_EQ(a.kv_heads, 8u);
-  EXPECT_EQ(problem_label(a), "sdpa M=1 L=8192 Hq=32 Hkv=8 D=128");
+  EXPECT_EQ(db::ops::problem_label(a), "sdpa M=1 L=8192 Hq=32 Hkv=8 D=128");
 }
 
 }  // namespace

@@ -178,7 +178,7 @@ std::string render_bar_chart(const BarChart& chart) {
 
 BarChart family_chart(const ProblemSummary& problem) {
   BarChart c;
-  c.aria_label = "Fastest variant per family for " + problem_label(problem.problem);
+  c.aria_label = "Fastest variant per family for " + db::ops::problem_label(problem.problem);
   c.axis_title = "median GPU time per dispatch, microseconds (log scale)";
   c.log_scale = true;
   c.legend = {{"bar-family", "fastest variant of the family"}};
@@ -206,7 +206,7 @@ std::string render_heatmap(const ProblemSummary& problem) {
   constexpr int kLegendSteps = 10;
   const double width = kX0 + grid_w + 40 + 16 + 150;
   Svg svg(width, kY0 + grid_h + 30,
-          "Heat map of q4gsw_tiled TM x TN for " + problem_label(problem.problem));
+          "Heat map of q4gsw_tiled TM x TN for " + db::ops::problem_label(problem.problem));
 
   svg.text(kX0 + grid_w / 2, 18, "TN (outputs per thread along N)", "axis-title", "middle");
   svg.vtext(22, kY0 + grid_h / 2, "TM (rows per thread)", "axis-title");

@@ -283,7 +283,7 @@ std::string render_evaluation_text(const Evaluation& e, size_t worst) {
   out += "\nworst cases:\n";
   for (size_t i = 0; i < std::min(worst, e.cases.size()); ++i) {
     const EvaluationCase& c = e.cases[i];
-    out += "  " + problem_label(c.problem) + " (" + c.device + ", " +
+    out += "  " + db::ops::problem_label(c.problem) + " (" + c.device + ", " +
            std::string(runtime::to_string(c.shape_match));
     if (c.shape_match != runtime::ShapeMatch::exact && c.shape_distance > 0) {
       char buf[32];

@@ -18,7 +18,7 @@ constexpr const char* kPalette[] = {"#4e79a7", "#f28e2b", "#59a14f", "#e15759", 
 
 // The problem's label without its M (every label has one, "op M=m ...").
 std::string series_label(const db::Problem& p) {
-  std::string label = problem_label(p);
+  std::string label = db::ops::problem_label(p);
   const size_t m = label.find(" M=");
   label.erase(m, label.find(' ', m + 1) - m);
   return label;
@@ -80,7 +80,7 @@ std::string render_family_map(const DeviceSummary& device, const FamilyColours& 
     svg.rect(kLabelW + kCellW * static_cast<double>(c - columns.begin()) + 1,
              kTop + kCellH * static_cast<double>(r - series.begin()) + 1, kCellW - 2, kCellH - 2,
              "fam-cell",
-             problem_label(p.problem) + ": " + p.winner_key + ", " +
+             db::ops::problem_label(p.problem) + ": " + p.winner_key + ", " +
                  format_number(p.median_ns / 1000.0, 2) + " us",
              colours.at(p.winner_family));
   }

@@ -164,7 +164,7 @@ std::string device_matrix(const Summary& s) {
     out += "<th class=\"num\">" + h(ds.device.name) + "<br>us (x fixed)</th>";
   out += "</tr>\n";
   for (const auto& prob : problems) {
-    out += "<tr><td class=\"problem\">" + h(problem_label(prob)) + "</td>";
+    out += "<tr><td class=\"problem\">" + h(db::ops::problem_label(prob)) + "</td>";
     for (const auto& ds : s.devices) {
       const auto it =
           std::find_if(ds.problems.begin(), ds.problems.end(),
@@ -260,7 +260,7 @@ std::string attention_list(const DeviceSummary& ds, size_t index,
   for (size_t k = 0; k < std::min(items.size(), kShown); ++k) {
     const auto& [i, why] = items[k];
     out += "<li><a href=\"#p-" + std::to_string(index) + "-" + std::to_string(i) + "\">" +
-           h(problem_label(ds.problems[i].problem)) + "</a>: " + h(why) + "</li>";
+           h(db::ops::problem_label(ds.problems[i].problem)) + "</a>: " + h(why) + "</li>";
   }
   if (items.size() > kShown) out += "<li>and " + std::to_string(items.size() - kShown) + " more</li>";
   return out + "</ul>\n";
@@ -284,17 +284,17 @@ std::string device_section(const DeviceSummary& ds, size_t index, const HtmlOpti
   }
   out += "<h3>Problems</h3>\n" + render_problem_table(ds, index, anomalies);
   if (const ProblemSummary* hp = heatmap_problem(ds, options.heatmap_problem)) {
-    out += "<details><summary>q4gsw_tiled knobs and families: " + h(problem_label(hp->problem)) +
-           "</summary>\n";
-    out +=
-        figure("q4gsw_tiled TM x TN, best time over the other knobs: " + problem_label(hp->problem),
-               render_heatmap(*hp), "chart-heatmap");
-    out += figure("Fastest variant per family: " + problem_label(hp->problem),
+    out += "<details><summary>q4gsw_tiled knobs and families: " +
+           h(db::ops::problem_label(hp->problem)) + "</summary>\n";
+    out += figure("q4gsw_tiled TM x TN, best time over the other knobs: " +
+                      db::ops::problem_label(hp->problem),
+                  render_heatmap(*hp), "chart-heatmap");
+    out += figure("Fastest variant per family: " + db::ops::problem_label(hp->problem),
                   render_bar_chart(family_chart(*hp)), "chart-family");
     out += "</details>\n";
   } else {
     out += "<p class=\"note\">No q4gsw_tiled results" +
-           (options.heatmap_problem ? " for " + h(problem_label(*options.heatmap_problem))
+           (options.heatmap_problem ? " for " + h(db::ops::problem_label(*options.heatmap_problem))
                                     : std::string()) +
            " on this device: no heat map.</p>\n";
   }
@@ -330,7 +330,8 @@ std::string render_html(const Summary& summary, const HtmlOptions& options) {
         found = found || same_problem(p.problem, *options.heatmap_problem);
     }
     if (!found) {
-      throw std::invalid_argument("--heatmap-problem \"" + problem_label(*options.heatmap_problem) +
+      throw std::invalid_argument("--heatmap-problem \"" +
+                                  db::ops::problem_label(*options.heatmap_problem) +
                                   "\" was not measured on any device in the database");
     }
   }

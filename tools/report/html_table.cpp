@@ -69,25 +69,24 @@ std::string render_problem_table(const DeviceSummary& device, size_t device_inde
     if (cut) flags += "<span class=\"flag\">cut</span> ";
     for (; a != anomalies.end() && a->problem == i; ++a)
       flags += "<span class=\"flag\">" + h(a->text) + "</span> ";
-    out += std::string(cut ? "<tr class=\"cut\"" : "<tr") + " id=\"p-" +
-           std::to_string(device_index) + "-" + std::to_string(i) + "\"" +
-           (flags.empty() ? "" : " data-flagged") + "><td class=\"problem\">" +
-           h(problem_label(p.problem)) + "</td>" + num_cell(double(p.problem.m), 0) + "<td>" +
-           h(p.winner_family) + "</td><td>" +
-           (won ? "<code>" + h(p.winner_key.substr(p.winner_family.size())) + "</code>"
-                : std::string("(no ok variant)")) +
-           "</td>" + us_cell(won ? std::optional(p.median_ns) : std::nullopt) +
-           num_cell(p.spread_pct(), 1) +
-           value_cell(p.margin_pct(), format_number(p.margin_pct(), 1), "",
-                      p.runner_up_key.empty() ? std::string()
-                                              : "runner-up " + p.runner_up_key + ": " +
-                                                    format_number(*p.runner_up_ns / 1000.0, 2) +
-                                                    " us") +
-           num_cell(p.gbps, 1) + num_cell(p.pct_bandwidth, 1) + num_cell(p.gflops, 1) +
-           speedup_cell(p.speedup_naive) + speedup_cell(p.speedup_fixed) +
-           value_cell(double(p.measured()), format_coverage(p), cut ? "bad" : "",
-                      format_stages(p)) +
-           "<td>" + flags + "</td></tr>\n";
+    out +=
+        std::string(cut ? "<tr class=\"cut\"" : "<tr") + " id=\"p-" + std::to_string(device_index) +
+        "-" + std::to_string(i) + "\"" + (flags.empty() ? "" : " data-flagged") +
+        "><td class=\"problem\">" + h(db::ops::problem_label(p.problem)) + "</td>" +
+        num_cell(double(p.problem.m), 0) + "<td>" + h(p.winner_family) + "</td><td>" +
+        (won ? "<code>" + h(p.winner_key.substr(p.winner_family.size())) + "</code>"
+             : std::string("(no ok variant)")) +
+        "</td>" + us_cell(won ? std::optional(p.median_ns) : std::nullopt) +
+        num_cell(p.spread_pct(), 1) +
+        value_cell(p.margin_pct(), format_number(p.margin_pct(), 1), "",
+                   p.runner_up_key.empty()
+                       ? std::string()
+                       : "runner-up " + p.runner_up_key + ": " +
+                             format_number(*p.runner_up_ns / 1000.0, 2) + " us") +
+        num_cell(p.gbps, 1) + num_cell(p.pct_bandwidth, 1) + num_cell(p.gflops, 1) +
+        speedup_cell(p.speedup_naive) + speedup_cell(p.speedup_fixed) +
+        value_cell(double(p.measured()), format_coverage(p), cut ? "bad" : "", format_stages(p)) +
+        "<td>" + flags + "</td></tr>\n";
   }
   return out + "</tbody></table></div>\n";
 }

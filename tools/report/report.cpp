@@ -62,7 +62,7 @@ void write_report(const ReportRequest& request) {
     if (*format != Format::html)
       throw ReportError("--heatmap-problem applies to --format html only");
     try {
-      html.heatmap_problem = parse_problem_label(request.heatmap_problem);
+      html.heatmap_problem = db::ops::parse_problem_label(request.heatmap_problem);
     } catch (const std::invalid_argument& e) {
       throw ReportError(std::string("--heatmap-problem: ") + e.what());
     }

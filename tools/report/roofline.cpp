@@ -90,8 +90,8 @@ std::string render_roofline(const DeviceSummary& device, const Roofs& roofs,
   for (const auto& p : device.problems) {
     if (!(p.gbps.value_or(0) > 0) || !(p.gflops.value_or(0) > 0)) continue;
     svg.circle(x(*p.gflops / *p.gbps), y(*p.gflops), 3.5, "roof-point",
-               problem_label(p.problem) + ": " + p.winner_key + ", " + format_number(p.gbps, 0) +
-                   " GB/s, " + format_number(p.gflops, 0) + " GFLOP/s",
+               db::ops::problem_label(p.problem) + ": " + p.winner_key + ", " +
+                   format_number(p.gbps, 0) + " GB/s, " + format_number(p.gflops, 0) + " GFLOP/s",
                colours.at(p.winner_family));
   }
   double ly = kY0 + 10;

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "db/ops/problem_label.h"
 #include "db/records.h"
 #include "db/store.h"
 
@@ -146,15 +147,8 @@ std::optional<double> geometric_mean(const std::vector<double>& values);
 // The built-in routing's variant key for `p` (runtime::builtin_key), "" when none applies.
 std::string fixed_routing_key(const db::Problem& p);
 
-// "q4gsw M=1 N=4096 K=4096 gs=32" / "rms_norm M=8 N=4096" / "sdpa M=1 L=8192 Hq=32 Hkv=8 D=128".
-std::string problem_label(const db::Problem& p);
 // Whether the report groups `p`'s speedups by M class (its op's OpDescriptor says).
 bool by_m_class(const db::Problem& p) noexcept;
-
-// Parses a problem_label-style string ("q4gsw M=64 N=4096 K=4096 gs=32"; keys are
-// case-insensitive, dtype defaults to f32, rms_norm may omit K and gs; sdpa's L and D are N and K). Throws
-// std::invalid_argument naming the bad token.
-db::Problem parse_problem_label(std::string_view text);
 
 // The plain-text table `vktune tune`, `vktune bench` and `vktune report --format txt` print:
 // per device a header line, then columns problem, winner, time us, GB/s, %BW, GFLOP/s,

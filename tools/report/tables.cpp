@@ -69,7 +69,7 @@ std::string render_markdown(const Summary& summary) {
       const bool won = !p.winner_key.empty();
       std::string winner = "(no ok variant)";
       if (won) winner.assign("`").append(md_cell(p.winner_key)).append("`");
-      out += "| " + md_cell(problem_label(p.problem)) + " | " + winner + " | " +
+      out += "| " + md_cell(db::ops::problem_label(p.problem)) + " | " + winner + " | " +
              (won ? format_number(p.median_ns / 1000.0, 2) : "-") + " | " +
              format_number(p.gbps, 1) + " | " + format_number(p.pct_bandwidth, 1) + " | " +
              format_number(p.gflops, 1) + " | " +
