@@ -1,12 +1,12 @@
 // `vktune evaluate`: how good the runtime's answers for untuned shapes are, measured by hiding
-// each tuned problem in turn (tools/report/evaluate.h).
+// each tuned problem in turn (db/ops/evaluate.h).
 #include <cstdio>
 #include <memory>
 #include <string>
 
 #include "db/ops/db_tools.h"
+#include "db/ops/evaluate.h"
 #include "tools/cli.h"
-#include "tools/report/evaluate.h"
 
 namespace vktune::cli {
 
@@ -34,11 +34,11 @@ void add_evaluate_command(CLI::App& app) {
   cmd->callback([o] {
     require_file_inputs({o->db});
     const db::Store store = db::ops::open_for_reading(o->db);
-    const report::Evaluation e = report::evaluate_leave_one_out(
-        store, o->winners_only ? report::RuntimeInput::winners : report::RuntimeInput::ranked,
-        o->leave_shape_out ? report::Hide::shape : report::Hide::problem);
-    const std::string text = o->json ? report::render_evaluation_json(e, o->worst)
-                                     : report::render_evaluation_text(e, o->worst);
+    const db::ops::Evaluation e = db::ops::evaluate_leave_one_out(
+        store, o->winners_only ? db::ops::RuntimeInput::winners : db::ops::RuntimeInput::ranked,
+        o->leave_shape_out ? db::ops::Hide::shape : db::ops::Hide::problem);
+    const std::string text = o->json ? db::ops::render_evaluation_json(e, o->worst)
+                                     : db::ops::render_evaluation_text(e, o->worst);
     std::fputs(text.c_str(), stdout);
   });
 }

@@ -1,5 +1,5 @@
 // Leave-one-problem-out evaluation on small databases whose answers are known by hand.
-#include "tools/report/evaluate.h"
+#include "db/ops/evaluate.h"
 
 #include <gtest/gtest.h>
 
@@ -10,10 +10,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "db/error.h"
 #include "tests/db/fixtures.h"
-#include "tools/report/report.h"
 
-namespace vktune::report {
+namespace vktune::db::ops {
 namespace {
 
 using namespace vktune::testing;
@@ -271,8 +271,8 @@ TEST(Evaluate, OneProblemSaysWhyItCannot) {
   db.add(p1, db.gemv, 100);
   try {
     evaluate_leave_one_out(db.store);
-    FAIL() << "expected ReportError";
-  } catch (const ReportError& e) {
+    FAIL() << "expected db::Error";
+  } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("needs at least two"), std::string::npos) << e.what();
   }
 }
@@ -314,4 +314,4 @@ TEST(Evaluate, AttentionIsAskedWithItsHeads) {
 }
 
 }  // namespace
-}  // namespace vktune::report
+}  // namespace vktune::db::ops

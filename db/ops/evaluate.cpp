@@ -1,5 +1,5 @@
 // Leave-one-problem-out over a database, through the runtime's own Snapshot::select.
-#include "tools/report/evaluate.h"
+#include "db/ops/evaluate.h"
 
 #include <algorithm>
 #include <cmath>
@@ -12,13 +12,13 @@
 #include <unordered_map>
 #include <utility>
 
+#include "db/error.h"
+#include "db/ops/problem_label.h"
 #include "db/run_order.h"
 #include "runtime/snapshot.h"
 #include "runtime/stored_device.h"
-#include "tools/report/report.h"
-#include "tools/report/summary.h"
 
-namespace vktune::report {
+namespace vktune::db::ops {
 namespace {
 
 // What one device measured on one problem, by variant key.
@@ -225,9 +225,9 @@ Evaluation evaluate_leave_one_out(const db::Store& store, RuntimeInput input, Hi
   std::set<int64_t> problem_ids;
   for (const auto& [where, t] : times) problem_ids.insert(where.second);
   if (problem_ids.size() < 2) {
-    throw ReportError(store.label() + " has measurements of " + std::to_string(problem_ids.size()) +
-                      " problem(s); leave-one-problem-out needs at least two (one to hide, one "
-                      "to answer from)");
+    throw Error(store.label() + " has measurements of " + std::to_string(problem_ids.size()) +
+                " problem(s); leave-one-problem-out needs at least two (one to hide, one to "
+                "answer from)");
   }
   std::unordered_map<int64_t, const db::DeviceRecord*> devices;
   for (const auto& d : catalog.devices) devices.emplace(d.id, &d);
@@ -240,7 +240,7 @@ Evaluation evaluate_leave_one_out(const db::Store& store, RuntimeInput input, Hi
     std::string error;
     const auto snapshot = runtime::Snapshot::from_catalog(
         without(catalog, hidden_with(*problems.at(hidden), catalog, hide)), &error);
-    if (!snapshot) throw ReportError("cannot build a lookup snapshot: " + error);
+    if (!snapshot) throw Error("cannot build a lookup snapshot: " + error);
     for (auto it = times.lower_bound({0, 0}); it != times.end(); ++it) {
       if (it->first.second != hidden) continue;
       e.cases.push_back(
@@ -283,7 +283,7 @@ std::string render_evaluation_text(const Evaluation& e, size_t worst) {
   out += "\nworst cases:\n";
   for (size_t i = 0; i < std::min(worst, e.cases.size()); ++i) {
     const EvaluationCase& c = e.cases[i];
-    out += "  " + db::ops::problem_label(c.problem) + " (" + c.device + ", " +
+    out += "  " + problem_label(c.problem) + " (" + c.device + ", " +
            std::string(runtime::to_string(c.shape_match));
     if (c.shape_match != runtime::ShapeMatch::exact && c.shape_distance > 0) {
       char buf[32];
@@ -346,4 +346,4 @@ std::string render_evaluation_json(const Evaluation& e, size_t worst) {
   return j.dump(1) + "\n";
 }
 
-}  // namespace vktune::report
+}  // namespace vktune::db::ops

@@ -13,7 +13,7 @@
 #include "db/store.h"
 #include "runtime/selection.h"
 
-namespace vktune::report {
+namespace vktune::db::ops {
 
 // One hidden (device, problem) and what the runtime picked for it.
 struct EvaluationCase {
@@ -79,7 +79,7 @@ enum class RuntimeInput { ranked, winners };
 // fingerprint. A variant's time on a problem in a run is its best ok median there over that
 // run's kernel builds of the same variant key (over every run, for regret_across_runs); a
 // variant with a wrong_result there is not legal there.
-// Throws ReportError when fewer than two problems have ok measurements (nothing to hide one
+// Throws db::Error when fewer than two problems have ok measurements (nothing to hide one
 // from) or when a snapshot cannot be built.
 // With Hide::shape, every problem of the hidden one's op, dtype, head counts and (M, N, K) is
 // hidden with it.
@@ -91,4 +91,4 @@ Evaluation evaluate_leave_one_out(const db::Store& store,
 std::string render_evaluation_text(const Evaluation& e, size_t worst);
 std::string render_evaluation_json(const Evaluation& e, size_t worst);
 
-}  // namespace vktune::report
+}  // namespace vktune::db::ops
