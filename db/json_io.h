@@ -88,7 +88,7 @@ struct Rates {
   double gflops = 0;  // flops / median_ns
 };
 // The rates of a dispatch of `kernel` (its layout) on `problem` that took `median_ns`. db/ knows
-// no op's sizes: the tools give the catalogue's (tools/report/db_tools.cpp).
+// no op's sizes: the tools give the catalogue's (db/ops/db_tools.cpp).
 using RateSource =
     std::function<std::optional<Rates>(const Problem&, const KernelRecord&, double median_ns)>;
 struct ImportChecks {

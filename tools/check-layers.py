@@ -28,7 +28,8 @@ ALLOWED = {
                             "vktune_db", "vktune_catalogue"},
     "vktune_select_bench": {"vktune_load_times", "vktune_runtime", "vktune_db",
                             "vktune_catalogue"},
-    # The SPIR-V validator (kernels/vk/spirv_validate.h) checks what they import, serve and answer.
+    # The database operations: the SPIR-V validator (kernels/vk/spirv_validate.h) checks what
+    # they import, serve and answer; the runtime's Snapshot gives lookup's and evaluate's answers.
     "vktune_db_ops": {"vktune_runtime", "vktune_kernels", "vktune_catalogue", "vktune_db"},
     "vktune_tuner": {"vktune_kernels", "vktune_catalogue", "vktune_db", "vktune_model",
                      "vktune_runtime"},
