@@ -293,7 +293,8 @@ PendingMeasurement parse_measurement(const Row& row, const SectionSizes& sizes, 
     p.m.gbps = row.opt_num(mr_gbps);
     p.m.gflops = row.opt_num(mr_gflops);
   }
-  p.m.message = row.str(with_rates ? mr_message : m_message);
+  // Both enumerators index one row: the message sits after the rates where a row has them.
+  p.m.message = row.str(with_rates ? size_t{mr_message} : size_t{m_message});
   if (const TimingError e = timing_error(p.m)) row.fail(column_index(kMeasurementColumns, e.column), e.what);
   return p;
 }
