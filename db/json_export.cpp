@@ -202,7 +202,8 @@ json kernel_entry(const KernelRecord& k) {
           {"family", k.family}, {"knobs_json", k.knobs_json},
           {"constraints_json", k.constraints_json}, {"layout", k.layout},
           {"workgroup_size", k.workgroup_size},
-          {"spirv", k.spirv ? json(base64_encode(*k.spirv)) : json(nullptr)}};
+          {"spirv", k.spirv ? json(base64_encode(*k.spirv)) : json(nullptr)},
+          {"specialization_json", k.specialization_json}};
 }
 
 json run_entry(const RunRecord& r) {

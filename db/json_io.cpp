@@ -74,6 +74,25 @@ void check_constraints(const Reader& r, const std::string& text, const std::stri
   }
 }
 
+// A kernel's specialisation as the runtime reads it: an array of [constant_id, value] pairs of
+// unsigned 32-bit integers, ids strictly ascending (one value per constant).
+void check_specialization(const Reader& r, const std::string& text, const std::string& path) {
+  const json pairs = json::parse(text, nullptr, false);
+  if (!pairs.is_array()) r.fail(path, "is not a JSON array of [constant_id, value] pairs");
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    const std::string at_pair = at(path, i);
+    if (!pairs[i].is_array() || pairs[i].size() != 2) {
+      r.fail(at_pair, "expected a [constant_id, value] pair, got " + pairs[i].dump());
+    }
+    const uint32_t id = r.u32_value(pairs[i][0], at_pair + ".constant_id");
+    r.u32_value(pairs[i][1], at_pair + ".value");
+    if (i > 0 && id <= pairs[i - 1][0].get<uint32_t>()) {
+      r.fail(at_pair, "constant_id " + std::to_string(id) + " is not above the previous pair's " +
+                          pairs[i - 1][0].dump() + "; ids ascend, each once");
+    }
+  }
+}
+
 // Refuses kernel `k` at `path` when the runtime could not run it: no invocations, a multiple
 // of 0, SPIR-V that is no module or that `check` (where given) refuses. A document's kernels
 // and an SQLite database's (check_rows) go through this one rule.
@@ -81,6 +100,7 @@ void check_kernel(const Reader& r, const KernelRecord& k, const std::string& pat
                   const SpirvCheck& check) {
   if (k.workgroup_size == 0) r.fail(path + ".workgroup_size", "is 0; a variant runs at least one invocation");
   check_constraints(r, k.constraints_json, path + ".constraints_json");
+  check_specialization(r, k.specialization_json, path + ".specialization_json");
   if (!k.spirv) return;
   std::string why = spirv_problem(*k.spirv);
   if (why.empty() && check) why = check(*k.spirv);
@@ -99,6 +119,10 @@ KernelRecord parse_full_kernel(const Reader& r, const json& o, const std::string
     auto bytes = base64_decode(*b64);
     if (!bytes) r.fail(path + ".spirv", "is not valid base64");
     k.spirv = std::move(*bytes);
+  }
+  // Absent in the files written before kernels had specialisation constants: none.
+  if (r.present(o, "specialization_json")) {
+    k.specialization_json = r.json_text(o, path, "specialization_json");
   }
   check_kernel(r, k, path, check);
   return k;

@@ -46,6 +46,10 @@ struct KernelRecord {
   uint32_t workgroup_size = 0;
   std::string source_hash;
   std::optional<std::vector<uint8_t>> spirv;
+  // The specialisation constants the SPIR-V takes at pipeline creation: a JSON array of
+  // [constant_id, value] pairs in ascending id; "[]" for none. Decided by the source and the
+  // knobs, as the SPIR-V is, so one (variant key, source hash) has one.
+  std::string specialization_json = "[]";
 
   friend bool operator==(const KernelRecord&, const KernelRecord&) = default;
 };

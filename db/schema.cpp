@@ -172,7 +172,14 @@ SELECT device_id, problem_id, kernel_id, run_id, measurement_id, median_ns FROM 
 WHERE rank = 1;
 )sql";
 
-constexpr std::array<const char*, kSchemaVersion> kSteps = {kV1, kV2, kV3, kV4, kV5};
+// A kernel's specialisation constants, the values its SPIR-V takes at pipeline creation, as a
+// JSON array of [constant_id, value] pairs in ascending id. Every kernel stored before had none
+// (its sizes were compiled in), so the default is the empty array.
+constexpr const char* kV6 = R"sql(
+ALTER TABLE kernels ADD COLUMN specialization_json TEXT NOT NULL DEFAULT '[]';
+)sql";
+
+constexpr std::array<const char*, kSchemaVersion> kSteps = {kV1, kV2, kV3, kV4, kV5, kV6};
 
 // Foreign keys off for the life of a migration (SQLite ignores the pragma inside a
 // transaction, so it is set before one opens), back on afterwards, whatever happens.

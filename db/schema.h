@@ -13,7 +13,7 @@ namespace vktune::db {
 //   3: coverage.
 //   4: problems.heads and problems.kv_heads (sdpa; 0 otherwise) in the problem key.
 //   5: `best` reads each variant's latest ok time on a problem, not its fastest over all runs.
-inline constexpr int kSchemaVersion = 5;
+inline constexpr int kSchemaVersion = 6;
 
 // PRAGMA user_version of the connection.
 int schema_version(const Connection& connection);

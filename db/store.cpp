@@ -68,6 +68,7 @@ KernelRecord read_kernel(const Statement& s, bool with_spirv) {
   k.layout = s.text("layout");
   k.workgroup_size = static_cast<uint32_t>(s.integer("workgroup_size"));
   k.source_hash = s.text("source_hash");
+  k.specialization_json = s.text("specialization_json");
   if (with_spirv && !s.is_null("spirv")) k.spirv = s.blob("spirv");
   return k;
 }
@@ -167,13 +168,15 @@ int64_t Store::upsert_kernel(const KernelRecord& k, OnConflict on_conflict) {
                               : "spirv = coalesce(excluded.spirv, kernels.spirv)";
   Statement s(connection_,
               std::string("INSERT INTO kernels (family, variant_key, knobs_json, "
-                          "constraints_json, layout, workgroup_size, source_hash, spirv) VALUES "
-                          "(:family, :key, :knobs, :constraints, :layout, :wg, :hash, :spirv) "
+                          "constraints_json, layout, workgroup_size, source_hash, spirv, "
+                          "specialization_json) VALUES (:family, :key, :knobs, :constraints, "
+                          ":layout, :wg, :hash, :spirv, :specialization) "
                           "ON CONFLICT (variant_key, source_hash) DO UPDATE SET ") +
                   spirv_sql + " RETURNING id");
   s.bind(":family", k.family).bind(":key", k.variant_key).bind(":knobs", k.knobs_json);
   s.bind(":constraints", k.constraints_json).bind(":layout", k.layout);
   s.bind(":wg", k.workgroup_size).bind(":hash", k.source_hash);
+  s.bind(":specialization", k.specialization_json);
   if (k.spirv) {
     s.bind(":spirv", std::span<const uint8_t>(*k.spirv));
   } else {

@@ -23,6 +23,7 @@ struct Builtin {
   uint32_t workgroup_size = 0;
   Constraints constraints;
   std::span<const uint8_t> spirv;  // runtime/builtin_spirv.inc
+  Specialization specialization;   // the catalogue's, which that SPIR-V was compiled with
 };
 
 struct OpBuiltins {
@@ -49,6 +50,7 @@ OpBuiltins load(kernels::Op op, kernels::DType dtype) {
     b.constraints = c;
     const std::span<const uint32_t> words = builtin_spirv(b.variant_key);
     b.spirv = {reinterpret_cast<const uint8_t*>(words.data()), words.size_bytes()};
+    b.specialization = family.shader(knobs).specialization;
     out.none_fits += " " + b.variant_key + " " + b.constraints_json + ";";
     out.variants.push_back(std::move(b));
   }
@@ -136,6 +138,7 @@ void select_builtin(const ProblemQuery& q, Selection& out) noexcept {
   out.workgroup_size = b->workgroup_size;
   out.constraints = b->constraints;
   out.spirv = b->spirv;
+  out.specialization = b->specialization;
   out.median_ns.reset();
 }
 

@@ -1,5 +1,6 @@
 // The C API over Layers (a loaded file is a stack of one): converts plain C structs, never
 // lets an exception cross.
+#include <cstddef>
 #include <cstring>
 #include <string>
 
@@ -144,6 +145,12 @@ extern "C" int vktune_select(const vktune_snapshot* snapshot, const vktune_devic
   out->workgroup_size = s.workgroup_size;
   out->spirv = s.spirv.empty() ? nullptr : s.spirv.data();
   out->spirv_size = s.spirv.size();
+  static_assert(sizeof(vktune_spec_constant) == sizeof(vktune::SpecConstant) &&
+                offsetof(vktune_spec_constant, value) == offsetof(vktune::SpecConstant, value));
+  out->specialization = s.specialization.empty()
+                            ? nullptr
+                            : reinterpret_cast<const vktune_spec_constant*>(s.specialization.data());
+  out->specialization_count = s.specialization.size();
   out->has_median = s.median_ns.has_value();
   out->median_ns = s.median_ns.value_or(0.0);
   out->device_match = static_cast<int>(s.device_match);

@@ -20,6 +20,13 @@ std::string describe(const Selection& s) {
   out += "  constraints " + std::string(s.constraints_json) + "\n";
   out += "  spirv " + (s.spirv.empty() ? std::string("not stored (compile from source)")
                                        : std::to_string(s.spirv.size()) + " bytes") + "\n";
+  if (!s.specialization.empty()) {
+    out += "  specialization";
+    for (const SpecConstant& c : s.specialization) {
+      out += " " + std::to_string(c.constant_id) + "=" + std::to_string(c.value);
+    }
+    out += "\n";
+  }
   if (s.median_ns) {
     std::snprintf(buf, sizeof buf, "  measured %.0f ns on the matched problem\n", *s.median_ns);
     out += buf;
@@ -74,6 +81,10 @@ std::string describe_json(const Selection& s) {
     j["layout"] = s.layout;
     j["workgroup_size"] = s.workgroup_size;
     j["spirv_bytes"] = s.spirv.size();
+    j["specialization"] = nlohmann::ordered_json::array();
+    for (const SpecConstant& c : s.specialization) {
+      j["specialization"].push_back({c.constant_id, c.value});
+    }
     j["median_ns"] = s.median_ns ? nlohmann::ordered_json(*s.median_ns) : nlohmann::ordered_json();
     j["device_match"] = to_string(s.device_match);
     j["shape_match"] = to_string(s.shape_match);

@@ -13,7 +13,8 @@ namespace vktune::runtime {
 std::string describe(const Selection& s);
 
 // The same as one JSON object: {"status", "error", "family", "variant_key", "knobs" (object,
-// declared order), "layout", "workgroup_size", "spirv_bytes", "median_ns" (or null),
+// declared order), "layout", "workgroup_size", "spirv_bytes", "specialization" ([[constant_id,
+// value], ...]), "median_ns" (or null),
 // "device_match", "shape_match", "shape_distance", "matched_device", "matched_problem"}.
 std::string describe_json(const Selection& s);
 

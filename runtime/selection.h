@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "kernels/constraints.h"
+#include "kernels/shader_spec.h"
 
 namespace vktune::runtime {
 
@@ -79,6 +80,11 @@ struct Selection {
   uint32_t workgroup_size = 0;
   Constraints constraints;
   std::span<const uint8_t> spirv;     // empty when the database holds no SPIR-V
+  // The specialisation constants `spirv` takes at pipeline creation (VkSpecializationInfo: one
+  // map entry per constant, 4-byte values), in ascending constant_id; empty for a module that
+  // has none (every kernel stored before sizes were specialised). Passing them is part of the
+  // contract: without them the module runs the shader's default sizes, not this variant.
+  std::span<const SpecConstant> specialization;
   std::optional<double> median_ns;    // its measured time on the matched problem (not the query's)
 
   DeviceMatch device_match = DeviceMatch::builtin;

@@ -39,6 +39,7 @@ void fill(const Kernel& k, const ShapeIndex::Entry& p, const Device& d,
   out.workgroup_size = k.workgroup_size;
   out.constraints = k.constraints;
   out.spirv = k.spirv;
+  out.specialization = k.specialization;
   out.median_ns = p.median_ns;
   out.matched_device_name = d.name;
   out.matched_driver_version = d.fingerprint.driver_version;

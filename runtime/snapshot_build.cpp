@@ -10,6 +10,7 @@
 #include "db/spirv_check.h"
 #include "kernels/constraints_json.h"
 #include "kernels/family.h"
+#include "kernels/specialization_json.h"
 #include "runtime/snapshot_parts.h"
 #include "runtime/stored_device.h"
 
@@ -30,6 +31,17 @@ Constraints parse_constraints(const std::string& text, const std::string& key) {
   try {
     return kernels::constraints_from_json(nlohmann::json::parse(text, nullptr, false),
                                           "kernel '" + key + "': constraints_json");
+  } catch (const std::invalid_argument& e) {
+    throw BuildError{e.what()};
+  }
+}
+
+// The specialisation constants stored with the kernel's SPIR-V, which a pipeline made from it
+// must be given.
+Specialization parse_specialization(const std::string& text, const std::string& key) {
+  try {
+    return kernels::specialization_from_json(nlohmann::json::parse(text, nullptr, false),
+                                             "kernel '" + key + "': specialization_json");
   } catch (const std::invalid_argument& e) {
     throw BuildError{e.what()};
   }
@@ -132,7 +144,8 @@ class Snapshot::Builder {
       snap_.kernels_.push_back(Kernel{k.family, k.variant_key, k.knobs_json, k.constraints_json,
                                       k.layout, k.workgroup_size,
                                       parse_constraints(k.constraints_json, k.variant_key),
-                                      servable_spirv(k.spirv)});
+                                      servable_spirv(k.spirv),
+                                      parse_specialization(k.specialization_json, k.variant_key)});
       snap_.constraints_.push_back(snap_.kernels_.back().constraints);
       snap_.workgroup_sizes_.push_back(k.workgroup_size);
     }

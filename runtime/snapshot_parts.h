@@ -18,6 +18,7 @@ struct Snapshot::Kernel {
   uint32_t workgroup_size = 0;
   Constraints constraints;
   std::vector<uint8_t> spirv;
+  Specialization specialization;
 };
 
 // Problems whose answers may stand in for each other: one op, dtype, group size and (sdpa)

@@ -51,6 +51,14 @@ typedef struct vktune_problem_query {
   uint32_t heads, kv_heads;
 } vktune_problem_query;
 
+/* One specialisation constant of a selection's SPIR-V: the shader's constant_id (or
+   local_size_x_id) and the value it takes, for a VkSpecializationMapEntry
+   {constant_id, offset, 4} over the values packed as uint32_t. */
+typedef struct vktune_spec_constant {
+  uint32_t constant_id;
+  uint32_t value;
+} vktune_spec_constant;
+
 /* Every pointer points into the snapshot (or static storage) and stays valid until
    vktune_snapshot_free; strings are NUL-terminated, never NULL (empty when absent). */
 typedef struct vktune_selection {
@@ -76,6 +84,11 @@ typedef struct vktune_selection {
   /* sdpa: the head counts it was tuned at (the nearest tuned ones where the query's were not
      tuned); 0 for other ops and built-ins. */
   uint32_t matched_heads, matched_kv_heads;
+  /* The specialisation constants the SPIR-V takes at pipeline creation, in ascending
+     constant_id (NULL and 0 when it has none): an engine passes every one in the stage's
+     VkSpecializationInfo, or the module runs its default sizes, not this variant. */
+  const vktune_spec_constant* specialization;
+  size_t specialization_count;
 } vktune_selection;
 
 /* Loads a .db or exported .json file, either one possibly zstd-compressed (told by content, not

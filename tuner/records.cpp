@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "db/error.h"
+#include "kernels/specialization_json.h"
 
 namespace vktune::tuner {
 
@@ -60,7 +61,9 @@ db::KernelRecord kernel_record(const kernels::Family& family, const kernels::Kno
   r.constraints_json = kernels::to_json(family.constraints(knobs)).dump();
   r.layout = kernels::layout_name(family.layout(knobs));
   r.workgroup_size = family.workgroup_size(knobs);
-  r.source_hash = embedded_source_hash(family.shader(knobs).file);
+  const kernels::ShaderSpec spec = family.shader(knobs);
+  r.source_hash = embedded_source_hash(spec.file);
+  r.specialization_json = kernels::to_json(spec.specialization).dump();
   if (spirv != nullptr) {
     const auto* bytes = reinterpret_cast<const uint8_t*>(spirv->data());
     r.spirv = std::vector<uint8_t>(bytes, bytes + spirv->size() * sizeof(uint32_t));
@@ -77,6 +80,14 @@ std::vector<uint8_t> compile_spirv(ShaderCompiler& compiler, const db::KernelRec
   try {
     const kernels::Knobs knobs = family->knobs_from_json(nlohmann::json::parse(record.knobs_json));
     const kernels::ShaderSpec spec = family->shader(knobs);
+    // The record's specialisation goes with its SPIR-V: a module of this build that takes other
+    // constants (a kernel stored before its sizes were specialised) cannot stand in for it.
+    const std::string specialization = kernels::to_json(spec.specialization).dump();
+    if (specialization != record.specialization_json) {
+      throw db::Error(record.variant_key + ": stored with the specialisation " +
+                      record.specialization_json + ", this build's shader takes " +
+                      specialization + "; its SPIR-V cannot be compiled here");
+    }
     const auto spirv = compiler.compile(spec, record.variant_key);
     const auto* bytes = reinterpret_cast<const uint8_t*>(spirv->data());
     return {bytes, bytes + spirv->size() * sizeof(uint32_t)};

@@ -23,8 +23,9 @@ db::KernelRecord kernel_record(const kernels::Family& family, const kernels::Kno
                                const Spirv* spirv);
 // The SPIR-V of `record` compiled now from its family and knobs with the shaders this build
 // embeds (as the tuner compiles them), for a record stored without it: db::SpirvSource for the
-// winners' export. Throws db::Error naming the kernel when its family or knobs are unknown here
-// or the shader does not compile.
+// winners' export. Throws db::Error naming the kernel when its family or knobs are unknown here,
+// this build's shader takes other specialisation constants than the record stores, or the
+// shader does not compile.
 std::vector<uint8_t> compile_spirv(ShaderCompiler& compiler, const db::KernelRecord& record);
 
 }  // namespace vktune::tuner

@@ -165,13 +165,19 @@ void Session::compile_up_front(const std::vector<std::vector<Candidate>>& lists)
   const auto start = std::chrono::steady_clock::now();
   compile_all(*device_, compiler_, *pipelines_, all, options_.stop);
   stop_if_asked();
-  progress_.note(
-      std::to_string(pipelines_->size()) + " pipelines in " +
-      format_seconds(std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-                         .count()) +
-      (spirv_cache_ ? ", " + std::to_string(compiler_.disk_hits()) + " of their shaders from " +
-                          spirv_cache_->dir().string()
-                    : std::string(", no SPIR-V disk cache")));
+  progress_.note(compile_counts() + " in " +
+                 format_seconds(std::chrono::duration<double>(
+                                    std::chrono::steady_clock::now() - start).count()));
+}
+
+std::string Session::compile_counts() const {
+  return std::to_string(pipelines_->size()) + " pipelines from " +
+         std::to_string(compiler_.cache_size()) + " SPIR-V modules (" +
+         std::to_string(compiler_.compiled()) + " compiled, " +
+         (spirv_cache_ ? std::to_string(compiler_.disk_hits()) + " from " +
+                             spirv_cache_->dir().string()
+                       : std::string("no SPIR-V disk cache")) +
+         ")";
 }
 
 TuneResult Session::run() {
@@ -250,6 +256,7 @@ TuneResult Session::run() {
     }
   }
   if (options_.store_spirv) store_answer_spirv(problem_ids);
+  progress_.note(compile_counts());
   store_.end_run(run_id_);
   result.stored = stored_;
   result.seconds =

@@ -114,6 +114,9 @@ class Session {
   void read_tuned_winners();
   // Every candidate's pipeline of the run, on every core, before the first problem.
   void compile_up_front(const std::vector<std::vector<Candidate>>& lists);
+  // "N pipelines from M SPIR-V modules (C compiled, D from <disk cache>)": what the run has
+  // made so far. A module serves every variant that differs only in specialised knobs.
+  std::string compile_counts() const;
   std::vector<Candidate> candidates(const kernels::Problem& problem, int64_t problem_id,
                                     ProblemOutcome& outcome);
   void warm_start_order(const kernels::Problem& problem, std::vector<Candidate>& list) const;

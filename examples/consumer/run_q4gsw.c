@@ -3,6 +3,7 @@
    run the returned SPIR-V with plain Vulkan calls and check the result against a CPU reference.
    Usage: run_q4gsw_c DB M N K GS (VKTUNE_FORCE_BUILTIN=1 runs the built-in variants). */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -348,15 +349,32 @@ int main(int argc, char** argv) {
       .pCode = (const uint32_t*)s.spirv};
   VkShaderModule shader;
   VK_CHECK(vkCreateShaderModule(vk_device, &shader_info, NULL, &shader));
+  /* The selection's specialisation constants: each value is read in place, the second word of
+     its {constant_id, value} pair. */
+  VkSpecializationMapEntry* entries =
+      calloc(s.specialization_count + 1, sizeof(VkSpecializationMapEntry));
+  for (size_t i = 0; i < s.specialization_count; ++i) {
+    entries[i].constantID = s.specialization[i].constant_id;
+    entries[i].offset = (uint32_t)(i * sizeof(vktune_spec_constant) +
+                                   offsetof(vktune_spec_constant, value));
+    entries[i].size = sizeof(uint32_t);
+  }
+  const VkSpecializationInfo specialization = {
+      .mapEntryCount = (uint32_t)s.specialization_count,
+      .pMapEntries = entries,
+      .dataSize = s.specialization_count * sizeof(vktune_spec_constant),
+      .pData = s.specialization};
   const VkComputePipelineCreateInfo pipeline_info = {
       .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
       .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
                 .stage = VK_SHADER_STAGE_COMPUTE_BIT,
                 .module = shader,
-                .pName = "main"},
+                .pName = "main",
+                .pSpecializationInfo = &specialization},
       .layout = layout};
   VkPipeline pipeline;
   VK_CHECK(vkCreateComputePipelines(vk_device, VK_NULL_HANDLE, 1, &pipeline_info, NULL, &pipeline));
+  free(entries);
 
   const VkDescriptorPoolSize pool_size = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, plan.binding_count};
   const VkDescriptorPoolCreateInfo pool_info = {

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -153,10 +154,22 @@ void dispatch_once(const vk::raii::Device& vk_device, uint32_t family, const rt:
   const vk::raii::PipelineLayout layout(vk_device, {{}, set_layout, push_range});
   const vk::raii::ShaderModule shader(
       vk_device, {{}, s.spirv.size(), reinterpret_cast<const uint32_t*>(s.spirv.data())});
+  // The selection's specialisation constants, each value read in place from its pair.
+  std::vector<vk::SpecializationMapEntry> entries;
+  for (size_t i = 0; i < s.specialization.size(); ++i) {
+    entries.emplace_back(s.specialization[i].constant_id,
+                         uint32_t(i * sizeof(vktune::SpecConstant) +
+                                  offsetof(vktune::SpecConstant, value)),
+                         sizeof(uint32_t));
+  }
+  const vk::SpecializationInfo specialization(uint32_t(entries.size()), entries.data(),
+                                              s.specialization.size_bytes(),
+                                              s.specialization.data());
   const vk::raii::Pipeline pipeline(
       vk_device, nullptr,
-      vk::ComputePipelineCreateInfo({}, {{}, vk::ShaderStageFlagBits::eCompute, *shader, "main"},
-                                    *layout));
+      vk::ComputePipelineCreateInfo(
+          {}, {{}, vk::ShaderStageFlagBits::eCompute, *shader, "main", &specialization},
+          *layout));
 
   const vk::DescriptorPoolSize pool_size(vk::DescriptorType::eStorageBuffer,
                                          uint32_t(plan.bindings.size()));

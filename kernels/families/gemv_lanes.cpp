@@ -3,19 +3,31 @@
 
 #include "kernels/families/families.h"
 
+#include <iterator>
+#include <utility>
+
 namespace vktune::kernels::gemv_lanes {
 
 uint32_t lanes_along_n(const Knobs& k) { return knob_u32(k, "wg") / knob_u32(k, "ksplit"); }
 
 uint32_t tile_outputs(const Knobs& k) { return lanes_along_n(k) * knob_u32(k, "npl"); }
 
-ShaderSpec spec(std::string file, const Knobs& k, Layout layout) {
-  ShaderSpec s{std::move(file),
-               {{"WG", str(knob_u32(k, "wg"))},
-                {"KSPLIT", str(knob_u32(k, "ksplit"))},
-                {"NPL", str(knob_u32(k, "npl"))},
-                {"UNROLL", str(knob_u32(k, "unroll"))},
-                {"MMAX", str(knob_u32(k, "mmax"))}}};
+ShaderSpec spec(std::string file, const Knobs& k, Layout layout, Sizes sizes) {
+  // In constant_id order.
+  static constexpr std::pair<const char*, const char*> kSizeKnobs[] = {
+      {"wg", "WG"}, {"ksplit", "KSPLIT"}, {"npl", "NPL"}, {"unroll", "UNROLL"}, {"mmax", "MMAX"}};
+  ShaderSpec s{std::move(file), {}};
+  for (uint32_t id = 0; id < std::size(kSizeKnobs); ++id) {
+    const auto [knob, define] = kSizeKnobs[id];
+    if (sizes == Sizes::specialised) {
+      s.specialization.push_back({id, knob_u32(k, knob)});
+    } else {
+      s.defines.emplace_back(define, str(knob_u32(k, knob)));
+    }
+  }
+  if (sizes == Sizes::specialised) {
+    s.defines.emplace_back("SPLIT", knob_u32(k, "ksplit") > 1 ? "1" : "0");
+  }
   if (layout == Layout::packed_s16) s.defines.emplace_back("PACKED_S16", "1");
   return s;
 }

@@ -41,13 +41,13 @@ class Gemv final : public Family {
     return knob_u32(k, "wg");
   }
   uint32_t shared_bytes(const Knobs& k) const override { return kMaxM * workgroup_size(k) * 4; }
+  // The load width, the reduction and the layout choose code paths; wg and rows are sizes.
   ShaderSpec source(const Knobs& k) const override {
     return {"q4gsw_gemv.comp",
-            {{"WG", str(knob_int(k, "wg"))},
-             {"ROWS", str(knob_int(k, "rows"))},
-             {"LOAD_X4", x4(k) ? "1" : "0"},
+            {{"LOAD_X4", x4(k) ? "1" : "0"},
              {"REDUCE_SUBGROUP", subgroup(k) ? "1" : "0"},
-             {"PACKED", packed_define(k)}}};
+             {"PACKED", packed_define(k)}},
+            {{0, knob_u32(k, "wg")}, {1, knob_u32(k, "rows")}}};
   }
   std::array<uint32_t, 3> groups(const Knobs& k, const Problem& p,
                                  const vk::DeviceInfo& d) const override {

@@ -86,7 +86,8 @@ class GemvI8Dot final : public Family {
                                    slices(k));
   }
   ShaderSpec source(const Knobs& k) const override {
-    ShaderSpec spec = gemv_lanes::spec("q4gsw_gemv_i8dot.comp", k, layout_);
+    ShaderSpec spec =
+        gemv_lanes::spec("q4gsw_gemv_i8dot.comp", k, layout_, gemv_lanes::Sizes::defines);
     if (split_) spec.defines.emplace_back("SLICES", str(slices(k)));
     return spec;
   }

@@ -16,7 +16,7 @@ class Naive final : public Family {
   }
   uint32_t shared_bytes(const Knobs&) const override { return 0; }
   ShaderSpec source(const Knobs& k) const override {
-    return {"q4gsw_naive.comp", {{"WG", str(knob_int(k, "wg"))}}};
+    return {"q4gsw_naive.comp", {}, {{0, knob_u32(k, "wg")}}};
   }
   std::array<uint32_t, 3> groups(const Knobs&, const Problem& p,
                                  const vk::DeviceInfo& d) const override {

@@ -42,13 +42,14 @@ class Tiled final : public Family {
     const uint32_t bk = knob_u32(k, "bk");
     return (tile_m(k) + tile_n(k)) * bk * 4;
   }
+  // The layout and whether x is staged choose code paths; the sizes are specialised.
   ShaderSpec source(const Knobs& k) const override {
-    return {"q4gsw_tiled.comp",
-            {{"TM", str(knob_int(k, "tm"))},
-             {"TN", str(knob_int(k, "tn"))},
-             {"WG", str(knob_int(k, "wg"))},
-             {"BK", str(knob_int(k, "bk"))},
-             {"PACKED", packed(k) ? "1" : "0"}}};
+    const uint32_t bk = knob_u32(k, "bk");
+    ShaderSpec spec{"q4gsw_tiled.comp",
+                    {{"STAGED", bk > 0 ? "1" : "0"}, {"PACKED", packed(k) ? "1" : "0"}},
+                    {{0, knob_u32(k, "wg")}, {1, knob_u32(k, "tm")}, {2, knob_u32(k, "tn")}}};
+    if (bk > 0) spec.specialization.push_back({3, bk});
+    return spec;
   }
   std::array<uint32_t, 3> groups(const Knobs& k, const Problem& p,
                                  const vk::DeviceInfo& d) const override {

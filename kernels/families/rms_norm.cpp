@@ -19,7 +19,8 @@ class RmsNorm final : public Family {
   }
   uint32_t shared_bytes(const Knobs& k) const override { return workgroup_size(k) * 4; }
   ShaderSpec source(const Knobs& k) const override {
-    return {"rms_norm.comp", {{"WG", str(knob_int(k, "wg"))}, {"VEC", str(knob_int(k, "vec"))}}};
+    // vec chooses the load type (a code path); wg is a size.
+    return {"rms_norm.comp", {{"VEC", str(knob_int(k, "vec"))}}, {{0, knob_u32(k, "wg")}}};
   }
   std::array<uint32_t, 3> groups(const Knobs&, const Problem& p,
                                  const vk::DeviceInfo& d) const override {

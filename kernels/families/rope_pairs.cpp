@@ -14,7 +14,7 @@ class RopePairs final : public Family {
   uint32_t workgroup_size(const Knobs& k) const override { return knob_u32(k, "wg"); }
   uint32_t shared_bytes(const Knobs&) const override { return 0; }
   ShaderSpec source(const Knobs& k) const override {
-    return {"rope_pairs.comp", {{"WG", str(knob_int(k, "wg"))}}};
+    return {"rope_pairs.comp", {}, {{0, knob_u32(k, "wg")}}};
   }
   // Grid-stride over the M x heads x D/2 pairs.
   std::array<uint32_t, 3> groups(const Knobs& k, const Problem& p,

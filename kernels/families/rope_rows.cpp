@@ -19,9 +19,8 @@ class RopeRows final : public Family {
   uint32_t workgroup_size(const Knobs& k) const override { return knob_u32(k, "wg"); }
   uint32_t shared_bytes(const Knobs&) const override { return 0; }
   ShaderSpec source(const Knobs& k) const override {
-    return {"rope_rows.comp",
-            {{"WG", str(knob_int(k, "wg"))}, {"VEC", str(knob_int(k, "vec"))},
-             {"HPW", str(knob_int(k, "hpw"))}}};
+    return {"rope_rows.comp", {{"VEC", str(knob_int(k, "vec"))}},
+            {{0, knob_u32(k, "wg")}, {1, knob_u32(k, "hpw")}}};
   }
   std::array<uint32_t, 3> groups(const Knobs& k, const Problem& p,
                                  const vk::DeviceInfo& d) const override {

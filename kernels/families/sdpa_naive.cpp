@@ -20,7 +20,7 @@ class SdpaNaive final : public Family {
     return uint64_t{p.m} * p.heads * p.n * 4;
   }
   ShaderSpec source(const Knobs& k) const override {
-    return {"sdpa_naive.comp", {{"WG", str(knob_int(k, "wg"))}}};
+    return {"sdpa_naive.comp", {}, {{0, knob_u32(k, "wg")}}};
   }
   std::array<uint32_t, 3> groups(const Knobs&, const Problem& p,
                                  const vk::DeviceInfo& d) const override {

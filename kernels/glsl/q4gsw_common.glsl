@@ -1,5 +1,6 @@
 // Bindings and push constants shared by the q4gsw kernels. Problem sizes are push constants,
-// so one compiled variant serves every shape; tile and workgroup knobs are #defines.
+// so one compiled variant serves every shape; a knob is a specialisation constant where it only
+// sizes tiles, loops or the workgroup, a #define where it shapes the code (ShaderSpec).
 // Bindings: 0 x [M, K], 1 weight (raw [N, K/2] bytes, packed or packed_s16, see
 // q4gsw_layout.h), 2 scales [K/gs, N] (unused by packed_s16, whose weight holds them), 3 bias [N] (read only when has_bias != 0), 4 out [M, N], 5 a workspace of
 // Family::workspace_bytes (declared by the kernels that use one). x, scales, bias and out are

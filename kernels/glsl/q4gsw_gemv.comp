@@ -11,12 +11,9 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
 
-#ifndef WG
-#define WG 128
-#endif
-#ifndef ROWS
-#define ROWS 4
-#endif
+// WG (the workgroup size) and ROWS are specialisation constants; the rest are defines.
+layout(constant_id = 0) const uint WG = 128;
+layout(constant_id = 1) const uint ROWS = 4;
 #ifndef LOAD_X4
 #define LOAD_X4 1
 #endif
@@ -40,7 +37,7 @@
 #define CHUNK 8u
 #endif
 
-layout(local_size_x = WG) in;
+layout(local_size_x_id = 0) in;
 
 #include "q4gsw_common.glsl"
 

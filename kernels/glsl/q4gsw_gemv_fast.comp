@@ -30,20 +30,15 @@
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 
-#ifndef WG
-#define WG 128
-#endif
-#ifndef KSPLIT
-#define KSPLIT 2
-#endif
-#ifndef NPL
-#define NPL 1
-#endif
-#ifndef UNROLL
-#define UNROLL 2
-#endif
-#ifndef MMAX
-#define MMAX 1
+// The sizes are specialisation constants (gemv_lanes.h: WG the workgroup size); SPLIT says
+// whether KSPLIT > 1, which adds the shared-memory handover.
+layout(constant_id = 0) const uint WG = 128;
+layout(constant_id = 1) const uint KSPLIT = 2;
+layout(constant_id = 2) const uint NPL = 1;
+layout(constant_id = 3) const uint UNROLL = 2;
+layout(constant_id = 4) const uint MMAX = 1;
+#ifndef SPLIT
+#define SPLIT 1
 #endif
 #ifndef PACKED_S16
 #define PACKED_S16 0  // 1: the packed_s16 layout, scales in the weight's tiles (q4gsw_layout.h)
@@ -52,11 +47,11 @@
 #define NL (WG / KSPLIT)  // lanes along n
 #define TILE (NL * NPL)   // outputs per workgroup
 
-layout(local_size_x = WG) in;
+layout(local_size_x_id = 0) in;
 
 #include "q4gsw_common.glsl"
 
-#if KSPLIT > 1
+#if SPLIT
 shared float red[NPL * MMAX * WG];
 #endif
 
@@ -137,7 +132,7 @@ void main() {
       }
     }
 
-#if KSPLIT > 1
+#if SPLIT
     // Slices 1.. hand their partial sums to slice 0 (lanes r of slice 0 read consecutive words:
     // no bank conflicts); one barrier per tile.
     if (s != 0u) {
@@ -167,7 +162,7 @@ void main() {
         }
       }
     }
-#if KSPLIT > 1
+#if SPLIT
     barrier();  // red is reused by the next tile
 #endif
   }

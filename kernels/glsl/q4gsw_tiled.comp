@@ -2,23 +2,21 @@
 // WG / 16 along M, their rows and columns interleaved (m = m0 + i * TY + ty, n = n0 + j * TX + tx)
 // so that neighbouring threads read neighbouring weights (coalesced in the packed layout) and
 // store neighbouring outputs. Each weight is dequantized once per tile and reused for the TM
-// rows held in registers. BK > 0 stages x and the dequantized weights through shared memory.
+// rows held in registers. STAGED stages x and the dequantized weights through shared memory.
 // Edge threads clamp their reads to row M-1 / column N-1 and never store the overhang.
 // Tiles are walked grid-stride, so any problem fits maxComputeWorkGroupCount.
 #version 450
 #extension GL_GOOGLE_include_directive : require
 
-#ifndef TM
-#define TM 4
-#endif
-#ifndef TN
-#define TN 4
-#endif
-#ifndef WG
-#define WG 64
-#endif
-#ifndef BK
-#define BK 0  // 0: no shared staging; else k-tile depth (multiple of 8)
+// Sizing knobs are specialisation constants (one module serves every value; the family's
+// source() gives them at pipeline creation): WG the workgroup size, TM x TN the thread's tile, BK
+// the shared k-tile depth (a multiple of 8) where STAGED. Structural knobs are defines.
+layout(constant_id = 0) const uint WG = 64;
+layout(constant_id = 1) const uint TM = 4;
+layout(constant_id = 2) const uint TN = 4;
+layout(constant_id = 3) const uint BK = 16;
+#ifndef STAGED
+#define STAGED 0  // 1: stage x and the dequantized weights through shared memory, BK deep
 #endif
 #ifndef PACKED
 #define PACKED 0  // 1: packed weight layout (K % 32 == 0), 0: raw (K % 8 == 0)
@@ -29,11 +27,11 @@
 #define BM (TY * TM)
 #define BN (TX * TN)
 
-layout(local_size_x = WG) in;
+layout(local_size_x_id = 0) in;
 
 #include "q4gsw_common.glsl"
 
-#if BK > 0
+#if STAGED
 shared float xs[BM * BK];  // [BM][BK]
 shared float ws[BK * BN];  // [BK][BN], dequantized and scaled
 #endif
@@ -56,7 +54,7 @@ void main() {
     for (uint i = 0; i < TM; ++i)
       for (uint j = 0; j < TN; ++j) acc[i][j] = 0.0;
 
-#if BK == 0
+#if !STAGED
 #if PACKED
     // One 16-byte block = 32 k of one output per load.
     for (uint kb = 0; kb < (pc.K >> 5); ++kb) {
@@ -97,7 +95,7 @@ void main() {
       }
     }
 #endif
-#else  // BK > 0: stage through shared memory; the last k-tile may be partial (zero-filled).
+#else  // STAGED: stage through shared memory; the last k-tile may be partial (zero-filled).
     for (uint k0 = 0; k0 < pc.K; k0 += BK) {
       for (uint e = lid; e < BM * BK; e += WG) {
         const uint r = e / BK, c = e % BK;

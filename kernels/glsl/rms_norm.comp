@@ -3,14 +3,13 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
 
-#ifndef WG
-#define WG 256
-#endif
+// WG, the workgroup size, is a specialisation constant; VEC a define.
+layout(constant_id = 0) const uint WG = 256;
 #ifndef VEC
 #define VEC 1  // 4: vec4 loads and stores (width % 4 == 0)
 #endif
 
-layout(local_size_x = WG) in;
+layout(local_size_x_id = 0) in;
 
 layout(push_constant) uniform Push {
   uint rows;

@@ -3,11 +3,9 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
 
-#ifndef WG
-#define WG 256
-#endif
+layout(constant_id = 0) const uint WG = 256;  // the workgroup size, specialised
 
-layout(local_size_x = WG) in;
+layout(local_size_x_id = 0) in;
 
 #include "rope_common.glsl"
 

@@ -4,17 +4,15 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
 
-#ifndef WG
-#define WG 64
-#endif
+// WG (the workgroup size) and HPW are specialisation constants; VEC, which picks the load
+// type, a define.
+layout(constant_id = 0) const uint WG = 64;
+layout(constant_id = 1) const uint HPW = 4;  // heads per workgroup
 #ifndef VEC
 #define VEC 2  // 1, 2 or 4 pairs per load
 #endif
-#ifndef HPW
-#define HPW 4  // heads per workgroup
-#endif
 
-layout(local_size_x = WG) in;
+layout(local_size_x_id = 0) in;
 
 #include "rope_common.glsl"
 

@@ -6,13 +6,11 @@
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 
-#ifndef WG
-#define WG 64
-#endif
+layout(constant_id = 0) const uint WG = 64;  // the workgroup size, specialised
 #define VEC 1
 #define QPG 1
 
-layout(local_size_x = WG) in;
+layout(local_size_x_id = 0) in;
 
 #include "sdpa_common.glsl"
 

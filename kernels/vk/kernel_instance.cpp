@@ -43,6 +43,7 @@ std::shared_ptr<const vk::ComputePipeline> KernelInstance::pipeline(const vk::De
   desc.spirv = *spirv;
   desc.buffer_count = static_cast<uint32_t>(op.bindings.size());
   desc.push_constant_bytes = op.push_constant_bytes;
+  desc.specialization = spec.specialization;
   // The SPIR-V of one key can change only with the embedded sources, i.e. not in one process.
   if (cache != nullptr) return cache->get_or_create(device, key, desc);
   return std::make_shared<const vk::ComputePipeline>(vk::ComputePipeline::create(device, desc));

@@ -59,12 +59,14 @@ ComputePipeline ComputePipeline::create(const Device& device, const PipelineDesc
   });
 
   std::vector<VkSpecializationMapEntry> entries(desc.specialization.size());
+  std::vector<uint32_t> values(desc.specialization.size());
   for (uint32_t i = 0; i < entries.size(); ++i) {
-    entries[i] = {i, static_cast<uint32_t>(i * sizeof(uint32_t)), sizeof(uint32_t)};
+    entries[i] = {desc.specialization[i].constant_id,
+                  static_cast<uint32_t>(i * sizeof(uint32_t)), sizeof(uint32_t)};
+    values[i] = desc.specialization[i].value;
   }
   VkSpecializationInfo spec{static_cast<uint32_t>(entries.size()), entries.data(),
-                            desc.specialization.size() * sizeof(uint32_t),
-                            desc.specialization.data()};
+                            values.size() * sizeof(uint32_t), values.data()};
   VkPipelineShaderStageRequiredSubgroupSizeCreateInfo subgroup{
       VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO};
   subgroup.requiredSubgroupSize = desc.required_subgroup_size;

@@ -1,5 +1,5 @@
 // A compute pipeline from SPIR-V: N storage-buffer bindings in set 0, push constants and
-// uint32 specialization constants (constant_id = position in the list).
+// uint32 specialisation constants.
 #pragma once
 
 #include <vulkan/vulkan.h>
@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/shader_spec.h"
 #include "kernels/vk/handle.h"
 
 namespace vktune::vk {
@@ -22,7 +23,9 @@ struct PipelineDesc {
   std::span<const uint32_t> spirv;
   uint32_t buffer_count = 0;         // bindings 0..buffer_count-1 of set 0
   uint32_t push_constant_bytes = 0;  // 0 = none
-  std::vector<uint32_t> specialization;
+  // The values of the module's specialisation constants (workgroup size included); a constant
+  // not listed keeps the shader's default.
+  Specialization specialization;
   // Forces the subgroup size (VK_EXT_subgroup_size_control); 0 leaves it to the driver.
   uint32_t required_subgroup_size = 0;
 };

@@ -136,19 +136,40 @@ std::shared_ptr<const Spirv> ShaderCompiler::compile_text(std::string_view file,
                                                           TargetEnv env) {
   std::string key = content_hash(text) + "|" + std::to_string(static_cast<int>(env));
   for (const auto& [name, value] : defines) key += "|" + name + "=" + value;
+  std::promise<std::shared_ptr<const Spirv>> promise;
+  std::shared_future<std::shared_ptr<const Spirv>> pending;  // another caller's compile
   {
     std::lock_guard lock(mutex_);
-    if (auto it = cache_.find(key); it != cache_.end()) return it->second;
+    auto [it, inserted] = cache_.try_emplace(key);
+    if (inserted) {
+      it->second = promise.get_future().share();
+    } else {
+      pending = it->second;
+    }
   }
+  if (pending.valid()) return pending.get();  // waited for unlocked
+  try {
+    auto spirv = produce(key, file, text, defines, variant, env);
+    promise.set_value(spirv);
+    return spirv;
+  } catch (...) {
+    promise.set_exception(std::current_exception());
+    std::lock_guard lock(mutex_);
+    cache_.erase(key);
+    throw;
+  }
+}
+
+std::shared_ptr<const Spirv> ShaderCompiler::produce(const std::string& key, std::string_view file,
+                                                     std::string_view text, const Defines& defines,
+                                                     std::string_view variant, TargetEnv env) {
   std::string disk_key;
   if (disk_) {
     static const std::string identity = shader_compiler_identity();
     disk_key = identity + "|" + std::string(file) + "|" + includes_hash() + "|" + key;
     if (auto stored = disk_->load(disk_key)) {
       ++disk_hits_;
-      auto spirv = std::make_shared<const Spirv>(std::move(*stored));
-      std::lock_guard lock(mutex_);
-      return cache_.emplace(std::move(key), spirv).first->second;
+      return std::make_shared<const Spirv>(std::move(*stored));
     }
   }
 
@@ -165,10 +186,9 @@ std::shared_ptr<const Spirv> ShaderCompiler::compile_text(std::string_view file,
   if (result.GetCompilationStatus() != shaderc_compilation_status_success) {
     throw CompileError(std::string(variant) + ": " + result.GetErrorMessage());
   }
+  ++compiled_;
   auto spirv = std::make_shared<const Spirv>(result.cbegin(), result.cend());
   if (disk_) disk_->store(disk_key, *spirv);
-  std::lock_guard lock(mutex_);
-  cache_.emplace(std::move(key), spirv);
   return spirv;
 }
 

@@ -1,9 +1,12 @@
 // GLSL -> SPIR-V through libshaderc, with #include resolved from the embedded kernels/glsl
 // sources, an in-memory cache keyed by (source hash, defines, target environment) and, when
 // given one, a disk cache shared by runs (keyed by the compiler's identity and the includes too).
+// A ShaderSpec's specialisation constants are no part of any key: the variants that differ only
+// in them share one module.
 #pragma once
 
 #include <atomic>
+#include <future>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -53,18 +56,23 @@ class ShaderCompiler {
   ShaderCompiler(TargetEnv env, const SpirvDiskCache* disk) : env_(env), disk_(disk) {}
 
   // Compiles the embedded file `file` (e.g. "q4gsw_gemv.comp") with `defines`.
-  // `variant` names the variant in error messages. Thread-safe; cached.
+  // `variant` names the variant in error messages. Thread-safe; cached, and a module another
+  // thread is compiling is waited for, not compiled twice.
   std::shared_ptr<const Spirv> compile(std::string_view file, const Defines& defines,
                                        std::string_view variant);
-  // Compiles a variant's shader, for the newer of this compiler's target and the spec's.
+  // Compiles a variant's shader (its file and defines), for the newer of this compiler's target
+  // and the spec's.
   std::shared_ptr<const Spirv> compile(const kernels::ShaderSpec& spec, std::string_view variant);
 
   // Compiles GLSL text given directly; `file` is the name used in messages.
   std::shared_ptr<const Spirv> compile_text(std::string_view file, std::string_view text,
                                             const Defines& defines, std::string_view variant);
 
+  // Distinct modules asked for (compiled, from disk, or failed).
   size_t cache_size() const;
-  // Shaders the disk cache served instead of shaderc.
+  // Modules shaderc compiled.
+  uint64_t compiled() const { return compiled_; }
+  // Modules the disk cache served instead of shaderc.
   uint64_t disk_hits() const { return disk_hits_; }
 
  private:
@@ -75,9 +83,18 @@ class ShaderCompiler {
 
   TargetEnv env_;
   const SpirvDiskCache* disk_ = nullptr;
+  // The binary of `key`, from disk or shaderc (uncached).
+  std::shared_ptr<const Spirv> produce(const std::string& key, std::string_view file,
+                                       std::string_view text, const Defines& defines,
+                                       std::string_view variant, TargetEnv env);
+
+  std::atomic<uint64_t> compiled_ = 0;
   std::atomic<uint64_t> disk_hits_ = 0;
   mutable std::mutex mutex_;
-  std::map<std::string, std::shared_ptr<const Spirv>> cache_;
+  // A module being compiled is already here, so the threads that ask for it meanwhile wait on
+  // its future (and share its error, if it fails; a failed module is then dropped, so a later
+  // call tries again and names its own variant).
+  std::map<std::string, std::shared_future<std::shared_ptr<const Spirv>>> cache_;
 };
 
 }  // namespace vktune

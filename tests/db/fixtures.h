@@ -119,13 +119,16 @@ inline db::Measurement ok_measurement(int64_t run, int64_t device, int64_t probl
   return m;
 }
 
-// A small populated store: two devices, two kernels, two problems, one run, results, and
-// coverage of two (device, problem) pairs: one complete, one cut with nothing timed.
+// A small populated store: two devices, two kernels (the second with specialisation constants),
+// two problems, one run, results, and coverage of two (device, problem) pairs: one complete, one
+// cut with nothing timed.
 inline void populate(db::Store& s, const std::string& run_uuid = "run-a") {
   const auto d1 = s.upsert_device(fake_device());
   const auto d2 = s.upsert_device(fake_device(0x1002, 0x744c, 7, "discrete"));
   const auto k1 = s.upsert_kernel(fake_kernel("q4gsw_gemv[layout=raw,wg=64]"));
-  const auto k2 = s.upsert_kernel(fake_kernel("q4gsw_tiled[layout=raw,tm=4]"));
+  db::KernelRecord tiled = fake_kernel("q4gsw_tiled[layout=raw,tm=4]");
+  tiled.specialization_json = "[[0,128],[1,4]]";
+  const auto k2 = s.upsert_kernel(tiled);
   const auto p1 = s.upsert_problem(fake_problem(1, 4096, 4096));
   const auto p2 = s.upsert_problem(fake_problem(64, 4096, 4096));
   db::RunRecord r;

@@ -375,6 +375,20 @@ TEST(JsonIo, VersionOneLiteralStillImports) {
   EXPECT_EQ(c.winners[0].median_ns, 1234.5);
 }
 
+// A kernel exported before kernels had specialisation constants has no such field: it has none.
+TEST(JsonIo, KernelWithoutSpecialisationImportsWithNone) {
+  for (json doc : {exported_v1(), exported()}) {
+    for (json& k : doc["kernels"]) k.erase("specialization_json");
+    Store s = Store::open_memory();
+    import_json(s, doc, "old.json");
+    ASSERT_EQ(s.kernels().size(), 2u);
+    for (const KernelRecord& k : s.kernels()) EXPECT_EQ(k.specialization_json, "[]");
+  }
+  Store a = Store::open_memory();
+  testing::populate(a);
+  EXPECT_EQ(export_json(a)["kernels"][1]["specialization_json"], "[[0,128],[1,4]]");
+}
+
 TEST(JsonIo, DocumentWithoutCoverageImports) {
   // As written before schema v3 (version 1) and as a winners-only export (version 2).
   for (json doc : {exported_v1(), exported()}) {

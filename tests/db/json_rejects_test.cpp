@@ -254,6 +254,15 @@ TEST(JsonIo, KernelsTheRuntimeCannotRunAreRejectedByPath) {
     doc = original;
     doc["kernels"][0]["constraints_json"] = "[1]";
     expect_rejected(doc, {"kernels[0].constraints_json", "is not a JSON object"});
+    for (const auto& [text, why] : std::vector<std::pair<std::string, std::string>>{
+             {"{}", "kernels[0].specialization_json: is not a JSON array"},
+             {"[[0]]", "kernels[0].specialization_json[0]: expected a [constant_id, value] pair"},
+             {"[[0,-1]]", "kernels[0].specialization_json[0].value: expected an unsigned"},
+             {"[[1,64],[1,4]]", "kernels[0].specialization_json[1]: constant_id 1 is not above"}}) {
+      doc = original;
+      doc["kernels"][0]["specialization_json"] = text;
+      expect_rejected(doc, {why.substr(0, why.find(": ")), why.substr(why.find(": ") + 2)});
+    }
   }
 }
 

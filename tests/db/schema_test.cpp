@@ -67,6 +67,7 @@ TEST(Schema, MigratesVersion1FileForwardKeepingData) {
   s.raise_copy_bandwidth(1, 400.0);
   EXPECT_EQ(s.devices()[0].copy_bandwidth_gbps, 400.0);
   EXPECT_EQ(s.measurements().size(), 2u);
+  EXPECT_EQ(s.kernels()[0].specialization_json, "[]");  // v6: sizes were compiled in
   // v2's `best` refuses a kernel that ever gave a wrong result (v1's did not).
   EXPECT_TRUE(s.best(1).empty());
   EXPECT_EQ(s.connection().query_int(

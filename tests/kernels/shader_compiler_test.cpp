@@ -1,7 +1,11 @@
-// GLSL -> SPIR-V: errors name variant, file and line; the cache keys on defines.
+// GLSL -> SPIR-V: errors name variant, file and line; the cache keys on defines, never on
+// specialisation constants, and compiles each module once however many threads ask.
 #include "kernels/vk/shader_compiler.h"
 
 #include <gtest/gtest.h>
+
+#include <thread>
+#include <vector>
 
 #include "tests/kernels/value_shader.h"
 
@@ -19,6 +23,44 @@ TEST(ShaderCompilerTest, ProducesSpirvAndCachesPerDefines) {
   auto two = compiler.compile_text("v.comp", kValueShader, {{"VALUE", "2.0"}}, "v2");
   EXPECT_NE(two, one);
   EXPECT_EQ(compiler.cache_size(), 2u);
+}
+
+TEST(ShaderCompilerTest, SpecsDifferingOnlyInSpecialisationShareOneModule) {
+  ShaderCompiler compiler;
+  const kernels::ShaderSpec a{"q4gsw_tiled.comp", {{"PACKED", "0"}}, {{0, 64}, {1, 4}}};
+  kernels::ShaderSpec b = a;
+  b.specialization = {{0, 128}, {1, 8}};
+  EXPECT_EQ(compiler.compile(a, "a"), compiler.compile(b, "b"));
+  b.defines = {{"PACKED", "1"}};
+  EXPECT_NE(compiler.compile(a, "a"), compiler.compile(b, "b"));
+  EXPECT_EQ(compiler.compiled(), 2u);
+}
+
+TEST(ShaderCompilerTest, ThreadsAskingForOneModuleCompileItOnce) {
+  ShaderCompiler compiler;
+  std::vector<std::shared_ptr<const Spirv>> got(8);
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < got.size(); ++i) {
+    threads.emplace_back([&, i] {
+      got[i] = compiler.compile_text("v.comp", kValueShader, {{"VALUE", "3.0"}}, "v3");
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(compiler.compiled(), 1u);
+  for (const auto& spirv : got) EXPECT_EQ(spirv, got.front());
+}
+
+TEST(ShaderCompilerTest, AFailedModuleIsTriedAgainAndNamesEachVariant) {
+  ShaderCompiler compiler;
+  for (const char* variant : {"first[wg=64]", "second[wg=128]"}) {
+    try {
+      compiler.compile_text("broken.comp", kValueShader, {}, variant);  // VALUE undefined
+      FAIL() << "expected a compile error";
+    } catch (const CompileError& e) {
+      EXPECT_NE(std::string(e.what()).find(variant), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_EQ(compiler.cache_size(), 0u);
 }
 
 TEST(ShaderCompilerTest, ErrorNamesVariantFileAndLine) {

@@ -1,8 +1,11 @@
 // Every cooperative-matrix variant compiles with shaderc: they cannot run on lavapipe, so this
 // is their only check on machines without a GPU. So does every integer-dot-product and
 // cooperative-matrix-2 variant where the linked compiler accepts the extension (the devices
-// without it never run them).
+// without it never run them). And every specialised family's module declares each constant its
+// specialisation gives (a constant the shader lacks would be ignored, silently).
 #include <gtest/gtest.h>
+
+#include <set>
 
 #include "kernels/vk/compiler_probe.h"
 #include "kernels/family.h"
@@ -25,6 +28,41 @@ void compile_all(std::string_view name) {
       ADD_FAILURE() << e.what();
     }
   }
+}
+
+// The SpecId decorations of a module: OpDecorate (71) with decoration SpecId (1).
+std::set<uint32_t> spec_ids(const Spirv& spirv) {
+  std::set<uint32_t> ids;
+  for (size_t at = 5; at < spirv.size();) {
+    const uint32_t words = spirv[at] >> 16, opcode = spirv[at] & 0xffff;
+    if (opcode == 71 && words == 4 && spirv[at + 2] == 1) ids.insert(spirv[at + 3]);
+    at += words == 0 ? 1 : words;
+  }
+  return ids;
+}
+
+TEST(VariantsCompile, SpecialisedConstantsAreDeclared) {
+  ShaderCompiler compiler(TargetEnv::vulkan_1_2);
+  size_t checked = 0;
+  for (const Family* f : families()) {
+    for (const Knobs& k : f->all_variants()) {
+      const ShaderSpec spec = f->shader(k);
+      if (spec.specialization.empty() ||
+          !check(f->requirements(k), linked_compiler_support(), f->name()).empty()) {
+        continue;
+      }
+      try {
+        const std::set<uint32_t> declared = spec_ids(*compiler.compile(spec, f->key(k)));
+        for (const SpecConstant& c : spec.specialization) {
+          EXPECT_TRUE(declared.count(c.constant_id)) << f->key(k) << ": " << c.constant_id;
+        }
+        ++checked;
+      } catch (const CompileError& e) {
+        ADD_FAILURE() << e.what();
+      }
+    }
+  }
+  EXPECT_GT(checked, 0u);
 }
 
 TEST(VariantsCompile, Coopmat) { compile_all("q4gsw_coopmat"); }

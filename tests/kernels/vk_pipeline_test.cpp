@@ -39,10 +39,10 @@ struct Push {
 
 class PipelineTest : public VulkanFixture {
  protected:
-  std::vector<float> Run(const Defines& defines, std::vector<uint32_t> spec, Push push,
+  std::vector<float> Run(const Defines& defines, Specialization spec, Push push,
                          const std::vector<float>& x, const std::vector<float>& b) {
     auto spirv = compiler_.compile_text("axpy.comp", kAxpy, defines, "axpy");
-    const uint32_t local = spec.at(0);
+    const uint32_t local = spec.at(0).value;
     vk::ComputePipeline pipeline = vk::ComputePipeline::create(
         device(), {"axpy", *spirv, 3, sizeof(Push), std::move(spec)});
     const size_t bytes = x.size() * sizeof(float);
@@ -66,7 +66,7 @@ TEST_F(PipelineTest, ComputesOnRandomData) {
   std::uniform_real_distribution<float> dist(-1, 1);
   std::vector<float> x(1000), b(1000);
   for (size_t i = 0; i < x.size(); ++i) x[i] = dist(rng), b[i] = dist(rng);
-  const auto y = Run({}, {64, 1}, {2.5f, 1000}, x, b);
+  const auto y = Run({}, {{0, 64}, {1, 1}}, {2.5f, 1000}, x, b);
   // The GPU may fuse the multiply-add: allow one rounding of the terms' magnitude.
   for (size_t i = 0; i < x.size(); ++i) {
     ASSERT_NEAR(y[i], 2.5f * x[i] + b[i], 1e-6f * (2.5f * std::abs(x[i]) + std::abs(b[i]))) << i;
@@ -76,7 +76,7 @@ TEST_F(PipelineTest, ComputesOnRandomData) {
 TEST_F(PipelineTest, SpecializationDefinesAndPushConstantsReachTheShader) {
   std::vector<float> x(300, 1.0f), b(300, 2.0f);
   // 3 * 1 + 5 * 2 + 0.5 from push constant a, spec constant SCALE_B and the OFFSET define.
-  const auto y = Run({{"OFFSET", "0.5"}}, {32, 5}, {3.0f, 257}, x, b);
+  const auto y = Run({{"OFFSET", "0.5"}}, {{0, 32}, {1, 5}}, {3.0f, 257}, x, b);
   EXPECT_FLOAT_EQ(y[0], 13.5f);
   EXPECT_FLOAT_EQ(y[256], 13.5f);
 }
@@ -85,7 +85,7 @@ TEST_F(PipelineTest, SpecializationDefinesAndPushConstantsReachTheShader) {
 TEST_F(PipelineTest, SetsBoundTogetherEachReachTheirOwnBuffers) {
   auto spirv = compiler_.compile_text("axpy.comp", kAxpy, {}, "axpy");
   vk::ComputePipeline pipeline =
-      vk::ComputePipeline::create(device(), {"axpy", *spirv, 3, sizeof(Push), {16, 1}});
+      vk::ComputePipeline::create(device(), {"axpy", *spirv, 3, sizeof(Push), {{0, 16}, {1, 1}}});
   constexpr uint32_t kN = 16;
   vk::Buffer x = vk::Buffer::create(device(), kN * sizeof(float));
   x.upload(std::span<const float>(std::vector<float>(kN, 1.0f)));
@@ -116,7 +116,7 @@ TEST_F(PipelineTest, SetsBoundTogetherEachReachTheirOwnBuffers) {
 TEST_F(PipelineTest, StatisticsExistExactlyWhereTheExtensionDoes) {
   auto spirv = compiler_.compile_text("axpy.comp", kAxpy, {}, "axpy");
   const vk::ComputePipeline pipeline =
-      vk::ComputePipeline::create(device(), {"axpy", *spirv, 3, sizeof(Push), {64}});
+      vk::ComputePipeline::create(device(), {"axpy", *spirv, 3, sizeof(Push), {{0, 64}}});
   const auto statistics = vk::pipeline_statistics(device(), pipeline);
   if (!device().info().features.pipeline_executable_properties) {
     EXPECT_TRUE(statistics.empty());

@@ -66,6 +66,8 @@ TEST(Builtin, EveryAnswerIsTheCataloguesVariantAndFitsTheShape) {
     EXPECT_EQ(kernels::to_json_text(knobs), s.knobs_json);
     EXPECT_EQ(kernels::layout_name(family->layout(knobs)), s.layout);
     EXPECT_EQ(family->workgroup_size(knobs), s.workgroup_size);
+    EXPECT_EQ(Specialization(s.specialization.begin(), s.specialization.end()),
+              family->shader(knobs).specialization);
     const kernels::Problem p = *to_problem(q);
     EXPECT_EQ(kernels::check(family->constraints(knobs), p), "")
         << s.variant_key << " answered for " << kernels::describe(p);

@@ -57,6 +57,30 @@ TEST(CApi, NullArgumentsAreErrorsNotCrashes) {
   vktune_snapshot_free(nullptr);
 }
 
+// A selection's specialisation constants reach C in order, pointing into the snapshot; a
+// selection without them has none.
+TEST(CApi, SpecialisationReachesC) {
+  testing::TempDir dir;
+  testing::FakeDb db;
+  const std::string path = dir.file("k.json");
+  testing::write_file(path, db::export_json_text(db.store));
+  vktune_snapshot* snapshot = vktune_snapshot_load(path.c_str(), nullptr, 0);
+  ASSERT_NE(snapshot, nullptr);
+  const vktune_device_query a = c_query(testing::query_for(db.a));
+  vktune_problem_query p{"q4gsw", "f32", 64, 4096, 4096, 32};
+  vktune_selection s{};
+  ASSERT_EQ(vktune_select(snapshot, &a, &p, &s), VKTUNE_OK);
+  ASSERT_EQ(s.specialization_count, 4u);
+  EXPECT_EQ(s.specialization[1].constant_id, 1u);
+  EXPECT_EQ(s.specialization[1].value, 8u);
+  EXPECT_EQ(s.specialization[3].value, 32u);
+  p.m = 1;
+  ASSERT_EQ(vktune_select(snapshot, &a, &p, &s), VKTUNE_OK);
+  EXPECT_EQ(s.specialization, nullptr);
+  EXPECT_EQ(s.specialization_count, 0u);
+  vktune_snapshot_free(snapshot);
+}
+
 // sdpa through the C API: the head counts reach the runtime (a built-in answer for grouped-query
 // decode attention), and head counts that do not divide are an invalid query, not an answer.
 TEST(CApi, SdpaQueriesCarryTheirHeadCounts) {

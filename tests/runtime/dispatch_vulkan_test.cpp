@@ -34,20 +34,22 @@ class DispatchOnDevice : public vktune::test::VulkanFixture {
     const DispatchPlan plan =
         plan_dispatch(s, q, device().info().limits.max_workgroup_count);
     ASSERT_TRUE(plan.ok()) << plan.error;
-    // The SPIR-V the answer carries (the runtime ships the built-ins'), else the catalogue's
-    // shader compiled here (a hand-made selection).
+    // The SPIR-V the answer carries with its specialisation (the runtime ships the built-ins'),
+    // else the catalogue's shader compiled here (a hand-made selection).
     const kernels::Family& family = *kernels::find_family(s.family);
     std::vector<uint32_t> words(s.spirv.size() / 4);
     std::memcpy(words.data(), s.spirv.data(), words.size() * 4);
+    Specialization specialization(s.specialization.begin(), s.specialization.end());
     if (words.empty()) {
       const kernels::Knobs knobs = family.knobs_from_json(nlohmann::json::parse(s.knobs_json));
       const kernels::ShaderSpec spec = family.shader(knobs);
       words = *compiler_.compile(spec, s.variant_key);
+      specialization = spec.specialization;
     }
     const std::span<const uint32_t> spirv_words(words);
     const vk::ComputePipeline pipeline = vk::ComputePipeline::create(
         device(), {std::string(s.variant_key), spirv_words, static_cast<uint32_t>(plan.bindings.size()),
-                   static_cast<uint32_t>(plan.push_constants.size())});
+                   static_cast<uint32_t>(plan.push_constants.size()), specialization});
 
     const kernels::Problem p = *to_problem(q);
     const kernels::ProblemData data = kernels::make_random(p, 17);

@@ -53,9 +53,11 @@ struct FakeDb {
     const auto gemv = store.upsert_kernel(fake_kernel(
         "q4gsw_gemv[layout=raw,wg=128,rows=4,load=u32x4,reduce=subgroup]",
         R"({"k_multiple":8,"gs_multiple":8,"n_multiple":1,"m_max":1,"m_min":1})"));
-    const auto tiled = store.upsert_kernel(fake_kernel(
+    db::KernelRecord tiled_record = fake_kernel(
         "q4gsw_tiled[layout=packed,tm=8,tn=4,wg=128,bk=32]",
-        R"({"k_multiple":32,"gs_multiple":2,"n_multiple":8,"m_max":0,"m_min":1})"));
+        R"({"k_multiple":32,"gs_multiple":2,"n_multiple":8,"m_max":0,"m_min":1})");
+    tiled_record.specialization_json = "[[0,128],[1,8],[2,4],[3,32]]";
+    const auto tiled = store.upsert_kernel(tiled_record);
     const auto small_m = store.upsert_kernel(fake_kernel(
         "q4gsw_gemv[layout=packed,wg=64,rows=8,load=u32x4,reduce=shared]",
         R"({"k_multiple":8,"gs_multiple":8,"n_multiple":1,"m_max":4,"m_min":1})"));

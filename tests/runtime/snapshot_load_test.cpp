@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "db/json_io.h"
 
 #include <nlohmann/json.hpp>
@@ -42,6 +44,7 @@ void expect_same_answers(const Snapshot& x, const Snapshot& y, const FakeDb& db)
       EXPECT_EQ(s.shape_match, t.shape_match);
       EXPECT_EQ(s.median_ns, t.median_ns);
       EXPECT_EQ(s.spirv.size(), t.spirv.size());
+      EXPECT_TRUE(std::ranges::equal(s.specialization, t.specialization)) << s.variant_key;
     }
   }
 }
@@ -64,6 +67,11 @@ TEST(SnapshotLoad, DatabaseAndJsonGiveTheSameAnswers) {
   EXPECT_EQ(from_json->winner_count(), 7u);
   expect_same_answers(*from_db, *from_json, db);
   expect_same_answers(*from_db, *db.snapshot(), db);
+  // The tiled winner's SPIR-V comes with the specialisation stored beside it.
+  const Selection tiled = from_json->select(query_for(db.a), q4(64, 4096, 4096));
+  ASSERT_EQ(tiled.variant_key, "q4gsw_tiled[layout=packed,tm=8,tn=4,wg=128,bk=32]");
+  EXPECT_EQ(Specialization(tiled.specialization.begin(), tiled.specialization.end()),
+            (Specialization{{0, 128}, {1, 8}, {2, 4}, {3, 32}}));
   // Winners-only exports, and documents in the version 1 layout, give the same answers.
   const std::string winners_path = dir.file("k.winners.json");
   write_file(winners_path, db::export_json_text(db.store, -1, db::ExportScope::winners));
@@ -153,6 +161,17 @@ TEST(SnapshotLoad, RejectsADamagedTablePage) {
   bytes[static_cast<size_t>((root - 1) * page_size)] = '\x00';  // b-tree page type: invalid
   write_file(path, bytes);
   EXPECT_NE(load_expect_error(path).find("malformed"), std::string::npos);
+}
+
+TEST(SnapshotLoad, RejectsBadSpecialisationAtBuildTime) {
+  db::Catalog c;
+  db::KernelRecord k = testing::fake_kernel("x[a=1]");
+  k.id = 1;
+  k.specialization_json = "[[2,64],[1,4]]";
+  c.kernels.push_back(k);
+  std::string error;
+  EXPECT_FALSE(Snapshot::from_catalog(c, &error));
+  EXPECT_NE(error.find("specialization_json[1]: constant_id 1"), std::string::npos) << error;
 }
 
 TEST(SnapshotLoad, RejectsBadConstraintsAtBuildTime) {

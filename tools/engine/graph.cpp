@@ -210,6 +210,7 @@ std::shared_ptr<const vk::ComputePipeline> Graph::routed_pipeline(const Route& r
     desc.spirv = route.spirv;
     desc.buffer_count = uint32_t(route.plan.bindings.size());
     desc.push_constant_bytes = uint32_t(route.plan.push_constants.size());
+    desc.specialization = route.specialization;
     pipeline =
         std::make_shared<const vk::ComputePipeline>(vk::ComputePipeline::create(*device_, desc));
   }

@@ -58,6 +58,7 @@ Route parse(const runtime::Selection& s, const runtime::ProblemQuery& q,
   }
   r.spirv.resize(s.spirv.size() / 4);
   std::memcpy(r.spirv.data(), s.spirv.data(), s.spirv.size());
+  r.specialization.assign(s.specialization.begin(), s.specialization.end());
   r.knobs_json = std::string(s.knobs_json);
   r.family = std::string(s.family);
   return r;
@@ -131,6 +132,7 @@ runtime::Selection Route::selection() const noexcept {
   s.knobs_json = knobs_json;
   s.layout = plan.layout;
   s.spirv = {reinterpret_cast<const uint8_t*>(spirv.data()), spirv.size() * sizeof(uint32_t)};
+  s.specialization = specialization;
   return s;
 }
 

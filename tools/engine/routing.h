@@ -36,6 +36,7 @@ struct Route {
   std::string key;  // canonical variant key
   std::string knobs_json;
   std::vector<uint32_t> spirv;  // the Selection's SPIR-V: the database's, or the built-in's
+  Specialization specialization;  // the Selection's: what `spirv` takes at pipeline creation
   runtime::DispatchPlan plan;   // for the routed problem, on this device's workgroup limits
   Source source = Source::builtin;
   // For exact / nearest (and the rejected choice of a fallback): how the runtime matched.
