@@ -198,12 +198,15 @@ json device_entry(const DeviceRecord& d) {
 }
 
 json kernel_entry(const KernelRecord& k) {
-  return {{"variant_key", k.variant_key}, {"source_hash", k.source_hash},
-          {"family", k.family}, {"knobs_json", k.knobs_json},
-          {"constraints_json", k.constraints_json}, {"layout", k.layout},
-          {"workgroup_size", k.workgroup_size},
-          {"spirv", k.spirv ? json(base64_encode(*k.spirv)) : json(nullptr)},
-          {"specialization_json", k.specialization_json}};
+  json o = {{"variant_key", k.variant_key}, {"source_hash", k.source_hash},
+            {"family", k.family}, {"knobs_json", k.knobs_json},
+            {"constraints_json", k.constraints_json}, {"layout", k.layout},
+            {"workgroup_size", k.workgroup_size},
+            {"spirv", k.spirv ? json(base64_encode(*k.spirv)) : json(nullptr)}};
+  // Only where there are some: a kernel without the field has none, as every kernel of the
+  // documents written before it existed.
+  if (k.specialization_json != "[]") o["specialization_json"] = k.specialization_json;
+  return o;
 }
 
 json run_entry(const RunRecord& r) {

@@ -69,6 +69,9 @@ inline db::KernelRecord fake_kernel(const std::string& key, const std::string& c
   k.layout = "raw";
   k.workgroup_size = 128;
   k.source_hash = "hash-" + key;
+  // As its family does, and the same for every copy of one key: a tiled kernel's sizes are
+  // specialisation constants.
+  if (key.starts_with("q4gsw_tiled")) k.specialization_json = "[[0,128],[1,4]]";
   // A SPIR-V header (magic, version 1.5, generator, bound, schema) and one word of 0xff bytes:
   // what an import accepts, with bytes that no text encoding would carry through.
   k.spirv = std::vector<uint8_t>{0x03, 0x02, 0x23, 0x07, 0x00, 0x05, 0x01, 0x00, 0, 0, 0, 0,
@@ -126,9 +129,7 @@ inline void populate(db::Store& s, const std::string& run_uuid = "run-a") {
   const auto d1 = s.upsert_device(fake_device());
   const auto d2 = s.upsert_device(fake_device(0x1002, 0x744c, 7, "discrete"));
   const auto k1 = s.upsert_kernel(fake_kernel("q4gsw_gemv[layout=raw,wg=64]"));
-  db::KernelRecord tiled = fake_kernel("q4gsw_tiled[layout=raw,tm=4]");
-  tiled.specialization_json = "[[0,128],[1,4]]";
-  const auto k2 = s.upsert_kernel(tiled);
+  const auto k2 = s.upsert_kernel(fake_kernel("q4gsw_tiled[layout=raw,tm=4]"));
   const auto p1 = s.upsert_problem(fake_problem(1, 4096, 4096));
   const auto p2 = s.upsert_problem(fake_problem(64, 4096, 4096));
   db::RunRecord r;
