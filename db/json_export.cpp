@@ -180,7 +180,7 @@ void keep_winners_part(Rows& rows, const SpirvSource& spirv_source) {
     if (!pickable.count(k.id)) {
       k.spirv.reset();
     } else if (!k.spirv && spirv_source) {
-      k.spirv = spirv_source(k);
+      spirv_source(k);
     }
   }
 }

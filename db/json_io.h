@@ -40,9 +40,10 @@ inline constexpr int kJsonOldestReadVersion = 1;
 // H100) would grow the shipped file fourfold.
 enum class ExportScope { all, winners };
 
-// The SPIR-V of a kernel the store holds none for (compiled from its family and knobs: the
-// tools pass tuner::compile_spirv; db/ has no shader compiler). Throws Error when it cannot.
-using SpirvSource = std::function<std::vector<uint8_t>(const KernelRecord&)>;
+// Sets the SPIR-V of a kernel the store holds none for, and the specialisation that SPIR-V takes
+// (compiled from its family and knobs: the tools pass tuner::fill_spirv; db/ has no shader
+// compiler). Throws Error when it cannot.
+using SpirvSource = std::function<void(KernelRecord&)>;
 
 // The store (or its winners' part): devices, kernels (SPIR-V as base64), problems, runs,
 // measurements, coverage (per run, device and problem: legal, measured, stages, budget_cut),

@@ -121,9 +121,7 @@ void add_export_command(CLI::App& app) {
     refuse_to_overwrite(*db, *output);
     ShaderCompiler compiler;
     db::ops::export_database(*db, *output, *indent, *winners_only,
-                            [&compiler](const db::KernelRecord& k) {
-                              return tuner::compile_spirv(compiler, k);
-                            });
+                             [&compiler](db::KernelRecord& k) { tuner::fill_spirv(compiler, k); });
   });
 }
 

@@ -71,7 +71,7 @@ db::KernelRecord kernel_record(const kernels::Family& family, const kernels::Kno
   return r;
 }
 
-std::vector<uint8_t> compile_spirv(ShaderCompiler& compiler, const db::KernelRecord& record) {
+CompiledKernel compile_current(ShaderCompiler& compiler, const db::KernelRecord& record) {
   const kernels::Family* family = kernels::find_family(record.family);
   if (family == nullptr) {
     throw db::Error(record.variant_key + ": family '" + record.family +
@@ -80,22 +80,31 @@ std::vector<uint8_t> compile_spirv(ShaderCompiler& compiler, const db::KernelRec
   try {
     const kernels::Knobs knobs = family->knobs_from_json(nlohmann::json::parse(record.knobs_json));
     const kernels::ShaderSpec spec = family->shader(knobs);
-    // The record's specialisation goes with its SPIR-V: a module of this build that takes other
-    // constants (a kernel stored before its sizes were specialised) cannot stand in for it.
-    const std::string specialization = kernels::to_json(spec.specialization).dump();
-    if (specialization != record.specialization_json) {
-      throw db::Error(record.variant_key + ": stored with the specialisation " +
-                      record.specialization_json + ", this build's shader takes " +
-                      specialization + "; its SPIR-V cannot be compiled here");
-    }
     const auto spirv = compiler.compile(spec, record.variant_key);
     const auto* bytes = reinterpret_cast<const uint8_t*>(spirv->data());
-    return {bytes, bytes + spirv->size() * sizeof(uint32_t)};
-  } catch (const db::Error&) {
-    throw;
+    return {{bytes, bytes + spirv->size() * sizeof(uint32_t)},
+            kernels::to_json(spec.specialization).dump()};
   } catch (const std::exception& e) {
     throw db::Error(record.variant_key + ": cannot compile its SPIR-V: " + e.what());
   }
+}
+
+std::vector<uint8_t> compile_spirv(ShaderCompiler& compiler, const db::KernelRecord& record) {
+  CompiledKernel compiled = compile_current(compiler, record);
+  // The record's specialisation goes with its SPIR-V: a module of this build that takes other
+  // constants (a kernel stored before its sizes were specialised) cannot stand in for it.
+  if (compiled.specialization_json != record.specialization_json) {
+    throw db::Error(record.variant_key + ": stored with the specialisation " +
+                    record.specialization_json + ", this build's shader takes " +
+                    compiled.specialization_json + "; its SPIR-V cannot be compiled here");
+  }
+  return std::move(compiled.spirv);
+}
+
+void fill_spirv(ShaderCompiler& compiler, db::KernelRecord& record) {
+  CompiledKernel compiled = compile_current(compiler, record);
+  record.spirv = std::move(compiled.spirv);
+  record.specialization_json = std::move(compiled.specialization_json);
 }
 
 }  // namespace vktune::tuner

@@ -35,7 +35,7 @@ class BrokenNaiveFamily final : public kernels::Family {
   uint32_t workgroup_size(const kernels::Knobs&) const override { return 64; }
   uint32_t shared_bytes(const kernels::Knobs&) const override { return 0; }
   kernels::ShaderSpec source(const kernels::Knobs&) const override {
-    return {"q4gsw_naive.comp", {{"WG", "64"}}};
+    return {"q4gsw_naive.comp", {}, {{0, 64}}};
   }
   std::array<uint32_t, 3> groups(const kernels::Knobs&, const kernels::Problem& p,
                                  const vk::DeviceInfo& info) const override {
