@@ -1,4 +1,5 @@
-// Export of a database as the JSON document (version 2; db/json_io.h), and its text layout.
+// Export of a database as the JSON document (db/json_io.h: version 3 where a kernel has
+// specialisation constants, else 2), and its text layout.
 #include <algorithm>
 #include <array>
 #include <charconv>
@@ -205,7 +206,7 @@ json kernel_entry(const KernelRecord& k) {
             {"spirv", k.spirv ? json(base64_encode(*k.spirv)) : json(nullptr)}};
   // Only where there are some: a kernel without the field has none, as every kernel of the
   // documents written before it existed.
-  if (k.specialization_json != "[]") o["specialization_json"] = k.specialization_json;
+  if (k.specialised()) o["specialization_json"] = k.specialization_json;
   return o;
 }
 
@@ -256,7 +257,9 @@ json export_json(const Store& store, ExportScope scope, const SpirvSource& spirv
   const Indexes at{index_of(rows.devices), index_of(rows.kernels), index_of(rows.problems),
                    index_of(rows.runs)};
 
-  json doc = {{"format", "vktune-db"}, {"version", kJsonFormatVersion}};
+  const bool specialised = std::ranges::any_of(rows.kernels, &KernelRecord::specialised);
+  json doc = {{"format", "vktune-db"},
+              {"version", specialised ? kJsonFormatVersion : kJsonUnspecialisedVersion}};
   doc["devices"] = section(rows.devices, device_entry);
   doc["kernels"] = section(rows.kernels, kernel_entry);
   doc["problems"] = section(rows.problems, problem_ref);

@@ -1,4 +1,4 @@
-// Import of the JSON document (versions 1 and 2) and the runtime's catalogue from it. Parsing is
+// Import of the JSON document (versions 1 to 3) and the runtime's catalogue from it. Parsing is
 // strict: every field is checked with its path. Export: json_export.cpp.
 #include "db/json_io.h"
 

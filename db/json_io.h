@@ -27,7 +27,13 @@ namespace vktune::db {
 // import and catalog_from_json still read it. The measurement rows come under one of two headers
 // (json_columns.h: with or without the rates); the header tells an importer which, and the
 // runtime reads no measurements, so both are version 2.
-inline constexpr int kJsonFormatVersion = 2;
+// Version 3 is version 2 whose kernels may carry `specialization_json` (the constants their
+// SPIR-V takes at pipeline creation). A reader of version 2 would ignore that field and run such
+// a kernel at its shader's default sizes, so an export is version 3 only where some kernel of it
+// has specialisation constants, and version 2, readable by every earlier vktune, otherwise.
+inline constexpr int kJsonFormatVersion = 3;
+// The version of a document none of whose kernels has specialisation constants.
+inline constexpr int kJsonUnspecialisedVersion = 2;
 // The oldest version import and catalog_from_json read.
 inline constexpr int kJsonOldestReadVersion = 1;
 

@@ -51,6 +51,8 @@ struct KernelRecord {
   // knobs, as the SPIR-V is, so one (variant key, source hash) has one.
   std::string specialization_json = "[]";
 
+  bool specialised() const { return specialization_json != "[]"; }
+
   friend bool operator==(const KernelRecord&, const KernelRecord&) = default;
 };
 

@@ -44,8 +44,9 @@ void expect_same_store(const Store& a, const Store& b) {
 TEST(JsonIo, DocumentHasFormatVersionAndSections) {
   json doc = exported();
   EXPECT_EQ(doc["format"], "vktune-db");
-  EXPECT_EQ(doc["version"], kJsonFormatVersion);
-  EXPECT_EQ(kJsonFormatVersion, 2);
+  // Its tiled kernel has specialisation constants.
+  EXPECT_EQ(doc["version"], 3);
+  EXPECT_EQ(kJsonFormatVersion, 3);
   EXPECT_EQ(doc["devices"].size(), 2u);
   EXPECT_EQ(doc["measurements"].size(), 5u);
   EXPECT_EQ(doc["winners"].size(), 3u);
@@ -389,6 +390,34 @@ TEST(JsonIo, KernelWithoutSpecialisationImportsWithNone) {
   const json doc = export_json(a);
   EXPECT_FALSE(doc["kernels"][0].contains("specialization_json"));
   EXPECT_EQ(doc["kernels"][1]["specialization_json"], "[[0,128],[1,4]]");
+}
+
+// Version 3 exactly where a kernel has specialisation constants: a store without any exports
+// version 2, as before they existed, so readers of version 2 still take it.
+TEST(JsonIo, VersionThreeOnlyWhereAKernelIsSpecialised) {
+  // As exported before kernels had specialisation constants: version 2, no such field.
+  json before = exported();
+  before["version"] = 2;
+  for (json& k : before["kernels"]) k.erase("specialization_json");
+  Store plain = Store::open_memory();
+  import_json(plain, before, "before.json");
+  EXPECT_EQ(catalog_from_json(before.dump(), "before.json").kernels.size(), 2u);
+  const json doc = export_json(plain);
+  EXPECT_EQ(doc["version"], kJsonUnspecialisedVersion);
+  for (const json& k : doc["kernels"]) EXPECT_FALSE(k.contains("specialization_json"));
+  Store again = Store::open_memory();
+  import_json(again, doc, "plain.json");
+  EXPECT_EQ(again.kernels(), plain.kernels());
+  // Specialised, it is version 3, and both readers take it with its constants.
+  Store specialised = Store::open_memory();
+  testing::populate(specialised);
+  const json doc3 = export_json(specialised);
+  ASSERT_EQ(doc3["version"], 3);
+  Store imported = Store::open_memory();
+  import_json(imported, doc3, "spec.json");
+  EXPECT_EQ(imported.kernels(), specialised.kernels());
+  const Catalog c = catalog_from_json(doc3.dump(), "spec.json");
+  EXPECT_EQ(c.kernels[1].specialization_json, "[[0,128],[1,4]]");
 }
 
 TEST(JsonIo, DocumentWithoutCoverageImports) {

@@ -171,7 +171,7 @@ TEST(JsonIo, HeaderIsChecked) {
   for (const json& original : {exported(), exported_v1()}) {
     json doc = original;
     doc["version"] = 99;
-    expect_rejected(doc, {"document.version", "99", "reads 1 to 2"});
+    expect_rejected(doc, {"document.version", "99", "reads 1 to 3"});
     doc["version"] = 0;
     expect_rejected(doc, {"document.version", "0 is not supported"});
     doc = original;

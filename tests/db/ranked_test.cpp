@@ -133,6 +133,7 @@ TEST(Ranked, WinnersExportCarriesSpirvForEveryAnswer) {
     k.specialization_json = "[[0,64]]";
   };
   const std::string text = export_json_text(s.store, 1, ExportScope::winners, source);
+  EXPECT_EQ(nlohmann::json::parse(text)["version"], 3);
   const Catalog c = catalog_from_json(text, "doc");
   std::set<std::string> with_spirv;
   for (const KernelRecord& k : c.kernels) {
