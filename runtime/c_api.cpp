@@ -114,26 +114,32 @@ extern "C" vktune_snapshot* vktune_snapshot_from_environment(
   }
 }
 
-extern "C" int vktune_select(const vktune_snapshot* snapshot, const vktune_device_query* device,
-                             const vktune_problem_query* problem, vktune_selection* out) {
-  if (out == nullptr) return VKTUNE_INVALID_QUERY;
-  static const Layers kEmpty({});  // NULL snapshot: built-in routing only
+namespace {
+
+// The answer of `snapshot` (NULL: built-in routing only), or an invalid query's for NULL
+// arguments.
+Selection select(const vktune_snapshot* snapshot, const vktune_device_query* device,
+                 const vktune_problem_query* problem) noexcept {
+  static const Layers kEmpty({});
   Selection s;
   if (device == nullptr || problem == nullptr || problem->op == nullptr) {
     s.status = vktune::runtime::Status::invalid_query;
     s.error = "device, problem and problem->op must not be NULL";
-  } else {
-    vktune::runtime::DeviceQuery dq;
-    dq.vendor_id = device->vendor_id;
-    dq.device_id = device->device_id;
-    dq.driver_id = device->driver_id;
-    dq.driver_version = device->driver_version;
-    dq.device_type = static_cast<vktune::runtime::DeviceType>(device->device_type);
-    std::memcpy(dq.pipeline_cache_uuid.data(), device->pipeline_cache_uuid, 16);
-    dq.name = device->name != nullptr ? device->name : "";
-    const vktune::runtime::ProblemQuery pq = vktune::runtime::c_api::to_query(*problem);
-    s = (snapshot != nullptr ? *snapshot->layers : kEmpty).select(dq, pq);
+    return s;
   }
+  vktune::runtime::DeviceQuery dq;
+  dq.vendor_id = device->vendor_id;
+  dq.device_id = device->device_id;
+  dq.driver_id = device->driver_id;
+  dq.driver_version = device->driver_version;
+  dq.device_type = static_cast<vktune::runtime::DeviceType>(device->device_type);
+  std::memcpy(dq.pipeline_cache_uuid.data(), device->pipeline_cache_uuid, 16);
+  dq.name = device->name != nullptr ? device->name : "";
+  const vktune::runtime::ProblemQuery pq = vktune::runtime::c_api::to_query(*problem);
+  return (snapshot != nullptr ? *snapshot->layers : kEmpty).select(dq, pq);
+}
+
+void fill(const Selection& s, vktune_selection* out) noexcept {
   *out = vktune_selection{};
   out->status = static_cast<int>(s.status);
   out->error = c_str(s.error);
@@ -145,12 +151,6 @@ extern "C" int vktune_select(const vktune_snapshot* snapshot, const vktune_devic
   out->workgroup_size = s.workgroup_size;
   out->spirv = s.spirv.empty() ? nullptr : s.spirv.data();
   out->spirv_size = s.spirv.size();
-  static_assert(sizeof(vktune_spec_constant) == sizeof(vktune::SpecConstant) &&
-                offsetof(vktune_spec_constant, value) == offsetof(vktune::SpecConstant, value));
-  out->specialization = s.specialization.empty()
-                            ? nullptr
-                            : reinterpret_cast<const vktune_spec_constant*>(s.specialization.data());
-  out->specialization_count = s.specialization.size();
   out->has_median = s.median_ns.has_value();
   out->median_ns = s.median_ns.value_or(0.0);
   out->device_match = static_cast<int>(s.device_match);
@@ -165,6 +165,46 @@ extern "C" int vktune_select(const vktune_snapshot* snapshot, const vktune_devic
   out->matched_kv_heads = s.matched_kv_heads;
   out->source = c_str(s.source);
   out->layer = s.layer;
+}
+
+// The smallest vktune_selection_ext a caller's header can declare: its first version's.
+constexpr size_t kFirstExtSize = offsetof(vktune_selection_ext, specialization_count) + sizeof(size_t);
+
+// The fields of *ext its struct_size covers (every one of the first version's).
+void fill_ext(const Selection& s, vktune_selection_ext* ext) noexcept {
+  static_assert(sizeof(vktune_spec_constant) == sizeof(vktune::SpecConstant) &&
+                offsetof(vktune_spec_constant, value) == offsetof(vktune::SpecConstant, value));
+  ext->specialization = s.specialization.empty()
+                            ? nullptr
+                            : reinterpret_cast<const vktune_spec_constant*>(s.specialization.data());
+  ext->specialization_count = s.specialization.size();
+}
+
+}  // namespace
+
+extern "C" int vktune_select(const vktune_snapshot* snapshot, const vktune_device_query* device,
+                             const vktune_problem_query* problem, vktune_selection* out) {
+  if (out == nullptr) return VKTUNE_INVALID_QUERY;
+  fill(select(snapshot, device, problem), out);
+  return out->status;
+}
+
+extern "C" int vktune_select_ext(const vktune_snapshot* snapshot,
+                                 const vktune_device_query* device,
+                                 const vktune_problem_query* problem, vktune_selection* out,
+                                 vktune_selection_ext* ext) {
+  if (out == nullptr) return VKTUNE_INVALID_QUERY;
+  if (ext != nullptr && ext->struct_size < kFirstExtSize) {
+    Selection s;
+    s.status = vktune::runtime::Status::invalid_query;
+    s.error = "ext->struct_size is below sizeof(vktune_selection_ext) of any header; set it to "
+              "sizeof(vktune_selection_ext)";
+    fill(s, out);
+    return out->status;
+  }
+  const Selection s = select(snapshot, device, problem);
+  fill(s, out);
+  if (ext != nullptr) fill_ext(s, ext);
   return out->status;
 }
 

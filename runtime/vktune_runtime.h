@@ -84,12 +84,21 @@ typedef struct vktune_selection {
   /* sdpa: the head counts it was tuned at (the nearest tuned ones where the query's were not
      tuned); 0 for other ops and built-ins. */
   uint32_t matched_heads, matched_kv_heads;
+} vktune_selection;
+
+/* What a selection holds beyond vktune_selection, whose layout stays as it was so that code
+   compiled against an older header keeps working. This struct grows only at its end: the
+   caller sets struct_size to sizeof(vktune_selection_ext) as its header declares it, and
+   vktune_select_ext writes only the fields that size covers. */
+typedef struct vktune_selection_ext {
+  size_t struct_size;
   /* The specialisation constants the SPIR-V takes at pipeline creation, in ascending
-     constant_id (NULL and 0 when it has none): an engine passes every one in the stage's
-     VkSpecializationInfo, or the module runs its default sizes, not this variant. */
+     constant_id (NULL and 0 when it has none), pointing into the snapshot like the selection's
+     strings: an engine passes every one in the stage's VkSpecializationInfo, or the module runs
+     its shader's default sizes, not this variant. */
   const vktune_spec_constant* specialization;
   size_t specialization_count;
-} vktune_selection;
+} vktune_selection_ext;
 
 /* Loads a .db or exported .json file, either one possibly zstd-compressed (told by content, not
    by name). Returns NULL on failure and writes a NUL-terminated
@@ -121,6 +130,15 @@ vktune_snapshot* vktune_snapshot_from_environment(const vktune_snapshot* const* 
    or out pointer returns VKTUNE_INVALID_QUERY (out is left untouched when NULL). */
 int vktune_select(const vktune_snapshot* snapshot, const vktune_device_query* device,
                   const vktune_problem_query* problem, vktune_selection* out);
+
+/* vktune_select, and the rest of the answer in *ext (left untouched when NULL): an engine that
+   creates pipelines from the selection's SPIR-V calls this one, since a variant's sizes may be
+   specialisation constants (vktune_selection_ext). An ext whose struct_size is below its first
+   version's (the fields through specialization_count; 0: not set) is an invalid query, with
+   out->error saying so. */
+int vktune_select_ext(const vktune_snapshot* snapshot, const vktune_device_query* device,
+                      const vktune_problem_query* problem, vktune_selection* out,
+                      vktune_selection_ext* ext);
 
 /* The dispatch contract (runtime/dispatch.h): what an engine needs to run a selection with its
    own Vulkan code. Binding names point to static storage. */

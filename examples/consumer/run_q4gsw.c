@@ -238,12 +238,13 @@ int main(int argc, char** argv) {
                                 .name = props->deviceName};
   memcpy(device.pipeline_cache_uuid, props->pipelineCacheUUID, VK_UUID_SIZE);
   vktune_selection s;
-  vktune_select(db, &device, &problem, &s);
+  vktune_selection_ext ext = {.struct_size = sizeof ext};
+  vktune_select_ext(db, &device, &problem, &s, &ext);
   if (s.status == VKTUNE_OK && s.spirv == NULL) {
     /* The database names a variant without its SPIR-V; with no shader compiler, take the
        built-in answer (a NULL snapshot), which always carries it. */
     printf("%s: no SPIR-V in the database, using the built-in variant\n", s.variant_key);
-    vktune_select(NULL, &device, &problem, &s);
+    vktune_select_ext(NULL, &device, &problem, &s, &ext);
   }
   if (s.status != VKTUNE_OK) {
     fprintf(stderr, "select: %s\n", s.error);
@@ -352,18 +353,18 @@ int main(int argc, char** argv) {
   /* The selection's specialisation constants: each value is read in place, the second word of
      its {constant_id, value} pair. */
   VkSpecializationMapEntry* entries =
-      calloc(s.specialization_count + 1, sizeof(VkSpecializationMapEntry));
-  for (size_t i = 0; i < s.specialization_count; ++i) {
-    entries[i].constantID = s.specialization[i].constant_id;
+      calloc(ext.specialization_count + 1, sizeof(VkSpecializationMapEntry));
+  for (size_t i = 0; i < ext.specialization_count; ++i) {
+    entries[i].constantID = ext.specialization[i].constant_id;
     entries[i].offset = (uint32_t)(i * sizeof(vktune_spec_constant) +
                                    offsetof(vktune_spec_constant, value));
     entries[i].size = sizeof(uint32_t);
   }
   const VkSpecializationInfo specialization = {
-      .mapEntryCount = (uint32_t)s.specialization_count,
+      .mapEntryCount = (uint32_t)ext.specialization_count,
       .pMapEntries = entries,
-      .dataSize = s.specialization_count * sizeof(vktune_spec_constant),
-      .pData = s.specialization};
+      .dataSize = ext.specialization_count * sizeof(vktune_spec_constant),
+      .pData = ext.specialization};
   const VkComputePipelineCreateInfo pipeline_info = {
       .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
       .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,

@@ -20,6 +20,10 @@ int vktune_c_smoke(const char* path, const vktune_device_query* tuned) {
   if (vktune_select(snap, tuned, &p, &s) != VKTUNE_OK) return __LINE__;
   if (s.device_match != VKTUNE_DEVICE_EXACT || s.shape_match != VKTUNE_SHAPE_EXACT) return __LINE__;
   if (!s.has_median || s.median_ns != 1000.0 || s.spirv == NULL || s.spirv_size != 24) return __LINE__;
+  /* The same answer with its specialisation (the gemv winner has none). */
+  vktune_selection_ext ext = {.struct_size = sizeof ext, .specialization_count = 9};
+  if (vktune_select_ext(snap, tuned, &p, &s, &ext) != VKTUNE_OK) return __LINE__;
+  if (s.spirv_size != 24 || ext.specialization != NULL || ext.specialization_count != 0) return __LINE__;
   p.m = 0;
   if (vktune_select(snap, tuned, &p, &s) != VKTUNE_INVALID_QUERY || s.error[0] == '\0') return __LINE__;
   vktune_snapshot_free(snap);

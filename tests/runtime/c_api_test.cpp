@@ -57,8 +57,9 @@ TEST(CApi, NullArgumentsAreErrorsNotCrashes) {
   vktune_snapshot_free(nullptr);
 }
 
-// A selection's specialisation constants reach C in order, pointing into the snapshot; a
-// selection without them has none.
+// A selection's specialisation constants reach C through vktune_select_ext, in order, pointing
+// into the snapshot; a selection without them has none. vktune_selection keeps its layout, and
+// an ext whose size was not set is refused, not written past.
 TEST(CApi, SpecialisationReachesC) {
   testing::TempDir dir;
   testing::FakeDb db;
@@ -69,15 +70,28 @@ TEST(CApi, SpecialisationReachesC) {
   const vktune_device_query a = c_query(testing::query_for(db.a));
   vktune_problem_query p{"q4gsw", "f32", 64, 4096, 4096, 32};
   vktune_selection s{};
-  ASSERT_EQ(vktune_select(snapshot, &a, &p, &s), VKTUNE_OK);
-  ASSERT_EQ(s.specialization_count, 4u);
-  EXPECT_EQ(s.specialization[1].constant_id, 1u);
-  EXPECT_EQ(s.specialization[1].value, 8u);
-  EXPECT_EQ(s.specialization[3].value, 32u);
+  vktune_selection_ext ext{sizeof ext, nullptr, 99};
+  ASSERT_EQ(vktune_select_ext(snapshot, &a, &p, &s, &ext), VKTUNE_OK);
+  EXPECT_STREQ(s.variant_key, "q4gsw_tiled[layout=packed,tm=8,tn=4,wg=128,bk=32]");
+  ASSERT_EQ(ext.specialization_count, 4u);
+  EXPECT_EQ(ext.specialization[1].constant_id, 1u);
+  EXPECT_EQ(ext.specialization[1].value, 8u);
+  EXPECT_EQ(ext.specialization[3].value, 32u);
+  // vktune_select gives the same selection.
+  vktune_selection plain{};
+  ASSERT_EQ(vktune_select(snapshot, &a, &p, &plain), VKTUNE_OK);
+  EXPECT_EQ(plain.spirv, s.spirv);
+  EXPECT_STREQ(plain.variant_key, s.variant_key);
   p.m = 1;
-  ASSERT_EQ(vktune_select(snapshot, &a, &p, &s), VKTUNE_OK);
-  EXPECT_EQ(s.specialization, nullptr);
-  EXPECT_EQ(s.specialization_count, 0u);
+  ASSERT_EQ(vktune_select_ext(snapshot, &a, &p, &s, &ext), VKTUNE_OK);
+  EXPECT_EQ(ext.specialization, nullptr);
+  EXPECT_EQ(ext.specialization_count, 0u);
+  ASSERT_EQ(vktune_select_ext(snapshot, &a, &p, &s, nullptr), VKTUNE_OK);
+  vktune_selection_ext unset{};
+  unset.specialization_count = 7;
+  EXPECT_EQ(vktune_select_ext(snapshot, &a, &p, &s, &unset), VKTUNE_INVALID_QUERY);
+  EXPECT_NE(std::string(s.error).find("struct_size"), std::string::npos) << s.error;
+  EXPECT_EQ(unset.specialization_count, 7u);
   vktune_snapshot_free(snapshot);
 }
 
