@@ -9,6 +9,7 @@
 #include "db/atomic_write.h"
 #include "db/ops/db_tools.h"
 #include "kernels/vk/device_select.h"
+#include "kernels/vk/pipeline_cache_file.h"
 #include "tools/bench.h"
 #include "tools/cli.h"
 #include "tools/report/report.h"
@@ -59,6 +60,7 @@ void run_bench(const BenchFlags& flags) {
   for (const auto& list : plan.keys) options.finalists = std::max(options.finalists, list.size());
   options.store_spirv = false;
   options.spirv_cache = SpirvDiskCache::default_dir();
+  options.pipeline_cache = vk::PipelineCacheFile::default_dir();
   auto keys = std::make_shared<std::vector<std::set<std::string>>>();
   for (const auto& list : plan.keys) keys->emplace_back(list.begin(), list.end());
   options.variant_filter = [problems = plan.problems, keys](const kernels::Problem& p,

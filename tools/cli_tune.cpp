@@ -20,6 +20,7 @@
 #include "kernels/family.h"
 #include "kernels/problem_limits.h"
 #include "kernels/vk/device_select.h"
+#include "kernels/vk/pipeline_cache_file.h"
 #include "kernels/vk/instance.h"
 #include "tools/cli.h"
 #include "tools/report/summary.h"
@@ -337,6 +338,7 @@ void run_tune(const TuneFlags& flags) {
   options.seed = flags.seed;
   options.claim_path = flags.db;
   options.spirv_cache = SpirvDiskCache::default_dir();
+  options.pipeline_cache = vk::PipelineCacheFile::default_dir();
   if (!flags.families.empty()) options.families = parse_families(flags.families);
   // A family asked for by name that cannot run here at all says why, rather than tune nothing.
   for (const kernels::Family* f : options.families) {

@@ -64,6 +64,10 @@ struct TuneOptions {
   // Folder of the SPIR-V disk cache (kernels/vk/spirv_disk_cache.h) the run reads and fills, so a
   // later run skips GLSL compilation; unset: every shader is compiled.
   std::optional<std::filesystem::path> spirv_cache;
+  // Folder of the driver's pipeline caches (kernels/vk/pipeline_cache_file.h), one file per
+  // pipelineCacheUUID: loaded when the device opens, saved when the run ends, so a later run on
+  // this device and driver creates its pipelines from the driver's cache; unset: none.
+  std::optional<std::filesystem::path> pipeline_cache;
   // Families to sweep; empty: kernels::families(). Tests add a deliberately wrong one.
   std::vector<const kernels::Family*> families;
   // When set, only the variants it accepts are measured (`vktune bench` re-times a DB's

@@ -72,9 +72,16 @@ void Session::open_device() {
   timer_.reset();  // the timer, the probe and the pipelines belong to the old device
   probe_.reset();
   pipelines_.reset();
+  driver_cache_.reset();
   device_.reset();
   device_ = std::make_unique<vk::Device>(vk::Device::create(instance_, device_index_));
-  pipelines_ = std::make_unique<kernels::PipelineCache>();
+  if (options_.pipeline_cache) {
+    std::string warning;
+    driver_cache_ = vk::PipelineCacheFile::open(*device_, *options_.pipeline_cache, &warning);
+    if (!warning.empty()) progress_.note("warning: " + warning);
+  }
+  pipelines_ = std::make_unique<kernels::PipelineCache>(driver_cache_ ? driver_cache_->get()
+                                                                      : VK_NULL_HANDLE);
   // A GPU's clock follows its load: the timer brings it up when the GPU idled. A CPU device
   // has no clock to ramp up.
   if (device_->info().type != vk::DeviceType::cpu) {
@@ -171,7 +178,12 @@ void Session::compile_up_front(const std::vector<std::vector<Candidate>>& lists)
 }
 
 std::string Session::compile_counts() const {
-  return std::to_string(pipelines_->size()) + " pipelines from " +
+  const std::string driver_cache =
+      driver_cache_ ? " (" + std::to_string(pipelines_->driver_cache_hits()) + " found in " +
+                          driver_cache_->file().string() + ", " +
+                          std::to_string(driver_cache_->loaded_bytes()) + " bytes loaded)"
+                    : "";
+  return std::to_string(pipelines_->size()) + " pipelines" + driver_cache + " from " +
          std::to_string(compiler_.cache_size()) + " SPIR-V modules (" +
          std::to_string(compiler_.compiled()) + " compiled, " +
          (spirv_cache_ ? std::to_string(compiler_.disk_hits()) + " from " +
@@ -257,6 +269,11 @@ TuneResult Session::run() {
   }
   if (options_.store_spirv) store_answer_spirv(problem_ids);
   progress_.note(compile_counts());
+  if (driver_cache_) {
+    if (const std::string why = driver_cache_->save(); !why.empty()) {
+      progress_.note("warning: the driver's pipeline cache was not saved: " + why);
+    }
+  }
   store_.end_run(run_id_);
   result.stored = stored_;
   result.seconds =

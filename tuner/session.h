@@ -29,6 +29,7 @@
 #include "kernels/vk/device.h"
 #include "kernels/vk/error.h"
 #include "kernels/vk/instance.h"
+#include "kernels/vk/pipeline_cache_file.h"
 #include "tuner/candidate.h"
 #include "tuner/cost_model.h"
 #include "tuner/gate.h"
@@ -203,6 +204,7 @@ class Session {
   Profile profile_;
   ResultWriter writer_;
   std::unique_ptr<vk::Device> device_;
+  std::optional<vk::PipelineCacheFile> driver_cache_;  // TuneOptions::pipeline_cache, of device_
   std::unique_ptr<kernels::PipelineCache> pipelines_;
   std::unique_ptr<ClockProbe> probe_;  // GPUs only (tuner/clock_probe.h)
   std::unique_ptr<BatchTimer> timer_;

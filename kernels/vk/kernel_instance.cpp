@@ -12,7 +12,8 @@
 namespace vktune::kernels {
 
 std::shared_ptr<const vk::ComputePipeline> PipelineCache::get_or_create(
-    const vk::Device& device, const std::string& key, const vk::PipelineDesc& desc) {
+    const vk::Device& device, const std::string& key, vk::PipelineDesc desc) {
+  desc.driver_cache = driver_cache_;
   {
     std::lock_guard lock(mutex_);
     if (auto it = pipelines_.find(key); it != pipelines_.end()) return it->second;
@@ -27,6 +28,12 @@ std::shared_ptr<const vk::ComputePipeline> PipelineCache::get_or_create(
 size_t PipelineCache::size() const {
   std::lock_guard lock(mutex_);
   return pipelines_.size();
+}
+
+size_t PipelineCache::driver_cache_hits() const {
+  std::lock_guard lock(mutex_);
+  return static_cast<size_t>(std::ranges::count_if(
+      pipelines_, [](const auto& entry) { return entry.second->from_driver_cache(); }));
 }
 
 std::shared_ptr<const vk::ComputePipeline> KernelInstance::pipeline(const vk::Device& device,

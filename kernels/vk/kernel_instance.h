@@ -31,15 +31,23 @@ class IllegalVariant : public std::invalid_argument {
 };
 
 // Pipelines by variant key, so that many instances of one variant (one per shape, say) pay for
-// the driver's shader compilation once. Thread-safe: pipelines of different keys are created
-// concurrently (the lock is not held while the driver compiles). Must not outlive the device.
+// the driver's shader compilation once; created through `driver_cache` (the driver's
+// VkPipelineCache, PipelineCacheFile) where given. Thread-safe: pipelines of different keys are
+// created concurrently (the lock is not held while the driver compiles). Must not outlive the
+// device or the driver cache.
 class PipelineCache {
  public:
+  explicit PipelineCache(VkPipelineCache driver_cache = VK_NULL_HANDLE)
+      : driver_cache_(driver_cache) {}
+
   std::shared_ptr<const vk::ComputePipeline> get_or_create(
-      const vk::Device& device, const std::string& key, const vk::PipelineDesc& desc);
+      const vk::Device& device, const std::string& key, vk::PipelineDesc desc);
   size_t size() const;
+  // Pipelines the driver reported finding in driver_cache (ComputePipeline::from_driver_cache).
+  size_t driver_cache_hits() const;
 
  private:
+  VkPipelineCache driver_cache_;
   mutable std::mutex mutex_;
   std::map<std::string, std::shared_ptr<const vk::ComputePipeline>> pipelines_;
 };

@@ -82,9 +82,23 @@ ComputePipeline ComputePipeline::create(const Device& device, const PipelineDesc
   if (device.info().features.pipeline_executable_properties) {
     info.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
   }
+  // Creation feedback (core in Vulkan 1.3) says whether the driver's cache served it.
+  VkPipelineCreationFeedback whole{};
+  VkPipelineCreationFeedback stage{};  // a compute pipeline's one stage: the spec asks for it
+  VkPipelineCreationFeedbackCreateInfo feedback{
+      VK_STRUCTURE_TYPE_PIPELINE_CREATION_FEEDBACK_CREATE_INFO};
+  feedback.pPipelineCreationFeedback = &whole;
+  feedback.pipelineStageCreationFeedbackCount = 1;
+  feedback.pPipelineStageCreationFeedbacks = &stage;
+  if (desc.driver_cache != VK_NULL_HANDLE && device.info().api_version >= VK_API_VERSION_1_3) {
+    info.pNext = &feedback;
+  }
   VkPipeline pipeline = VK_NULL_HANDLE;
-  fail(vkCreateComputePipelines(vk_device, VK_NULL_HANDLE, 1, &info, nullptr, &pipeline),
+  fail(vkCreateComputePipelines(vk_device, desc.driver_cache, 1, &info, nullptr, &pipeline),
        "vkCreateComputePipelines");
+  p.from_driver_cache_ =
+      (whole.flags & VK_PIPELINE_CREATION_FEEDBACK_VALID_BIT) != 0 &&
+      (whole.flags & VK_PIPELINE_CREATION_FEEDBACK_APPLICATION_PIPELINE_CACHE_HIT_BIT) != 0;
   p.pipeline_ = Handle<VkPipeline>(pipeline, [vk_device](VkPipeline h) {
     vkDestroyPipeline(vk_device, h, nullptr);
   });

@@ -28,6 +28,8 @@ struct PipelineDesc {
   Specialization specialization;
   // Forces the subgroup size (VK_EXT_subgroup_size_control); 0 leaves it to the driver.
   uint32_t required_subgroup_size = 0;
+  // The driver's pipeline cache to create it through (PipelineCacheFile); none by default.
+  VkPipelineCache driver_cache = VK_NULL_HANDLE;
 };
 
 // The buffers one dispatch reads and writes, bound in order to bindings 0..n-1.
@@ -57,6 +59,10 @@ class ComputePipeline {
   VkPipelineLayout layout() const noexcept { return layout_.get(); }
   uint32_t push_constant_bytes() const noexcept { return push_constant_bytes_; }
   const std::string& name() const noexcept { return name_; }
+  // The driver said (VK_PIPELINE_CREATION_FEEDBACK_APPLICATION_PIPELINE_CACHE_HIT_BIT, on Vulkan
+  // 1.3) that it found the pipeline in desc.driver_cache instead of compiling it. False where the
+  // driver does not say.
+  bool from_driver_cache() const noexcept { return from_driver_cache_; }
 
   // A descriptor set binding `buffers` (exactly buffer_count of them, whole ranges).
   DescriptorSet bind(std::span<const Buffer* const> buffers) const;
@@ -70,6 +76,7 @@ class ComputePipeline {
   std::string name_;
   uint32_t buffer_count_ = 0;
   uint32_t push_constant_bytes_ = 0;
+  bool from_driver_cache_ = false;
   Handle<VkDescriptorSetLayout> set_layout_;
   Handle<VkPipelineLayout> layout_;
   Handle<VkPipeline> pipeline_;

@@ -6,7 +6,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <map>
+#include <regex>
 #include <utility>
 #include <set>
 #include <string>
@@ -15,6 +19,7 @@
 #include "kernels/vk/compiler_probe.h"
 #include "kernels/families/families.h"
 #include "tests/kernels/vulkan_fixture.h"
+#include "tests/temp_dir.h"
 
 namespace vktune::tuner {
 namespace {
@@ -96,12 +101,25 @@ class SessionTest : public test::VulkanFixture {
     }
     return legal;
   }
-  TuneResult Run(db::Store& store, TuneOptions options) {
-    Progress progress(stderr, /*force_plain=*/true);
-    // The session makes its own device from the fixture's instance, as `vktune tune` does.
-    const size_t index = device().info().index;
-    Session session(instance(), index, store, std::move(options), progress);
-    return session.run();
+  // Progress goes to `log` where given, else stderr.
+  TuneResult Run(db::Store& store, TuneOptions options, std::string* log = nullptr) {
+    char* text = nullptr;
+    size_t size = 0;
+    std::FILE* out = log ? open_memstream(&text, &size) : stderr;
+    TuneResult result;
+    {
+      Progress progress(out, /*force_plain=*/true);
+      // The session makes its own device from the fixture's instance, as `vktune tune` does.
+      const size_t index = device().info().index;
+      Session session(instance(), index, store, std::move(options), progress);
+      result = session.run();
+    }
+    if (log) {
+      std::fclose(out);
+      *log = std::string(text, size);
+      std::free(text);
+    }
+    return result;
   }
 
   const kernels::Problem problem_{kernels::Op::q4gsw, 1, 40, 64, 32, true};
@@ -203,6 +221,39 @@ TEST_F(SessionTest, AVariantTheValidationLayerFlagsFails) {
   EXPECT_GT(ok, 0u);
   ASSERT_TRUE(result.problems[0].winner_key.has_value());
   EXPECT_NE(*result.problems[0].winner_key, "test_oversized_grid[wg=64]");
+}
+
+// The driver's pipeline cache outlives the run: the first tune saves it, the second starts from
+// it, and the second's results are the first's (every variant's status and error).
+TEST_F(SessionTest, ASecondTuneStartsFromTheSavedPipelineCache) {
+  testing::TempDir dir;
+  TuneOptions options = Options();
+  options.pipeline_cache = dir.path();
+  const std::filesystem::path file =
+      dir.path() / (vk::uuid_hex(device().info().pipeline_cache_uuid) + ".vkpc");
+  const std::regex loaded(R"(, (\d+) bytes loaded\))");
+  std::map<std::string, std::pair<db::Status, std::optional<double>>> first_results;
+  for (int run = 0; run < 2; ++run) {
+    db::Store store = db::Store::open_memory();
+    std::string log;
+    Run(store, options, &log);
+    ASSERT_TRUE(std::filesystem::exists(file)) << log;
+    std::smatch bytes;
+    ASSERT_TRUE(std::regex_search(log, bytes, loaded)) << log;
+    // The first run found no file; the second loaded the one the first saved.
+    EXPECT_EQ(bytes[1] == "0", run == 0) << log;
+    EXPECT_EQ(log.find("warning"), std::string::npos) << log;
+    std::map<int64_t, std::string> keys;
+    for (const auto& k : store.kernels()) keys[k.id] = k.variant_key;
+    std::map<std::string, std::pair<db::Status, std::optional<double>>> results;
+    for (const auto& m : store.measurements()) results[keys[m.kernel_id]] = {m.status, m.max_error};
+    ASSERT_EQ(results.size(), LegalVariants());
+    if (run == 0) {
+      first_results = results;
+    } else {
+      EXPECT_EQ(results, first_results);
+    }
+  }
 }
 
 TEST_F(SessionTest, AnAbortedRunResumesWithoutLossOrDuplicates) {
