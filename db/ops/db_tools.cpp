@@ -15,6 +15,7 @@
 #include "db/database_file.h"
 #include "db/error.h"
 #include "db/json_io.h"
+#include "kernels/device_info.h"
 #include "kernels/op.h"
 #include "kernels/problem.h"
 #include "kernels/vk/spirv_validate.h"
@@ -74,16 +75,6 @@ std::array<uint8_t, 16> parse_uuid(std::string_view hex) {
     out[i] = static_cast<uint8_t>(v);
   }
   return out;
-}
-
-std::string uuid_text(const std::array<uint8_t, 16>& uuid) {
-  std::string s;
-  char buf[4];
-  for (uint8_t b : uuid) {
-    std::snprintf(buf, sizeof buf, "%02x", b);
-    s += buf;
-  }
-  return s;
 }
 
 std::string hex4(uint32_t v) {
@@ -301,7 +292,7 @@ LookupResult lookup(const db::Catalog& catalog, const runtime::LookupDevice& dev
                    {"driver_id", device.driver_id},
                    {"driver_version", device.driver_version},
                    {"device_type", device_type_name(device.type)},
-                   {"pipeline_cache_uuid", uuid_text(device.pipeline_cache_uuid)},
+                   {"pipeline_cache_uuid", vk::uuid_hex(device.pipeline_cache_uuid)},
                    {"name", device.name},
                    {"origin", device.origin}};
     j["problem"] = {{"op", problem.op}, {"dtype", problem.dtype},

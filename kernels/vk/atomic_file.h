@@ -1,5 +1,7 @@
 // Files written whole or not at all: a temporary file beside the target, renamed over it, so a
-// concurrent reader or a kill sees the old file or the new one, never half of one.
+// concurrent reader or a kill sees the old file or the new one, never half of one. Unlike
+// db/atomic_write.h (exports, reports, outputs a user asked for), nothing is fsynced: these are
+// cache entries, one per SPIR-V module, that a crash may lose and the next run compiles again.
 #pragma once
 
 #include <filesystem>
