@@ -12,6 +12,7 @@
 #include "db/json_columns.h"
 #include "db/json_ranked.h"
 #include "db/json_reader.h"
+#include "db/specialization_text.h"
 #include "db/spirv_check.h"
 
 namespace vktune::db {
@@ -74,23 +75,10 @@ void check_constraints(const Reader& r, const std::string& text, const std::stri
   }
 }
 
-// A kernel's specialisation as the runtime reads it: an array of [constant_id, value] pairs of
-// unsigned 32-bit integers, ids strictly ascending (one value per constant).
+// A kernel's specialisation as the runtime reads it (db/specialization_text.h).
 void check_specialization(const Reader& r, const std::string& text, const std::string& path) {
-  const json pairs = json::parse(text, nullptr, false);
-  if (!pairs.is_array()) r.fail(path, "is not a JSON array of [constant_id, value] pairs");
-  for (size_t i = 0; i < pairs.size(); ++i) {
-    const std::string at_pair = at(path, i);
-    if (!pairs[i].is_array() || pairs[i].size() != 2) {
-      r.fail(at_pair, "expected a [constant_id, value] pair, got " + pairs[i].dump());
-    }
-    const uint32_t id = r.u32_value(pairs[i][0], at_pair + ".constant_id");
-    r.u32_value(pairs[i][1], at_pair + ".value");
-    if (i > 0 && id <= pairs[i - 1][0].get<uint32_t>()) {
-      r.fail(at_pair, "constant_id " + std::to_string(id) + " is not above the previous pair's " +
-                          pairs[i - 1][0].dump() + "; ids ascend, each once");
-    }
-  }
+  SpecTextError error;
+  if (!parse_specialization_text(text, &error)) r.fail(path + error.where, error.why);
 }
 
 // Refuses kernel `k` at `path` when the runtime could not run it: no invocations, a multiple

@@ -7,10 +7,10 @@
 #include <optional>
 #include <unordered_map>
 
+#include "db/specialization_text.h"
 #include "db/spirv_check.h"
 #include "kernels/constraints_json.h"
 #include "kernels/family.h"
-#include "kernels/specialization_json.h"
 #include "runtime/snapshot_parts.h"
 #include "runtime/stored_device.h"
 
@@ -39,12 +39,15 @@ Constraints parse_constraints(const std::string& text, const std::string& key) {
 // The specialisation constants stored with the kernel's SPIR-V, which a pipeline made from it
 // must be given.
 Specialization parse_specialization(const std::string& text, const std::string& key) {
-  try {
-    return kernels::specialization_from_json(nlohmann::json::parse(text, nullptr, false),
-                                             "kernel '" + key + "': specialization_json");
-  } catch (const std::invalid_argument& e) {
-    throw BuildError{e.what()};
+  db::SpecTextError error;
+  const auto pairs = db::parse_specialization_text(text, &error);
+  if (!pairs) {
+    throw BuildError{"kernel '" + key + "': specialization_json" + error.where + ": " + error.why};
   }
+  Specialization out;
+  out.reserve(pairs->size());
+  for (const db::SpecPair& p : *pairs) out.push_back({p.constant_id, p.value});
+  return out;
 }
 
 // The variant's output tile, the tile its K split hands over and its head-group multiple, as

@@ -4,9 +4,20 @@
 #include <nlohmann/json.hpp>
 
 #include "db/error.h"
-#include "kernels/specialization_json.h"
+#include "db/specialization_text.h"
 
 namespace vktune::tuner {
+namespace {
+
+// The text the database stores for `specialization`.
+std::string specialization_text(const Specialization& specialization) {
+  std::vector<db::SpecPair> pairs;
+  pairs.reserve(specialization.size());
+  for (const SpecConstant& c : specialization) pairs.push_back({c.constant_id, c.value});
+  return db::specialization_text(pairs);
+}
+
+}  // namespace
 
 db::DeviceRecord device_record(const vk::DeviceInfo& info) {
   db::DeviceRecord r;
@@ -63,7 +74,7 @@ db::KernelRecord kernel_record(const kernels::Family& family, const kernels::Kno
   r.workgroup_size = family.workgroup_size(knobs);
   const kernels::ShaderSpec spec = family.shader(knobs);
   r.source_hash = embedded_source_hash(spec.file);
-  r.specialization_json = kernels::to_json(spec.specialization).dump();
+  r.specialization_json = specialization_text(spec.specialization);
   if (spirv != nullptr) {
     const auto* bytes = reinterpret_cast<const uint8_t*>(spirv->data());
     r.spirv = std::vector<uint8_t>(bytes, bytes + spirv->size() * sizeof(uint32_t));
@@ -83,7 +94,7 @@ CompiledKernel compile_current(ShaderCompiler& compiler, const db::KernelRecord&
     const auto spirv = compiler.compile(spec, record.variant_key);
     const auto* bytes = reinterpret_cast<const uint8_t*>(spirv->data());
     return {{bytes, bytes + spirv->size() * sizeof(uint32_t)},
-            kernels::to_json(spec.specialization).dump()};
+            specialization_text(spec.specialization)};
   } catch (const std::exception& e) {
     throw db::Error(record.variant_key + ": cannot compile its SPIR-V: " + e.what());
   }

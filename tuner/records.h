@@ -22,7 +22,7 @@ std::optional<kernels::Problem> problem_from_record(const db::Problem& record);
 db::KernelRecord kernel_record(const kernels::Family& family, const kernels::Knobs& knobs,
                                const Spirv* spirv);
 // What this build compiles for a variant: its SPIR-V and the specialisation that SPIR-V takes
-// (kernels/specialization_json.h's text).
+// (db/specialization_text.h's text).
 struct CompiledKernel {
   std::vector<uint8_t> spirv;
   std::string specialization_json;
