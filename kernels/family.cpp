@@ -1,11 +1,12 @@
-// Family: the knob machinery and the legality checks every family shares; the registry.
+// Family: the knob machinery and the legality checks every family shares; the registry's order.
 #include "kernels/family.h"
 
 #include <algorithm>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
-#include "kernels/families/families.h"
+#include "kernels/catalogue_registry.h"
 #include "kernels/families/q4gsw_layout.h"
 #include "kernels/families/reference.h"
 
@@ -208,34 +209,14 @@ std::string Family::unavailable_reason(const vk::DeviceInfo& device,
 }
 
 std::span<const Family* const> families() {
-  static const Family* const all[] = {
-      &naive_family(DType::f32),          &tiled_family(DType::f32),
-      &gemv_family(DType::f32),           &gemv_fast_family(DType::f32),
-      &gemv_fast_s16_family(DType::f32),  &gemv_i8dot_family(DType::f32),
-      &gemv_i8dot_s16_family(DType::f32), &gemv_i8dot_splitk_family(DType::f32),
-      &gemv_i8dot_splitk_s16_family(DType::f32), &coopmat_family(DType::f32),
-      &coopmat_splitk_family(DType::f32), &coopmat_khr_family(DType::f32),
-      &coopmat_splitk_khr_family(DType::f32), &coopmat_khr_packed_family(DType::f32),
-      &coopmat_splitk_khr_packed_family(DType::f32), &coopmat_ws_family(DType::f32),
-      &coopmat_ws_splitk_family(DType::f32), &coopmat2_family(DType::f32),
-      &rms_norm_family(DType::f32),       &naive_family(DType::f16),
-      &tiled_family(DType::f16),          &gemv_family(DType::f16),
-      &gemv_fast_family(DType::f16),      &gemv_fast_s16_family(DType::f16),
-      &gemv_i8dot_family(DType::f16),     &gemv_i8dot_s16_family(DType::f16),
-      &gemv_i8dot_splitk_family(DType::f16), &gemv_i8dot_splitk_s16_family(DType::f16),
-      &coopmat_family(DType::f16),
-      &coopmat_splitk_family(DType::f16), &coopmat_khr_family(DType::f16),
-      &coopmat_splitk_khr_family(DType::f16), &coopmat_khr_packed_family(DType::f16),
-      &coopmat_splitk_khr_packed_family(DType::f16), &coopmat_ws_family(DType::f16),
-      &coopmat_ws_splitk_family(DType::f16), &coopmat2_family(DType::f16),
-      &rms_norm_family(DType::f16),
-      &sdpa_naive_family(DType::f32),     &sdpa_fused_family(DType::f32),
-      &sdpa_split_family(DType::f32),     &sdpa_decode_family(DType::f32),
-      &sdpa_naive_family(DType::f16),     &sdpa_fused_family(DType::f16),
-      &sdpa_split_family(DType::f16),     &sdpa_decode_family(DType::f16),
-      &sdpa_flash_family(),
-      &rope_pairs_family(DType::f32),     &rope_rows_family(DType::f32),
-      &rope_pairs_family(DType::f16),     &rope_rows_family(DType::f16)};
+  static const std::vector<const Family*> all = [] {
+    std::vector<const Family*> v = registry::families();
+    std::sort(v.begin(), v.end(), [](const Family* a, const Family* b) {
+      return std::tuple(a->op(), a->dtype(), std::string_view(a->name())) <
+             std::tuple(b->op(), b->dtype(), std::string_view(b->name()));
+    });
+    return v;
+  }();
   return all;
 }
 

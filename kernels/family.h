@@ -1,7 +1,8 @@
 // A kernel family as data: its knobs and their candidate values, which variants are legal for
 // a problem on a device (checked before anything is compiled), the constraints a stored
 // variant carries for the runtime, the weight layout it needs, its shader and dispatch
-// geometry. One descriptor per family (kernels/families/*.cpp); registry at the bottom.
+// geometry. Descriptors in kernels/families/*.cpp, each file registered with one line
+// (kernels/catalogue_registry.h); families() at the bottom.
 #pragma once
 
 #include <array>
@@ -154,9 +155,9 @@ std::string family_name(std::string_view base_name, DType dtype);
 bool is_baseline(const Family& family);
 bool is_baseline(std::string_view family_name);
 
-// Every family, in the registry's fixed order (kernels/family.cpp; tests/kernels/family_test.cpp
-// pins it), which the cost model's feature columns follow: a new family goes at the end. The
-// descriptors are immutable statics: thread-safe.
+// Every family, ordered by (op as all_ops() orders them, dtype, name): the order the cost
+// model's feature columns, sweeps and listings follow (tests/kernels/family_test.cpp pins it).
+// The descriptors are immutable statics: thread-safe.
 std::span<const Family* const> families();
 // The family named `name`, or nullptr.
 const Family* find_family(std::string_view name);

@@ -2,26 +2,26 @@
 #include "kernels/op.h"
 
 #include "kernels/families/q4gsw_layout.h"
-#include "kernels/ops/ops.h"
+#include "kernels/catalogue_registry.h"
 
 namespace vktune::kernels {
 
-const OpDescriptor& op_descriptor(Op op) noexcept { return *kOps[static_cast<size_t>(op)]; }
-
 const OpDescriptor* find_op(std::string_view name) noexcept {
-  for (const OpDescriptor* d : kOps) {
+  for (const OpDescriptor* d : all_ops()) {
     if (d->name == name) return d;
   }
   return nullptr;
 }
 
-std::span<const OpDescriptor* const> all_ops() noexcept { return kOps; }
+// The registry orders its ops by id, which is each op's name.
+std::span<const OpDescriptor* const> all_ops() noexcept { return registry::ops(); }
 
 std::string op_names_text() {
+  const auto ops = all_ops();
   std::string text;
-  for (size_t i = 0; i < std::size(kOps); ++i) {
-    if (i != 0) text += i + 1 == std::size(kOps) ? " or " : ", ";
-    text += kOps[i]->name;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    if (i != 0) text += i + 1 == ops.size() ? " or " : ", ";
+    text += ops[i]->name;
   }
   return text;
 }
@@ -62,7 +62,7 @@ uint64_t weight_bytes(Layout layout, uint32_t n, uint32_t k, uint32_t group_size
 }
 
 std::vector<std::byte> push_constants(const Problem& p) {
-  return op_descriptor(p.op).push_constants(p);
+  return p.op->push_constants(p);
 }
 
 uint64_t BindingSizes::of(BufferRole role) const noexcept {
@@ -80,11 +80,11 @@ uint64_t BindingSizes::of(BufferRole role) const noexcept {
 }
 
 BindingSizes binding_sizes(const Problem& p, Layout layout) {
-  return op_descriptor(p.op).binding_sizes(p, layout);
+  return p.op->binding_sizes(p, layout);
 }
 
-uint64_t output_count(const Problem& p) { return op_descriptor(p.op).output_count(p); }
+uint64_t output_count(const Problem& p) { return p.op->output_count(p); }
 
-double flops(const Problem& p) { return op_descriptor(p.op).flops(p); }
+double flops(const Problem& p) { return p.op->flops(p); }
 
 }  // namespace vktune::kernels

@@ -1,7 +1,8 @@
 // An op as data: its bindings in shader order and the buffer each holds, its push constants,
 // the work it does and the family every speedup is quoted against. The instance that binds
 // buffers, the runtime's dispatch contract, the tuner and the report all read this, so adding
-// an op means its OpDescriptor (kernels/ops/), its families and its shaders.
+// an op means its OpDescriptor (kernels/ops/, registered as kernels/catalogue_registry.h says),
+// its families and its shaders.
 #pragma once
 
 #include <cstddef>
@@ -62,9 +63,8 @@ struct BindingSizes;
 // Everything vktune knows about one op, asked by the tuner, the runtime, the report, the engine
 // and the CLI: no code outside kernels/ops/ branches on which op a problem is. Plain data and
 // functions, constant-initialised, so the runtime reads it on its allocation-free select path.
-// One per op (kernels/ops/<op>.cpp), found by op_descriptor() or find_op().
+// One per op (kernels/ops/<op>.cpp), found by op_descriptor() or find_op(); an Op is its address.
 struct OpDescriptor {
-  Op op;
   std::string_view name;                  // "q4gsw": the DB's problems.op and the CLI's --op
   std::string_view k_name;                // what K is called in messages ("K", "head dim D")
   std::span<const BindingDesc> bindings;  // binding i of every shader of the op
@@ -104,13 +104,13 @@ struct OpDescriptor {
   double (*longest_sum)(const Problem& p);
 };
 
-// The descriptor of `op`; every Op has one.
-const OpDescriptor& op_descriptor(Op op) noexcept;
+// The descriptor of `op` (op.descriptor()).
+inline const OpDescriptor& op_descriptor(Op op) noexcept { return op.descriptor(); }
 // The descriptor named `name`, or nullptr.
 const OpDescriptor* find_op(std::string_view name) noexcept;
-// Every op, in Op order.
+// Every op, ordered by name (the catalogue's registry: kernels/catalogue_registry.h).
 std::span<const OpDescriptor* const> all_ops() noexcept;
-// "q4gsw, rms_norm or sdpa": every op's name, for messages and help.
+// "q4gsw, rms_norm, rope or sdpa": every op's name, for messages and help.
 std::string op_names_text();
 // Whether a dispatch of `op` streams a weight or a KV cache (the tuner's cold copies rotate it).
 bool streams_weights(const OpDescriptor& op) noexcept;

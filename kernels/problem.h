@@ -1,7 +1,10 @@
-// The problems vktune tunes: q4gsw (4-bit groupwise-symmetric weight-only linear), rms_norm
-// and sdpa (attention over a KV cache), described by their shape, with validation that names the bad value and the fix.
+// The problems vktune tunes, described by their op and shape, with validation that names the
+// bad value and the fix. Each op's facts and rules live in its descriptor (kernels/op.h,
+// kernels/ops/): q4gsw, rms_norm, sdpa and rope today.
 #pragma once
 
+#include <compare>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
@@ -10,10 +13,34 @@
 
 namespace vktune::kernels {
 
-// Each op's facts and rules live in its descriptor (kernels/op.h, kernels/ops/).
-enum class Op { q4gsw, rms_norm, sdpa, rope };
+struct OpDescriptor;  // kernels/op.h
 
-// "q4gsw" / "rms_norm" / "sdpa": the descriptor's name.
+// An op, identified by its descriptor in the catalogue's registry (one file per op under
+// kernels/ops/; no list of ops is written anywhere else). Compared by identity and ordered as
+// all_ops() is. A default Op names none: give a Problem its op before asking it anything.
+class Op {
+ public:
+  Op() = default;
+  Op(const OpDescriptor& descriptor) noexcept : descriptor_(&descriptor) {}
+  // The op named `name`, e.g. Op("q4gsw"). Throws std::invalid_argument naming the known ops
+  // when there is none (parse_op() is the non-throwing lookup).
+  explicit Op(std::string_view name);
+
+  const OpDescriptor& descriptor() const noexcept { return *descriptor_; }
+  const OpDescriptor* operator->() const noexcept { return descriptor_; }
+  // "q4gsw": the descriptor's name.
+  std::string_view name() const noexcept;
+  // Its position in all_ops().
+  size_t index() const noexcept;
+
+  friend bool operator==(Op, Op) noexcept = default;
+  friend std::strong_ordering operator<=>(Op a, Op b) noexcept { return a.index() <=> b.index(); }
+
+ private:
+  const OpDescriptor* descriptor_ = nullptr;
+};
+
+// "q4gsw" / "rms_norm" / "sdpa" / "rope": the descriptor's name, NUL-terminated.
 const char* op_name(Op op) noexcept;
 // The Op named `name`, or nullopt.
 std::optional<Op> parse_op(std::string_view name) noexcept;
@@ -38,7 +65,7 @@ uint32_t dtype_bytes(DType dtype) noexcept;
 //             token t sits at position L - m + t, so j <= L - m + t); k is the head dim  (sdpa;
 //             group_size 0, has_bias false). docs/attention.md.
 struct Problem {
-  Op op = Op::q4gsw;
+  Op op;
   uint32_t m = 0, n = 0, k = 0, group_size = 0;
   bool has_bias = false;
   float eps = 1e-5f;  // rms_norm only

@@ -73,7 +73,7 @@ std::vector<OpBuiltins> load_all() {
   std::vector<OpBuiltins> all;
   for (const kernels::OpDescriptor* op : kernels::all_ops()) {
     for (kernels::DType dtype : {kernels::DType::f32, kernels::DType::f16}) {
-      all.push_back(load(op->op, dtype));
+      all.push_back(load(*op, dtype));
     }
   }
   return all;
@@ -87,7 +87,7 @@ const std::vector<OpBuiltins> kBuiltins = load_all();
 const std::string kUnknownOp = unknown_op_text();
 
 const OpBuiltins& builtins(kernels::Op op, kernels::DType dtype) {
-  return kBuiltins[static_cast<size_t>(op) * 2 + (dtype == kernels::DType::f16 ? 1 : 0)];
+  return kBuiltins[op.index() * 2 + (dtype == kernels::DType::f16 ? 1 : 0)];
 }
 
 }  // namespace

@@ -33,7 +33,7 @@ uint32_t ShapeOptions::k_or_default() const {
   const kernels::OpDescriptor* descriptor = kernels::find_op(op);
   if (descriptor == nullptr) return k;
   kernels::Problem p;
-  p.op = descriptor->op;
+  p.op = *descriptor;
   p.n = n;
   p.k = k;
   return descriptor->with_defaults(p).k;

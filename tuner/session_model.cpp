@@ -40,7 +40,7 @@ void Session::train_model() {
   model_ = CostModel::train(observations_, device_->info(), boost);
   std::string text = "model: trained on";
   for (const kernels::OpDescriptor* descriptor : kernels::all_ops()) {
-    const kernels::Op op = descriptor->op;
+    const kernels::Op op = *descriptor;
     const size_t n = count_problems(observations_, op);
     if (n == 0) continue;
     // Appended piece by piece: GCC 12 warns (-Wrestrict, a known false positive) on

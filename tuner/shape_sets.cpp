@@ -194,17 +194,17 @@ std::vector<kernels::Problem> from_shapes(const models::ModelShapes& shapes, con
                                           const std::vector<uint32_t>& default_m,
                                           const std::vector<uint32_t>& default_gs) {
   std::vector<kernels::Problem> layer;
-  for (const models::Linear& l : shapes.linears) layer.push_back({kernels::Op::q4gsw, 0, l.n, l.k, 0, l.bias});
-  for (uint32_t width : shapes.norm_widths) layer.push_back({kernels::Op::rms_norm, 0, width, width, 0});
+  for (const models::Linear& l : shapes.linears) layer.push_back({kernels::Op("q4gsw"), 0, l.n, l.k, 0, l.bias});
+  for (uint32_t width : shapes.norm_widths) layer.push_back({kernels::Op("rms_norm"), 0, width, width, 0});
   for (const models::Attention& a : shapes.attention) {
-    kernels::Problem p{kernels::Op::sdpa, 0, 0, a.head_dim, 0, false};
+    kernels::Problem p{kernels::Op("sdpa"), 0, 0, a.head_dim, 0, false};
     p.heads = a.heads;
     p.kv_heads = a.kv_heads;
     layer.push_back(p);
   }
   for (const models::Attention& a : shapes.attention) {
     for (uint32_t heads : {a.heads, a.kv_heads}) {  // of q, then of k
-      kernels::Problem p{kernels::Op::rope, 0, 0, a.head_dim, 0, false};
+      kernels::Problem p{kernels::Op("rope"), 0, 0, a.head_dim, 0, false};
       p.heads = heads;
       layer.push_back(p);
     }
@@ -212,10 +212,10 @@ std::vector<kernels::Problem> from_shapes(const models::ModelShapes& shapes, con
   const FileDefaults defaults{options.m.empty() ? default_m : options.m, default_gs};
   ProblemList list(options);
   for (uint32_t m : defaults.m) {
-    for (const kernels::OpDescriptor* op : kernels::all_ops()) {  // in Op order, whatever --ops says
-      if (!wants(options, op->op)) continue;
+    for (const kernels::OpDescriptor* op : kernels::all_ops()) {  // in all_ops() order, whatever --ops says
+      if (!wants(options, *op)) continue;
       for (const kernels::Problem& shape : layer) {
-        if (shape.op == op->op) add_crossed(list, shape, {m}, nullptr, {}, options, defaults);
+        if (shape.op == *op) add_crossed(list, shape, {m}, nullptr, {}, options, defaults);
       }
     }
   }
@@ -261,7 +261,7 @@ const kernels::OpDescriptor& entry_op(const nlohmann::json& p, const std::string
 // add_crossed.
 kernels::Problem entry_shape(const kernels::OpDescriptor& op, const nlohmann::json& p,
                              const std::string& where) {
-  kernels::Problem shape{op.op, 0, 0, 0, 0, false};
+  kernels::Problem shape{op, 0, 0, 0, 0, false};
   for (const kernels::EntryKey& key : op.entry_keys) {
     const std::string name(key.name);
     if (!p.contains(name)) {
@@ -294,7 +294,7 @@ std::vector<kernels::Problem> from_file(const std::string& path, const ShapeOpti
     const auto& p = problems[i];
     const kernels::OpDescriptor& op = entry_op(p, where);
     const std::string name(op.name);
-    if (!wants(options, op.op)) {
+    if (!wants(options, op)) {
       if (!options.ops_chosen) {
         throw std::invalid_argument(
             where + ": op " + name + ", which the default --ops (" + ops_text(options.ops) +

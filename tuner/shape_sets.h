@@ -19,7 +19,7 @@ struct ShapeOptions {
   // kDefaultContexts. A length below M is skipped (the prompt must fit the cache).
   std::vector<uint32_t> contexts;
   // sdpa is not among the defaults: ask for it (--ops q4gsw,rms_norm,sdpa).
-  std::vector<kernels::Op> ops = {kernels::Op::q4gsw, kernels::Op::rms_norm};
+  std::vector<kernels::Op> ops = {kernels::Op("q4gsw"), kernels::Op("rms_norm")};
   // Whether `ops` was chosen (--ops) rather than left at the default. A shapes file's entry of
   // an op `ops` lacks is then left out as asked; at the default it is an error naming the entry
   // and the flag, so an sdpa entry is never dropped unseen.

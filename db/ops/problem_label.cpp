@@ -17,7 +17,7 @@ std::string problem_label(const db::Problem& p) {
   const std::optional<kernels::DType> dtype =
       kernels::parse_dtype(p.dtype.empty() ? std::string_view("f32") : std::string_view(p.dtype));
   if (op != nullptr && dtype) {
-    kernels::Problem problem{op->op, p.m, p.n, p.k, p.group_size, false};
+    kernels::Problem problem{*op, p.m, p.n, p.k, p.group_size, false};
     problem.heads = p.heads;
     problem.kv_heads = p.kv_heads;
     problem.dtype = *dtype;
@@ -86,7 +86,7 @@ db::Problem parse_problem_label(std::string_view text) {
   }
   if (const kernels::OpDescriptor* op = kernels::find_op(p.op); !has_k && op != nullptr) {
     kernels::Problem shape;
-    shape.op = op->op;
+    shape.op = *op;
     shape.n = p.n;
     p.k = op->with_defaults(shape).k;
   }

@@ -1,37 +1,12 @@
-// The family descriptors (one per file in this folder); use kernels::families() /
-// find_family() rather than these directly.
+// What the family descriptors (one or a few per file in this folder, each file registered with
+// VKTUNE_CATALOGUE_FAMILIES: kernels/catalogue_registry.h) share. Everyone else asks
+// kernels::families() / find_family().
 #pragma once
 
+#include "kernels/catalogue_registry.h"
 #include "kernels/family.h"
 
 namespace vktune::kernels {
-
-const Family& naive_family(DType dtype);
-const Family& tiled_family(DType dtype);
-const Family& gemv_family(DType dtype);
-const Family& gemv_fast_family(DType dtype);
-const Family& gemv_fast_s16_family(DType dtype);  // q4gsw_gemv_fast on packed_s16
-const Family& gemv_i8dot_family(DType dtype);     // int8 x, integer dot products
-const Family& gemv_i8dot_s16_family(DType dtype); // q4gsw_gemv_i8dot on packed_s16
-const Family& gemv_i8dot_splitk_family(DType dtype);      // the same, K split across workgroups
-const Family& gemv_i8dot_splitk_s16_family(DType dtype);  // ... on packed_s16
-const Family& coopmat_family(DType dtype);
-const Family& coopmat_splitk_family(DType dtype);
-const Family& coopmat_khr_family(DType dtype);         // GL_KHR_cooperative_matrix
-const Family& coopmat_splitk_khr_family(DType dtype);  // the same, split K
-const Family& coopmat_khr_packed_family(DType dtype);         // the KHR tiles, packed layout
-const Family& coopmat_splitk_khr_packed_family(DType dtype);  // the same, split K
-const Family& coopmat_ws_family(DType dtype);         // ... with staging-only subgroups
-const Family& coopmat_ws_splitk_family(DType dtype);  // the same, split K
-const Family& coopmat2_family(DType dtype);       // GL_NV_cooperative_matrix2
-const Family& rms_norm_family(DType dtype);
-const Family& sdpa_naive_family(DType dtype);
-const Family& sdpa_fused_family(DType dtype);
-const Family& sdpa_split_family(DType dtype);
-const Family& sdpa_decode_family(DType dtype);  // a few tokens, at the memory roof
-const Family& sdpa_flash_family();  // fp16 only: prefill on tensor cores
-const Family& rope_pairs_family(DType dtype);
-const Family& rope_rows_family(DType dtype);
 
 // Helpers for the descriptors.
 inline KnobValue word(const char* w) { return KnobValue(std::string(w)); }

@@ -86,7 +86,7 @@ class Coopmat final : public Family {
   // shared stages; 4 prefetch two k-steps ahead. splitk (split family only): K slices per
   // output tile.
   Coopmat(bool split, DType dtype, Tiles tiles)
-      : Family(base_name(split, tiles), dtype, Op::q4gsw, tile_knobs(split, tiles)),
+      : Family(base_name(split, tiles), dtype, Op("q4gsw"), tile_knobs(split, tiles)),
         split_(split),
         tiles_(tiles) {}
   bool khr() const { return tiles_ != Tiles::nv; }
@@ -235,17 +235,16 @@ const Family& instance(DType dtype) {
 
 }  // namespace
 
-const Family& coopmat_family(DType dtype) { return instance<false, Tiles::nv>(dtype); }
-const Family& coopmat_splitk_family(DType dtype) { return instance<true, Tiles::nv>(dtype); }
-const Family& coopmat_khr_family(DType dtype) { return instance<false, Tiles::khr>(dtype); }
-const Family& coopmat_splitk_khr_family(DType dtype) { return instance<true, Tiles::khr>(dtype); }
-const Family& coopmat_khr_packed_family(DType dtype) {
-  return instance<false, Tiles::khr_packed>(dtype);
+VKTUNE_CATALOGUE_FAMILIES(q4gsw_coopmat) {
+  std::vector<const Family*> all;
+  for (DType dtype : {DType::f32, DType::f16}) {
+    all.insert(all.end(), {&instance<false, Tiles::nv>(dtype), &instance<true, Tiles::nv>(dtype),
+                           &instance<false, Tiles::khr>(dtype), &instance<true, Tiles::khr>(dtype),
+                           &instance<false, Tiles::khr_packed>(dtype),
+                           &instance<true, Tiles::khr_packed>(dtype),
+                           &instance<false, Tiles::ws>(dtype), &instance<true, Tiles::ws>(dtype)});
+  }
+  return all;
 }
-const Family& coopmat_splitk_khr_packed_family(DType dtype) {
-  return instance<true, Tiles::khr_packed>(dtype);
-}
-const Family& coopmat_ws_family(DType dtype) { return instance<false, Tiles::ws>(dtype); }
-const Family& coopmat_ws_splitk_family(DType dtype) { return instance<true, Tiles::ws>(dtype); }
 
 }  // namespace vktune::kernels

@@ -25,7 +25,7 @@ class Coopmat2 final : public Family {
   // 10% of the best on the H100's prefill problems out of a space four times larger (wg 128,
   // bm 32, bn 256, splitk 8 and fp16 x loaded without the decode never did).
   explicit Coopmat2(DType dtype)
-      : Family("q4gsw_coopmat2", dtype, Op::q4gsw,
+      : Family("q4gsw_coopmat2", dtype, Op("q4gsw"),
                {{"wg", ints({256})},
                 {"bm", ints({64, 128, 256})},
                 {"bn", ints({32, 64, 128})},
@@ -107,9 +107,9 @@ class Coopmat2 final : public Family {
 
 }  // namespace
 
-const Family& coopmat2_family(DType dtype) {
+VKTUNE_CATALOGUE_FAMILIES(q4gsw_coopmat2) {
   static const Coopmat2 f32(DType::f32), f16(DType::f16);
-  return dtype == DType::f16 ? f16 : f32;
+  return {&f32, &f16};
 }
 
 }  // namespace vktune::kernels

@@ -9,7 +9,7 @@ constexpr uint32_t kMaxM = 8;  // MMAX in the shader
 class Gemv final : public Family {
  public:
   explicit Gemv(DType dtype)
-      : Family("q4gsw_gemv", dtype, Op::q4gsw,
+      : Family("q4gsw_gemv", dtype, Op("q4gsw"),
                {{"layout", words({"raw", "packed", "packed_s16"})},
                 {"wg", ints({32, 64, 128, 256})},
                 {"rows", ints({1, 2, 4, 8})},
@@ -72,9 +72,9 @@ class Gemv final : public Family {
 
 }  // namespace
 
-const Family& gemv_family(DType dtype) {
+VKTUNE_CATALOGUE_FAMILIES(q4gsw_gemv) {
   static const Gemv f32(DType::f32), f16(DType::f16);
-  return dtype == DType::f16 ? f16 : f32;
+  return {&f32, &f16};
 }
 
 }  // namespace vktune::kernels

@@ -20,7 +20,7 @@ class GemvFast final : public Family {
   // is legal for a given M).
   GemvFast(DType dtype, Layout layout)
       : Family(layout == Layout::packed_s16 ? "q4gsw_gemv_fast_s16" : "q4gsw_gemv_fast", dtype,
-               Op::q4gsw,
+               Op("q4gsw"),
                {{"wg", ints({64, 128, 256, 512, 1024})},
                 {"ksplit", ints({1, 2, 4, 8, 16, 32})},
                 {"npl", ints({1, 2, 4})},
@@ -56,14 +56,11 @@ class GemvFast final : public Family {
 
 }  // namespace
 
-const Family& gemv_fast_family(DType dtype) {
+VKTUNE_CATALOGUE_FAMILIES(q4gsw_gemv_fast) {
   static const GemvFast f32(DType::f32, Layout::packed), f16(DType::f16, Layout::packed);
-  return dtype == DType::f16 ? f16 : f32;
-}
-
-const Family& gemv_fast_s16_family(DType dtype) {
-  static const GemvFast f32(DType::f32, Layout::packed_s16), f16(DType::f16, Layout::packed_s16);
-  return dtype == DType::f16 ? f16 : f32;
+  static const GemvFast s16_f32(DType::f32, Layout::packed_s16),
+      s16_f16(DType::f16, Layout::packed_s16);
+  return {&f32, &f16, &s16_f32, &s16_f16};
 }
 
 }  // namespace vktune::kernels

@@ -39,7 +39,7 @@ class GemvI8Dot final : public Family {
   // workgroup put more loads in flight. slices (split families): K slices across workgroups,
   // so a tile wide enough to cut x's per-workgroup traffic still leaves no SM idle.
   GemvI8Dot(DType dtype, Layout layout, bool split)
-      : Family(family_base_name(layout, split), dtype, Op::q4gsw, knob_list(split)),
+      : Family(family_base_name(layout, split), dtype, Op("q4gsw"), knob_list(split)),
         layout_(layout),
         split_(split) {}
 
@@ -134,15 +134,15 @@ const Family& instance(DType dtype) {
 
 }  // namespace
 
-const Family& gemv_i8dot_family(DType dtype) { return instance<Layout::packed, false>(dtype); }
-const Family& gemv_i8dot_s16_family(DType dtype) {
-  return instance<Layout::packed_s16, false>(dtype);
-}
-const Family& gemv_i8dot_splitk_family(DType dtype) {
-  return instance<Layout::packed, true>(dtype);
-}
-const Family& gemv_i8dot_splitk_s16_family(DType dtype) {
-  return instance<Layout::packed_s16, true>(dtype);
+VKTUNE_CATALOGUE_FAMILIES(q4gsw_gemv_i8dot) {
+  std::vector<const Family*> all;
+  for (DType dtype : {DType::f32, DType::f16}) {
+    all.insert(all.end(), {&instance<Layout::packed, false>(dtype),
+                           &instance<Layout::packed_s16, false>(dtype),
+                           &instance<Layout::packed, true>(dtype),
+                           &instance<Layout::packed_s16, true>(dtype)});
+  }
+  return all;
 }
 
 }  // namespace vktune::kernels

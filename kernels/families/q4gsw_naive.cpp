@@ -7,7 +7,7 @@ namespace {
 class Naive final : public Family {
  public:
   explicit Naive(DType dtype)
-      : Family("q4gsw_naive", dtype, Op::q4gsw, {{"wg", ints({32, 64, 128, 256})}}) {}
+      : Family("q4gsw_naive", dtype, Op("q4gsw"), {{"wg", ints({32, 64, 128, 256})}}) {}
 
   Constraints constraints(const Knobs&) const override { return {2, 2, 1, 1, 0}; }
   Layout layout(const Knobs&) const override { return Layout::raw; }
@@ -26,9 +26,9 @@ class Naive final : public Family {
 
 }  // namespace
 
-const Family& naive_family(DType dtype) {
+VKTUNE_CATALOGUE_FAMILIES(q4gsw_naive) {
   static const Naive f32(DType::f32), f16(DType::f16);
-  return dtype == DType::f16 ? f16 : f32;
+  return {&f32, &f16};
 }
 
 }  // namespace vktune::kernels

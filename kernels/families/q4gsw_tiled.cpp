@@ -10,7 +10,7 @@ constexpr uint32_t kThreadsN = 16;  // TX in the shader
 class Tiled final : public Family {
  public:
   explicit Tiled(DType dtype)
-      : Family("q4gsw_tiled", dtype, Op::q4gsw,
+      : Family("q4gsw_tiled", dtype, Op("q4gsw"),
                {{"layout", words({"raw", "packed"})},
                 {"tm", ints({1, 2, 4, 8})},
                 {"tn", ints({1, 2, 4, 8})},
@@ -61,9 +61,9 @@ class Tiled final : public Family {
 
 }  // namespace
 
-const Family& tiled_family(DType dtype) {
+VKTUNE_CATALOGUE_FAMILIES(q4gsw_tiled) {
   static const Tiled f32(DType::f32), f16(DType::f16);
-  return dtype == DType::f16 ? f16 : f32;
+  return {&f32, &f16};
 }
 
 }  // namespace vktune::kernels

@@ -97,7 +97,7 @@ double int8_activation_tolerance(const Problem& p) {
 std::vector<double> int8_rounding_tolerance(const Problem& p, std::span<const double> x,
                                             const ProblemData& d, const Reference& ref) {
   const size_t rows = x.size() / p.k;
-  if (p.op != Op::q4gsw || p.k % 32 != 0 || x.size() != rows * p.k ||
+  if (p.op.name() != "q4gsw" || p.k % 32 != 0 || x.size() != rows * p.k ||
       ref.bounds.size() != rows * p.n) {
     throw std::invalid_argument("int8_rounding_tolerance: x or the reference is not the shape's");
   }

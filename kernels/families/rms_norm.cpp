@@ -7,7 +7,7 @@ namespace {
 class RmsNorm final : public Family {
  public:
   explicit RmsNorm(DType dtype)
-      : Family("rms_norm", dtype, Op::rms_norm,
+      : Family("rms_norm", dtype, Op("rms_norm"),
                {{"vec", ints({1, 4})}, {"wg", ints({32, 64, 128, 256, 512})}}) {}
 
   Constraints constraints(const Knobs& k) const override {
@@ -30,9 +30,9 @@ class RmsNorm final : public Family {
 
 }  // namespace
 
-const Family& rms_norm_family(DType dtype) {
+VKTUNE_CATALOGUE_FAMILIES(rms_norm) {
   static const RmsNorm f32(DType::f32), f16(DType::f16);
-  return dtype == DType::f16 ? f16 : f32;
+  return {&f32, &f16};
 }
 
 }  // namespace vktune::kernels

@@ -7,7 +7,7 @@ namespace {
 class RopePairs final : public Family {
  public:
   explicit RopePairs(DType dtype)
-      : Family("rope_pairs", dtype, Op::rope, {{"wg", ints({64, 128, 256, 512})}}) {}
+      : Family("rope_pairs", dtype, Op("rope"), {{"wg", ints({64, 128, 256, 512})}}) {}
 
   Constraints constraints(const Knobs&) const override { return {}; }
   Layout layout(const Knobs&) const override { return Layout::none; }
@@ -26,9 +26,9 @@ class RopePairs final : public Family {
 
 }  // namespace
 
-const Family& rope_pairs_family(DType dtype) {
+VKTUNE_CATALOGUE_FAMILIES(rope_pairs) {
   static const RopePairs f32(DType::f32), f16(DType::f16);
-  return dtype == DType::f16 ? f16 : f32;
+  return {&f32, &f16};
 }
 
 }  // namespace vktune::kernels

@@ -9,7 +9,7 @@ namespace {
 class RopeRows final : public Family {
  public:
   explicit RopeRows(DType dtype)
-      : Family("rope_rows", dtype, Op::rope,
+      : Family("rope_rows", dtype, Op("rope"),
                {{"vec", ints({1, 2, 4})}, {"hpw", ints({1, 2, 4, 8})}, {"wg", ints({32, 64, 128})}}) {}
 
   Constraints constraints(const Knobs& k) const override {
@@ -30,9 +30,9 @@ class RopeRows final : public Family {
 
 }  // namespace
 
-const Family& rope_rows_family(DType dtype) {
+VKTUNE_CATALOGUE_FAMILIES(rope_rows) {
   static const RopeRows f32(DType::f32), f16(DType::f16);
-  return dtype == DType::f16 ? f16 : f32;
+  return {&f32, &f16};
 }
 
 }  // namespace vktune::kernels

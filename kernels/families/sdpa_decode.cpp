@@ -16,7 +16,7 @@ constexpr uint32_t kMaxLiveWords = 160;
 class SdpaDecode final : public Family {
  public:
   explicit SdpaDecode(DType dtype)
-      : Family("sdpa_decode", dtype, Op::sdpa,
+      : Family("sdpa_decode", dtype, Op("sdpa"),
                {{"lanes", ints({4, 8, 16, 32})},
                 {"chunks", ints({1, 2, 4})},
                 {"keys", ints({1, 2, 4})},
@@ -116,9 +116,9 @@ class SdpaDecode final : public Family {
 
 }  // namespace
 
-const Family& sdpa_decode_family(DType dtype) {
+VKTUNE_CATALOGUE_FAMILIES(sdpa_decode) {
   static const SdpaDecode f32(DType::f32), f16(DType::f16);
-  return dtype == DType::f16 ? f16 : f32;
+  return {&f32, &f16};
 }
 
 }  // namespace vktune::kernels

@@ -26,7 +26,7 @@ class SdpaFlash final : public Family {
   // then stage each block, 2 fetch the next block into registers during this one's multiplies;
   // splits: slices of the cache a tile's workgroups share.
   SdpaFlash()
-      : Family("sdpa_flash", DType::f16, Op::sdpa,
+      : Family("sdpa_flash", DType::f16, Op("sdpa"),
                {{"hd", ints({64, 128})},
                 {"br", ints({32, 64, 128})},
                 {"bc", ints({32, 64})},
@@ -141,9 +141,10 @@ class SdpaFlash final : public Family {
 
 }  // namespace
 
-const Family& sdpa_flash_family() {
+// fp16 only: prefill on tensor cores.
+VKTUNE_CATALOGUE_FAMILIES(sdpa_flash) {
   static const SdpaFlash f16;
-  return f16;
+  return {&f16};
 }
 
 }  // namespace vktune::kernels

@@ -7,7 +7,7 @@ namespace {
 class SdpaNaive final : public Family {
  public:
   explicit SdpaNaive(DType dtype)
-      : Family("sdpa_naive", dtype, Op::sdpa, {{"wg", ints({32, 64, 128, 256})}}) {}
+      : Family("sdpa_naive", dtype, Op("sdpa"), {{"wg", ints({32, 64, 128, 256})}}) {}
 
   Constraints constraints(const Knobs&) const override { return {}; }
   Layout layout(const Knobs&) const override { return Layout::none; }
@@ -30,9 +30,9 @@ class SdpaNaive final : public Family {
 
 }  // namespace
 
-const Family& sdpa_naive_family(DType dtype) {
+VKTUNE_CATALOGUE_FAMILIES(sdpa_naive) {
   static const SdpaNaive f32(DType::f32), f16(DType::f16);
-  return dtype == DType::f16 ? f16 : f32;
+  return {&f32, &f16};
 }
 
 }  // namespace vktune::kernels

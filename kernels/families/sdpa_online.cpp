@@ -28,7 +28,7 @@ std::vector<KnobSpec> online_knobs(bool split) {
 class SdpaOnline final : public Family {
  public:
   SdpaOnline(bool split, DType dtype)
-      : Family(split ? "sdpa_split" : "sdpa_fused", dtype, Op::sdpa, online_knobs(split)),
+      : Family(split ? "sdpa_split" : "sdpa_fused", dtype, Op("sdpa"), online_knobs(split)),
         split_(split) {}
 
   Constraints constraints(const Knobs& k) const override {
@@ -88,14 +88,10 @@ class SdpaOnline final : public Family {
 
 }  // namespace
 
-const Family& sdpa_fused_family(DType dtype) {
-  static const SdpaOnline f32(false, DType::f32), f16(false, DType::f16);
-  return dtype == DType::f16 ? f16 : f32;
-}
-
-const Family& sdpa_split_family(DType dtype) {
-  static const SdpaOnline f32(true, DType::f32), f16(true, DType::f16);
-  return dtype == DType::f16 ? f16 : f32;
+VKTUNE_CATALOGUE_FAMILIES(sdpa_online) {
+  static const SdpaOnline fused_f32(false, DType::f32), fused_f16(false, DType::f16);
+  static const SdpaOnline split_f32(true, DType::f32), split_f16(true, DType::f16);
+  return {&fused_f32, &fused_f16, &split_f32, &split_f16};
 }
 
 }  // namespace vktune::kernels

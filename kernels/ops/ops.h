@@ -1,5 +1,6 @@
-// The op descriptors (one file each under kernels/ops/) and the pieces they share. Internal to
-// the catalogue: everyone else asks kernels/op.h's op_descriptor() and find_op().
+// The pieces the op descriptors (one file each under kernels/ops/, each registered with
+// VKTUNE_CATALOGUE_OP: kernels/catalogue_registry.h) share. Internal to the catalogue: everyone
+// else asks kernels/op.h's op_descriptor() and find_op().
 #pragma once
 
 #include <array>
@@ -10,16 +11,10 @@
 #include <vector>
 
 #include "kernels/families/reference.h"
+#include "kernels/catalogue_registry.h"
 #include "kernels/op.h"
 
 namespace vktune::kernels {
-
-// The registry: one descriptor per Op value, in Op order (op_descriptor() indexes it).
-extern const OpDescriptor kQ4gswOp;
-extern const OpDescriptor kRmsNormOp;
-extern const OpDescriptor kSdpaOp;
-extern const OpDescriptor kRopeOp;
-inline constexpr const OpDescriptor* kOps[] = {&kQ4gswOp, &kRmsNormOp, &kSdpaOp, &kRopeOp};
 
 template <typename T>
 std::vector<std::byte> bytes_of(const T& value) {

@@ -155,8 +155,7 @@ double longest_sum(const Problem& p) { return p.k; }
 }  // namespace
 }  // namespace q4gsw_op
 
-const OpDescriptor kQ4gswOp = {
-    .op = Op::q4gsw,
+VKTUNE_CATALOGUE_OP(q4gsw) = {
     .name = "q4gsw",
     .k_name = "K",
     .bindings = q4gsw_op::kBindings,

@@ -102,8 +102,7 @@ double longest_sum(const Problem& p) { return p.n; }
 }  // namespace
 }  // namespace rms_norm_op
 
-const OpDescriptor kRmsNormOp = {
-    .op = Op::rms_norm,
+VKTUNE_CATALOGUE_OP(rms_norm) = {
     .name = "rms_norm",
     .k_name = "K",
     .bindings = rms_norm_op::kBindings,

@@ -138,8 +138,7 @@ double longest_sum(const Problem&) { return 2; }
 }  // namespace
 }  // namespace rope_op
 
-const OpDescriptor kRopeOp = {
-    .op = Op::rope,
+VKTUNE_CATALOGUE_OP(rope) = {
     .name = "rope",
     .k_name = "head dim D",
     .bindings = rope_op::kBindings,

@@ -119,8 +119,7 @@ double longest_sum(const Problem& p) { return std::max(p.n, p.k); }
 }  // namespace
 }  // namespace sdpa_op
 
-const OpDescriptor kSdpaOp = {
-    .op = Op::sdpa,
+VKTUNE_CATALOGUE_OP(sdpa) = {
     .name = "sdpa",
     .k_name = "head dim D",
     .bindings = sdpa_op::kBindings,

@@ -76,7 +76,7 @@ uint32_t moved_k(const ProblemQuery& q, uint32_t n) {
   const kernels::OpDescriptor* op = kernels::find_op(q.op);
   kernels::Problem derived;
   if (op != nullptr) {
-    derived.op = op->op;
+    derived.op = *op;
     derived.n = n;
     derived = op->with_defaults(derived);
   }

@@ -17,7 +17,7 @@ namespace {
 using test::lavapipe_like;
 using test::newer_compiler;
 
-Problem q4(uint32_t m, uint32_t n, uint32_t k, uint32_t gs) { return {Op::q4gsw, m, n, k, gs}; }
+Problem q4(uint32_t m, uint32_t n, uint32_t k, uint32_t gs) { return {Op("q4gsw"), m, n, k, gs}; }
 
 const Family& i8dot() { return *find_family("q4gsw_gemv_i8dot"); }
 const Knobs& one_variant() {

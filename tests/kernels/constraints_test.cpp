@@ -49,7 +49,7 @@ TEST(ConstraintsTest, AllowsDecidesAsCheckExplains) {
           // Head counts are sdpa's alone: 8 or 32 query heads over 8 KV heads.
           for (uint32_t heads : {8u, 32u}) {
             Problem p{family->op(), m, 4096, k, 32};
-            if (family->op() == Op::sdpa) {
+            if (family->op() == Op("sdpa")) {
               p.heads = heads;
               p.kv_heads = 8;
             }

@@ -21,7 +21,7 @@ vk::DeviceInfo h100_with_coopmat2() {
 
 const Family& coopmat2() { return *find_family("q4gsw_coopmat2"); }
 Knobs knobs(std::string_view key) { return parse_key(key).knobs; }
-Problem q4(uint32_t m, uint32_t n, uint32_t k, uint32_t gs) { return {Op::q4gsw, m, n, k, gs}; }
+Problem q4(uint32_t m, uint32_t n, uint32_t k, uint32_t gs) { return {Op("q4gsw"), m, n, k, gs}; }
 
 TEST(Coopmat2Family, UnavailableWithoutTheCompilerOrTheExtension) {
   EXPECT_NE(coopmat2().unavailable_reason(h100_with_coopmat2(), CompilerSupport{})

@@ -25,7 +25,7 @@ const Knobs& tile() {
   static const Knobs k = parse_key("q4gsw_coopmat_khr[bm=64,bn=128,bk=32,sg=8,buf=2]").knobs;
   return k;
 }
-Problem prefill() { return {Op::q4gsw, 128, 4096, 4096, 32}; }
+Problem prefill() { return {Op("q4gsw"), 128, 4096, 4096, 32}; }
 
 TEST(CoopmatKhr, UnavailableWithoutTheCompilerTheExtensionOrTheTile) {
   EXPECT_NE(khr().unavailable_reason(h100_with_khr(), CompilerSupport{})

@@ -56,7 +56,7 @@ TEST(Float16, EncodeDecodeByDtype) {
 // An f16 problem's inputs are already fp16 values, so the reference computes on exactly what
 // the GPU reads; the int4 weights are the f32 problem's.
 TEST(Float16, F16ProblemDataIsRoundedToHalf) {
-  Problem p{Op::q4gsw, 2, 37, 64, 32, true};
+  Problem p{Op("q4gsw"), 2, 37, 64, 32, true};
   const ProblemData f32 = make_random(p, 3);
   p.dtype = DType::f16;
   const ProblemData f16 = make_random(p, 3);

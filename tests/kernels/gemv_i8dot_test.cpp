@@ -33,7 +33,7 @@ INSTANTIATE_TEST_SUITE_P(Dtypes, GemvI8DotTest, ::testing::Values(DType::f32, DT
                          });
 
 Problem q4(uint32_t m, uint32_t n, uint32_t k, uint32_t gs, bool bias) {
-  return {Op::q4gsw, m, n, k, gs, bias};
+  return {Op("q4gsw"), m, n, k, gs, bias};
 }
 
 // Random shapes the family accepts: M in 1..8, N in 1..300 (a multiple of no tile), K a

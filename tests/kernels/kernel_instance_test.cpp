@@ -39,7 +39,7 @@ INSTANTIATE_TEST_SUITE_P(Dtypes, KernelVariantsTest, ::testing::Values(DType::f3
                          });
 
 Problem q4(uint32_t m, uint32_t n, uint32_t k, uint32_t gs, bool bias) {
-  return {Op::q4gsw, m, n, k, gs, bias};
+  return {Op("q4gsw"), m, n, k, gs, bias};
 }
 
 // Small shapes: N is a multiple of no tile, K of 64 and 96 with every legal group size.
@@ -115,9 +115,9 @@ TEST_P(KernelVariantsTest, CoopmatIsNeverLegalWithoutCooperativeMatrix) {
 }
 
 TEST_P(KernelVariantsTest, RmsNorm) {
-  EXPECT_EQ(sweep("rms_norm", {Op::rms_norm, 3, 100, 0, 0, false}), 10u);
-  EXPECT_EQ(sweep("rms_norm", {Op::rms_norm, 2, 37, 37, 0, false}), 5u);  // vec4 illegal
-  EXPECT_EQ(sweep("rms_norm", {Op::rms_norm, 5, 1024, 0, 0, false, 1e-3f}), 10u);
+  EXPECT_EQ(sweep("rms_norm", {Op("rms_norm"), 3, 100, 0, 0, false}), 10u);
+  EXPECT_EQ(sweep("rms_norm", {Op("rms_norm"), 2, 37, 37, 0, false}), 5u);  // vec4 illegal
+  EXPECT_EQ(sweep("rms_norm", {Op("rms_norm"), 5, 1024, 0, 0, false, 1e-3f}), 10u);
 }
 
 TEST_F(KernelInstanceTest, PackedMatchesRawAndReference) {

@@ -15,7 +15,7 @@ namespace vktune::kernels {
 namespace {
 
 Problem rope(uint32_t m, uint32_t l, uint32_t heads, uint32_t d) {
-  Problem p{Op::rope, m, l, d, 0, false};
+  Problem p{Op("rope"), m, l, d, 0, false};
   p.heads = heads;
   return p;
 }
@@ -41,7 +41,7 @@ TEST(RopeProblem, BadInputIsNamedWithTheFix) {
   grouped.group_size = 32;
   expect_invalid(grouped, "no group size or bias");
   EXPECT_EQ(describe(rope(1, 512, 32, 128)), "rope M=1 L=512 H=32 D=128");
-  EXPECT_EQ(parse_op("rope"), Op::rope);
+  EXPECT_EQ(parse_op("rope"), Op("rope"));
 }
 
 TEST(RopeProblem, SizesWorkAndPushConstants) {
@@ -60,8 +60,8 @@ TEST(RopeProblem, SizesWorkAndPushConstants) {
   EXPECT_EQ(words[1], 100u);  // length
   EXPECT_EQ(words[2], 8u);    // heads
   EXPECT_EQ(words[3], 64u);   // head dim
-  EXPECT_EQ(op_descriptor(Op::rope).baseline_family, "rope_pairs");
-  EXPECT_TRUE(op_descriptor(Op::rope).n_is_length);
+  EXPECT_EQ(op_descriptor(Op("rope")).baseline_family, "rope_pairs");
+  EXPECT_TRUE(op_descriptor(Op("rope")).n_is_length);
 }
 
 // Token 0 of 1 at position L - 1 = 2, one head of D = 4: pairs (0, 2) and (1, 3).

@@ -19,7 +19,7 @@ class RopeTest : public InstanceSweepFixture, public ::testing::WithParamInterfa
     }
   }
   Problem rope(uint32_t m, uint32_t l, uint32_t heads, uint32_t d) const {
-    Problem p{Op::rope, m, l, d, 0, false};
+    Problem p{Op("rope"), m, l, d, 0, false};
     p.heads = heads;
     p.dtype = GetParam();
     return p;

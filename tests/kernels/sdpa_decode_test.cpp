@@ -28,7 +28,7 @@ class SdpaDecodeTest : public InstanceSweepFixture, public ::testing::WithParamI
   }
   const Family& family() const { return *find_family(family_name("sdpa_decode", GetParam())); }
   Problem shape(uint32_t m, uint32_t l, uint32_t heads, uint32_t kv_heads, uint32_t d) const {
-    Problem p{Op::sdpa, m, l, d, 0, false};
+    Problem p{Op("sdpa"), m, l, d, 0, false};
     p.heads = heads;
     p.kv_heads = kv_heads;
     p.dtype = GetParam();

@@ -14,7 +14,7 @@ namespace {
 const Family& flash() { return *find_family("sdpa_flash_f16"); }
 Knobs knobs(std::string_view key) { return parse_key(key).knobs; }
 Problem sdpa(uint32_t m, uint32_t l, uint32_t heads, uint32_t kv_heads, uint32_t d) {
-  Problem p{Op::sdpa, m, l, d, 0, false};
+  Problem p{Op("sdpa"), m, l, d, 0, false};
   p.heads = heads;
   p.kv_heads = kv_heads;
   p.dtype = DType::f16;

@@ -16,7 +16,7 @@ namespace vktune::kernels {
 namespace {
 
 Problem sdpa(uint32_t m, uint32_t l, uint32_t heads, uint32_t kv_heads, uint32_t d) {
-  Problem p{Op::sdpa, m, l, d, 0, false};
+  Problem p{Op("sdpa"), m, l, d, 0, false};
   p.heads = heads;
   p.kv_heads = kv_heads;
   return p;
@@ -51,11 +51,11 @@ TEST(SdpaProblem, BadInputIsNamedWithTheFix) {
   Problem with_bias = sdpa(1, 4, 2, 1, 64);
   with_bias.has_bias = true;
   expect_invalid(with_bias, "no group size or bias");
-  Problem linear{Op::q4gsw, 1, 64, 64, 32, false};
+  Problem linear{Op("q4gsw"), 1, 64, 64, 32, false};
   linear.heads = 4;
   expect_invalid(linear, "q4gsw has no heads");
   EXPECT_EQ(describe(sdpa(1, 512, 32, 8, 128)), "sdpa M=1 L=512 Hq=32 Hkv=8 D=128");
-  EXPECT_EQ(parse_op("sdpa"), Op::sdpa);
+  EXPECT_EQ(parse_op("sdpa"), Op("sdpa"));
 }
 
 // f16 sdpa: valid, served by the _f16 instance of every family and only by it, on a device with
@@ -75,7 +75,7 @@ TEST(SdpaProblem, F16IsServedByTheF16InstancesOnly) {
     const Family& f32 = *find_family(base);
     const Family& f16 = *find_family(family_name(base, DType::f16));
     EXPECT_EQ(f16.dtype(), DType::f16);
-    EXPECT_EQ(f16.op(), Op::sdpa);
+    EXPECT_EQ(f16.op(), Op("sdpa"));
     const Knobs k = f16.all_variants().front();
     EXPECT_TRUE(f16.legality(k, half, with16).ok) << f16.legality(k, half, with16).reason;
     EXPECT_EQ(f16.legality(k, half, without16).reason,
@@ -123,7 +123,7 @@ TEST(SdpaProblem, SizesWorkAndPushConstants) {
   EXPECT_EQ(decoded.length, 100u);
   EXPECT_EQ(decoded.tokens, 3u);
   EXPECT_FLOAT_EQ(decoded.scale, 0.125f);
-  EXPECT_EQ(op_descriptor(Op::sdpa).baseline_family, "sdpa_naive");
+  EXPECT_EQ(op_descriptor(Op("sdpa")).baseline_family, "sdpa_naive");
 }
 
 TEST(SdpaFamilies, HeadDimAndDeviceLimitsAreClearErrors) {

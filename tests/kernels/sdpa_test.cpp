@@ -36,7 +36,7 @@ INSTANTIATE_TEST_SUITE_P(Dtypes, SdpaTest, ::testing::Values(DType::f32, DType::
                          });
 
 Problem sdpa(uint32_t m, uint32_t l, uint32_t heads, uint32_t kv_heads, uint32_t d) {
-  Problem p{Op::sdpa, m, l, d, 0, false};
+  Problem p{Op("sdpa"), m, l, d, 0, false};
   p.heads = heads;
   p.kv_heads = kv_heads;
   return p;

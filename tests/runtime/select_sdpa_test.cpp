@@ -280,7 +280,7 @@ TEST(SelectSdpaF16, F16QueriesGetF16Variants) {
 TEST(SdpaQueryProblem, ToProblemCarriesTheHeads) {
   const std::optional<kernels::Problem> p = to_problem(attention(2, 700, 32, 8, 128));
   ASSERT_TRUE(p.has_value());
-  EXPECT_EQ(p->op, kernels::Op::sdpa);
+  EXPECT_EQ(p->op, kernels::Op("sdpa"));
   EXPECT_EQ(p->heads, 32u);
   EXPECT_EQ(p->kv_heads, 8u);
   EXPECT_EQ(kernels::validate(*p), "");

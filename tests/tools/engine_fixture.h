@@ -114,14 +114,14 @@ class EngineTest : public test::VulkanFixture {
     return s;
   }
   static Problem linear(uint32_t m, uint32_t n, uint32_t k) {
-    return {Op::q4gsw, m, n, k, shape().group_size, false};
+    return {Op("q4gsw"), m, n, k, shape().group_size, false};
   }
   static Problem norm(uint32_t m) {
-    return {Op::rms_norm, m, shape().hidden, shape().hidden, 0, false};
+    return {Op("rms_norm"), m, shape().hidden, shape().hidden, 0, false};
   }
   // The tiny layer's attention: `m` tokens attending `context` positions.
   static Problem attention(uint32_t m, uint32_t context, kernels::DType dtype) {
-    Problem p{Op::sdpa, m, context, tiny().head_dim, 0, false};
+    Problem p{Op("sdpa"), m, context, tiny().head_dim, 0, false};
     p.heads = tiny().heads;
     p.kv_heads = tiny().kv_heads;
     p.dtype = dtype;

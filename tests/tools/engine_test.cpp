@@ -25,7 +25,7 @@ TEST_F(EngineTest, LayerGraphHasTheDecoderNodes) {
   EXPECT_EQ(layer.nodes[8].inputs, (std::vector<size_t>{layer.tensor("q_rot"),
                                                         layer.tensor("k_cache"),
                                                         layer.tensor("v_cache")}));
-  Problem sdpa{Op::sdpa, 3, 10, 32, 0, false};
+  Problem sdpa{Op("sdpa"), 3, 10, 32, 0, false};
   sdpa.heads = 8;
   sdpa.kv_heads = 2;
   EXPECT_EQ(layer.nodes[8].problem, sdpa);
@@ -36,7 +36,7 @@ TEST_F(EngineTest, LayerGraphHasTheDecoderNodes) {
   EXPECT_EQ(layer.nodes[2].problem, linear(3, 64, 256));    // k
   // RoPE is routed: the key heads' at the tokens' positions of the context's table, then
   // appended to the cache.
-  Problem rope_k{Op::rope, 3, 10, 32, 0, false};
+  Problem rope_k{Op("rope"), 3, 10, 32, 0, false};
   rope_k.heads = 2;
   EXPECT_EQ(layer.nodes[5].name, "rope_k");
   EXPECT_EQ(layer.nodes[5].problem, rope_k);

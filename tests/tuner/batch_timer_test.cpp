@@ -11,7 +11,7 @@
 #include <set>
 #include <string>
 
-#include "kernels/families/families.h"
+#include "kernels/family.h"
 #include "kernels/vk/kernel_instance.h"
 #include "kernels/vk/shader_compiler.h"
 #include "tests/kernels/vulkan_fixture.h"
@@ -24,7 +24,7 @@ namespace {
 class BatchTimerTest : public test::VulkanFixture {
  protected:
   kernels::KernelInstance Instance(const kernels::Problem& problem) {
-    const kernels::Family& naive = kernels::naive_family(kernels::DType::f32);
+    const kernels::Family& naive = *kernels::find_family("q4gsw_naive");
     return kernels::KernelInstance::create(device(), compiler_, naive, naive.all_variants().front(),
                                            problem, kernels::make_random(problem, 3));
   }
@@ -39,7 +39,7 @@ class BatchTimerTest : public test::VulkanFixture {
   }
 
   ShaderCompiler compiler_;
-  const kernels::Problem problem_{kernels::Op::q4gsw, 4, 256, 1024, 32, false};
+  const kernels::Problem problem_{kernels::Op("q4gsw"), 4, 256, 1024, 32, false};
 };
 
 TEST_F(BatchTimerTest, TimesEachVariantOnItsOwn) {
@@ -142,7 +142,7 @@ TEST_F(BatchTimerTest, RecordsEachSamplesSetupFirstAndOutsideTheTimestamps) {
 TEST_F(BatchTimerTest, ClockReadingsBracketEverySubmissionWithoutTouchingTheSamples) {
   // The smallest problem: what is checked is where the timestamps go, and a submission of 510
   // dispatches of the usual one took lavapipe 11-21 s, past the 10 s hang limit under load.
-  const kernels::KernelInstance inst = Instance({kernels::Op::q4gsw, 1, 8, 32, 32, false});
+  const kernels::KernelInstance inst = Instance({kernels::Op("q4gsw"), 1, 8, 32, 32, false});
   ClockProbe probe(device(), compiler_, 2e6);
   Profile profile;
   BatchTimer timer(device(), &probe, &profile);

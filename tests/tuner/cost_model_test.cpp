@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "kernels/families/families.h"
+#include "kernels/family.h"
 #include "tuner/cost_features.h"
 #include "tuner/records.h"
 
@@ -21,7 +21,7 @@ double law(const kernels::Family& family, const kernels::Knobs& k, const kernels
   auto off = [&](const char* knob, double best) {
     return std::abs(std::log2(static_cast<double>(kernels::knob_int(k, knob))) - best);
   };
-  if (&family == &kernels::gemv_family(kernels::DType::f32)) {
+  if (&family == &*kernels::find_family("q4gsw_gemv")) {
     return work * (1 + 0.3 * off("wg", 7) + 0.2 * off("rows", 1)) * (p.m <= 4 ? 1 : 0.25 * p.m);
   }
   return work * (1.5 + 0.3 * off("wg", 8) + 0.2 * off("tm", 2) + 0.2 * off("tn", 2)) *
@@ -31,7 +31,7 @@ double law(const kernels::Family& family, const kernels::Knobs& k, const kernels
 std::vector<Observation> observe(const std::vector<kernels::Problem>& problems) {
   std::vector<Observation> out;
   for (const kernels::Problem& p : problems) {
-    for (const kernels::Family* f : {&kernels::gemv_family(kernels::DType::f32), &kernels::tiled_family(kernels::DType::f32)}) {
+    for (const kernels::Family* f : {&*kernels::find_family("q4gsw_gemv"), &*kernels::find_family("q4gsw_tiled")}) {
       for (const kernels::Knobs& k : f->all_variants()) out.push_back({p, f, k, law(*f, k, p)});
     }
   }
@@ -39,7 +39,7 @@ std::vector<Observation> observe(const std::vector<kernels::Problem>& problems) 
 }
 
 kernels::Problem linear(uint32_t m, uint32_t n, uint32_t k) {
-  return {kernels::Op::q4gsw, m, n, k, 32};
+  return {kernels::Op("q4gsw"), m, n, k, 32};
 }
 
 std::vector<kernels::Problem> training_problems() {
@@ -55,8 +55,8 @@ const vk::DeviceInfo kDevice = feature_device(32);
 TEST(CostModelTest, RanksAHeldOutProblemsVariants) {
   const std::vector<Observation> training = observe(training_problems());
   const CostModel model = CostModel::train(training, kDevice);
-  ASSERT_TRUE(model.covers(kernels::Op::q4gsw));
-  EXPECT_EQ(model.problems(kernels::Op::q4gsw), 10u);
+  ASSERT_TRUE(model.covers(kernels::Op("q4gsw")));
+  EXPECT_EQ(model.problems(kernels::Op("q4gsw")), 10u);
   for (const kernels::Problem& hidden : {linear(1, 3072, 1024), linear(32, 2048, 4096)}) {
     const std::vector<Observation> truth = observe({hidden});
     const auto best = std::min_element(truth.begin(), truth.end(),
@@ -82,13 +82,13 @@ TEST(CostModelTest, TooFewProblemsAreDeclined) {
   std::vector<kernels::Problem> few = training_problems();
   few.resize(kMinTrainingProblems - 1);
   const CostModel model = CostModel::train(observe(few), kDevice);
-  EXPECT_FALSE(model.covers(kernels::Op::q4gsw));
-  EXPECT_EQ(model.problems(kernels::Op::q4gsw), 0u);
-  EXPECT_FALSE(model.covers(kernels::Op::rms_norm));
+  EXPECT_FALSE(model.covers(kernels::Op("q4gsw")));
+  EXPECT_EQ(model.problems(kernels::Op("q4gsw")), 0u);
+  EXPECT_FALSE(model.covers(kernels::Op("rms_norm")));
 }
 
 kernels::Problem attention(uint32_t m, uint32_t length, uint32_t heads) {
-  kernels::Problem p{kernels::Op::sdpa, m, length, 128, 0, false};
+  kernels::Problem p{kernels::Op("sdpa"), m, length, 128, 0, false};
   p.heads = heads;
   p.kv_heads = 8;
   return p;
@@ -98,7 +98,7 @@ kernels::Problem attention(uint32_t m, uint32_t length, uint32_t heads) {
 // heads), problems differing only in heads are distinct, and the model covers sdpa once it has
 // seen enough of them; a stored problem reads back with its heads.
 TEST(CostModelTest, SdpaProblemsAreFeaturedByTheirHeads) {
-  const kernels::Family& fused = kernels::sdpa_fused_family(kernels::DType::f32);
+  const kernels::Family& fused = *kernels::find_family("sdpa_fused");
   const FeatureSpace space(kernels::families());
   std::vector<float> row;
   space.append(fused, fused.all_variants().front(), attention(1, 512, 32), kDevice, row);
@@ -118,9 +118,9 @@ TEST(CostModelTest, SdpaProblemsAreFeaturedByTheirHeads) {
       }
     }
   }
-  EXPECT_EQ(count_problems(training, kernels::Op::sdpa), 12u);
+  EXPECT_EQ(count_problems(training, kernels::Op("sdpa")), 12u);
   const CostModel model = CostModel::train(training, kDevice);
-  ASSERT_TRUE(model.covers(kernels::Op::sdpa));
+  ASSERT_TRUE(model.covers(kernels::Op("sdpa")));
   const double predicted =
       model.predict(fused, fused.all_variants().front(), attention(1, 700, 24));
   EXPECT_TRUE(std::isfinite(predicted));

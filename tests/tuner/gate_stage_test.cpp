@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "kernels/families/families.h"
+#include "kernels/family.h"
 #include "kernels/vk/shader_compiler.h"
 #include "tests/kernels/vulkan_fixture.h"
 #include "tuner/clock_probe.h"
@@ -16,12 +16,12 @@ namespace {
 class GateStageTest : public test::VulkanFixture {
  protected:
   ShaderCompiler compiler_;
-  const kernels::Problem problem_{kernels::Op::q4gsw, 3, 96, 256, 32, false};
+  const kernels::Problem problem_{kernels::Op("q4gsw"), 3, 96, 256, 32, false};
   const kernels::ProblemData data_ = kernels::make_random(problem_, 5);
 };
 
 TEST_F(GateStageTest, ChecksEachVariantAndReadsTheClockWithAProbe) {
-  const kernels::Family& naive = kernels::naive_family(kernels::DType::f32);
+  const kernels::Family& naive = *kernels::find_family("q4gsw_naive");
   const auto inputs = kernels::ProblemBuffers::create(device(), problem_, data_,
                                                       naive.layout(naive.all_variants().front()), 3);
   std::vector<kernels::KernelInstance> instances;

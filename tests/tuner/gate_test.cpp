@@ -10,7 +10,7 @@ namespace vktune::tuner {
 namespace {
 
 TEST(GateTest, SamplesRowsAndCatchesAWrongOne) {
-  const kernels::Problem p{kernels::Op::q4gsw, 10, 24, 64, 32, true};
+  const kernels::Problem p{kernels::Op("q4gsw"), 10, 24, 64, 32, true};
   const kernels::ProblemData data = kernels::make_random(p, 3);
   const kernels::Reference full = kernels::reference(p, data);
   std::vector<float> output(full.values.begin(), full.values.end());
@@ -26,7 +26,7 @@ TEST(GateTest, SamplesRowsAndCatchesAWrongOne) {
 }
 
 TEST(GateTest, SmallProblemsAreCheckedWhole) {
-  const kernels::Problem p{kernels::Op::rms_norm, 3, 16, 16, 0, false};
+  const kernels::Problem p{kernels::Op("rms_norm"), 3, 16, 16, 0, false};
   const kernels::ProblemData data = kernels::make_random(p, 1);
   const Gate gate(p, data);
   EXPECT_EQ(gate.rows().size(), 3u);

@@ -5,14 +5,14 @@
 
 #include <algorithm>
 
-#include "kernels/families/families.h"
+#include "kernels/family.h"
 
 namespace vktune::tuner {
 namespace {
 
 TEST(KnobNeighbours, ExactlyOneKnobApartWithinAFamily) {
-  const kernels::Family& rms = kernels::rms_norm_family(kernels::DType::f32);
-  const kernels::Family& naive = kernels::naive_family(kernels::DType::f32);
+  const kernels::Family& rms = *kernels::find_family("rms_norm");
+  const kernels::Family& naive = *kernels::find_family("q4gsw_naive");
   std::vector<kernels::Knobs> knobs = rms.all_variants();  // vec {1, 4} x wg {32 .. 512}
   const size_t rms_count = knobs.size();
   for (const kernels::Knobs& k : naive.all_variants()) knobs.push_back(k);

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/families/families.h"
+#include "kernels/family.h"
 #include "tests/kernels/vulkan_fixture.h"
 #include "tuner/session.h"
 
@@ -29,7 +29,7 @@ class ModelStrategyTest : public test::VulkanFixture {
     o.cache = CacheMode::hot;
     o.timing.budget = std::chrono::milliseconds(20);
     o.timing.min_sample_ns = 20'000;
-    o.families = {&kernels::naive_family(kernels::DType::f32), &kernels::gemv_family(kernels::DType::f32)};
+    o.families = {&*kernels::find_family("q4gsw_naive"), &*kernels::find_family("q4gsw_gemv")};
     if (adjust) adjust(o);
     Progress progress(stderr, /*force_plain=*/true);
     Session session(instance(), device().info().index, store, std::move(o), progress);
@@ -37,7 +37,7 @@ class ModelStrategyTest : public test::VulkanFixture {
   }
 };
 
-kernels::Problem linear(uint32_t n, uint32_t k) { return {kernels::Op::q4gsw, 1, n, k, 32}; }
+kernels::Problem linear(uint32_t n, uint32_t k) { return {kernels::Op("q4gsw"), 1, n, k, 32}; }
 
 const std::vector<kernels::Problem> kLearn = {linear(64, 128), linear(128, 256), linear(256, 128),
                                               linear(128, 128)};

@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include "kernels/families/families.h"
+#include "kernels/family.h"
 #include "kernels/family.h"
 
 namespace vktune::tuner {
@@ -79,7 +79,7 @@ TEST(SearchTest, RecheckTakesWhatFarTrailsAKeptOneKnobNeighbour) {
   // rms_norm's variants: vec {1, 4} x wg {32, 64, 128, 256, 512}. vec 1 reads 102-132 (kept:
   // within 1.5x of the best), vec 4 reads 180-184 (dropped, within 2x of every neighbour), but
   // vec 4 wg 512 read 450 in its one sample, 3.4x its neighbour vec 1 wg 512.
-  const kernels::Family& rms = kernels::rms_norm_family(kernels::DType::f32);
+  const kernels::Family& rms = *kernels::find_family("rms_norm");
   const std::vector<kernels::Knobs> knobs = rms.all_variants();
   std::vector<Candidate> list(knobs.size());
   const Candidate* glitched = nullptr;
@@ -124,7 +124,7 @@ TEST(SearchTest, NearestWinnersAreThoseOfTheNearestProblemsOfTheSameKind) {
       {record(512, 4096, 4096, 32), "m512"},      {record(32, 4096, 14336, 32), "long_k"},
       {record(32, 4096, 4096, 128), "other_gs"},  {record(32, 4096, 4096, 32, "f16"), "f16"},
       {record(32, 4096, 4096, 32), "itself"}};
-  const kernels::Problem p{kernels::Op::q4gsw, 32, 4096, 4096, 32, false};
+  const kernels::Problem p{kernels::Op("q4gsw"), 32, 4096, 4096, 32, false};
   // The problem itself (distance 0), then M=16 and M=64 (one distance: one problem), then K=14336.
   EXPECT_EQ(nearest_winners(winners, p, 1), (std::set<std::string>{"itself"}));
   EXPECT_EQ(nearest_winners(winners, p, 2), (std::set<std::string>{"itself", "m16", "m64"}));

@@ -30,7 +30,7 @@ class BrokenNaiveFamily final : public kernels::Family {
  public:
   using Grid = std::array<uint32_t, 3> (*)(const kernels::Problem&, const vk::DeviceInfo&);
   BrokenNaiveFamily(std::string name, kernels::Layout layout, Grid grid)
-      : Family(name, kernels::DType::f32, kernels::Op::q4gsw, {{"wg", kernels::ints({64})}}),
+      : Family(name, kernels::DType::f32, kernels::Op("q4gsw"), {{"wg", kernels::ints({64})}}),
         layout_(layout),
         grid_(grid) {}
   kernels::Constraints constraints(const kernels::Knobs&) const override {
@@ -79,11 +79,11 @@ class SessionTest : public test::VulkanFixture {
     o.cache = CacheMode::hot;
     o.timing.budget = std::chrono::milliseconds(20);
     o.timing.min_sample_ns = 20'000;
-    o.families = {&kernels::naive_family(kernels::DType::f32), &wrong_};
+    o.families = {&*kernels::find_family("q4gsw_naive"), &wrong_};
     return o;
   }
   size_t LegalVariants() const {
-    return Legal({&kernels::naive_family(kernels::DType::f32), &wrong_});
+    return Legal({&*kernels::find_family("q4gsw_naive"), &wrong_});
   }
   // The problem's whole space: every catalogue family of its op, and the test's own.
   size_t SpaceVariants() const {
@@ -122,7 +122,7 @@ class SessionTest : public test::VulkanFixture {
     return result;
   }
 
-  const kernels::Problem problem_{kernels::Op::q4gsw, 1, 40, 64, 32, true};
+  const kernels::Problem problem_{kernels::Op("q4gsw"), 1, 40, 64, 32, true};
   const BrokenNaiveFamily wrong_ = wrong_layout_family();
 };
 
@@ -171,8 +171,8 @@ TEST_F(SessionTest, EachDtypeIsItsOwnProblemWonByItsOwnFamily) {
   half.dtype = kernels::DType::f16;
   TuneOptions options = Options();
   options.problems = {problem_, half};
-  options.families = {&kernels::naive_family(kernels::DType::f32),
-                      &kernels::naive_family(kernels::DType::f16)};
+  options.families = {&*kernels::find_family("q4gsw_naive"),
+                      &*kernels::find_family("q4gsw_naive_f16")};
   db::Store store = db::Store::open_memory();
   const TuneResult result = Run(store, std::move(options));
   ASSERT_EQ(result.problems.size(), 2u);
@@ -186,7 +186,7 @@ TEST_F(SessionTest, EachDtypeIsItsOwnProblemWonByItsOwnFamily) {
         << key_of[m.kernel_id] << " measured on a " << dtype_of[m.problem_id] << " problem";
     ++measured;
   }
-  EXPECT_EQ(measured, 2 * kernels::naive_family(kernels::DType::f32).all_variants().size());
+  EXPECT_EQ(measured, 2 * kernels::find_family("q4gsw_naive")->all_variants().size());
   std::set<std::string> winner_dtypes;
   for (const auto& best : store.best()) winner_dtypes.insert(dtype_of[best.problem_id]);
   EXPECT_EQ(winner_dtypes, (std::set<std::string>{"f16", "f32"}));
@@ -198,7 +198,7 @@ TEST_F(SessionTest, AVariantTheValidationLayerFlagsFails) {
   if (!instance().validation()) GTEST_SKIP() << "needs VKTUNE_VALIDATION=1 (ctest sets it)";
   const BrokenNaiveFamily oversized = oversized_grid_family();
   TuneOptions options = Options();
-  options.families = {&kernels::naive_family(kernels::DType::f32), &oversized};
+  options.families = {&*kernels::find_family("q4gsw_naive"), &oversized};
   db::Store store = db::Store::open_memory();
   const TuneResult result = Run(store, options);
   const std::vector<std::string> messages = instance().validation_log().take();

@@ -26,17 +26,17 @@ TEST(ShapeSetsTest, Llama8bHasItsLinearShapesAndNorm) {
   options.group_sizes = {32, 128};
   const auto problems = load_shapes("llama3-8b", options);
   // q/o, k/v, gate/up, down, lm_head = 5 (N, K) pairs x 2 M x 2 gs, plus 1 norm width x 2 M.
-  EXPECT_EQ(count(problems, Op::q4gsw), 20u);
-  EXPECT_EQ(count(problems, Op::rms_norm), 2u);
-  const kernels::Problem down{Op::q4gsw, 128, 4096, 14336, 128, false};
+  EXPECT_EQ(count(problems, Op("q4gsw")), 20u);
+  EXPECT_EQ(count(problems, Op("rms_norm")), 2u);
+  const kernels::Problem down{Op("q4gsw"), 128, 4096, 14336, 128, false};
   EXPECT_NE(std::find(problems.begin(), problems.end(), down), problems.end());
-  const kernels::Problem lm_head{Op::q4gsw, 1, 128256, 4096, 32, false};
+  const kernels::Problem lm_head{Op("q4gsw"), 1, 128256, 4096, 32, false};
   EXPECT_NE(std::find(problems.begin(), problems.end(), lm_head), problems.end());
 }
 
 TEST(ShapeSetsTest, OpsFilterAndPresetDefaults) {
   ShapeOptions options;
-  options.ops = {Op::rms_norm};
+  options.ops = {Op("rms_norm")};
   const auto problems = load_shapes("llama3.2-1b", options);
   ASSERT_EQ(problems.size(), 2u);  // default M = {1, 128}
   EXPECT_EQ(problems[0].n, 2048u);
@@ -45,7 +45,7 @@ TEST(ShapeSetsTest, OpsFilterAndPresetDefaults) {
 
 kernels::Problem attention(uint32_t m, uint32_t length, uint32_t heads, uint32_t kv_heads,
                            uint32_t head_dim) {
-  kernels::Problem p{Op::sdpa, m, length, head_dim, 0, false};
+  kernels::Problem p{Op("sdpa"), m, length, head_dim, 0, false};
   p.heads = heads;
   p.kv_heads = kv_heads;
   return p;
@@ -54,7 +54,7 @@ kernels::Problem attention(uint32_t m, uint32_t length, uint32_t heads, uint32_t
 // Asked for, a preset's attention comes at every context length that holds the M tokens.
 TEST(ShapeSetsTest, PresetAttentionPerContextLength) {
   ShapeOptions options;
-  options.ops = {Op::sdpa};
+  options.ops = {Op("sdpa")};
   options.m = {1, 512};
   const auto problems = load_shapes("llama3-8b", options);
   // M = 1 at 128, 512, 2048, 8192; M = 512 at all but 128.
@@ -65,7 +65,7 @@ TEST(ShapeSetsTest, PresetAttentionPerContextLength) {
   EXPECT_EQ(load_shapes("llama3.2-1b", options),
             (std::vector<kernels::Problem>{attention(1, 1000, 32, 8, 64),
                                            attention(512, 1000, 32, 8, 64)}));
-  EXPECT_EQ(count(load_shapes("llama3-8b", {}), Op::sdpa), 0u);  // not among the default ops
+  EXPECT_EQ(count(load_shapes("llama3-8b", {}), Op("sdpa")), 0u);  // not among the default ops
   // In both dtypes: each problem once per dtype, the f16 one after its f32 twin.
   options.dtypes = {kernels::DType::f32, kernels::DType::f16};
   const auto both = load_shapes("llama3.2-1b", options);
@@ -82,7 +82,7 @@ TEST(ShapeSetsTest, ShapesFileAttention) {
       {"op": "sdpa", "heads": 8, "kv_heads": 2, "head_dim": 80, "context": [300, 77], "m": [1]},
       {"op": "sdpa", "heads": 8, "kv_heads": 3, "head_dim": 80}]})";
   ShapeOptions options;
-  options.ops = {Op::sdpa};
+  options.ops = {Op("sdpa")};
   try {
     load_shapes(path.string(), options);
     ADD_FAILURE() << "no exception";
@@ -117,16 +117,16 @@ TEST(ShapeSetsTest, ShapesFileEntriesOfOpsLeftOut) {
         << e.what();
   }
   ShapeOptions chosen;
-  chosen.ops = {Op::q4gsw};
+  chosen.ops = {Op("q4gsw")};
   chosen.ops_chosen = true;
   const auto problems = load_shapes(path.string(), chosen);
   std::filesystem::remove(path);
   ASSERT_EQ(problems.size(), 1u);
-  EXPECT_EQ(problems[0].op, Op::q4gsw);
+  EXPECT_EQ(problems[0].op, Op("q4gsw"));
 }
 
 kernels::Problem rope(uint32_t m, uint32_t l, uint32_t heads, uint32_t d) {
-  kernels::Problem p{Op::rope, m, l, d, 0, false};
+  kernels::Problem p{Op("rope"), m, l, d, 0, false};
   p.heads = heads;
   return p;
 }
@@ -135,19 +135,19 @@ kernels::Problem rope(uint32_t m, uint32_t l, uint32_t heads, uint32_t d) {
 // length that holds the tokens; a shapes file names one tensor's heads (no kv_heads).
 TEST(ShapeSetsTest, RopeFromPresetsAndFiles) {
   ShapeOptions options;
-  options.ops = {Op::rope};
+  options.ops = {Op("rope")};
   options.contexts = {3, 1000};
   options.m = {1, 5};
   EXPECT_EQ(load_shapes("llama3-8b", options),
             (std::vector<kernels::Problem>{rope(1, 3, 32, 128), rope(1, 1000, 32, 128),
                                            rope(1, 3, 8, 128), rope(1, 1000, 8, 128),
                                            rope(5, 1000, 32, 128), rope(5, 1000, 8, 128)}));
-  EXPECT_EQ(count(load_shapes("llama3-8b", {}), Op::rope), 0u);  // not among the default ops
+  EXPECT_EQ(count(load_shapes("llama3-8b", {}), Op("rope")), 0u);  // not among the default ops
   const auto path = std::filesystem::temp_directory_path() / "vktune_shapes_rope.json";
   std::ofstream(path) << R"({"problems": [
       {"op": "rope", "heads": 6, "head_dim": 80, "context": [300], "m": [2]}]})";
   ShapeOptions from_file;
-  from_file.ops = {Op::rope};
+  from_file.ops = {Op("rope")};
   EXPECT_EQ(load_shapes(path.string(), from_file), std::vector<kernels::Problem>{rope(2, 300, 6, 80)});
   std::ofstream(path) << R"({"problems": [
       {"op": "rope", "heads": 6, "kv_heads": 2, "head_dim": 80}]})";
@@ -169,9 +169,9 @@ TEST(ShapeSetsTest, ShapesFileWithOverrides) {
   const auto problems = load_shapes(path.string(), {});
   std::filesystem::remove(path);
   ASSERT_EQ(problems.size(), 6u);
-  EXPECT_EQ(problems[0], (kernels::Problem{Op::q4gsw, 2, 100, 128, 64, true}));
-  EXPECT_EQ(problems[1], (kernels::Problem{Op::q4gsw, 1, 64, 256, 32, false}));
-  EXPECT_EQ(problems[5], (kernels::Problem{Op::rms_norm, 2, 96, 96, 0, false}));
+  EXPECT_EQ(problems[0], (kernels::Problem{Op("q4gsw"), 2, 100, 128, 64, true}));
+  EXPECT_EQ(problems[1], (kernels::Problem{Op("q4gsw"), 1, 64, 256, 32, false}));
+  EXPECT_EQ(problems[5], (kernels::Problem{Op("rms_norm"), 2, 96, 96, 0, false}));
 }
 
 TEST(ShapeSetsTest, BadInputIsAClearError) {
@@ -210,7 +210,7 @@ TEST(ShapeSetsTest, PresetLayersMatchTheirLinearShapes) {
   const LayerShape s = preset_layer("llama3.2-1b");
   for (const auto& [n, k] : {std::pair{s.hidden, s.hidden}, {s.kv_width(), s.hidden},
                             {s.ffn, s.hidden}, {s.hidden, s.ffn}}) {
-    const kernels::Problem p{Op::q4gsw, 1, n, k, s.group_size, false};
+    const kernels::Problem p{Op("q4gsw"), 1, n, k, s.group_size, false};
     EXPECT_NE(std::find(problems.begin(), problems.end(), p), problems.end()) << describe(p);
   }
   EXPECT_EQ(preset_layer("smoke").hidden, 256u);

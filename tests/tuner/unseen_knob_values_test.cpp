@@ -8,14 +8,14 @@
 #include <stdexcept>
 #include <string>
 
-#include "kernels/families/families.h"
+#include "kernels/family.h"
 #include "kernels/knobs.h"
 
 namespace vktune::tuner {
 namespace {
 
 TEST(SeenKnobValues, PicksTheBestRankedVariantOfEachUnseenValue) {
-  const kernels::Family& rms = kernels::rms_norm_family(kernels::DType::f32);
+  const kernels::Family& rms = *kernels::find_family("rms_norm");
   const std::vector<kernels::Knobs> knobs = rms.all_variants();
   std::vector<KnobbedVariant> variants;
   std::vector<double> predicted;
@@ -45,7 +45,7 @@ TEST(SeenKnobValues, PicksTheBestRankedVariantOfEachUnseenValue) {
   EXPECT_EQ(rms.key(knobs[picks[0]]), "rms_norm[vec=1,wg=512]");
 
   // A value seen in another family does not count as seen in this one.
-  const kernels::Family& naive = kernels::naive_family(kernels::DType::f32);
+  const kernels::Family& naive = *kernels::find_family("q4gsw_naive");
   SeenKnobValues other;
   for (const kernels::Knobs& k : naive.all_variants()) other.add(naive, k);
   EXPECT_FALSE(other.best_unseen(variants, predicted).empty());

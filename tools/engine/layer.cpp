@@ -28,11 +28,11 @@ class Builder {
   size_t norm(std::string name, size_t x, std::string out) {
     const uint32_t w = width(x);
     return node(std::move(name), NodeKind::rms_norm, {x}, activation(std::move(out), w),
-                {kernels::Op::rms_norm, layer_.m, w, w, 0, false});
+                {kernels::Op("rms_norm"), layer_.m, w, w, 0, false});
   }
   size_t linear(std::string name, size_t x, uint32_t n, std::string out) {
     return node(std::move(name), NodeKind::linear, {x}, activation(std::move(out), n),
-                {kernels::Op::q4gsw, layer_.m, n, width(x), layer_.shape.group_size, false});
+                {kernels::Op("q4gsw"), layer_.m, n, width(x), layer_.shape.group_size, false});
   }
   size_t elementwise(std::string name, NodeKind kind, size_t a, size_t b, std::string out) {
     if (width(b) != width(a)) throw std::logic_error(name + ": operand widths differ");
@@ -40,7 +40,7 @@ class Builder {
   }
   // RoPE of x's `heads` heads at the tokens' positions into a new activation `out`.
   size_t rope(std::string name, size_t x, size_t table, uint32_t heads, std::string out) {
-    kernels::Problem p{kernels::Op::rope, layer_.m, layer_.context, layer_.shape.head_dim, 0, false};
+    kernels::Problem p{kernels::Op("rope"), layer_.m, layer_.context, layer_.shape.head_dim, 0, false};
     p.heads = heads;
     return node(std::move(name), NodeKind::rope, {x, table}, activation(std::move(out), width(x)),
                 p);
@@ -50,7 +50,7 @@ class Builder {
   }
   size_t attention(std::string name, size_t q, size_t k_cache, size_t v_cache, std::string out) {
     const models::LayerShape& s = layer_.shape;
-    kernels::Problem p{kernels::Op::sdpa, layer_.m, layer_.context, s.head_dim, 0, false};
+    kernels::Problem p{kernels::Op("sdpa"), layer_.m, layer_.context, s.head_dim, 0, false};
     p.heads = s.heads;
     p.kv_heads = s.kv_heads;
     return node(std::move(name), NodeKind::attention, {q, k_cache, v_cache},
@@ -151,12 +151,12 @@ LayerData make_layer_data(const Layer& layer, uint64_t seed) {
   const models::LayerShape& s = layer.shape;
   LayerData data;
   {
-    kernels::Problem input{kernels::Op::rms_norm, layer.m, s.hidden, s.hidden, 0, false};
+    kernels::Problem input{kernels::Op("rms_norm"), layer.m, s.hidden, s.hidden, 0, false};
     input.dtype = layer.dtype;
     data.x = kernels::make_random(input, seed).x;
   }
   {
-    kernels::Problem cache{kernels::Op::sdpa, 1, layer.context, s.head_dim, 0, false};
+    kernels::Problem cache{kernels::Op("sdpa"), 1, layer.context, s.head_dim, 0, false};
     cache.heads = s.heads;
     cache.kv_heads = s.kv_heads;
     cache.dtype = layer.dtype;  // an fp16 cache's earlier keys and values drawn as fp16 values
