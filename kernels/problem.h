@@ -1,6 +1,6 @@
 // The problems vktune tunes, described by their op and shape, with validation that names the
 // bad value and the fix. Each op's facts and rules live in its descriptor (kernels/op.h,
-// kernels/ops/): q4gsw, rms_norm, sdpa and rope today.
+// kernels/ops/).
 #pragma once
 
 #include <compare>
@@ -40,7 +40,7 @@ class Op {
   const OpDescriptor* descriptor_ = nullptr;
 };
 
-// "q4gsw" / "rms_norm" / "sdpa" / "rope": the descriptor's name, NUL-terminated.
+// The descriptor's name ("q4gsw"), NUL-terminated.
 const char* op_name(Op op) noexcept;
 // The Op named `name`, or nullopt.
 std::optional<Op> parse_op(std::string_view name) noexcept;

@@ -57,7 +57,7 @@ OpBuiltins load(kernels::Op op, kernels::DType dtype) {
   return out;
 }
 
-// "unknown op; expected "q4gsw", "rms_norm" or "sdpa"", from the catalogue's list.
+// "unknown op; expected "q4gsw", "rms_norm", "rope" or "sdpa"", from the catalogue's list.
 std::string unknown_op_text() {
   std::string text = "unknown op; expected";
   const auto ops = kernels::all_ops();
