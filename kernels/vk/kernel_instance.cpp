@@ -2,6 +2,7 @@
 #include "kernels/vk/kernel_instance.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 
@@ -14,26 +15,49 @@ namespace vktune::kernels {
 std::shared_ptr<const vk::ComputePipeline> PipelineCache::get_or_create(
     const vk::Device& device, const std::string& key, vk::PipelineDesc desc) {
   desc.driver_cache = driver_cache_;
+  std::promise<std::shared_ptr<const vk::ComputePipeline>> promise;
+  Made made;
   {
     std::lock_guard lock(mutex_);
-    if (auto it = pipelines_.find(key); it != pipelines_.end()) return it->second;
+    if (auto it = pipelines_.find(key); it != pipelines_.end()) {
+      made = it->second;  // a copy: a failed entry goes while this thread waits on it
+    } else {
+      pipelines_.emplace(key, promise.get_future().share());
+    }
   }
-  // Created unlocked so other keys compile meanwhile; a racing twin of this key is dropped.
-  auto created =
-      std::make_shared<const vk::ComputePipeline>(vk::ComputePipeline::create(device, desc));
-  std::lock_guard lock(mutex_);
-  return pipelines_.emplace(key, std::move(created)).first->second;
+  if (made.valid()) return made.get();  // made or in the making by another thread
+  // Created unlocked so other keys compile meanwhile; askers of this key wait on the promise.
+  try {
+    auto created =
+        std::make_shared<const vk::ComputePipeline>(vk::ComputePipeline::create(device, desc));
+    promise.set_value(created);
+    return created;
+  } catch (...) {
+    {
+      std::lock_guard lock(mutex_);
+      pipelines_.erase(key);  // before the waiters hear: the map holds no failed entry
+    }
+    promise.set_exception(std::current_exception());
+    throw;
+  }
 }
 
-size_t PipelineCache::size() const {
+std::vector<std::shared_ptr<const vk::ComputePipeline>> PipelineCache::created() const {
   std::lock_guard lock(mutex_);
-  return pipelines_.size();
+  std::vector<std::shared_ptr<const vk::ComputePipeline>> out;
+  for (const auto& [key, made] : pipelines_) {
+    if (made.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
+      out.push_back(made.get());
+    }
+  }
+  return out;
 }
+
+size_t PipelineCache::size() const { return created().size(); }
 
 size_t PipelineCache::driver_cache_hits() const {
-  std::lock_guard lock(mutex_);
   return static_cast<size_t>(std::ranges::count_if(
-      pipelines_, [](const auto& entry) { return entry.second->from_driver_cache(); }));
+      created(), [](const auto& pipeline) { return pipeline->from_driver_cache(); }));
 }
 
 std::shared_ptr<const vk::ComputePipeline> KernelInstance::pipeline(const vk::Device& device,

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <future>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -33,23 +34,32 @@ class IllegalVariant : public std::invalid_argument {
 // Pipelines by variant key, so that many instances of one variant (one per shape, say) pay for
 // the driver's shader compilation once; created through `driver_cache` (the driver's
 // VkPipelineCache, PipelineCacheFile) where given. Thread-safe: pipelines of different keys are
-// created concurrently (the lock is not held while the driver compiles). Must not outlive the
-// device or the driver cache.
+// created concurrently (the lock is not held while the driver compiles), and a thread asking
+// for a key another is creating waits for that one instead of creating it twice (a tuner's
+// background pool and its measuring loop ask for the same keys). Must not outlive the device or
+// the driver cache.
 class PipelineCache {
  public:
   explicit PipelineCache(VkPipelineCache driver_cache = VK_NULL_HANDLE)
       : driver_cache_(driver_cache) {}
 
+  // Throws what creating it threw (vk::Error), to every thread that waited for it; a failed key
+  // is not kept, so the next ask tries again.
   std::shared_ptr<const vk::ComputePipeline> get_or_create(
       const vk::Device& device, const std::string& key, vk::PipelineDesc desc);
+  // Pipelines created (those in the making not counted).
   size_t size() const;
   // Pipelines the driver reported finding in driver_cache (ComputePipeline::from_driver_cache).
   size_t driver_cache_hits() const;
 
  private:
+  using Made = std::shared_future<std::shared_ptr<const vk::ComputePipeline>>;
+  // The created pipelines, each with its flag of the driver's cache (read without waiting).
+  std::vector<std::shared_ptr<const vk::ComputePipeline>> created() const;
+
   VkPipelineCache driver_cache_;
   mutable std::mutex mutex_;
-  std::map<std::string, std::shared_ptr<const vk::ComputePipeline>> pipelines_;
+  std::map<std::string, Made> pipelines_;
 };
 
 class KernelInstance {
