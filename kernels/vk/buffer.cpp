@@ -1,6 +1,7 @@
 // Storage buffers and their host transfers.
 #include "kernels/vk/buffer.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -15,6 +16,15 @@ constexpr VkBufferUsageFlags kStorageUsage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT 
                                              VK_BUFFER_USAGE_TRANSFER_DST_BIT;
 constexpr VkMemoryPropertyFlags kHostMemory =
     VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+
+// Calls `move(done, bytes)` for each piece of a `total`-byte transfer that one staging copy
+// holds (Device::kStagingBytes), in order.
+template <typename Move>
+void in_pieces(size_t total, const Move& move) {
+  for (size_t done = 0; done < total; done += Device::kStagingBytes) {
+    move(done, std::min<size_t>(Device::kStagingBytes, total - done));
+  }
+}
 }  // namespace
 
 Buffer Buffer::allocate(Device& device, VkDeviceSize bytes, VkBufferUsageFlags usage,
@@ -83,9 +93,11 @@ void Buffer::upload(std::span<const std::byte> data, VkDeviceSize offset) {
     std::memcpy(static_cast<std::byte*>(mapped_) + offset, data.data(), data.size());
     return;
   }
-  device_->with_staging(data.size(), [&](const Buffer& staging) {
-    std::memcpy(staging.mapped_, data.data(), data.size());
-    device_->run([&](CommandBuffer& cb) { cb.copy(staging, *this, data.size(), 0, offset); });
+  in_pieces(data.size(), [&](size_t done, size_t bytes) {
+    device_->with_staging(bytes, [&](const Buffer& staging) {
+      std::memcpy(staging.mapped_, data.data() + done, bytes);
+      device_->run([&](CommandBuffer& cb) { cb.copy(staging, *this, bytes, 0, offset + done); });
+    });
   });
 }
 
@@ -96,9 +108,11 @@ void Buffer::download(std::span<std::byte> data, VkDeviceSize offset) const {
     std::memcpy(data.data(), static_cast<const std::byte*>(mapped_) + offset, data.size());
     return;
   }
-  device_->with_staging(data.size(), [&](const Buffer& staging) {
-    device_->run([&](CommandBuffer& cb) { cb.copy(*this, staging, data.size(), offset, 0); });
-    std::memcpy(data.data(), staging.mapped_, data.size());
+  in_pieces(data.size(), [&](size_t done, size_t bytes) {
+    device_->with_staging(bytes, [&](const Buffer& staging) {
+      device_->run([&](CommandBuffer& cb) { cb.copy(*this, staging, bytes, offset + done, 0); });
+      std::memcpy(data.data() + done, staging.mapped_, bytes);
+    });
   });
 }
 

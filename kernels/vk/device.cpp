@@ -3,6 +3,7 @@
 #include "kernels/vk/device.h"
 
 #include <algorithm>
+#include <stdexcept>
 #include <string>
 
 #include "kernels/vk/buffer.h"
@@ -145,10 +146,9 @@ Device::~Device() {
 }
 
 void Device::with_staging(VkDeviceSize bytes, const std::function<void(const Buffer&)>& use) {
-  constexpr VkDeviceSize kKeptBytes = 64ull << 20;
-  if (bytes > kKeptBytes) {
-    use(Buffer::create_host(*this, bytes));
-    return;
+  if (bytes > kStagingBytes) {
+    throw std::invalid_argument("a staging copy of " + std::to_string(bytes) +
+                                " bytes; at most " + std::to_string(kStagingBytes) + " at a time");
   }
   std::lock_guard lock(*staging_mutex_);
   if (!staging_ || staging_->size() < bytes) {

@@ -63,9 +63,12 @@ class Device {
   static constexpr int kCpuFactor = 30;
   static constexpr std::chrono::minutes kDrainLimit{10};
 
-  // Calls `use` with a mapped host-visible buffer of at least `bytes` for a staging copy.
-  // Buffers up to 64 MiB are kept and reused (allocations are slow on some drivers); larger
-  // ones are made for the call. Serialized by a mutex.
+  // The most one staging copy moves: Buffer's transfers go through in pieces of this.
+  static constexpr VkDeviceSize kStagingBytes = 64ull << 20;
+  // Calls `use` with a mapped host-visible buffer of at least `bytes` (at most kStagingBytes,
+  // else std::invalid_argument) for a staging copy. The buffer is kept and reused: allocating
+  // and faulting in host-visible memory is slow on some drivers (a fresh 262 MB one, an
+  // lm_head's weight, costs more than its copy). Serialized by a mutex.
   void with_staging(VkDeviceSize bytes, const std::function<void(const Buffer&)>& use);
 
   // Waits until the device is idle and frees work abandoned by timed-out submissions. After a

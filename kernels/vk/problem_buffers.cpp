@@ -1,10 +1,13 @@
 // Uploading a problem's inputs once per layout.
 #include "kernels/vk/problem_buffers.h"
 
+#include <initializer_list>
 #include <stdexcept>
 
 #include "kernels/families/q4gsw_layout.h"
 #include "kernels/float16.h"
+#include "kernels/vk/command_buffer.h"
+#include "kernels/vk/device.h"
 
 namespace vktune::kernels {
 namespace {
@@ -16,6 +19,20 @@ void upload(vk::Buffer& buffer, const std::vector<uint8_t>& bytes) {
 // Floats go up in the problem's dtype.
 void upload(vk::Buffer& buffer, const std::vector<float>& values, DType dtype) {
   if (!values.empty()) buffer.upload(std::span<const std::byte>(encode(values, dtype)));
+}
+
+// Fills copies 1.. of each tensor in `copies` from its copy 0, in one submission on the device:
+// the host sends one copy of each and the device copies the rest at its own bandwidth (a cold
+// run's 4096 x 4096 weight, 28 copies, sends 8.4 MB from the host instead of 235 MB a layout).
+void copy_on_device(vk::Device& device, std::initializer_list<std::vector<vk::Buffer>*> copies) {
+  if (copies.begin()[0]->size() < 2) return;  // every tensor has as many copies
+  device.run([&](vk::CommandBuffer& cb) {
+    for (const std::vector<vk::Buffer>* tensor : copies) {
+      for (size_t c = 1; c < tensor->size(); ++c) {
+        cb.copy(tensor->front(), (*tensor)[c], tensor->front().size());
+      }
+    }
+  });
 }
 
 void check_sizes(const Problem& p, const ProblemData& data) {
@@ -50,20 +67,25 @@ std::shared_ptr<const ProblemBuffers> ProblemBuffers::create(vk::Device& device,
   if (!data.keys.empty()) {
     for (uint32_t c = 0; c < weight_copies; ++c) {
       buffers->keys_.push_back(padded_buffer(device, sizes.keys));
-      upload(buffers->keys_.back(), data.keys, p.dtype);
       buffers->values_.push_back(padded_buffer(device, sizes.values));
-      upload(buffers->values_.back(), data.values, p.dtype);
     }
+    upload(buffers->keys_.front(), data.keys, p.dtype);
+    upload(buffers->values_.front(), data.values, p.dtype);
+    copy_on_device(device, {&buffers->keys_, &buffers->values_});
   }
   if (!data.weight.empty()) {
-    const std::vector<uint8_t> weight =
-        prepack_weight(layout, data.weight, data.scales, p.n, p.k, p.group_size);
     for (uint32_t c = 0; c < weight_copies; ++c) {
       buffers->weights_.push_back(padded_buffer(device, sizes.weight));
-      upload(buffers->weights_.back(), weight);
       // packed_s16 carries the scales in the weight: the binding gets a placeholder.
       buffers->scales_.push_back(padded_buffer(device, sizes.scales));
-      if (!layout_holds_scales(layout)) upload(buffers->scales_.back(), data.scales, p.dtype);
+    }
+    upload(buffers->weights_.front(),
+           prepack_weight(layout, data.weight, data.scales, p.n, p.k, p.group_size));
+    if (layout_holds_scales(layout)) {
+      copy_on_device(device, {&buffers->weights_});
+    } else {
+      upload(buffers->scales_.front(), data.scales, p.dtype);
+      copy_on_device(device, {&buffers->weights_, &buffers->scales_});
     }
   }
   return buffers;
