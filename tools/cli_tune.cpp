@@ -417,9 +417,15 @@ tuner::TuneResult run_session(const vk::Instance& instance, size_t device_index,
   }
   std::fprintf(stderr,
                "\nrun %lld: %zu results stored in %s (%zu legal variants, %zu resumed, %zu not ok, "
-               "%zu first samples taken again, %zu of them near the best the second time)\n\n",
+               "%zu first samples taken again, %zu of them near the best the second time)\n"
+               "where the time went: %s\n\n",
                static_cast<long long>(result.run_id), result.stored,
-               tuner::format_seconds(result.seconds).c_str(), legal, resumed, failed, rechecked, recovered);
+               tuner::format_seconds(result.seconds).c_str(), legal, resumed, failed, rechecked,
+               recovered,
+               result.profile
+                   .brief(std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                       std::chrono::duration<double>(result.seconds)))
+                   .c_str());
   return result;
 }
 

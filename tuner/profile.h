@@ -10,15 +10,20 @@
 namespace vktune::tuner {
 
 enum class Stage {
-  compile,   // GLSL -> SPIR-V -> pipeline, on every core
+  device,    // opening the device, its clock probe and the copy-bandwidth measurement
+  plan,      // every problem's candidates and their database rows, the winners read, training
+  compile,   // waiting for pipelines: the pool's not yet made (tuner/pipeline_pool.h) or the
+             // loop's own (GLSL -> SPIR-V -> pipeline, on every core)
+  setup,     // a problem's random inputs and their CPU reference
   upload,    // a problem's inputs, in each weight layout and its cold-cache copies
   instance,  // descriptor sets and buffers of each variant
   gate,      // one dispatch each, read back, compared with the CPU reference
   warmup,    // bringing the GPU's clock up after it idled
   timing,    // timestamped samples (stage one, later stages, finalists)
   store,     // SQLite commits
+  finish,    // the answers' SPIR-V stored, the driver's pipeline cache saved
 };
-inline constexpr size_t kStageCount = 7;
+inline constexpr size_t kStageCount = 11;
 const char* stage_name(Stage stage);
 
 class Profile {
@@ -31,17 +36,35 @@ class Profile {
   // A one-sample stage's sample taken from the variant's gate dispatch (tuner/session_problem.cpp).
   void count_gate_sample() { ++gate_samples_; }
   size_t gate_samples() const { return gate_samples_; }
+  // A background pool's figures (tuner/pipeline_pool.h): its pipelines and its wall time, which
+  // overlaps the stages (what the loop waited for it is Stage::compile).
+  void add_pool(size_t pipelines, std::chrono::steady_clock::duration busy) {
+    pool_pipelines_ += pipelines;
+    pool_busy_ += busy;
+  }
+  size_t pool_pipelines() const { return pool_pipelines_; }
+  std::chrono::steady_clock::duration pool_busy() const { return pool_busy_; }
+
+  // What was spent since `earlier`, a copy of this profile taken then: stages and pool.
+  Profile since(const Profile& earlier) const;
 
   // A table: per stage, seconds, share of `total`, milliseconds per variant; then "other", what
-  // no stage claimed (reference computation, uploads, bookkeeping), and the total; then the
-  // count of low-clock re-runs and of gate dispatches taken as samples, when there were any.
+  // no stage claimed (bookkeeping between stages), and the total; then the pool's figures and
+  // the count of low-clock re-runs and of gate dispatches taken as samples, when there were any.
   std::string render(std::chrono::steady_clock::duration total, size_t variants) const;
+  // One line of the stages that took a tenth of a second or more, largest first, then "other":
+  // "gate 18.2 s, timing 7.4 s, ..., other 0.3 s (pool: 1382 pipelines in 21.2 s)".
+  std::string brief(std::chrono::steady_clock::duration total) const;
 
  private:
   static size_t index(Stage stage) { return static_cast<size_t>(stage); }
+  // Seconds of `total` no stage claimed.
+  double unclaimed(std::chrono::steady_clock::duration total) const;
   std::array<std::chrono::steady_clock::duration, kStageCount> spent_{};
   size_t low_clock_reruns_ = 0;
   size_t gate_samples_ = 0;
+  size_t pool_pipelines_ = 0;
+  std::chrono::steady_clock::duration pool_busy_{};
 };
 
 // Adds the time from construction to destruction to one stage of a profile.

@@ -14,7 +14,7 @@
 #include "tuner/bandwidth.h"
 #include "tuner/batch_timer.h"
 #include "tuner/clock_probe.h"
-#include "tuner/compile_stage.h"
+#include "tuner/pipeline_pool.h"
 #include "tuner/problem_state.h"
 #include "tuner/records.h"
 #include "tuner/search.h"
@@ -60,6 +60,7 @@ Session::Session(const vk::Instance& instance, size_t device_index, db::Store& s
   if (options_.families.empty()) {
     options_.families.assign(kernels::families().begin(), kernels::families().end());
   }
+  StageTimer t(profile_, Stage::device);
   open_device();
   // A CPU device has no clocks to ramp up: the GPU warm-up would only cost time there.
   if (device_->info().type == vk::DeviceType::cpu) options_.timing.max_warmup_ns = 0;
@@ -69,7 +70,8 @@ Session::Session(const vk::Instance& instance, size_t device_index, db::Store& s
 Session::~Session() = default;
 
 void Session::open_device() {
-  timer_.reset();  // the timer, the probe and the pipelines belong to the old device
+  end_pool();  // the pool, the timer, the probe and the pipelines belong to the old device
+  timer_.reset();
   probe_.reset();
   pipelines_.reset();
   driver_cache_.reset();
@@ -108,6 +110,7 @@ bool Session::recover_device(std::vector<Candidate>& list) {
   progress_.note("device: " + lost_reason_ + "; re-creating it and carrying on");
   lost_reason_.clear();
   open_device();
+  if (!pool_order_.empty()) start_pool(problem_index_);
   return true;
 }
 
@@ -162,19 +165,22 @@ void Session::read_tuned_winners() {
   }
 }
 
-void Session::compile_up_front(const std::vector<std::vector<Candidate>>& lists) {
-  StageTimer t(profile_, Stage::compile);
-  std::vector<const Candidate*> all;
-  for (const auto& list : lists) {
-    for (const Candidate& c : list) all.push_back(&c);
+void Session::start_pool(size_t from_problem) {
+  std::vector<PipelinePool::Variant> order;
+  for (size_t i = from_problem; i < pool_order_.size(); ++i) {
+    order.insert(order.end(), pool_order_[i].begin(), pool_order_[i].end());
   }
-  progress_.note("compiling " + std::to_string(all.size()) + " candidates' pipelines");
-  const auto start = std::chrono::steady_clock::now();
-  compile_all(*device_, compiler_, *pipelines_, all, options_.stop);
-  stop_if_asked();
-  progress_.note(compile_counts() + " in " +
-                 format_seconds(std::chrono::duration<double>(
-                                    std::chrono::steady_clock::now() - start).count()));
+  pool_ = std::make_unique<PipelinePool>(*device_, compiler_, *pipelines_, std::move(order),
+                                         std::max(1u, std::thread::hardware_concurrency()),
+                                         options_.stop);
+  progress_.note("making " + std::to_string(pool_->size()) +
+                 " pipelines in the background while measuring");
+}
+
+void Session::end_pool() {
+  if (!pool_) return;
+  profile_.add_pool(pool_->size(), pool_->busy());
+  pool_.reset();
 }
 
 std::string Session::compile_counts() const {
@@ -192,34 +198,33 @@ std::string Session::compile_counts() const {
          ")";
 }
 
-TuneResult Session::run() {
-  run_start_ = std::chrono::steady_clock::now();
-  TuneResult result;
-  kernels::require_fit(options_.problems, device_->info());  // before anything is written
-  device_id_ = store_.upsert_device(device_record(device_->info()));
-  run_id_ = start_run();
-  if (!options_.claim_path.empty()) run_lock_ = RunLock::acquire(options_.claim_path, run_id_);
-  const Bandwidth bandwidth = [&] {
-    StageTimer t(profile_, Stage::warmup);  // the probe's calibration and the copy loop
-    return measure_copy_bandwidth(*device_, compiler_, probe_.get());
-  }();
-  store_.raise_copy_bandwidth(device_id_, bandwidth.gbps);
-  progress_.note("device " + device_->info().name + ": copy bandwidth " +
-                 std::to_string(static_cast<int>(bandwidth.gbps)) + " GB/s");
-  result.run_id = run_id_;
-  result.device_id = device_id_;
-  result.copy_gbps = bandwidth.gbps;
+bool Session::order_problems() {
+  // The model strategy measures a small part of the variants: theirs are compiled on demand, as
+  // their instances are made (on every core too, tuner/session_stages.cpp). So are a budgeted
+  // run's: its budget then covers compiling, each problem's share included, and a run that
+  // compiles past it stores what it measured (986 pipelines compiled up front took 2 min 26 s
+  // of a 20 s budget on lavapipe, and the run stored nothing). Any other run makes every
+  // pipeline in the background pool, the problems moving the most bytes a dispatch first: a
+  // variant of theirs takes longest to measure, so the pool gets furthest ahead (one pipeline
+  // serves every problem, so the first problem waits for most of its own, the later ones for few).
+  if (options_.strategy == Strategy::model || options_.budget) return false;
+  std::ranges::stable_sort(options_.problems, std::greater<>{}, [](const kernels::Problem& p) {
+    return kernels::binding_sizes(p, kernels::Layout::raw).total();
+  });
+  return true;
+}
 
+std::vector<std::vector<Candidate>> Session::plan(bool ahead, std::vector<int64_t>& problem_ids,
+                                                  std::vector<ProblemOutcome>& outcomes) {
+  StageTimer t(profile_, Stage::plan);
   read_tuned_winners();
   if (options_.strategy == Strategy::model) train_model();
   // The problems this run finished before (a resumed run): they have a coverage record.
   for (const db::Coverage& c : store_.coverage()) {
     if (c.run_id == run_id_ && c.device_id == device_id_) finished_problems_.insert(c.problem_id);
   }
-  // Every problem's candidates first (one transaction), so the compile stage sees the run.
-  std::vector<int64_t> problem_ids;
+  // Every problem's candidates first (one transaction), so the pool sees the run.
   std::vector<std::vector<Candidate>> lists;
-  std::vector<ProblemOutcome> outcomes(options_.problems.size());
   {
     db::Transaction transaction = store_.transaction();
     for (size_t i = 0; i < options_.problems.size(); ++i) {
@@ -229,17 +234,45 @@ TuneResult Session::run() {
     }
     transaction.commit();
   }
-  // The model strategy measures a small part of the variants: theirs are compiled on demand,
-  // as their instances are made (on every core too, tuner/session_problem.cpp). So are a
-  // budgeted run's: its budget then covers compiling, each problem's share included, and a run
-  // that compiles past it stores what it measured (986 pipelines compiled up front took 2 min
-  // 26 s of a 20 s budget on lavapipe, and the run stored nothing).
-  if (options_.strategy != Strategy::model && !options_.budget) compile_up_front(lists);
+  if (ahead) {
+    for (const std::vector<Candidate>& list : lists) {
+      std::vector<PipelinePool::Variant>& variants = pool_order_.emplace_back();
+      for (const Candidate& c : list) variants.push_back({c.family, c.knobs});
+    }
+    start_pool(0);
+  }
+  return lists;
+}
+
+TuneResult Session::run() {
+  run_start_ = std::chrono::steady_clock::now();
+  TuneResult result;
+  const bool ahead = order_problems();
+  kernels::require_fit(options_.problems, device_->info());  // before anything is written
+  device_id_ = store_.upsert_device(device_record(device_->info()));
+  run_id_ = start_run();
+  if (!options_.claim_path.empty()) run_lock_ = RunLock::acquire(options_.claim_path, run_id_);
+  const Bandwidth bandwidth = [&] {
+    StageTimer t(profile_, Stage::device);  // the probe's calibration and the copy loop
+    return measure_copy_bandwidth(*device_, compiler_, probe_.get());
+  }();
+  store_.raise_copy_bandwidth(device_id_, bandwidth.gbps);
+  progress_.note("device " + device_->info().name + ": copy bandwidth " +
+                 std::to_string(static_cast<int>(bandwidth.gbps)) + " GB/s");
+  result.run_id = run_id_;
+  result.device_id = device_id_;
+  result.copy_gbps = bandwidth.gbps;
+
+  std::vector<int64_t> problem_ids;
+  std::vector<ProblemOutcome> outcomes(options_.problems.size());
+  std::vector<std::vector<Candidate>> lists = plan(ahead, problem_ids, outcomes);
   if (options_.budget && std::chrono::steady_clock::now() - run_start_ >= *options_.budget) {
     throw std::runtime_error("the budget of " + format_seconds(options_.budget->count()) +
-                             " ran out before a single variant was measured (compiling took " +
+                             " ran out before a single variant was measured (the device and the "
+                             "run's plan took " +
                              format_seconds(std::chrono::duration<double>(
-                                                profile_.spent(Stage::compile)).count()) +
+                                                std::chrono::steady_clock::now() - run_start_)
+                                                .count()) +
                              "); give a larger --budget");
   }
   size_t variants_left = 0;
@@ -255,6 +288,7 @@ TuneResult Session::run() {
       budget_.emplace(std::chrono::steady_clock::now(),
                       std::chrono::duration_cast<std::chrono::steady_clock::duration>(share));
     }
+    problem_index_ = i;
     try {
       result.problems.push_back(
           tune_problem(i, problem_ids[i], std::move(lists[i]), std::move(outcomes[i])));
@@ -267,17 +301,21 @@ TuneResult Session::run() {
       tuned_winners_.emplace_back(problem_record(options_.problems[i]), *key);
     }
   }
-  if (options_.store_spirv) store_answer_spirv(problem_ids);
-  progress_.note(compile_counts());
-  if (driver_cache_) {
-    if (const std::string why = driver_cache_->save(); !why.empty()) {
-      progress_.note("warning: the driver's pipeline cache was not saved: " + why);
+  end_pool();
+  {
+    StageTimer t(profile_, Stage::finish);
+    if (options_.store_spirv) store_answer_spirv(problem_ids);
+    progress_.note(compile_counts());
+    if (driver_cache_) {
+      if (const std::string why = driver_cache_->save(); !why.empty()) {
+        progress_.note("warning: the driver's pipeline cache was not saved: " + why);
+      }
     }
+    store_.end_run(run_id_);
   }
-  store_.end_run(run_id_);
   result.stored = stored_;
   result.seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start_).count();
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - created_).count();
   result.profile = profile_;
   return result;
 }

@@ -1,5 +1,6 @@
 // A tuning run on one device, as a pipeline of stages, one file each:
-//   compile (tuner/compile_stage.h): every variant's pipeline of the run, once, on every core;
+//   compile (tuner/pipeline_pool.h): every variant's pipeline of the run, once, on every core,
+//                                    in the background while the problems before it are measured;
 //   gate    (tuner/gate_stage.h):    a batch of variants checked against the CPU reference in
 //                                    one submission;
 //   time    (tuner/batch_timer.h):   the batch's samples in shared submissions, order shuffled;
@@ -36,6 +37,7 @@
 #include "tuner/model_search.h"
 #include "tuner/unseen_knob_values.h"
 #include "tuner/options.h"
+#include "tuner/pipeline_pool.h"
 #include "tuner/problem_budget.h"
 #include "tuner/profile.h"
 #include "tuner/progress.h"
@@ -84,7 +86,7 @@ struct TuneResult {
   int64_t run_id = 0;
   int64_t device_id = 0;
   double copy_gbps = 0;
-  double seconds = 0;
+  double seconds = 0;  // from the session's creation (the device opened) to the run's end
   size_t stored = 0;  // results written by this process's run
   std::vector<ProblemOutcome> problems;
   Profile profile;    // where the wall time went
@@ -111,10 +113,20 @@ class Session {
   // True when the device was re-created (every instance of `list` is gone then).
   bool recover_device(std::vector<Candidate>& list);
   int64_t start_run();
+  // Puts options_.problems in the order the run tunes them; true when the run has a pool.
+  bool order_problems();
+  // Stage::plan: the winners read, the model trained, every problem's candidates with their
+  // database rows (problem_ids and outcomes filled in the same order), and the pool started
+  // when `ahead`.
+  std::vector<std::vector<Candidate>> plan(bool ahead, std::vector<int64_t>& problem_ids,
+                                           std::vector<ProblemOutcome>& outcomes);
   // The winners on this device before the run (tuned_winners_), the training stores' too.
   void read_tuned_winners();
-  // Every candidate's pipeline of the run, on every core, before the first problem.
-  void compile_up_front(const std::vector<std::vector<Candidate>>& lists);
+  // The background pool (tuner/pipeline_pool.h) over pool_order_'s problems from `from_problem`
+  // on, on every core.
+  void start_pool(size_t from_problem);
+  // Adds the pool's figures to the profile and stops it (what it has not begun is dropped).
+  void end_pool();
   // "N pipelines from M SPIR-V modules (C compiled, D from <disk cache>)": what the run has
   // made so far. A module serves every variant that differs only in specialised knobs.
   std::string compile_counts() const;
@@ -162,6 +174,9 @@ class Session {
   // variant; the device re-created where it failed.
   void measure_chunk(std::vector<Candidate>& list, std::span<Candidate* const> chunk,
                      const TimingOptions& timing);
+  // Every pipeline of `chunk`, waited for where the pool is making it and made on every core
+  // where nothing is (Stage::compile: the time the loop waited for pipelines).
+  void await_pipelines(std::span<Candidate* const> chunk);
   // Stage one for `chunk`: instances, gate, timing. False when the device failed and the
   // chunk's unfinished candidates must be tried again (each on its own, to find the one that
   // failed).
@@ -223,8 +238,15 @@ class Session {
   int64_t run_id_ = 0, device_id_ = 0, problem_id_ = 0;
   size_t stored_ = 0;
   std::string lost_reason_;  // non-empty: the device must be re-created
-  std::chrono::steady_clock::time_point run_start_;
+  // Opening the device on: TuneResult::seconds.
+  const std::chrono::steady_clock::time_point created_ = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point run_start_;  // run() on: the budget's
   std::optional<ProblemBudget> budget_;  // the current problem's share of --budget
+  // Each problem's variants, in the run's order of problems, for the pool; empty: no pool (the
+  // model strategy and budgeted runs compile on demand).
+  std::vector<std::vector<PipelinePool::Variant>> pool_order_;
+  size_t problem_index_ = 0;  // into options_.problems: the problem being tuned
+  std::unique_ptr<PipelinePool> pool_;  // last: it uses the device, the compiler and pipelines_
 };
 
 }  // namespace vktune::tuner

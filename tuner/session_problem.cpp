@@ -55,6 +55,8 @@ TimingOptions rounds(const TimingOptions& timing, uint32_t count) {
 ProblemOutcome Session::tune_problem(size_t index, int64_t problem_id, std::vector<Candidate> list,
                                      ProblemOutcome outcome) {
   const kernels::Problem& problem = options_.problems[index];
+  const Profile before = profile_;
+  const auto start = std::chrono::steady_clock::now();
   problem_id_ = problem_id;
   progress_.begin_problem(index, options_.problems.size(), kernels::describe(problem),
                           list.size());
@@ -84,6 +86,9 @@ ProblemOutcome Session::tune_problem(size_t index, int64_t problem_id, std::vect
   for (Candidate& c : list) c.instance.reset();
   shared_.reset();
   progress_.end_problem(describe_winner(outcome), outcome.winner_key);
+  const auto spent = std::chrono::steady_clock::now() - start;
+  progress_.note("    " + format_seconds(std::chrono::duration<double>(spent).count()) + ": " +
+                 profile_.since(before).brief(spent));
   return outcome;
 }
 
@@ -93,6 +98,7 @@ void Session::set_up_problem(const kernels::Problem& problem, const std::vector<
     workspace = std::max(workspace, c.family->workspace_bytes(c.knobs, problem));
   }
   const auto setup_start = std::chrono::steady_clock::now();
+  StageTimer t(profile_, Stage::setup);
   shared_ = std::make_unique<ProblemState>(
       problem, kernels::make_random(problem, data_seed(problem, options_.seed)), workspace);
   if (budget_) budget_->add_setup(std::chrono::steady_clock::now() - setup_start);

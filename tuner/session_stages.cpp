@@ -137,8 +137,21 @@ void Session::measure_chunk(std::vector<Candidate>& list, std::span<Candidate* c
   recover_device(list);  // a single variant's failure leaves the device to re-create
 }
 
+void Session::await_pipelines(std::span<Candidate* const> chunk) {
+  StageTimer t(profile_, Stage::compile);
+  parallel_for(chunk.size(), [&](size_t i) {
+    try {
+      kernels::KernelInstance::pipeline(*device_, compiler_, *chunk[i]->family, chunk[i]->knobs,
+                                        pipelines_.get());
+    } catch (const std::exception&) {
+      // make_instance compiles it again and stores the failure with its message
+    }
+  });
+}
+
 bool Session::stage_one(std::span<Candidate* const> chunk, const TimingOptions& timing) {
-  // The shared buffers first (uploads), then every candidate's instance on all cores.
+  // The pipelines, the shared buffers (uploads), then every candidate's instance on all cores.
+  await_pipelines(chunk);
   {
     StageTimer t(profile_, Stage::upload);
     const auto start = std::chrono::steady_clock::now();

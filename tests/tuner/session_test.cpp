@@ -372,6 +372,27 @@ TEST_F(SessionTest, FillMeasuresOnlyWhatNoRunMeasured) {
   EXPECT_TRUE(again.problems[0].winner_key.has_value());
 }
 
+// Without a budget the background pool makes every pipeline of the run, and the problem whose
+// dispatch moves the most bytes is tuned first; a budgeted run compiles on demand, in the order
+// it was given.
+TEST_F(SessionTest, ThePoolMakesEveryPipelineWhileTheLargestProblemIsTunedFirst) {
+  const kernels::Problem larger{kernels::Op::q4gsw, 4, 80, 128, 32, true};
+  for (const bool budgeted : {false, true}) {
+    db::Store store = db::Store::open_memory();
+    TuneOptions options = Options();
+    options.problems = {problem_, larger};
+    if (budgeted) options.budget = std::chrono::duration<double>(600);
+    std::string log;
+    const TuneResult result = Run(store, options, &log);
+    ASSERT_EQ(result.problems.size(), 2u);
+    EXPECT_EQ(result.problems[0].problem, budgeted ? problem_ : larger) << log;
+    std::set<int64_t> measured;
+    for (const auto& m : store.measurements()) measured.insert(m.kernel_id);
+    EXPECT_EQ(result.profile.pool_pipelines(), budgeted ? 0u : measured.size()) << log;
+    EXPECT_EQ(log.find("in the background") != std::string::npos, !budgeted) << log;
+  }
+}
+
 TEST_F(SessionTest, ABudgetTooSmallForOneVariantIsAnError) {
   db::Store store = db::Store::open_memory();
   TuneOptions options = Options();
