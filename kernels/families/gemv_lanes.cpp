@@ -12,22 +12,14 @@ uint32_t lanes_along_n(const Knobs& k) { return knob_u32(k, "wg") / knob_u32(k, 
 
 uint32_t tile_outputs(const Knobs& k) { return lanes_along_n(k) * knob_u32(k, "npl"); }
 
-ShaderSpec spec(std::string file, const Knobs& k, Layout layout, Sizes sizes) {
+ShaderSpec spec(std::string file, const Knobs& k, Layout layout) {
   // In constant_id order.
-  static constexpr std::pair<const char*, const char*> kSizeKnobs[] = {
-      {"wg", "WG"}, {"ksplit", "KSPLIT"}, {"npl", "NPL"}, {"unroll", "UNROLL"}, {"mmax", "MMAX"}};
+  static constexpr const char* kSizeKnobs[] = {"wg", "ksplit", "npl", "unroll", "mmax"};
   ShaderSpec s{std::move(file), {}};
   for (uint32_t id = 0; id < std::size(kSizeKnobs); ++id) {
-    const auto [knob, define] = kSizeKnobs[id];
-    if (sizes == Sizes::specialised) {
-      s.specialization.push_back({id, knob_u32(k, knob)});
-    } else {
-      s.defines.emplace_back(define, str(knob_u32(k, knob)));
-    }
+    s.specialization.push_back({id, knob_u32(k, kSizeKnobs[id])});
   }
-  if (sizes == Sizes::specialised) {
-    s.defines.emplace_back("SPLIT", knob_u32(k, "ksplit") > 1 ? "1" : "0");
-  }
+  s.defines.emplace_back("SPLIT", knob_u32(k, "ksplit") > 1 ? "1" : "0");
   if (layout == Layout::packed_s16) s.defines.emplace_back("PACKED_S16", "1");
   return s;
 }

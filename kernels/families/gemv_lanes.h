@@ -16,12 +16,10 @@ namespace vktune::kernels::gemv_lanes {
 uint32_t lanes_along_n(const Knobs& k);
 // ... times npl: the outputs one workgroup computes.
 uint32_t tile_outputs(const Knobs& k);
-// How a shader takes the knobs' sizes: each knob a define, or (sizes declared as
-// specialisation constants: wg 0, ksplit 1, npl 2, unroll 3, mmax 4) as specialisation constants
-// with one define, SPLIT, for whether the K slices hand over through shared memory (ksplit > 1).
-enum class Sizes { defines, specialised };
-// `file` with the knobs as `sizes` says, and PACKED_S16 for the packed_s16 layout.
-ShaderSpec spec(std::string file, const Knobs& k, Layout layout, Sizes sizes);
+// `file` with the knobs' sizes as specialisation constants (wg 0, the workgroup size, ksplit 1,
+// npl 2, unroll 3, mmax 4), one define, SPLIT, for whether the K slices hand over through shared
+// memory (ksplit > 1), and PACKED_S16 for the packed_s16 layout.
+ShaderSpec spec(std::string file, const Knobs& k, Layout layout);
 // Whole 32-element blocks under one scale; the rows compiled in bound M from both sides (mmax
 // serves M in (mmax/2, mmax], so exactly one value is legal for a given M).
 Constraints constraints(const Knobs& k);

@@ -96,7 +96,7 @@ class Coopmat final : public Family {
     return tiles_ == Tiles::khr_packed ? knob_u32(k, "wpf") : 0;
   }
 
-  // Tile geometry, as the shader's defines: wn subgroups along N, wm along M, each owning
+  // Tile geometry, as the shader's constants: wn subgroups along N, wm along M, each owning
   // fm x fn 16x16 tiles; wn = 0 when the tile does not split for sg subgroups.
   // pw: the staging-only subgroups (ws), beside the sg of the grid; buf is unused there.
   struct Geometry {
@@ -146,20 +146,24 @@ class Coopmat final : public Family {
     const Geometry g = geometry(k);
     return splitk::workspace_bytes(output_tiles(g, p), g.bm, g.bn, g.splitk);
   }
+  // The sizes as specialisation constants, in the shader's constant_id order; the knobs that
+  // change its code as defines.
   ShaderSpec source(const Knobs& k) const override {
     const Geometry g = geometry(k);
     ShaderSpec spec{"q4gsw_coopmat.comp",
-                    {{"BM", str(g.bm)},
-                     {"BN", str(g.bn)},
-                     {"BK", str(g.bk)},
-                     {"SG", str(g.sg)},
-                     {"WN", str(g.wn)},
-                     {"BUF", str(g.buf)},
-                     {"SPLITK", str(g.splitk)}}};
+                    {{"BUF", str(g.buf)}},
+                    {{0, workgroup_size(k)},
+                     {1, g.bm},
+                     {2, g.bn},
+                     {3, g.bk},
+                     {4, g.sg},
+                     {5, g.wn},
+                     {6, g.splitk}}};
     if (khr()) spec.defines.emplace_back("KHR", "1");  // coopmat_api.glsl
     if (packed()) spec.defines.emplace_back("PACKED", "1");
     if (wpf(k) != 0) spec.defines.emplace_back("WAHEAD", str(wpf(k)));
-    if (g.pw != 0) spec.defines.emplace_back("PW", str(g.pw));
+    if (g.pw != 0) spec.defines.emplace_back("WS", "1");
+    if (split_) spec.defines.emplace_back("SPLIT", "1");
     return spec;
   }
   std::array<uint32_t, 3> groups(const Knobs& k, const Problem& p,

@@ -1,8 +1,8 @@
 // q4gsw_coopmat2: the tensor-core GEMM through GL_NV_cooperative_matrix2 (workgroup-scope
 // matrices, tensor-layout loads, the int4 weights dequantised by a decode function), optionally
-// splitting K across workgroups; see q4gsw_coopmat2.comp. Needs the newer shader compiler
-// (tools/setup-newer-shaderc.sh) and a Vulkan 1.3 device with the extension; fp16 operands:
-// tolerance fp16_tolerance.
+// splitting K across workgroups; see q4gsw_coopmat2.comp. Only the newer shader compiler builds it
+// (its modules ship prebuilt: kernels/vk/prebuilt_spirv.h); needs a Vulkan 1.3 device with the
+// extension; fp16 operands: tolerance fp16_tolerance.
 #include <bit>
 
 #include "kernels/families/families.h"
@@ -53,12 +53,14 @@ class Coopmat2 final : public Family {
                                    knob_u32(k, "splitk"));
   }
   ShaderSpec source(const Knobs& k) const override {
+    // The sizes in the shader's constant_id order; SPLIT for the split's hand-over code.
     return {"q4gsw_coopmat2.comp",
-            {{"WG", str(knob_u32(k, "wg"))},
-             {"BM", str(knob_u32(k, "bm"))},
-             {"BN", str(knob_u32(k, "bn"))},
-             {"BK", str(knob_u32(k, "bk"))},
-             {"SPLITK", str(knob_u32(k, "splitk"))}}};
+            {{"SPLIT", knob_u32(k, "splitk") > 1 ? "1" : "0"}},
+            {{0, knob_u32(k, "wg")},
+             {1, knob_u32(k, "bm")},
+             {2, knob_u32(k, "bn")},
+             {3, knob_u32(k, "bk")},
+             {4, knob_u32(k, "splitk")}}};
   }
   std::array<uint32_t, 3> groups(const Knobs& k, const Problem& p,
                                  const vk::DeviceInfo& d) const override {

@@ -33,7 +33,7 @@ class GemvFast final : public Family {
   uint32_t workgroup_size(const Knobs& k) const override { return knob_u32(k, "wg"); }
   uint32_t shared_bytes(const Knobs& k) const override { return gemv_lanes::handover_bytes(k); }
   ShaderSpec source(const Knobs& k) const override {
-    return gemv_lanes::spec("q4gsw_gemv_fast.comp", k, layout_, gemv_lanes::Sizes::specialised);
+    return gemv_lanes::spec("q4gsw_gemv_fast.comp", k, layout_);
   }
   std::array<uint32_t, 3> groups(const Knobs& k, const Problem& p,
                                  const vk::DeviceInfo& d) const override {

@@ -1,8 +1,9 @@
 // q4gsw_gemv_i8dot: decode GEMV (M <= 8) on the packed layout with x quantised to int8 per
 // 32-element block and integer dot products (see q4gsw_gemv_i8dot.comp); q4gsw_gemv_i8dot_s16:
-// the same kernel on the packed_s16 layout (fp16 scales interleaved). Both need a compiler that
-// accepts GL_EXT_integer_dot_product (not Debian 12's shaderc: tools/setup-newer-shaderc.sh)
-// and a device with shaderIntegerDotProduct; their tolerance adds x's rounding to int8.
+// the same kernel on the packed_s16 layout (fp16 scales interleaved). Both need
+// GL_EXT_integer_dot_product, which only the newer compiler accepts (their modules ship prebuilt:
+// kernels/vk/prebuilt_spirv.h), and a device with shaderIntegerDotProduct; their tolerance adds
+// x's rounding to int8.
 // q4gsw_gemv_i8dot_splitk[_s16]: both with K also split across workgroups (knob slices).
 #include <algorithm>
 
@@ -86,9 +87,11 @@ class GemvI8Dot final : public Family {
                                    slices(k));
   }
   ShaderSpec source(const Knobs& k) const override {
-    ShaderSpec spec =
-        gemv_lanes::spec("q4gsw_gemv_i8dot.comp", k, layout_, gemv_lanes::Sizes::defines);
-    if (split_) spec.defines.emplace_back("SLICES", str(slices(k)));
+    ShaderSpec spec = gemv_lanes::spec("q4gsw_gemv_i8dot.comp", k, layout_);
+    if (split_) {
+      spec.defines.emplace_back("SLICED", "1");
+      spec.specialization.push_back({5, slices(k)});  // after gemv_lanes' ids 0-4
+    }
     return spec;
   }
   std::array<uint32_t, 3> groups(const Knobs& k, const Problem& p,

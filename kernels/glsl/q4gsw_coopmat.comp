@@ -15,9 +15,9 @@
 // weights are cold), x from the L2. A weight slot costs 5 registers a chunk, an x slot 16. On
 // the H100 it wins some fp16 tiles and costs most fp32 ones ~6%, so it is a knob.
 //
-// PW > 0 (the warp-specialised families) adds PW subgroups that only stage: the SG subgroups of
-// the tile grid only multiply, from one of two shared stages, while the PW stage the next k-step
-// into the other (fetched a step earlier into their registers), and one barrier a k-step hands
+// PW > 0 (WS; the warp-specialised families) adds PW subgroups that only stage: the SG
+// subgroups of the tile grid only multiply, from one of two shared stages, while the PW stage the
+// next k-step into the other (fetched a step earlier into their registers), and one barrier a k-step hands
 // the stages over. With every subgroup doing both, a workgroup alternates staging and
 // multiplying between two barriers, and on the H100 either phase alone took 60-80% of the time
 // of both. Split this way the staging is the slower side
@@ -28,7 +28,7 @@
 // neighbouring outputs, whose 16-byte blocks are contiguous there, so a warp's weight loads are
 // 512 contiguous bytes instead of 16 rows' 32-byte pieces K/2 bytes apart.
 //
-// SPLITK > 1 (the q4gsw_coopmat_splitk family) also splits K into SPLITK slices, one tile per
+// SPLITK > 1 (SPLIT; the q4gsw_coopmat_splitk family) also splits K into SPLITK slices, one tile per
 // (slice, output tile), for problems with fewer output tiles than the GPU has SMs (prefill at
 // M = 128 has 32-128). Every slice stores its fp32 partial tile to the workspace (binding 5)
 // and bumps the tile's counter; the slice that arrives last adds the others' partials to its
@@ -53,37 +53,35 @@
 #extension GL_KHR_shader_subgroup_basic : require
 #include "coopmat_api.glsl"
 
-#ifndef BM
-#define BM 64
-#endif
-#ifndef BN
-#define BN 64
-#endif
-#ifndef BK
-#define BK 32  // multiple of 32
-#endif
-#ifndef SG
-#define SG 4  // subgroups per workgroup
-#endif
-#ifndef WN
-#define WN 2  // subgroups along N (the descriptor picks the squarest subgroup tile)
-#endif
+// The sizes are specialisation constants (one module serves every tile; the family's source()
+// gives them): WG the workgroup size, (SG + PW) subgroups of SG_SIZE; BM x BN the output tile;
+// BK the k-step (a multiple of 32); SG the subgroups of the tile grid, WN of them along N (the
+// descriptor picks the squarest subgroup tile, and checks that the tile splits into whole 16x16
+// tiles); SPLITK the K slices per output tile. The knobs that change the code are defines: BUF,
+// WAHEAD, PACKED, KHR, WS (PW > 0) and SPLIT (SPLITK > 1).
+#define SG_SIZE 32
+layout(constant_id = 0) const uint WG = 128;
+layout(constant_id = 1) const uint BM = 64;
+layout(constant_id = 2) const uint BN = 64;
+layout(constant_id = 3) const uint BK = 32;
+layout(constant_id = 4) const uint SG = 4;
+layout(constant_id = 5) const uint WN = 2;
+layout(constant_id = 6) const uint SPLITK = 1;
 #ifndef BUF
 #define BUF 2  // 1: no prefetch; 2: one k-step ahead; 4: two ahead; 3: one ahead, two stages
 #endif
-#ifndef SPLITK
-#define SPLITK 1  // K slices per output tile
+#ifndef WS
+#define WS 0  // 1: PW > 0 staging-only subgroups; 0: every subgroup stages and multiplies
 #endif
-#ifndef PW
-#define PW 0  // staging-only subgroups (0: every subgroup stages and multiplies)
+#ifndef SPLIT
+#define SPLIT 0  // 1: SPLITK > 1
 #endif
 #ifndef PACKED
 #define PACKED 0  // 1: the packed weight layout, 0: raw
 #endif
 
-#define SG_SIZE 32
-#define WG ((SG + PW) * SG_SIZE)
-#if PW > 0
+#define PW (WG / SG_SIZE - SG)  // staging-only subgroups
+#if WS
 #define STAGERS (PW * SG_SIZE)  // invocations that load and stage
 #else
 #define STAGERS WG
@@ -92,15 +90,12 @@
 #define FM (BM / 16 / WM)  // 16x16 tiles per subgroup along M
 #define FN (BN / 16 / WN)  // ... along N
 
-#if BK % 32 != 0 || SG % WN != 0 || BM % (16 * WM) != 0 || BN % (16 * WN) != 0
-#error "q4gsw_coopmat: BK must be a multiple of 32 and the tile must split into 16x16 tiles"
-#endif
 #if BUF < 1 || BUF > 4
 #error "q4gsw_coopmat: BUF is 1, 2, 3 or 4"
 #endif
 // STAGES shared staging buffers; SLOTS register slots of fetched k-steps of x; AHEAD k-steps
 // fetched ahead of the one staged. (#if chains: the preprocessor has no ?: operator.)
-#if PW > 0
+#if WS
 #define STAGES 2
 #define SLOTS 1
 #define AHEAD 1
@@ -121,7 +116,7 @@
 #define WAHEAD AHEAD  // k-steps of weights fetched ahead of the one staged
 #endif
 #if WAHEAD > AHEAD
-#if PW > 0 || BUF == 1 || BUF == 3 || WAHEAD % SLOTS != 0
+#if WS || BUF == 1 || BUF == 3 || WAHEAD % SLOTS != 0
 #error "q4gsw_coopmat: a weight ring of its own needs BUF 2 or 4 and a multiple of SLOTS slots"
 #endif
 #define WSLOTS WAHEAD  // register slots of fetched weights
@@ -131,7 +126,7 @@
 #error "q4gsw_coopmat: the weights are fetched at least as far ahead as x"
 #endif
 #define WSLOTS SLOTS
-#define STEP (PW > 0 || BUF == 3 || BUF == 4 ? 2 : 1)
+#define STEP (WS != 0 || BUF == 3 || BUF == 4 ? 2 : 1)
 #endif
 
 // Shared memory in uvec4 (8 halves): a staged row is BK halves plus 16 bytes of padding, so
@@ -157,13 +152,13 @@
 #define B_KB(e) ((e) % (BK / 32))
 #endif
 
-layout(local_size_x = WG) in;
+layout(local_size_x_id = 0) in;
 
 #include "q4gsw_common.glsl"
 
 shared uvec4 smem[SMEM4];
 
-#if SPLITK > 1
+#if SPLIT
 // The workspace: one counter per output tile, rounded up to 16 words (cooperative-matrix
 // stores want 16-byte aligned rows), then [SPLITK][tiles][BM * BN] fp32 partials (row-major
 // tiles). Coherent: the last slice reads what other workgroups wrote.
@@ -253,7 +248,7 @@ void store_tile(uint slot, uint wslot, uint stage, uint sid) {
 void main() {
   const uint sgid = gl_SubgroupID;
   const uint lane = gl_SubgroupInvocationID;
-#if PW > 0
+#if WS
   const bool multiplier = sgid < SG, stager = !multiplier;
   const uint sid = gl_LocalInvocationID.x - SG * SG_SIZE;  // a stager's index among stagers
 #else
@@ -303,11 +298,11 @@ void main() {
       [[unroll]] for (uint d = 0; d < WAHEAD; ++d) load_w(d, n0, k_begin + d * BK, k_end, sid);
     }
     barrier();  // every subgroup is done with its scratch before the staging overwrites it
-#if BUF == 3 || PW > 0
+#if BUF == 3 || WS
     // The first k-step staged before the loop (PW: the second one fetched as well).
     if (stager) {
       store_tile(0u, 0u, 0u, sid);
-#if PW > 0
+#if WS
       load_x(0u, m0, k_begin + BK, k_end, sid);
       load_w(0u, n0, k_begin + BK, k_end, sid);
 #endif
@@ -317,8 +312,8 @@ void main() {
     for (uint k0 = k_begin; k0 < k_end; k0 += STEP * BK) {
       [[unroll]] for (uint d = 0; d < STEP; ++d) {
         const uint k = k0 + d * BK;
-        const uint stage = BUF == 3 || PW > 0 ? d : 0u;
-#if PW > 0
+        const uint stage = BUF == 3 || WS != 0 ? d : 0u;
+#if WS
         if (stager) {
           // The next k-step into the other stage, which the multipliers left a step ago, while
           // they read this one; then the one after that from global memory.
@@ -360,7 +355,7 @@ void main() {
             }
           }
         }
-#if BUF == 3 && PW == 0
+#if BUF == 3 && !WS
         // The other stage was last read a step ago, which every subgroup has left.
         store_tile(0u, 0u, stage ^ 1u, sid);
 #endif
@@ -368,7 +363,7 @@ void main() {
       }
     }
 
-#if SPLITK > 1
+#if SPLIT
     // Hand this slice's partial over; the last slice of the tile to arrive finishes it.
     const uint counters = (tiles + 15u) & ~15u;
     const uint base = counters + (slice * tiles + tile) * (BM * BN);

@@ -30,23 +30,19 @@
 #extension GL_KHR_cooperative_matrix : require
 #extension GL_NV_cooperative_matrix2 : require
 
-#ifndef WG
-#define WG 256
-#endif
-#ifndef BM
-#define BM 128  // rows of x (and out) per tile
-#endif
-#ifndef BN
-#define BN 128  // weight rows (columns of out) per tile
-#endif
-#ifndef BK
-#define BK 32  // multiple of 32
-#endif
-#ifndef SPLITK
-#define SPLITK 1  // K slices per output tile
+// The sizes are specialisation constants (the family's source() gives them; WG the workgroup
+// size, BM, BN and BK the matrices' dimensions); SPLIT says whether SPLITK > 1, which adds the
+// workspace hand-over.
+layout(constant_id = 0) const uint WG = 256;
+layout(constant_id = 1) const uint BM = 128;    // rows of x (and out) per tile
+layout(constant_id = 2) const uint BN = 128;    // weight rows (columns of out) per tile
+layout(constant_id = 3) const uint BK = 32;     // multiple of 32
+layout(constant_id = 4) const uint SPLITK = 1;  // K slices per output tile
+#ifndef SPLIT
+#define SPLIT 0
 #endif
 
-layout(local_size_x = WG) in;
+layout(local_size_x_id = 0) in;
 
 #include "q4gsw_common.glsl"
 
@@ -95,7 +91,7 @@ void store_out(ACC acc, uint m0, uint n0) {
 #endif
 }
 
-#if SPLITK > 1
+#if SPLIT
 // The workspace: one counter per output tile, rounded up to 16 words, then [SPLITK][tiles] fp32
 // partial tiles of [BM][BN], row-major. Coherent: the last slice reads what others wrote. The
 // partials are written and read element by element (coopMatPerElementNV) with plain loads and
@@ -171,7 +167,7 @@ void main() {
       K_LOOP(lw, lx)
     }
 
-#if SPLITK > 1
+#if SPLIT
     // Hand this slice's partial over; the last slice of the tile to arrive finishes it.
     const uint first = ((tiles + 15u) & ~15u) + tile * (BM * BN);
     const uint stride = tiles * (BM * BN);

@@ -22,11 +22,11 @@
 // fp16 scales come from the group's tiles, as in q4gsw_gemv_fast: at gs = 32 the scales are a
 // fifth of the bytes read instead of a third.
 //
-// SLICES > 1 (q4gsw_gemv_i8dot_splitk[_s16]) also splits K across workgroups, one per (slice,
-// tile), as q4gsw_coopmat.comp's SPLITK does: every workgroup quantises all of its K range of x,
-// so a tile of TILE outputs over all of K costs 4*K bytes of x per TILE from L2 (64 KB at K =
-// 16384: the whole of a decode workgroup's start), and only a wider tile over a slice of K cuts
-// that without leaving SMs idle. Each slice stores its partial sums to the workspace (binding 5)
+// SLICES > 1 (q4gsw_gemv_i8dot_splitk[_s16], SLICED) also splits K across workgroups, one per
+// (slice, tile), as q4gsw_coopmat.comp's SPLITK does: every workgroup quantises all of its K
+// range of x, so a tile of TILE outputs over all of K costs 4*K bytes of x per TILE from L2
+// (64 KB at K = 16384: the whole of a decode workgroup's start), and only a wider tile over a
+// slice of K cuts that without leaving SMs idle. Each slice stores its partial sums to the workspace (binding 5)
 // and bumps the tile's counter; the slice that arrives last adds every slice's partials in slice
 // order (the result does not depend on which one that is), writes `out` and zeroes the counter.
 //
@@ -38,23 +38,20 @@
 #extension GL_EXT_control_flow_attributes : require
 #extension GL_EXT_integer_dot_product : require
 
-#ifndef WG
-#define WG 128
+// The sizes are specialisation constants (gemv_lanes.h: WG the workgroup size; SLICES id 5);
+// SPLIT says whether KSPLIT > 1, which adds the shared-memory handover, and SLICED whether
+// SLICES > 1, which adds the workspace.
+layout(constant_id = 0) const uint WG = 128;
+layout(constant_id = 1) const uint KSPLIT = 2;
+layout(constant_id = 2) const uint NPL = 1;
+layout(constant_id = 3) const uint UNROLL = 2;
+layout(constant_id = 4) const uint MMAX = 1;
+layout(constant_id = 5) const uint SLICES = 1;  // K slices across workgroups
+#ifndef SPLIT
+#define SPLIT 1
 #endif
-#ifndef KSPLIT
-#define KSPLIT 2
-#endif
-#ifndef NPL
-#define NPL 1
-#endif
-#ifndef UNROLL
-#define UNROLL 2
-#endif
-#ifndef MMAX
-#define MMAX 1
-#endif
-#ifndef SLICES
-#define SLICES 1  // K slices across workgroups
+#ifndef SLICED
+#define SLICED 0
 #endif
 #ifndef PACKED_S16
 #define PACKED_S16 0  // 1: the packed_s16 layout, scales in the weight's tiles (q4gsw_layout.h)
@@ -68,7 +65,7 @@
 #define CB_SLICES (KSPLIT * UNROLL)
 #define CB (CB_LANES > CB_SLICES ? CB_LANES : CB_SLICES)
 
-layout(local_size_x = WG) in;
+layout(local_size_x_id = 0) in;
 
 #include "q4gsw_common.glsl"
 
@@ -77,10 +74,10 @@ layout(local_size_x = WG) in;
 // low and high nibbles of the weight's word i; xd[slot] is the block's scale d.
 shared uvec4 xq[MMAX * CB * 2];
 shared float xd[MMAX * CB];
-#if KSPLIT > 1
+#if SPLIT
 shared float red[NPL * MMAX * WG];
 #endif
-#if SLICES > 1
+#if SLICED
 // The workspace: one counter per tile, rounded up to 16 words, then [SLICES][tiles][MMAX][TILE]
 // fp32 partials. Coherent: the last slice reads what other workgroups wrote.
 layout(std430, binding = 5) coherent buffer WsCount { uint counter[]; };
@@ -205,7 +202,7 @@ void main() {
       barrier();  // the chunk is read before the next one overwrites it
     }
 
-#if KSPLIT > 1
+#if SPLIT
     // Slices 1.. hand their partial sums to slice 0, as in q4gsw_gemv_fast.
     if (s != 0u) {
       [[unroll]] for (uint j = 0; j < NPL; ++j) {
@@ -223,7 +220,7 @@ void main() {
       }
     }
 #endif
-#if SLICES > 1
+#if SLICED
     // Hand this slice's sums over; the last slice of the tile to arrive finishes it.
     const uint counters = (tiles + 15u) & ~15u;
     const uint slice_floats = tiles * MMAX * TILE;
@@ -269,7 +266,7 @@ void main() {
         }
       }
     }
-#if KSPLIT > 1
+#if SPLIT
     barrier();  // red is reused by the next tile
 #endif
   }

@@ -84,8 +84,12 @@ TEST(Coopmat2Family, TargetsVulkan13AndItsShaderSeesTheKnobs) {
       coopmat2().shader(knobs("q4gsw_coopmat2[wg=256,bm=64,bn=128,bk=64,splitk=2]"));
   EXPECT_EQ(spec.file, "q4gsw_coopmat2.comp");
   EXPECT_EQ(spec.vulkan_minor, 3u);
-  EXPECT_EQ(spec.defines, (Defines{{"WG", "256"}, {"BM", "64"}, {"BN", "128"}, {"BK", "64"},
-                                   {"SPLITK", "2"}}));
+  EXPECT_EQ(spec.defines, (Defines{{"SPLIT", "1"}}));
+  EXPECT_EQ(spec.specialization,
+            (Specialization{{0, 256}, {1, 64}, {2, 128}, {3, 64}, {4, 2}}));
+  // One module for every tile of a split, one for every tile without.
+  EXPECT_EQ(coopmat2().shader(knobs("q4gsw_coopmat2[wg=256,bm=128,bn=32,bk=32,splitk=1]")).defines,
+            (Defines{{"SPLIT", "0"}}));
   // The families without an extension of SPIR-V 1.6 stay on Vulkan 1.2.
   const Family& coopmat = *find_family("q4gsw_coopmat");
   EXPECT_EQ(coopmat.shader(coopmat.all_variants().front()).vulkan_minor, 2u);

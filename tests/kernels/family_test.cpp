@@ -370,11 +370,12 @@ TEST(Coopmat, GeometryConstraintsAndLegality) {
   const auto knobs = [](const char* key) { return parse_key(key).knobs; };
   // The squarest subgroup tile: 128x128 over 8 subgroups is 4 x 2 subgroups of 32x64.
   const Knobs big = knobs("q4gsw_coopmat[bm=128,bn=128,bk=64,sg=8,buf=2]");
-  EXPECT_EQ(cm.shader(big).defines,
-            (Defines{{"BM", "128"}, {"BN", "128"}, {"BK", "64"}, {"SG", "8"}, {"WN", "2"},
-                     {"BUF", "2"}, {"SPLITK", "1"}}));
-  EXPECT_EQ(cm.shader(knobs("q4gsw_coopmat[bm=32,bn=256,bk=32,sg=8,buf=1]")).defines.at(4),
-            (std::pair<std::string, std::string>{"WN", "8"}));
+  // The sizes are specialisation constants (WG, BM, BN, BK, SG, WN, SPLITK); BUF shapes the code.
+  EXPECT_EQ(cm.shader(big).defines, (Defines{{"BUF", "2"}}));
+  EXPECT_EQ(cm.shader(big).specialization,
+            (Specialization{{0, 256}, {1, 128}, {2, 128}, {3, 64}, {4, 8}, {5, 2}, {6, 1}}));
+  EXPECT_EQ(cm.shader(knobs("q4gsw_coopmat[bm=32,bn=256,bk=32,sg=8,buf=1]")).specialization.at(5),
+            (SpecConstant{5, 8}));
   EXPECT_EQ(cm.workgroup_size(big), 256u);
   EXPECT_EQ(cm.shared_bytes(big), (128u + 128u) * (64u + 8u) * 2u);
   EXPECT_EQ(cm.groups(big, q4(512, 4096, 4096, 32), h100), (std::array<uint32_t, 3>{128, 1, 1}));
@@ -427,7 +428,7 @@ TEST(Coopmat, GeometryConstraintsAndLegality) {
   // subgroup 2 accumulator tiles.
   const Knobs wide = knobs("q4gsw_coopmat[bm=128,bn=128,bk=64,sg=16,buf=4]");
   EXPECT_EQ(cm.workgroup_size(wide), 512u);
-  EXPECT_EQ(cm.shader(wide).defines.at(4), (std::pair<std::string, std::string>{"WN", "4"}));
+  EXPECT_EQ(cm.shader(wide).specialization.at(5), (SpecConstant{5, 4}));
   EXPECT_TRUE(cm.legality(wide, q4(512, 4096, 4096, 32), h100).ok);
   l = cm.legality(knobs("q4gsw_coopmat[bm=64,bn=128,bk=64,sg=16,buf=2]"), q4(512, 4096, 4096, 32),
                   h100);
@@ -445,7 +446,8 @@ TEST(CoopmatSplitK, WorkspaceGroupsAndWhenASplitPays) {
   const Family& split = family("q4gsw_coopmat_splitk");
   const vk::DeviceInfo h100 = h100_like();
   const Knobs k = parse_key("q4gsw_coopmat_splitk[bm=128,bn=128,bk=64,sg=8,buf=2,splitk=4]").knobs;
-  EXPECT_EQ(split.shader(k).defines.back(), (std::pair<std::string, std::string>{"SPLITK", "4"}));
+  EXPECT_EQ(split.shader(k).defines.back(), (std::pair<std::string, std::string>{"SPLIT", "1"}));
+  EXPECT_EQ(split.shader(k).specialization.back(), (SpecConstant{6, 4}));
   // M=128 N=4096: 32 output tiles, 4 slices each; a counter per tile, then 4 partials each.
   const Problem prefill = q4(128, 4096, 4096, 32);
   EXPECT_EQ(split.groups(k, prefill, h100), (std::array<uint32_t, 3>{128, 1, 1}));
@@ -554,8 +556,9 @@ TEST(GemvI8DotSplitK, WorkspaceGroupsAndWhenASplitPays) {
       parse_key("q4gsw_gemv_i8dot_splitk_s16[wg=1024,ksplit=2,npl=1,unroll=2,mmax=1,slices=4]")
           .knobs;
   const ShaderSpec spec = split.shader(k);
-  EXPECT_NE(std::ranges::find(spec.defines, std::pair<std::string, std::string>{"SLICES", "4"}),
+  EXPECT_NE(std::ranges::find(spec.defines, std::pair<std::string, std::string>{"SLICED", "1"}),
             spec.defines.end());
+  EXPECT_EQ(spec.specialization.back(), (SpecConstant{5, 4}));
   EXPECT_EQ(split.layout(k), Layout::packed_s16);
   // M=1 N=16384: tiles of 1024 / 2 = 512 outputs, 32 of them, 4 slices each; a counter per tile
   // (16 words), then 4 partials of 512.

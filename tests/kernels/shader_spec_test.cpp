@@ -46,6 +46,14 @@ TEST(ShaderSpec, SpecialisationIdsAscendOnceAndVariantsShareModules) {
   EXPECT_EQ(modules(family("sdpa_naive")), 1u);
   EXPECT_EQ(modules(family("rope_pairs")), 1u);
   EXPECT_EQ(modules(family("rope_rows")), 3u);          // pairs per load
+  EXPECT_EQ(modules(family("q4gsw_gemv_i8dot")), 2u);   // K split or not
+  EXPECT_EQ(modules(family("q4gsw_gemv_i8dot_splitk_s16")), 2u);
+  EXPECT_EQ(modules(family("q4gsw_coopmat")), 4u);      // buf
+  EXPECT_EQ(modules(family("q4gsw_coopmat_splitk_khr")), 4u);
+  EXPECT_EQ(modules(family("q4gsw_coopmat_khr_packed")), 4u);  // buf 2, 4 x wpf
+  EXPECT_EQ(modules(family("q4gsw_coopmat_ws")), 1u);
+  EXPECT_EQ(modules(family("q4gsw_coopmat_ws_splitk")), 1u);
+  EXPECT_EQ(modules(family("q4gsw_coopmat2")), 2u);     // K split or not
 }
 
 }  // namespace
