@@ -12,6 +12,7 @@
 #include "kernels/device_info.h"
 #include "kernels/vk/device_select.h"
 #include "kernels/vk/instance.h"
+#include "kernels/vk/prebuilt_spirv.h"
 #include "tools/cli.h"
 
 namespace vktune::cli {
@@ -29,12 +30,15 @@ std::map<std::string, std::string> unavailable_families(const vk::DeviceInfo& de
   return out;
 }
 
+// Per extension: whether the linked compiler accepts it, and whether every module that needs it
+// ships prebuilt (kernels/vk/prebuilt_spirv.h).
 nlohmann::json compiler_json() {
-  nlohmann::json accepts = nlohmann::json::object();
+  nlohmann::json accepts = nlohmann::json::object(), prebuilt = nlohmann::json::object();
   for (const kernels::GlslExtensionDesc& e : kernels::glsl_extension_descs()) {
-    accepts[std::string(e.name)] = linked_compiler_support().accepts(e.extension);
+    accepts[std::string(e.name)] = probed_compiler_support().accepts(e.extension);
+    prebuilt[std::string(e.name)] = prebuilt_support().accepts(e.extension);
   }
-  return {{"accepts", accepts}};
+  return {{"accepts", accepts}, {"prebuilt", prebuilt}};
 }
 
 void print_table(const std::vector<vk::DeviceInfo>& devices, size_t chosen) {
@@ -81,8 +85,9 @@ void print_table(const std::vector<vk::DeviceInfo>& devices, size_t chosen) {
   }
   std::printf("shader compiler (linked):");
   for (const kernels::GlslExtensionDesc& e : kernels::glsl_extension_descs()) {
-    std::printf(" %s %s", std::string(e.name).c_str(),
-                yes_no(linked_compiler_support().accepts(e.extension)).c_str());
+    std::printf(" %s %s%s", std::string(e.name).c_str(),
+                yes_no(probed_compiler_support().accepts(e.extension)).c_str(),
+                prebuilt_support().accepts(e.extension) ? " (prebuilt)" : "");
   }
   std::printf("\n");
 }

@@ -1,6 +1,7 @@
 // The probe shaders and the once-per-process probe.
 #include "kernels/vk/compiler_probe.h"
 
+#include "kernels/vk/prebuilt_spirv.h"
 #include "kernels/vk/shader_compiler.h"
 
 namespace vktune {
@@ -80,8 +81,17 @@ std::string_view compiler_probe_source(kernels::GlslExtension extension) {
   return {};
 }
 
-const kernels::CompilerSupport& linked_compiler_support() {
+const kernels::CompilerSupport& probed_compiler_support() {
   static const kernels::CompilerSupport support = probe();
+  return support;
+}
+
+const kernels::CompilerSupport& linked_compiler_support() {
+  static const kernels::CompilerSupport support = [] {
+    kernels::CompilerSupport s = probed_compiler_support();
+    s.extensions |= prebuilt_support().extensions;
+    return s;
+  }();
   return support;
 }
 

@@ -7,6 +7,8 @@
 #include <cstdio>
 
 #include "kernels/vk/embedded_sources.h"
+#include "kernels/vk/prebuilt_spirv.h"
+#include "kernels/vk/spirv_validate.h"
 
 // SPIRV-Tools' own version, for the disk cache's key. Declared here rather than through
 // <spirv-tools/libspirv.h>: the newer compiler's prefix installs shaderc's headers only, and this
@@ -184,6 +186,18 @@ std::shared_ptr<const Spirv> ShaderCompiler::produce(const std::string& key, std
   shaderc::SpvCompilationResult result = compiler.CompileGlslToSpv(
       source, shaderc_compute_shader, file_name.c_str(), options);
   if (result.GetCompilationStatus() != shaderc_compilation_status_success) {
+    // A module only the newer compiler builds, shipped prebuilt from this very GLSL.
+    if (const PrebuiltModule* prebuilt = find_prebuilt(text, defines, env)) {
+      const std::span<const uint32_t> words = prebuilt->words;
+      const std::string invalid = kernels::spirv_validation_error(
+          {reinterpret_cast<const uint8_t*>(words.data()), words.size_bytes()});
+      if (!invalid.empty()) {
+        throw CompileError(std::string(variant) + ": the prebuilt module " + prebuilt->spv + " " +
+                           invalid);
+      }
+      ++prebuilt_;
+      return std::make_shared<const Spirv>(words.begin(), words.end());
+    }
     throw CompileError(std::string(variant) + ": " + result.GetErrorMessage());
   }
   ++compiled_;

@@ -1,6 +1,8 @@
 // GLSL -> SPIR-V through libshaderc, with #include resolved from the embedded kernels/glsl
 // sources, an in-memory cache keyed by (source hash, defines, target environment) and, when
 // given one, a disk cache shared by runs (keyed by the compiler's identity and the includes too).
+// A module the linked compiler rejects is served prebuilt where kernels/prebuilt/ has it
+// (kernels/vk/prebuilt_spirv.h).
 // A ShaderSpec's specialisation constants are no part of any key: the variants that differ only
 // in them share one module.
 #pragma once
@@ -74,6 +76,8 @@ class ShaderCompiler {
   uint64_t compiled() const { return compiled_; }
   // Modules the disk cache served instead of shaderc.
   uint64_t disk_hits() const { return disk_hits_; }
+  // Modules the linked shaderc rejected and kernels/prebuilt/ served.
+  uint64_t prebuilt() const { return prebuilt_; }
 
  private:
   // `env`: the target, never older than env_.
@@ -90,6 +94,7 @@ class ShaderCompiler {
 
   std::atomic<uint64_t> compiled_ = 0;
   std::atomic<uint64_t> disk_hits_ = 0;
+  std::atomic<uint64_t> prebuilt_ = 0;
   mutable std::mutex mutex_;
   // A module being compiled is already here, so the threads that ask for it meanwhile wait on
   // its future (and share its error, if it fails; a failed module is then dropped, so a later

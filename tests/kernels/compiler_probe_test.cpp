@@ -11,7 +11,7 @@ namespace vktune {
 namespace {
 
 TEST(CompilerProbe, FindsWhatTheLinkedCompilerAccepts) {
-  const kernels::CompilerSupport& support = linked_compiler_support();
+  const kernels::CompilerSupport& support = probed_compiler_support();
   for (const kernels::GlslExtensionDesc& e : kernels::glsl_extension_descs()) {
 #if VKTUNE_NEWER_SHADERC
     EXPECT_TRUE(support.accepts(e.extension)) << e.name << " with the newer shaderc";
@@ -22,7 +22,7 @@ TEST(CompilerProbe, FindsWhatTheLinkedCompilerAccepts) {
 }
 
 TEST(CompilerProbe, ProbesOnceAndCaches) {
-  EXPECT_EQ(&linked_compiler_support(), &linked_compiler_support());
+  EXPECT_EQ(&probed_compiler_support(), &probed_compiler_support());
 }
 
 // Each probe shader enables its own extension and uses it: the probe cannot pass on a compiler
@@ -34,7 +34,7 @@ TEST(CompilerProbe, EachProbeUsesItsExtension) {
     EXPECT_NE(source.find("#extension " + std::string(e.name) + " : require"),
               std::string_view::npos)
         << e.name;
-    if (linked_compiler_support().accepts(e.extension)) {
+    if (probed_compiler_support().accepts(e.extension)) {
       EXPECT_FALSE(compiler.compile_text("probe.comp", source, {}, e.name)->empty());
     } else {
       try {

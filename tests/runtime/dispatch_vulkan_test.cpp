@@ -143,7 +143,8 @@ TEST_F(DispatchOnDevice, PackedS16PrepackedByTheRuntime) {
 }
 
 // The integer-dot-product GEMV through the plan alone: it names shaderIntegerDotProduct, and the
-// device this fixture created (which enables what it has) runs it. Needs the newer compiler.
+// device this fixture created (which enables what it has) runs it, from the prebuilt module
+// where the linked compiler rejects the GLSL.
 TEST_F(DispatchOnDevice, IntegerDotProductGemv) {
   const kernels::Family& family = *kernels::find_family("q4gsw_gemv_i8dot");
   const std::string why = family.unavailable_reason(device().info(), linked_compiler_support());
