@@ -195,7 +195,7 @@ std::string Session::compile_counts() const {
          (spirv_cache_ ? std::to_string(compiler_.disk_hits()) + " from " +
                              spirv_cache_->dir().string()
                        : std::string("no SPIR-V disk cache")) +
-         ")";
+         ", " + std::to_string(compiler_.prebuilt()) + " prebuilt)";
 }
 
 bool Session::order_problems() {
