@@ -22,7 +22,8 @@ class SdpaDecode final : public Family {
                 {"keys", ints({1, 2, 4})},
                 {"wg", ints({64, 128, 256, 512})},
                 {"rows", ints({1, 2, 4, 8})},
-                {"splits", ints({4, 8, 16, 32, 64, 128})}}) {}
+                {"splits", ints({4, 8, 16, 32, 64, 128})},
+                {"reduce", words({"butterfly", "halving"})}}) {}
 
   Constraints constraints(const Knobs& k) const override {
     Constraints c;
@@ -47,13 +48,12 @@ class SdpaDecode final : public Family {
   Layout layout(const Knobs&) const override { return Layout::none; }
   uint32_t workgroup_size(const Knobs& k) const override { return knob_u32(k, "wg"); }
   uint32_t shared_bytes(const Knobs& k) const override {
-    // As the shader: per lane group and row (m, l) and acc [DCAP]; per row l; per (row, split)
-    // weight and l; last_split.
+    // As the shader: per lane group and row (m, l) and acc [DCAP]; last_split; with halving,
+    // per lane group two steps' sums.
     const uint32_t rows = knob_u32(k, "rows");
     const uint32_t lane_groups = knob_u32(k, "wg") / knob_u32(k, "lanes");
-    return (lane_groups * rows * (2 + max_head_dim(k)) + rows + 2 * rows * knob_u32(k, "splits") +
-            1) *
-           4;
+    const uint32_t step_sums = halving(k) ? 2 * lane_groups * knob_u32(k, "keys") * rows : 0;
+    return (lane_groups * rows * (2 + max_head_dim(k)) + 1 + step_sums) * 4;
   }
   uint64_t workspace_bytes(const Knobs& k, const Problem& p) const override {
     // As the shader: a counter per row block, (m, l) per (query row, split), each rounded up
@@ -69,7 +69,8 @@ class SdpaDecode final : public Family {
              {"KEYS", str(knob_u32(k, "keys"))},
              {"WG", str(knob_u32(k, "wg"))},
              {"ROWS", str(knob_u32(k, "rows"))},
-             {"SPLITS", str(knob_u32(k, "splits"))}}};
+             {"SPLITS", str(knob_u32(k, "splits"))},
+             {"HALVING", halving(k) ? "1" : "0"}}};
   }
   std::array<uint32_t, 3> groups(const Knobs& k, const Problem& p,
                                  const vk::DeviceInfo& d) const override {
@@ -79,6 +80,9 @@ class SdpaDecode final : public Family {
 
  protected:
   std::string combination_error(const Knobs& k) const override {
+    if (halving(k) && knob_u32(k, "keys") * knob_u32(k, "rows") == 1) {
+      return "reduce=halving with keys * rows = 1 sums one value a step, which is the butterfly";
+    }
     const uint32_t chunks = knob_u32(k, "chunks");
     const uint32_t rows_words = 2 * knob_u32(k, "rows") * chunks * chunk_values();  // q, acc
     // K and V uvec4s, of this step and (prefetched) the next.
@@ -103,6 +107,8 @@ class SdpaDecode final : public Family {
   }
 
  private:
+  // A step's dot products summed by halving, not by one butterfly each (sdpa_decode.comp).
+  static bool halving(const Knobs& k) { return knob_word(k, "reduce") == "halving"; }
   // Values in one 16-byte load: 8 halves or 4 floats.
   uint32_t chunk_values() const { return dtype() == DType::f16 ? 8 : 4; }
   uint32_t max_head_dim(const Knobs& k) const {

@@ -5,6 +5,9 @@
 // 16-byte loads (8 halves, or 4 floats) and sum its dot products with subgroup shuffles; each
 // such lane group keeps an online softmax (running max m, sum l, accumulator acc) per query row
 // over the positions it takes, KEYS at a time (their loads all issued before any is used).
+// HALVING=1 sums a step's KEYS x ROWS dot products by halving (each shuffle carries half of what
+// the lane still holds, so the group spends about KEYS x ROWS shuffles instead of that many times
+// log2 LANES) and gathers the sums through shared memory.
 // The lane groups' states are merged in shared memory, each split leaves its (m, l, acc) in the
 // workspace and bumps its block's counter, and the split that arrives last merges the splits
 // and writes out, then zeroes the counter: one dispatch, no workgroup waits for another.
@@ -13,6 +16,7 @@
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 #extension GL_KHR_shader_subgroup_shuffle : require
+#extension GL_KHR_shader_subgroup_basic : require
 
 #ifndef WG
 #define WG 128
@@ -31,6 +35,9 @@
 #endif
 #ifndef SPLITS
 #define SPLITS 16  // slices of the cache per (KV head, row block)
+#endif
+#ifndef HALVING
+#define HALVING 0  // 1: a step's dot products summed by halving, gathered through shared memory
 #endif
 
 #define GROUPS (WG / LANES)  // lane groups per workgroup, each on its own cache rows
@@ -66,11 +73,41 @@ const float kNoScore = -1.0e30;
 // Per lane group and row: (m, l), then its weight in the workgroup's merge; acc chunks.
 shared float group_m[GROUPS * ROWS], group_l[GROUPS * ROWS];
 shared vec4 group_acc[GROUPS * ROWS * (DCAP / 4)];
-// Per row: 1 / l of the merged splits. Per (row, split): m, then its weight in the final merge,
-// and l.
-shared float row_l[ROWS];
-shared float split_w[ROWS * SPLITS], split_l[ROWS * SPLITS];
 shared uint last_split;
+
+#define SUMS (KEYS * ROWS)  // dot products a lane group sums per step
+#if HALVING
+// A step's summed dot products per lane group, [key][row], two steps apart: a lane writes the
+// next step's while the others of its group may still read this one's.
+shared float step_sums[2 * GROUPS * SUMS];
+
+// Sums `v` (this lane's part of each of a step's dot products) over the lane group and leaves
+// every sum in step_sums[buf]. Halving: at each shuffle distance the lane keeps one half of what
+// it holds, adds its partner's part of that half and sends the other; once one value is left,
+// whole butterflies. A lane ends with HELD sums, those from index lane * SUMS / LANES.
+#define HELD (SUMS > LANES ? SUMS / LANES : 1)
+void sum_step(inout float v[SUMS], uint lane, uint grp, uint buf) {
+  [[unroll]] for (uint x = LANES / 2u; x >= 1u; x >>= 1u) {
+    // The lane holds SUMS * 2x / LANES values before this shuffle distance (a constant once
+    // unrolled, as every index below).
+    const uint half_count = SUMS * x / LANES;
+    if (half_count >= 1u) {
+      const bool upper = (lane & x) != 0u;
+      [[unroll]] for (uint i = 0; i < half_count; ++i) {
+        const float keep = upper ? v[i + half_count] : v[i];
+        const float send = upper ? v[i] : v[i + half_count];
+        v[i] = keep + subgroupShuffleXor(send, x);
+      }
+    } else {
+      v[0] += subgroupShuffleXor(v[0], x);
+    }
+  }
+  const uint base = (grp * 2u + buf) * SUMS + lane * SUMS / LANES;
+  [[unroll]] for (uint i = 0; i < HELD; ++i) step_sums[base + i] = v[i];
+  subgroupMemoryBarrierShared();
+  subgroupBarrier();
+}
+#endif
 
 void unpack(uvec4 u, out vec4 v[PER]) {
 #if F16
@@ -117,6 +154,10 @@ void main() {
     const uint per = (pc.cache_len + SPLITS - 1u) / SPLITS;
     const uint begin = min(pc.cache_len, split * per), end = min(pc.cache_len, begin + per);
 
+    // The first step's K and V rows, asked for before q: the two loads' waits overlap.
+    uvec4 kn[KEYS][CHUNKS], vn[KEYS][CHUNKS];
+    load_step(begin, end, kvh, lane, grp, chunks, kn, vn);
+
     // Row r's positions attended (0 for a padding row past the last) and its q, pre-scaled.
     uint n[ROWS];
     vec4 qv[ROWS][CHUNKS][PER];
@@ -148,9 +189,7 @@ void main() {
     }
     // The trip count is uniform over the workgroup: the shuffles below run in full subgroups.
     // Each step's K and V rows are loaded one step ahead, so that they are in flight while the
-    // step before is scored and summed: a lane group waits on memory once per slice, not per step.
-    uvec4 kn[KEYS][CHUNKS], vn[KEYS][CHUNKS];
-    load_step(begin, end, kvh, lane, grp, chunks, kn, vn);
+    // step before is scored and summed.
     for (uint j0 = begin; j0 < end; j0 += GROUPS * KEYS) {
       const uvec4 kr[KEYS][CHUNKS] = kn, vr[KEYS][CHUNKS] = vn;
       load_step(j0 + GROUPS * KEYS, end, kvh, lane, grp, chunks, kn, vn);
@@ -165,12 +204,28 @@ void main() {
           }
         }
       }
+#if HALVING
+      {
+        float v[SUMS];
+        [[unroll]] for (uint key = 0; key < KEYS; ++key) {
+          [[unroll]] for (uint r = 0; r < ROWS; ++r) v[key * ROWS + r] = s[key][r];
+        }
+        const uint buf = ((j0 - begin) / (GROUPS * KEYS)) & 1u;
+        sum_step(v, lane, grp, buf);
+        [[unroll]] for (uint key = 0; key < KEYS; ++key) {
+          [[unroll]] for (uint r = 0; r < ROWS; ++r) {
+            s[key][r] = step_sums[(grp * 2u + buf) * SUMS + key * ROWS + r];
+          }
+        }
+      }
+#else
       // Butterfly over the lane group: every lane ends with the same sums, bit for bit.
       [[unroll]] for (uint x = 1u; x < LANES; x <<= 1u) {
         [[unroll]] for (uint key = 0; key < KEYS; ++key) {
           [[unroll]] for (uint r = 0; r < ROWS; ++r) s[key][r] += subgroupShuffleXor(s[key][r], x);
         }
       }
+#endif
       // Online softmax: a score is real where its position is in the slice and attended.
       float pk[KEYS][ROWS];
       [[unroll]] for (uint r = 0; r < ROWS; ++r) {
@@ -247,40 +302,31 @@ void main() {
     barrier();
     if (last_split != SPLITS - 1u) continue;  // uniform: read from shared after a barrier
     memoryBarrierBuffer();  // and the others' states are read after their counts
-    // Every split's (m, l) at once, a load an invocation: one invocation looping over them would
-    // wait on memory once per split, which grows the merge with SPLITS.
-    for (uint i = lid; i < ROWS * SPLITS; i += WG) {
-      const uint state = ml0 + (block * ROWS * SPLITS + i) * 2u;
-      split_w[i] = ml[state];
-      split_l[i] = ml[state + 1u];
-    }
-    barrier();
-    if (lid < ROWS) {  // in split order, whichever split arrived last: the result is fixed
-      float m_all = kNoScore;
-      for (uint s = 0; s < SPLITS; ++s) m_all = max(m_all, split_w[lid * SPLITS + s]);
-      float l_all = 0.0;
-      for (uint s = 0; s < SPLITS; ++s) {
-        const float w = exp2(split_w[lid * SPLITS + s] - m_all);
-        split_w[lid * SPLITS + s] = w;
-        l_all += split_l[lid * SPLITS + s] * w;
-      }
-      row_l[lid] = l_all > 0.0 ? 1.0 / l_all : 0.0;  // 0: a padding row, never written
-    }
-    barrier();
+    // An invocation per output vec4 merges the splits online, in split order whichever arrived
+    // last (the result is fixed): its loads depend on nothing computed, and no barrier or shared
+    // state stands between them and the output.
     for (uint i = lid; i < ROWS * d4; i += WG) {
       const uint r = i / d4, e = i % d4, idx = row0 + r;
       if (idx >= rows) continue;  // a padding row
+      const uint state = ml0 + (block * ROWS + r) * SPLITS * 2u;
+      const uint at = acc0 / 4u + (block * ROWS + r) * SPLITS * d4 + e;
+      float m_all = kNoScore, l_all = 0.0;
       vec4 sum = vec4(0.0);
-      // Unrolled so that the splits' loads are all in flight at once.
       [[unroll]] for (uint s = 0; s < SPLITS; ++s) {
-        sum += part[acc0 / 4u + ((block * ROWS + r) * SPLITS + s) * d4 + e] * split_w[r * SPLITS + s];
+        const float m_s = ml[state + 2u * s], l_s = ml[state + 2u * s + 1u];
+        const vec4 part_s = part[at + s * d4];
+        const float m_new = max(m_all, m_s);
+        const float a = exp2(m_all - m_new), b = exp2(m_s - m_new);
+        m_all = m_new;
+        l_all = l_all * a + l_s * b;
+        sum = sum * a + part_s * b;
       }
-      sum *= row_l[r];
-      const uint at = ((idx / group) * pc.heads + kvh * group + idx % group) * pc.head_dim + e * 4u;
-      o[at] = FLOAT_T(sum.x);
-      o[at + 1u] = FLOAT_T(sum.y);
-      o[at + 2u] = FLOAT_T(sum.z);
-      o[at + 3u] = FLOAT_T(sum.w);
+      sum /= l_all;  // > 0: a real row attends at least one position
+      const uint dst = ((idx / group) * pc.heads + kvh * group + idx % group) * pc.head_dim + e * 4u;
+      o[dst] = FLOAT_T(sum.x);
+      o[dst + 1u] = FLOAT_T(sum.y);
+      o[dst + 2u] = FLOAT_T(sum.z);
+      o[dst + 3u] = FLOAT_T(sum.w);
     }
     if (lid == 0u) counter[block] = 0u;  // ready for the next dispatch
     barrier();  // the shared states are rewritten by this workgroup's next block

@@ -13,7 +13,7 @@
 namespace vktune::kernels {
 namespace {
 
-using KnobPicks = std::vector<std::pair<const char*, int64_t>>;
+using KnobPicks = std::vector<std::pair<const char*, KnobValue>>;
 
 class SdpaDecodeTest : public InstanceSweepFixture, public ::testing::WithParamInterface<DType> {
  protected:
@@ -38,7 +38,8 @@ class SdpaDecodeTest : public InstanceSweepFixture, public ::testing::WithParamI
   std::optional<Knobs> variant(const Problem& p, const KnobPicks& wanted) {
     for (const Knobs& k : family().all_variants()) {
       const bool match = std::all_of(wanted.begin(), wanted.end(), [&](const auto& w) {
-        return knob_int(k, w.first) == w.second;
+        return std::any_of(k.begin(), k.end(),
+                           [&](const Knob& x) { return x.name == w.first && x.value == w.second; });
       });
       if (match && family().legality(k, p, device().info(), linked_compiler_support())) return k;
     }
@@ -86,6 +87,7 @@ TEST_P(SdpaDecodeTest, EdgesOfTheKnobs) {
     Problem p;
     KnobPicks knobs;
   };
+  const uint32_t per = GetParam() == DType::f16 ? 8 : 4;  // values a lane's 16-byte chunk holds
   const Case cases[] = {
       // More splits than positions: empty splits hand over weight 0.
       {shape(1, 37, 4, 1, 64), {{"splits", 128}, {"keys", 4}}},
@@ -95,6 +97,11 @@ TEST_P(SdpaDecodeTest, EdgesOfTheKnobs) {
       {shape(1, 523, 4, 1, GetParam() == DType::f16 ? 256 : 128), {{"chunks", 4}, {"splits", 4}}},
       // One lane group per workgroup's subgroup, keys 1.
       {shape(2, 200, 8, 1, 128), {{"keys", 1}, {"wg", 64}}},
+      // Halving with more sums a step than lanes (each lane ends with two), as many, and fewer
+      // (the last shuffles whole butterflies); the sums' buffers alternate over odd step counts.
+      {shape(1, 301, 8, 1, 4 * per), {{"lanes", 4}, {"keys", 4}, {"rows", 2}, {"reduce", "halving"}}},
+      {shape(3, 43, 8, 2, 4 * per), {{"lanes", 4}, {"keys", 2}, {"rows", 2}, {"reduce", "halving"}}},
+      {shape(1, 157, 2, 2, 8 * per), {{"lanes", 8}, {"keys", 2}, {"rows", 1}, {"reduce", "halving"}}},
   };
   for (const Case& c : cases) {
     const std::optional<Knobs> k = variant(c.p, c.knobs);
