@@ -27,7 +27,7 @@ class SdpaFlash final : public Family {
   // splits: slices of the cache a tile's workgroups share.
   SdpaFlash()
       : Family("sdpa_flash", DType::f16, Op("sdpa"),
-               {{"hd", ints({64, 128})},
+               {{"hd", ints({64, 128, 256})},
                 {"br", ints({32, 64, 128})},
                 {"bc", ints({32, 64})},
                 {"stages", ints({1, 2})},

@@ -78,6 +78,28 @@ TEST(SdpaFlashFamily, SharedMemoryAndPrefetchRegistersBoundTheTiles) {
   EXPECT_TRUE(has("sdpa_flash_f16[hd=64,br=128,bc=32,stages=2,splits=1]"));
 }
 
+TEST(SdpaFlashFamily, HeadDim256FitsOnlyTheSmallestTile) {
+  const vk::DeviceInfo d = test::h100_like();
+  const Problem p = sdpa(29, 1001, 16, 4, 256);
+  EXPECT_TRUE(flash().legality(knobs("sdpa_flash_f16[hd=256,br=32,bc=32,stages=1,splits=1]"), p, d).ok);
+  // 64 staged q rows or a 64-position block of 256 halves each, beside a V block, pass 48 KiB.
+  for (const char* key : {"sdpa_flash_f16[hd=256,br=64,bc=32,stages=1,splits=1]",
+                          "sdpa_flash_f16[hd=256,br=32,bc=64,stages=1,splits=1]"}) {
+    EXPECT_GT(flash().shared_bytes(knobs(key)), 49152u) << key;
+    EXPECT_FALSE(flash().legality(knobs(key), p, d).ok) << key;
+  }
+  // Prefetching a 32 x 256 block would hold 64 words of K and V a lane.
+  const auto variants = flash().all_variants();
+  EXPECT_EQ(std::count(variants.begin(), variants.end(),
+                       knobs("sdpa_flash_f16[hd=256,br=32,bc=32,stages=2,splits=1]")),
+            0);
+  // The head dim is exact: a 256 variant takes no 128 head, nor a 128 variant a 256 one.
+  EXPECT_FALSE(flash().legality(knobs("sdpa_flash_f16[hd=256,br=32,bc=32,stages=1,splits=1]"),
+                                sdpa(29, 1001, 16, 4, 128), d)
+                   .ok);
+  EXPECT_FALSE(flash().legality(knobs(kTarget), p, d).ok);
+}
+
 TEST(SdpaFlashFamily, AWorkgroupPerTileOfWholeHeadGroups) {
   const vk::DeviceInfo d = test::h100_like();
   // 37 tokens x 4 heads of a group in tiles of 16 tokens: 3 tiles per KV head, 24 in all.
