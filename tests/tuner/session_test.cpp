@@ -376,7 +376,7 @@ TEST_F(SessionTest, FillMeasuresOnlyWhatNoRunMeasured) {
 // dispatch moves the most bytes is tuned first; a budgeted run compiles on demand, in the order
 // it was given.
 TEST_F(SessionTest, ThePoolMakesEveryPipelineWhileTheLargestProblemIsTunedFirst) {
-  const kernels::Problem larger{kernels::Op::q4gsw, 4, 80, 128, 32, true};
+  const kernels::Problem larger{kernels::Op("q4gsw"), 4, 80, 128, 32, true};
   for (const bool budgeted : {false, true}) {
     db::Store store = db::Store::open_memory();
     TuneOptions options = Options();
