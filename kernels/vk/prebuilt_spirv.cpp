@@ -169,7 +169,12 @@ std::string_view prebuilt_compiler() {
 const PrebuiltModule* find_prebuilt(std::string_view text, const Defines& defines, TargetEnv env) {
   const std::span<const PrebuiltModule> all = prebuilt_modules();
   if (all.empty()) return nullptr;
-  const std::string hash = prebuilt_module_hash(text, defines, env);
+  std::string hash;
+  try {
+    hash = prebuilt_module_hash(text, defines, env);
+  } catch (const std::out_of_range&) {
+    return nullptr;  // it includes a file no shader has: the compiler's error says which
+  }
   for (const PrebuiltModule& m : all) {
     if (m.hash == hash && m.module.defines == defines && m.module.env == env) return &m;
   }

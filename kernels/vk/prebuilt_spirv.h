@@ -61,7 +61,8 @@ std::span<const PrebuiltModule> prebuilt_modules();
 std::string_view prebuilt_compiler();
 
 // The prebuilt module of `text` (an embedded file's text, or given directly) with `defines` for
-// `env`, or nullptr where none was built from this very GLSL.
+// `env`, or nullptr where none was built from this very GLSL (or the text includes a file no
+// embedded source has).
 const PrebuiltModule* find_prebuilt(std::string_view text, const Defines& defines, TargetEnv env);
 
 // The GLSL extensions whose every module (modules_needing_newer_compiler) is prebuilt from the
