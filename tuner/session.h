@@ -175,7 +175,8 @@ class Session {
   void measure_chunk(std::vector<Candidate>& list, std::span<Candidate* const> chunk,
                      const TimingOptions& timing);
   // Every pipeline of `chunk`, waited for where the pool is making it and made on every core
-  // where nothing is (Stage::compile: the time the loop waited for pipelines).
+  // where nothing is (Stage::compile: the time the loop waited for pipelines). Throws
+  // TuneInterrupted when TuneOptions::stop reads true, the pipelines not begun skipped.
   void await_pipelines(std::span<Candidate* const> chunk);
   // Stage one for `chunk`: instances, gate, timing. False when the device failed and the
   // chunk's unfinished candidates must be tried again (each on its own, to find the one that

@@ -138,15 +138,20 @@ void Session::measure_chunk(std::vector<Candidate>& list, std::span<Candidate* c
 }
 
 void Session::await_pipelines(std::span<Candidate* const> chunk) {
-  StageTimer t(profile_, Stage::compile);
-  parallel_for(chunk.size(), [&](size_t i) {
-    try {
-      kernels::KernelInstance::pipeline(*device_, compiler_, *chunk[i]->family, chunk[i]->knobs,
-                                        pipelines_.get());
-    } catch (const std::exception&) {
-      // make_instance compiles it again and stores the failure with its message
-    }
-  });
+  {
+    StageTimer t(profile_, Stage::compile);
+    parallel_for(chunk.size(), [&](size_t i) {
+      // A stop skips what is not begun: a chunk's shaders can take a minute on a slow CPU.
+      if (options_.stop != nullptr && options_.stop->load()) return;
+      try {
+        kernels::KernelInstance::pipeline(*device_, compiler_, *chunk[i]->family,
+                                          chunk[i]->knobs, pipelines_.get());
+      } catch (const std::exception&) {
+        // make_instance compiles it again and stores the failure with its message
+      }
+    });
+  }
+  stop_if_asked();  // the chunk is measured again on --resume
 }
 
 bool Session::stage_one(std::span<Candidate* const> chunk, const TimingOptions& timing) {
