@@ -1,6 +1,7 @@
 // q4gsw, 4-bit groupwise-symmetric weight-only linear:
 // out[m, n] = bias[n] + sum_k x[m, k] * (q(n, k) - 8) * scale[k / group_size, n].
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <thread>
 
@@ -90,13 +91,13 @@ double flops(const Problem& p) { return 2.0 * p.m * p.n * p.k; }
 ProblemData random_inputs(const Problem& p, Rng& rng) {
   ProblemData d;
   d.x.resize(uint64_t{p.m} * p.k);
-  for (float& v : d.x) v = rng.signed_nonzero();
+  fill(rng, std::span(d.x), 2, [](Rng& r) { return r.signed_nonzero(); });
   d.weight.resize(uint64_t{p.n} * (p.k / 2));
-  for (uint8_t& b : d.weight) b = static_cast<uint8_t>(rng.next() & 0xFF);
+  fill(rng, std::span(d.weight), 1, [](Rng& r) { return static_cast<uint8_t>(r.next() & 0xFF); });
   d.scales.resize(uint64_t{p.k / p.group_size} * p.n);
   // fp16 values for every dtype: the packed_s16 layout stores scales as fp16 (what engines
   // ship for symmetric int4), so the reference reads exactly the scale every layout holds.
-  for (float& v : d.scales) v = round_to_half(rng.uniform(0.5f, 1.5f));
+  fill(rng, std::span(d.scales), 1, [](Rng& r) { return round_to_half(r.uniform(0.5f, 1.5f)); });
   if (p.has_bias) {
     d.bias.resize(p.n);
     for (float& v : d.bias) v = rng.signed_nonzero();
@@ -108,6 +109,29 @@ bool data_matches(const Problem& p, const ProblemData& data) {
   return data.weight.size() == uint64_t{p.n} * (p.k / 2) &&
          data.scales.size() == uint64_t{p.k / p.group_size} * p.n &&
          data.bias.size() == (p.has_bias ? p.n : 0u);
+}
+
+constexpr uint32_t kRows = 4;
+
+// The sums of `R` consecutive rows of x (K floats each, from `x`) against one dequantized weight
+// row `w` (|w| in `aw`) and bias `b`, with their error bounds. The rows' sums are independent
+// chains the core overlaps (a lone row waits on each add), each summed in k order as alone, so
+// every value is what one row at a time gives.
+template <uint32_t R>
+void dot_rows(const float* x, std::span<const double> w, std::span<const double> aw, double b,
+              std::array<double, kRows>& sum, std::array<double, kRows>& bound) {
+  const size_t k_count = w.size();
+  for (uint32_t i = 0; i < R; ++i) {
+    sum[i] = b;
+    bound[i] = std::abs(b);
+  }
+  for (size_t k = 0; k < k_count; ++k) {
+    for (uint32_t i = 0; i < R; ++i) {
+      const float xi = x[i * k_count + k];
+      sum[i] += xi * w[k];
+      bound[i] += std::abs(xi) * aw[k];
+    }
+  }
 }
 
 Reference all_rows(const Problem& p, const ProblemData& d) {
@@ -122,15 +146,20 @@ Reference all_rows(const Problem& p, const ProblemData& d) {
       dequantize_row(p, d, n, w);
       for (uint32_t k = 0; k < p.k; ++k) aw[k] = std::abs(w[k]);
       const double b = p.has_bias ? d.bias[n] : 0.0;
-      for (uint32_t m = 0; m < p.m; ++m) {
+      for (uint32_t m = 0; m < p.m; m += kRows) {
+        const uint32_t rows = std::min(kRows, p.m - m);
         const float* x = d.x.data() + uint64_t{m} * p.k;
-        double sum = b, bound = std::abs(b);
-        for (uint32_t k = 0; k < p.k; ++k) {
-          sum += x[k] * w[k];
-          bound += std::abs(x[k]) * aw[k];
+        std::array<double, kRows> sum{}, bound{};
+        switch (rows) {
+          case 1: dot_rows<1>(x, w, aw, b, sum, bound); break;
+          case 2: dot_rows<2>(x, w, aw, b, sum, bound); break;
+          case 3: dot_rows<3>(x, w, aw, b, sum, bound); break;
+          default: dot_rows<kRows>(x, w, aw, b, sum, bound);
         }
-        r.values[uint64_t{m} * p.n + n] = sum;
-        r.bounds[uint64_t{m} * p.n + n] = bound + 1e-30;
+        for (uint32_t i = 0; i < rows; ++i) {
+          r.values[uint64_t{m + i} * p.n + n] = sum[i];
+          r.bounds[uint64_t{m + i} * p.n + n] = bound[i] + 1e-30;
+        }
       }
     }
   };

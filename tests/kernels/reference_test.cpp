@@ -112,6 +112,22 @@ TEST(Reference, MatchesAHandComputedOutput) {
   EXPECT_DOUBLE_EQ(r.bounds[0], 1 + 5 + 0 + 64 + 0.25 + 1e-30);
 }
 
+// q4gsw's reference sums several rows at once; each row's values and bounds are still exactly
+// those of the row computed alone.
+TEST(Reference, EachRowIsWhatItsRowAloneGives) {
+  const Problem p{Op("q4gsw"), 7, 37, 96, 32, true};
+  const ProblemData d = make_random(p, 5);
+  const Reference all = reference(p, d);
+  for (uint32_t m = 0; m < p.m; ++m) {
+    const uint32_t row[] = {m};
+    const Reference alone = reference(p, d, row);
+    for (uint32_t n = 0; n < p.n; ++n) {
+      ASSERT_EQ(all.values[m * p.n + n], alone.values[n]) << "row " << m << " output " << n;
+      ASSERT_EQ(all.bounds[m * p.n + n], alone.bounds[n]) << "row " << m << " output " << n;
+    }
+  }
+}
+
 TEST(Reference, RmsNorm) {
   const Problem p{Op("rms_norm"), 1, 2, 0, 0, false, 0.0f};
   ProblemData d;
