@@ -77,6 +77,23 @@ struct Problem {
   friend bool operator==(const Problem&, const Problem&) = default;
 };
 
+// A problem as it is written down by names: the database's rows (db::Problem) and the runtime's
+// queries (runtime::ProblemQuery) carry op and dtype as text and the same eight dimensions.
+// Their catalogue problem (no bias; rms_norm's eps at its default; sdpa's L in n, its head dim
+// in k), or nullopt when `written.op` names no op of this build or `written.dtype` no dtype.
+// Shapes are copied as they are: validate() is the check. The one conversion every layer uses.
+template <typename Written>
+std::optional<Problem> problem_of(const Written& written) noexcept {
+  const std::optional<Op> op = parse_op(written.op);
+  const std::optional<DType> dtype = parse_dtype(written.dtype);
+  if (!op || !dtype) return std::nullopt;
+  Problem p{*op, written.m, written.n, written.k, written.group_size, false};
+  p.heads = written.heads;
+  p.kv_heads = written.kv_heads;
+  p.dtype = *dtype;
+  return p;
+}
+
 // "q4gsw M=1 N=4096 K=4096 gs=32 bias" style (" f16" appended for f16), for messages.
 std::string describe(const Problem& problem);
 

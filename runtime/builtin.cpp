@@ -11,8 +11,8 @@
 #include "kernels/builtin_variants.h"
 #include "kernels/family.h"
 #include "kernels/op.h"
+#include "kernels/problem.h"
 #include "runtime/builtin_spirv.h"
-#include "runtime/query_problem.h"
 
 namespace vktune::runtime {
 namespace {
@@ -96,7 +96,7 @@ std::string_view validate(const ProblemQuery& q) noexcept {
   if (q.m == 0 || q.n == 0 || q.k == 0) return "M, N and K must all be non-zero";
   if (q.dtype.empty()) return "dtype is empty; use \"f32\" or \"f16\"";
   if (!kernels::parse_dtype(q.dtype)) return "unknown dtype; expected \"f32\" or \"f16\"";
-  const std::optional<kernels::Problem> p = to_problem(q);
+  const std::optional<kernels::Problem> p = kernels::problem_of(q);
   if (!p) return kUnknownOp;
   const kernels::OpDescriptor& op = kernels::op_descriptor(p->op);
   if (!op.has_heads && (q.heads != 0 || q.kv_heads != 0)) {

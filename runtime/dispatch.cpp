@@ -9,8 +9,8 @@
 
 #include "kernels/families/q4gsw_layout.h"
 #include "kernels/family.h"
+#include "kernels/problem.h"
 #include "runtime/builtin.h"
-#include "runtime/query_problem.h"
 
 namespace vktune::runtime {
 namespace {
@@ -44,7 +44,7 @@ DispatchPlan plan_dispatch(const Selection& s, const ProblemQuery& q,
     }
     const kernels::Knobs knobs = family->knobs_from_json(nlohmann::json::parse(s.knobs_json));
     // The family's op is q.op's (checked above), so the conversion has an answer.
-    const kernels::Problem p = *to_problem(q);
+    const kernels::Problem p = *kernels::problem_of(q);
     if (std::string e = kernels::check(family->constraints(knobs), p); !e.empty()) {
       return refuse(std::string(s.variant_key) + " cannot run " + kernels::describe(p) + ": " + e);
     }

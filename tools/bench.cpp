@@ -62,7 +62,7 @@ BenchPlan plan_bench(const db::Store& tuned, const vk::DeviceInfo& device) {
   BenchPlan plan;
   for (const db::BestRow& best : winners) {
     const db::Problem& p = problems.at(best.problem_id);
-    const auto problem = tuner::problem_from_record(p);
+    const auto problem = kernels::problem_of(p);
     if (!problem) continue;
     plan.problems.push_back(*problem);
     const std::string& winner = kernels.at(best.kernel_id).variant_key;
@@ -96,7 +96,7 @@ std::vector<BenchCheck> check_bench(const BenchPlan& plan, const db::Store& meas
   std::map<std::pair<std::string, std::string>, double> times;
   std::map<int64_t, std::string> problems;
   for (const db::Problem& p : measured.problems()) {
-    if (const auto problem = tuner::problem_from_record(p)) {
+    if (const auto problem = kernels::problem_of(p)) {
       problems.emplace(p.id, kernels::describe(*problem));
     }
   }

@@ -45,7 +45,7 @@ std::vector<Observation> read_observations(const db::Store& store, std::string_v
   }
   std::map<int64_t, kernels::Problem> problems;
   for (const db::Problem& p : store.problems()) {
-    if (const std::optional<kernels::Problem> problem = problem_from_record(p)) {
+    if (const std::optional<kernels::Problem> problem = kernels::problem_of(p)) {
       problems[p.id] = *problem;
     }
   }

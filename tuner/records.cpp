@@ -52,17 +52,6 @@ db::Problem problem_record(const kernels::Problem& problem) {
   return r;
 }
 
-std::optional<kernels::Problem> problem_from_record(const db::Problem& record) {
-  const auto op = kernels::parse_op(record.op);
-  const auto dtype = kernels::parse_dtype(record.dtype);
-  if (!op || !dtype) return std::nullopt;
-  kernels::Problem p{*op, record.m, record.n, record.k, record.group_size, false};
-  p.heads = record.heads;
-  p.kv_heads = record.kv_heads;
-  p.dtype = *dtype;
-  return p;
-}
-
 db::KernelRecord kernel_record(const kernels::Family& family, const kernels::Knobs& knobs,
                                const Spirv* spirv) {
   db::KernelRecord r;

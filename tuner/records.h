@@ -15,9 +15,7 @@ namespace vktune::tuner {
 
 db::DeviceRecord device_record(const vk::DeviceInfo& info);
 db::Problem problem_record(const kernels::Problem& problem);
-// The inverse (without bias, which the record does not key by), or nullopt for an op or dtype
-// this build does not know.
-std::optional<kernels::Problem> problem_from_record(const db::Problem& record);
+// Its inverse is kernels::problem_of(record) (without bias, which the record does not key by).
 // `spirv` may be null (not stored); the source hash covers the shader and its includes.
 db::KernelRecord kernel_record(const kernels::Family& family, const kernels::Knobs& knobs,
                                const Spirv* spirv);

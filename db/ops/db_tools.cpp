@@ -20,7 +20,6 @@
 #include "kernels/problem.h"
 #include "kernels/vk/spirv_validate.h"
 #include "runtime/describe.h"
-#include "runtime/query_problem.h"
 #include "runtime/snapshot.h"
 #include "runtime/stored_device.h"
 
@@ -83,16 +82,11 @@ std::string hex4(uint32_t v) {
   return buf;
 }
 
-// Stored problem `p` as the catalogue's, or nullopt where its op or dtype is none of this vktune's.
-std::optional<kernels::Problem> catalogue_problem(const db::Problem& p) {
-  return runtime::to_problem({p.op, p.dtype, p.m, p.n, p.k, p.group_size, p.heads, p.kv_heads});
-}
-
 // Why the runtime could never answer for stored problem `p` (an op or dtype it does not know,
 // a shape no kernel runs), or empty: an import refuses such a row, and so does every command
 // that reads an exported document.
 std::string problem_error(const db::Problem& p) {
-  const std::optional<kernels::Problem> problem = catalogue_problem(p);
+  const std::optional<kernels::Problem> problem = kernels::problem_of(p);
   if (!kernels::parse_op(p.op)) {
     return "op \"" + p.op + "\" is none of this vktune's (" + kernels::op_names_text() + ")";
   }
@@ -105,7 +99,7 @@ std::string problem_error(const db::Problem& p) {
 // counts) and the op's flops, over the median.
 std::optional<db::Rates> measured_rates(const db::Problem& p, const db::KernelRecord& k,
                                         double median_ns) {
-  const std::optional<kernels::Problem> problem = catalogue_problem(p);
+  const std::optional<kernels::Problem> problem = kernels::problem_of(p);
   const std::optional<kernels::Layout> layout = kernels::layout_from_name(k.layout);
   if (!problem || !layout || !(median_ns > 0)) return std::nullopt;
   const auto bytes = static_cast<double>(kernels::binding_sizes(*problem, *layout).total());

@@ -13,15 +13,10 @@
 namespace vktune::db::ops {
 
 std::string problem_label(const db::Problem& p) {
-  const kernels::OpDescriptor* op = kernels::find_op(p.op);
-  const std::optional<kernels::DType> dtype =
-      kernels::parse_dtype(p.dtype.empty() ? std::string_view("f32") : std::string_view(p.dtype));
-  if (op != nullptr && dtype) {
-    kernels::Problem problem{*op, p.m, p.n, p.k, p.group_size, false};
-    problem.heads = p.heads;
-    problem.kv_heads = p.kv_heads;
-    problem.dtype = *dtype;
-    return kernels::describe(problem);
+  db::Problem written = p;
+  if (written.dtype.empty()) written.dtype = "f32";
+  if (const std::optional<kernels::Problem> problem = kernels::problem_of(written)) {
+    return kernels::describe(*problem);
   }
   // What this build does not know, with its stored dimensions as they are.
   std::string s = p.op + " M=" + std::to_string(p.m) + " N=" + std::to_string(p.n) +

@@ -11,7 +11,7 @@
 
 #include "kernels/builtin_variants.h"
 #include "kernels/family.h"
-#include "runtime/query_problem.h"
+#include "kernels/problem.h"
 
 namespace vktune::runtime {
 namespace {
@@ -68,7 +68,7 @@ TEST(Builtin, EveryAnswerIsTheCataloguesVariantAndFitsTheShape) {
     EXPECT_EQ(family->workgroup_size(knobs), s.workgroup_size);
     EXPECT_EQ(Specialization(s.specialization.begin(), s.specialization.end()),
               family->shader(knobs).specialization);
-    const kernels::Problem p = *to_problem(q);
+    const kernels::Problem p = *kernels::problem_of(q);
     EXPECT_EQ(kernels::check(family->constraints(knobs), p), "")
         << s.variant_key << " answered for " << kernels::describe(p);
   }
@@ -83,7 +83,7 @@ TEST(Builtin, QueryValidationAgreesWithTheCatalogue) {
     ProblemQuery q{norm ? "rms_norm" : "q4gsw", "f32", dim(rng), dim(rng), dim(rng), dim(rng)};
     if (norm && i % 2 == 0) q.k = q.n;
     if (norm && i % 5 == 0) q.group_size = 0;
-    kernels::Problem p = *to_problem(q);
+    kernels::Problem p = *kernels::problem_of(q);
     // The query API has no bias and no eps; rms_norm queries pass K = N, the catalogue K = 0 or N.
     const bool runtime_ok = validate(q).empty();
     const bool catalogue_ok = kernels::validate(p).empty() && p.k != 0 &&

@@ -9,8 +9,8 @@
 
 #include "kernels/compiler_support.h"
 #include "kernels/family.h"
+#include "kernels/problem.h"
 #include "runtime/dispatch.h"
-#include "runtime/query_problem.h"
 #include "runtime/vktune_runtime.h"
 
 namespace vktune::runtime {
@@ -65,7 +65,7 @@ TEST(DispatchFeatures, PlainF32GemvNeedsNone) {
   EXPECT_TRUE(plan.required_features.empty());
   EXPECT_EQ(plan.required_feature_bits, 0u);
   EXPECT_EQ(plan.subgroup_size_divides, 0u);
-  EXPECT_EQ(plan.tolerance, kernels::find_family("q4gsw_gemv")->tolerance(*to_problem(q)));
+  EXPECT_EQ(plan.tolerance, kernels::find_family("q4gsw_gemv")->tolerance(*kernels::problem_of(q)));
 }
 
 // An engine checks an int8-dot GEMV against the looser bound its rounding of x to int8 needs
@@ -185,7 +185,7 @@ TEST(DispatchFeatures, MatchTheFamiliesOwnDeviceChecks) {
       ++variants;
       const Selection s = selection(family->name(), kernels::to_json_text(knobs));
       for (const ProblemQuery& q : candidate_problems(op, dtype)) {
-        const kernels::Problem p = *to_problem(q);
+        const kernels::Problem p = *kernels::problem_of(q);
         if (!family->legality(knobs, p, full, compiler).ok) continue;
         const DispatchPlan plan = plan_dispatch(s, q, kLargeGrid);
         ASSERT_TRUE(plan.ok()) << family->key(knobs) << ": " << plan.error;

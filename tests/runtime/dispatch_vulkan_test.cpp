@@ -10,6 +10,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "kernels/problem.h"
 #include "kernels/vk/compiler_probe.h"
 #include "kernels/families/reference.h"
 #include "kernels/family.h"
@@ -20,7 +21,6 @@
 #include "kernels/vk/pipeline.h"
 #include "runtime/builtin.h"
 #include "runtime/dispatch.h"
-#include "runtime/query_problem.h"
 #include "tests/kernels/vulkan_fixture.h"
 #include "tests/runtime/hand_selection.h"
 
@@ -51,7 +51,7 @@ class DispatchOnDevice : public vktune::test::VulkanFixture {
         device(), {std::string(s.variant_key), spirv_words, static_cast<uint32_t>(plan.bindings.size()),
                    static_cast<uint32_t>(plan.push_constants.size()), specialization});
 
-    const kernels::Problem p = *to_problem(q);
+    const kernels::Problem p = *kernels::problem_of(q);
     const kernels::ProblemData data = kernels::make_random(p, 17);
     std::vector<vk::Buffer> buffers;
     std::vector<const vk::Buffer*> bound;

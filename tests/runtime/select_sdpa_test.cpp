@@ -9,9 +9,9 @@
 #include <cmath>
 
 #include "kernels/knobs.h"
+#include "kernels/problem.h"
 #include "runtime/builtin.h"
 #include "runtime/dispatch.h"
-#include "runtime/query_problem.h"
 #include "runtime/rank.h"
 #include "runtime/shape_index.h"
 #include "runtime/snapshot.h"
@@ -278,7 +278,7 @@ TEST(SelectSdpaF16, F16QueriesGetF16Variants) {
 
 // The one conversion of a query to the catalogue's problem carries the head counts.
 TEST(SdpaQueryProblem, ToProblemCarriesTheHeads) {
-  const std::optional<kernels::Problem> p = to_problem(attention(2, 700, 32, 8, 128));
+  const std::optional<kernels::Problem> p = kernels::problem_of(attention(2, 700, 32, 8, 128));
   ASSERT_TRUE(p.has_value());
   EXPECT_EQ(p->op, kernels::Op("sdpa"));
   EXPECT_EQ(p->heads, 32u);

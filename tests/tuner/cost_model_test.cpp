@@ -126,7 +126,7 @@ TEST(CostModelTest, SdpaProblemsAreFeaturedByTheirHeads) {
   EXPECT_TRUE(std::isfinite(predicted));
 
   const kernels::Problem p = attention(4, 512, 32);
-  EXPECT_EQ(problem_from_record(problem_record(p)), p);
+  EXPECT_EQ(kernels::problem_of(problem_record(p)), p);
 }
 
 }  // namespace
