@@ -9,8 +9,9 @@ namespace {
 
 // The most tokens it serves: past this, prefill's tiled kernels read the cache less often.
 constexpr uint32_t kMaxM = 8;
-// 4-byte words an invocation keeps live across a step: q and acc of its rows' chunks and two
-// steps' raw K and V loads. Past this the compiler spills, which costs more than it saves.
+// 4-byte words an invocation keeps live across a step: q and acc of its rows' chunks and the raw
+// K and V loads of the step and of the `ahead` steps in flight. Past this the compiler spills,
+// which costs more than it saves.
 constexpr uint32_t kMaxLiveWords = 160;
 
 class SdpaDecode final : public Family {
@@ -20,6 +21,7 @@ class SdpaDecode final : public Family {
                {{"lanes", ints({4, 8, 16, 32})},
                 {"chunks", ints({1, 2, 4})},
                 {"keys", ints({1, 2, 4})},
+                {"ahead", ints({1, 2})},
                 {"wg", ints({64, 128, 256, 512})},
                 {"rows", ints({1, 2, 4, 8})},
                 {"splits", ints({4, 8, 16, 32, 64, 128})},
@@ -67,6 +69,7 @@ class SdpaDecode final : public Family {
             {{"LANES", str(knob_u32(k, "lanes"))},
              {"CHUNKS", str(knob_u32(k, "chunks"))},
              {"KEYS", str(knob_u32(k, "keys"))},
+             {"AHEAD", str(knob_u32(k, "ahead"))},
              {"WG", str(knob_u32(k, "wg"))},
              {"ROWS", str(knob_u32(k, "rows"))},
              {"SPLITS", str(knob_u32(k, "splits"))},
@@ -85,10 +88,10 @@ class SdpaDecode final : public Family {
     }
     const uint32_t chunks = knob_u32(k, "chunks");
     const uint32_t rows_words = 2 * knob_u32(k, "rows") * chunks * chunk_values();  // q, acc
-    // K and V uvec4s, of this step and (prefetched) the next.
-    const uint32_t load_words = 16 * knob_u32(k, "keys") * chunks;
+    // K and V uvec4s, of this step and the `ahead` prefetched.
+    const uint32_t load_words = 8 * (1 + knob_u32(k, "ahead")) * knob_u32(k, "keys") * chunks;
     if (rows_words + load_words > kMaxLiveWords) {
-      return "rows * chunks * keys keep " + str(rows_words + load_words) +
+      return "rows, chunks, keys and ahead keep " + str(rows_words + load_words) +
              " words live per invocation, more than " + str(kMaxLiveWords) +
              " (register pressure)";
     }

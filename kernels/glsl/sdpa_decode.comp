@@ -30,6 +30,9 @@
 #ifndef KEYS
 #define KEYS 2  // cache rows a lane group loads per step
 #endif
+#ifndef AHEAD
+#define AHEAD 1  // steps whose loads are in flight while a step is computed
+#endif
 #ifndef ROWS
 #define ROWS 4  // query rows per workgroup
 #endif
@@ -154,9 +157,11 @@ void main() {
     const uint per = (pc.cache_len + SPLITS - 1u) / SPLITS;
     const uint begin = min(pc.cache_len, split * per), end = min(pc.cache_len, begin + per);
 
-    // The first step's K and V rows, asked for before q: the two loads' waits overlap.
-    uvec4 kn[KEYS][CHUNKS], vn[KEYS][CHUNKS];
-    load_step(begin, end, kvh, lane, grp, chunks, kn, vn);
+    // The first steps' K and V rows, asked for before q: the loads' waits overlap.
+    uvec4 kn[AHEAD][KEYS][CHUNKS], vn[AHEAD][KEYS][CHUNKS];
+    [[unroll]] for (uint a = 0; a < AHEAD; ++a) {
+      load_step(begin + a * GROUPS * KEYS, end, kvh, lane, grp, chunks, kn[a], vn[a]);
+    }
 
     // Row r's positions attended (0 for a padding row past the last) and its q, pre-scaled.
     uint n[ROWS];
@@ -188,11 +193,16 @@ void main() {
       }
     }
     // The trip count is uniform over the workgroup: the shuffles below run in full subgroups.
-    // Each step's K and V rows are loaded one step ahead, so that they are in flight while the
-    // step before is scored and summed.
+    // Each step's K and V rows are loaded AHEAD steps ahead, so that they are in flight while the
+    // steps before are scored and summed: a step waits on memory only where AHEAD steps of work
+    // take less than a load's latency.
     for (uint j0 = begin; j0 < end; j0 += GROUPS * KEYS) {
-      const uvec4 kr[KEYS][CHUNKS] = kn, vr[KEYS][CHUNKS] = vn;
-      load_step(j0 + GROUPS * KEYS, end, kvh, lane, grp, chunks, kn, vn);
+      const uvec4 kr[KEYS][CHUNKS] = kn[0], vr[KEYS][CHUNKS] = vn[0];
+      [[unroll]] for (uint a = 0; a + 1u < AHEAD; ++a) {
+        kn[a] = kn[a + 1u];
+        vn[a] = vn[a + 1u];
+      }
+      load_step(j0 + AHEAD * GROUPS * KEYS, end, kvh, lane, grp, chunks, kn[AHEAD - 1], vn[AHEAD - 1]);
       float s[KEYS][ROWS];
       [[unroll]] for (uint key = 0; key < KEYS; ++key) {
         [[unroll]] for (uint r = 0; r < ROWS; ++r) s[key][r] = 0.0;

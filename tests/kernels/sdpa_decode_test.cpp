@@ -102,6 +102,10 @@ TEST_P(SdpaDecodeTest, EdgesOfTheKnobs) {
       {shape(1, 301, 8, 1, 4 * per), {{"lanes", 4}, {"keys", 4}, {"rows", 2}, {"reduce", "halving"}}},
       {shape(3, 43, 8, 2, 4 * per), {{"lanes", 4}, {"keys", 2}, {"rows", 2}, {"reduce", "halving"}}},
       {shape(1, 157, 2, 2, 8 * per), {{"lanes", 8}, {"keys", 2}, {"rows", 1}, {"reduce", "halving"}}},
+      // Two steps in flight: over slices of about two steps (the last ragged), then over slices
+      // of one position or none.
+      {shape(2, 301, 8, 2, 4 * per), {{"keys", 2}, {"ahead", 2}, {"rows", 4}, {"splits", 8}}},
+      {shape(1, 35, 4, 1, 8 * per), {{"keys", 4}, {"ahead", 2}, {"splits", 64}, {"reduce", "halving"}}},
   };
   for (const Case& c : cases) {
     const std::optional<Knobs> k = variant(c.p, c.knobs);

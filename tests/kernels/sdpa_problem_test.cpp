@@ -201,7 +201,7 @@ TEST(SdpaFamilies, DecodeGeometryAndLegality) {
   Problem llama = sdpa(1, 8192, 32, 8, 128);
   llama.dtype = DType::f16;
   const Knobs k =
-      parse_key("sdpa_decode_f16[lanes=16,chunks=1,keys=2,wg=128,rows=4,splits=32,reduce=butterfly]").knobs;
+      parse_key("sdpa_decode_f16[lanes=16,chunks=1,keys=2,ahead=1,wg=128,rows=4,splits=32,reduce=butterfly]").knobs;
   const vk::DeviceInfo h100 = test::h100_like();
   EXPECT_TRUE(decode.legality(k, llama, h100).ok) << decode.legality(k, llama, h100).reason;
   EXPECT_EQ(decode.groups(k, llama, h100)[0], 8u * 32);
@@ -229,20 +229,32 @@ TEST(SdpaFamilies, DecodeGeometryAndLegality) {
   p.m = 9;
   expect_reason(reason(k, p, h100), "M=9 is above this variant's m_max=8");
   const Knobs rows8 =
-      parse_key("sdpa_decode_f16[lanes=16,chunks=1,keys=2,wg=128,rows=8,splits=32,reduce=butterfly]").knobs;
+      parse_key("sdpa_decode_f16[lanes=16,chunks=1,keys=2,ahead=1,wg=128,rows=8,splits=32,reduce=butterfly]").knobs;
   expect_reason(reason(rows8, llama, h100), "rows=8 is at least twice the 4 query rows");
   p.m = 2;  // 8 query rows per KV head: rows 8 fits them exactly
   EXPECT_TRUE(decode.legality(rows8, p, h100).ok);
   const Knobs heavy =
-      parse_key("sdpa_decode_f16[lanes=8,chunks=2,keys=4,wg=128,rows=8,splits=32,reduce=butterfly]").knobs;
+      parse_key("sdpa_decode_f16[lanes=8,chunks=2,keys=4,ahead=1,wg=128,rows=8,splits=32,reduce=butterfly]").knobs;
   expect_reason(reason(heavy, p, h100), "register pressure");
+  // Two steps in flight hold 8 more words a key and chunk: 4 rows of 4 keys fit, of 8 rows not.
+  EXPECT_TRUE(decode.legality(
+                  parse_key("sdpa_decode_f16[lanes=16,chunks=1,keys=4,ahead=2,wg=256,rows=4,"
+                            "splits=16,reduce=butterfly]")
+                      .knobs,
+                  llama, h100)
+                  .ok);
+  expect_reason(reason(parse_key("sdpa_decode_f16[lanes=16,chunks=1,keys=4,ahead=2,wg=256,rows=8,"
+                                 "splits=16,reduce=butterfly]")
+                           .knobs,
+                       p, h100),
+                "keep 224 words live");
   const Knobs one_sum =
-      parse_key("sdpa_decode_f16[lanes=16,chunks=1,keys=1,wg=128,rows=1,splits=32,reduce=halving]")
+      parse_key("sdpa_decode_f16[lanes=16,chunks=1,keys=1,ahead=1,wg=128,rows=1,splits=32,reduce=halving]")
           .knobs;
   expect_reason(reason(one_sum, llama, h100), "keys * rows = 1 sums one value a step");
   // Halving keeps two steps' sums a lane group in shared memory: 16 groups x 2 keys x 4 rows x 2.
   const Knobs halving =
-      parse_key("sdpa_decode_f16[lanes=16,chunks=1,keys=2,wg=256,rows=4,splits=16,reduce=halving]")
+      parse_key("sdpa_decode_f16[lanes=16,chunks=1,keys=2,ahead=1,wg=256,rows=4,splits=16,reduce=halving]")
           .knobs;
   Knobs butterfly = halving;
   butterfly.back().value = std::string("butterfly");
