@@ -45,7 +45,9 @@ class BatchTimerTest : public test::VulkanFixture {
 TEST_F(BatchTimerTest, TimesEachVariantOnItsOwn) {
   const kernels::KernelInstance inst = Instance();
   // The same kernel once and four times a dispatch: the second must read about four times as
-  // long (wide bounds: a software device shares its cores with the other tests running).
+  // long, never less than twice (times swapped or shared between variants would read 0.25 or 1).
+  // The upper bound is wide: a software device shares its cores with the other tests running,
+  // and one lucky sample of the short kernel read 8.6 times shorter under a full ctest.
   const std::vector<TimedVariant> variants = {
       {[&](vk::CommandBuffer& cb, uint32_t) { inst.record(cb); }, {}},
       {[&](vk::CommandBuffer& cb, uint32_t) {
@@ -65,7 +67,7 @@ TEST_F(BatchTimerTest, TimesEachVariantOnItsOwn) {
   for (const SampleStats& s : stats) EXPECT_EQ(s.n, 9u);
   const double ratio = stats[1].min / stats[0].min;
   EXPECT_GT(ratio, 2.0);
-  EXPECT_LT(ratio, 8.0);
+  EXPECT_LT(ratio, 16.0);
   EXPECT_GT(profile.spent(Stage::timing).count(), 0);
 }
 
