@@ -144,6 +144,10 @@ TEST(DbTools, ParseU32) {
 
 class LookupTest : public ::testing::Test {
  protected:
+  // The decode problem build_synthetic tuned (kGemvTuned wins it).
+  static constexpr runtime::ProblemQuery kDecodeQuery{
+      .op = "q4gsw", .m = 1, .n = 4096, .k = 4096, .group_size = 32};
+
   void SetUp() override {
     dir_ = std::make_unique<TempDir>();
     path_ = dir_->file("a.db");
@@ -164,12 +168,7 @@ TEST_F(LookupTest, FlagsCompletedFromDatabaseGiveExactMatch) {
   EXPECT_EQ(d.driver_version, 0x91000000u + 0x2684u);
   EXPECT_EQ(d.type, runtime::DeviceType::discrete);
 
-  runtime::ProblemQuery q;
-  q.op = "q4gsw";
-  q.m = 1;
-  q.n = 4096;
-  q.k = 4096;
-  q.group_size = 32;
+  const runtime::ProblemQuery q = kDecodeQuery;
   const LookupResult text = lookup(catalog, d, q, false);
   EXPECT_TRUE(text.ok);
   EXPECT_NE(text.output.find(kGemvTuned), std::string::npos) << text.output;
@@ -186,12 +185,7 @@ TEST_F(LookupTest, FlagsCompletedFromDatabaseGiveExactMatch) {
 
 TEST_F(LookupTest, OtherDriverAndUnknownDevice) {
   const db::Catalog catalog = read_catalog(path_);
-  runtime::ProblemQuery q;
-  q.op = "q4gsw";
-  q.m = 1;
-  q.n = 4096;
-  q.k = 4096;
-  q.group_size = 32;
+  runtime::ProblemQuery q = kDecodeQuery;
 
   DeviceFlags flags;
   flags.vendor_id = 0x10de;
