@@ -28,8 +28,13 @@ kernels::CheckResult Gate::check(std::span<const float> output, double tolerance
 }
 
 kernels::CheckResult Gate::check_rows(std::span<const float> picked, double tolerance) const {
-  if (picked.size() != rows_.size() * uint64_t{n_}) return {};  // not ok
-  kernels::CheckResult result = kernels::check(picked, reference_, tolerance);
+  if (picked.size() != picked_count()) return {};  // not ok
+  return check_piece(picked, 0, tolerance);
+}
+
+kernels::CheckResult Gate::check_piece(std::span<const float> piece, uint64_t first,
+                                       double tolerance) const {
+  kernels::CheckResult result = kernels::check_piece(piece, reference_, tolerance, first);
   // Report the worst output's index in the whole [M, N] output.
   result.worst = uint64_t{rows_[result.worst / n_]} * n_ + result.worst % n_;
   return result;

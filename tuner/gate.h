@@ -23,6 +23,12 @@ class Gate {
   // `picked` holds only the checked rows (rows()), back to back: what a read-back of those rows
   // alone brings. The worst output's index is still one of the whole [M, N] output.
   kernels::CheckResult check_rows(std::span<const float> picked, double tolerance) const;
+  // check_rows() of the picked outputs [first, first + piece.size()) alone, so that one large
+  // output's check runs on many cores; kernels::merge joins the pieces, in order.
+  kernels::CheckResult check_piece(std::span<const float> piece, uint64_t first,
+                                   double tolerance) const;
+  // Outputs check_rows() takes: rows() times N.
+  uint64_t picked_count() const noexcept { return rows_.size() * uint64_t{n_}; }
   const std::vector<uint32_t>& rows() const noexcept { return rows_; }
 
  private:

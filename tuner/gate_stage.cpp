@@ -2,6 +2,7 @@
 #include "tuner/gate_stage.h"
 
 #include <algorithm>
+#include <numeric>
 #include <stdexcept>
 
 #include "kernels/float16.h"
@@ -18,6 +19,8 @@ namespace {
 // for any device (an lm_head's 32 checked rows of 128256 outputs take 16 MB: 4 a batch).
 constexpr uint64_t kReadbackBytes = 64ull << 20;
 constexpr size_t kMaxBatch = 64;
+// Outputs a core compares at a time: about a millisecond's work.
+constexpr uint64_t kPieceOutputs = 1 << 18;
 
 }  // namespace
 
@@ -86,13 +89,29 @@ std::vector<GateOutcome> GateStage::run(std::span<const kernels::KernelInstance*
       pool_.read_ns(readings + (probe != nullptr ? ClockProbe::kBracketSlots : 0));
   const double slowdown = probe == nullptr ? 0 : probe->bracket_slowdown(ns, readings);
   const auto* rows = static_cast<const std::byte*>(readback_.mapped());
-  parallel_for(batch.size(), [&](size_t i) {
-    const std::vector<float> picked =
-        kernels::decode(std::span<const std::byte>(rows + i * slot_bytes_, slot_bytes_), dtype_);
-    outcomes[i].check = gate_.check_rows(picked, tolerances[i]);
+  // Each variant's checked outputs in pieces: a batch of a few large outputs (an lm_head's
+  // four) then still spreads its comparisons over every core.
+  const uint64_t count = gate_.picked_count();
+  const uint64_t pieces = (count + kPieceOutputs - 1) / kPieceOutputs;
+  const size_t element_bytes = kernels::dtype_bytes(dtype_);
+  std::vector<kernels::CheckResult> parts(batch.size() * pieces);
+  parallel_for(parts.size(), [&](size_t t) {
+    const size_t i = t / pieces;
+    const uint64_t first = t % pieces * kPieceOutputs;
+    const uint64_t n = std::min(kPieceOutputs, count - first);
+    const std::vector<float> piece = kernels::decode(
+        std::span<const std::byte>(rows + i * slot_bytes_ + first * element_bytes,
+                                   n * element_bytes),
+        dtype_);
+    parts[t] = gate_.check_piece(piece, first, tolerances[i]);
+  });
+  for (size_t i = 0; i < batch.size(); ++i) {
+    outcomes[i].check = std::accumulate(parts.begin() + i * pieces + 1,
+                                        parts.begin() + (i + 1) * pieces, parts[i * pieces],
+                                        kernels::merge);
     outcomes[i].dispatch_ns = static_cast<double>(ns[2 * i + 1] - ns[2 * i]);
     outcomes[i].slowdown = slowdown;
-  });
+  }
   return outcomes;
 }
 

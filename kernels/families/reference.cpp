@@ -36,20 +36,22 @@ Reference reference(const Problem& p, const ProblemData& d, std::span<const uint
 
 namespace {
 
-// check() with output i's tolerance tol(i).
+// check() of outputs [first, first + out.size()) with output i's tolerance tol(i).
 template <typename Tolerance>
-CheckResult check_each(std::span<const float> out, const Reference& ref, const Tolerance& tol) {
+CheckResult check_each(std::span<const float> out, const Reference& ref, size_t first,
+                       const Tolerance& tol) {
   CheckResult c;
-  if (out.size() != ref.values.size()) {
+  if (first > ref.values.size() || out.size() > ref.values.size() - first) {
     c.max_error = INFINITY;
     return c;
   }
   bool within = true;
-  for (size_t i = 0; i < out.size(); ++i) {
-    double e = std::isfinite(out[i]) ? std::abs(out[i] - ref.values[i]) / ref.bounds[i] : INFINITY;
-    if (!std::isfinite(out[i])) ++c.non_finite;
+  for (size_t j = 0; j < out.size(); ++j) {
+    const size_t i = first + j;
+    double e = std::isfinite(out[j]) ? std::abs(out[j] - ref.values[i]) / ref.bounds[i] : INFINITY;
+    if (!std::isfinite(out[j])) ++c.non_finite;
     within = within && e <= tol(i);
-    if (i == 0 || e > c.max_error) {
+    if (j == 0 || e > c.max_error) {
       c.max_error = e;
       c.worst = i;
     }
@@ -69,7 +71,20 @@ void dequantize_row(const Problem& p, const ProblemData& d, uint32_t n, std::spa
 }
 
 CheckResult check(std::span<const float> out, const Reference& ref, double rel_tol) {
-  return check_each(out, ref, [rel_tol](size_t) { return rel_tol; });
+  if (out.size() != ref.values.size()) return {.max_error = INFINITY};
+  return check_piece(out, ref, rel_tol, 0);
+}
+
+CheckResult check_piece(std::span<const float> out, const Reference& ref, double rel_tol,
+                        size_t first) {
+  return check_each(out, ref, first, [rel_tol](size_t) { return rel_tol; });
+}
+
+CheckResult merge(const CheckResult& a, const CheckResult& b) {
+  CheckResult c = b.max_error > a.max_error ? b : a;  // a tie keeps the earlier output
+  c.ok = a.ok && b.ok;
+  c.non_finite = a.non_finite + b.non_finite;
+  return c;
 }
 
 CheckResult check(std::span<const float> out, const Reference& ref,
@@ -77,7 +92,8 @@ CheckResult check(std::span<const float> out, const Reference& ref,
   if (rel_tols.size() != ref.values.size()) {
     throw std::invalid_argument("check: one tolerance per output");
   }
-  return check_each(out, ref, [rel_tols](size_t i) { return rel_tols[i]; });
+  if (out.size() != ref.values.size()) return {.max_error = INFINITY};
+  return check_each(out, ref, 0, [rel_tols](size_t i) { return rel_tols[i]; });
 }
 
 double fp32_tolerance(const Problem& p) {

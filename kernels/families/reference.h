@@ -66,6 +66,14 @@ CheckResult check(std::span<const float> output, const Reference& ref, double re
 // The same with a tolerance per output (rel_tols[i] for output i; the sizes must match).
 CheckResult check(std::span<const float> output, const Reference& ref,
                   std::span<const double> rel_tols);
+// check() of outputs [first, first + output.size()) of `ref` alone (`worst` counts from the
+// whole's start): a large output's check split into pieces that run on many cores and are
+// merged, in order, into what check() of the whole says. Not ok when the piece overruns `ref`.
+CheckResult check_piece(std::span<const float> output, const Reference& ref, double rel_tol,
+                        size_t first);
+// The result of two adjacent pieces, `a`'s outputs before `b`'s: the larger error (the earlier
+// on a tie, as check() keeps the first worst), both ok, the non-finite outputs of both.
+CheckResult merge(const CheckResult& a, const CheckResult& b);
 
 // Honest tolerances, relative to the bound:
 // fp32 accumulation: rounding errors of a K-term float sum grow like a random walk,

@@ -161,6 +161,36 @@ TEST(Check, CatchesNaNZerosAndSmallErrors) {
   EXPECT_FALSE(check(std::vector<float>(3), r, tol).ok);
 }
 
+// Pieces of any size merged in order say what one check of the whole says: the same error,
+// worst output (the first of a tie), non-finite count and verdict.
+TEST(Check, PiecesMergedAreTheWholeCheck) {
+  const Problem p{Op("q4gsw"), 3, 41, 64, 32, false};
+  const Reference r = reference(p, make_random(p, 2));
+  const double tol = fp32_tolerance(p);
+  std::vector<float> exact(r.values.begin(), r.values.end());
+  std::vector<float> broken = exact;
+  broken[17] = std::numeric_limits<float>::quiet_NaN();
+  broken[90] = std::numeric_limits<float>::infinity();  // ties 17's infinite error: 17 is worst
+  broken[50] += static_cast<float>(r.bounds[50] * 1e-3);
+  for (const std::vector<float>* out : {&exact, &broken}) {
+    const CheckResult whole = check(*out, r, tol);
+    for (size_t size : {1u, 7u, 40u, 123u}) {
+      CheckResult merged = check_piece(std::span(*out).first(std::min(size, out->size())), r, tol, 0);
+      for (size_t first = size; first < out->size(); first += size) {
+        const size_t n = std::min(size, out->size() - first);
+        merged = merge(merged, check_piece(std::span(*out).subspan(first, n), r, tol, first));
+      }
+      EXPECT_EQ(merged.ok, whole.ok) << size;
+      EXPECT_EQ(merged.max_error, whole.max_error) << size;
+      EXPECT_EQ(merged.worst, whole.worst) << size;
+      EXPECT_EQ(merged.non_finite, whole.non_finite) << size;
+    }
+  }
+  EXPECT_EQ(check(broken, r, tol).worst, 17u);
+  EXPECT_EQ(check(broken, r, tol).non_finite, 2u);
+  EXPECT_FALSE(check_piece(exact, r, tol, 1).ok);  // runs past the reference's end
+}
+
 TEST(Check, TakesATolerancePerOutput) {
   const Reference ref{{1.0, 2.0}, {1.0, 1.0}};
   const std::vector<float> out{1.1f, 2.0f};

@@ -54,5 +54,31 @@ TEST_F(GateStageTest, ChecksEachVariantAndReadsTheClockWithAProbe) {
   }
 }
 
+// An output of more checked values than a core compares at a time is checked in pieces: a
+// variant run on another problem's inputs fails with the error, worst output and count of
+// non-finite outputs that one check of its whole output gives.
+TEST_F(GateStageTest, ALargeOutputCheckedInPiecesIsCheckedAsAWhole) {
+  const kernels::Problem problem{kernels::Op("q4gsw"), 3, 120000, 64, 32, false};
+  const kernels::Family& naive = *kernels::find_family("q4gsw_naive");
+  const kernels::Knobs knobs = naive.all_variants().front();
+  const auto other = kernels::ProblemBuffers::create(
+      device(), problem, kernels::make_random(problem, 8), naive.layout(knobs), 1);
+  const kernels::KernelInstance wrong =
+      kernels::KernelInstance::create(device(), compiler_, naive, knobs, problem, other);
+  const Gate gate(problem, kernels::make_random(problem, 7));
+  ASSERT_GT(gate.picked_count(), 1u << 18);  // more than one piece
+  GateStage stage(device(), gate, problem);
+  const std::vector<const kernels::KernelInstance*> batch = {&wrong};
+  const std::vector<double> tolerance = {naive.tolerance(problem)};
+
+  const kernels::CheckResult piecewise =
+      stage.run(batch, tolerance, std::chrono::seconds(60)).front().check;
+  const kernels::CheckResult whole = gate.check(wrong.download_output(), tolerance.front());
+  EXPECT_FALSE(piecewise.ok);
+  EXPECT_EQ(piecewise.max_error, whole.max_error);
+  EXPECT_EQ(piecewise.worst, whole.worst);
+  EXPECT_EQ(piecewise.non_finite, whole.non_finite);
+}
+
 }  // namespace
 }  // namespace vktune::tuner
