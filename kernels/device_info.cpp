@@ -28,21 +28,6 @@ nlohmann::json to_json(const std::vector<CoopMatShape>& shapes) {
 
 }  // namespace
 
-const char* device_type_name(DeviceType type) noexcept {
-  switch (type) {
-    case DeviceType::discrete:
-      return "discrete";
-    case DeviceType::integrated:
-      return "integrated";
-    case DeviceType::virtual_gpu:
-      return "virtual";
-    case DeviceType::cpu:
-      return "cpu";
-    default:
-      return "other";
-  }
-}
-
 std::string driver_version_text(uint32_t vendor_id, uint32_t v) {
   char text[48];
   if (vendor_id == 0x10de) {  // NVIDIA: 10.8.8.6 bits

@@ -11,14 +11,11 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "kernels/device_type.h"
+
 namespace vktune::vk {
 
 inline constexpr size_t kUuidSize = 16;  // VK_UUID_SIZE
-
-enum class DeviceType { other, integrated, discrete, virtual_gpu, cpu };
-
-// "discrete", "integrated", "virtual", "cpu" or "other".
-const char* device_type_name(DeviceType type) noexcept;
 
 // One shape the device's cooperative-matrix unit supports (VK_NV_ or VK_KHR_cooperative_matrix).
 struct CoopMatShape {

@@ -9,12 +9,13 @@
 #include <string_view>
 
 #include "kernels/constraints.h"
+#include "kernels/device_type.h"
 #include "kernels/shader_spec.h"
 
 namespace vktune::runtime {
 
 // VkPhysicalDeviceType, spelled out so runtime/ needs no Vulkan headers.
-enum class DeviceType : int { other = 0, integrated = 1, discrete = 2, virtual_gpu = 3, cpu = 4 };
+using DeviceType = vk::DeviceType;
 
 // The device an engine runs on, as Vulkan reports it. name is informational (it breaks ties
 // between otherwise equal candidates); it is not part of the fingerprint.

@@ -9,14 +9,6 @@
 namespace vktune::runtime {
 namespace {
 
-DeviceType parse_type(const std::string& t) noexcept {
-  if (t == "discrete") return DeviceType::discrete;
-  if (t == "integrated") return DeviceType::integrated;
-  if (t == "virtual") return DeviceType::virtual_gpu;
-  if (t == "cpu") return DeviceType::cpu;
-  return DeviceType::other;
-}
-
 std::array<uint8_t, 16> parse_uuid(const std::string& hex, const std::string& device) {
   const auto bad = [&] {
     return std::invalid_argument("device '" + device + "': pipeline_cache_uuid \"" + hex +
@@ -44,7 +36,7 @@ DeviceQuery stored_device_query(const db::DeviceRecord& record) {
   q.device_id = record.device_id;
   q.driver_id = record.driver_id;
   q.driver_version = record.driver_version;
-  q.device_type = parse_type(record.device_type);
+  q.device_type = vk::parse_device_type(record.device_type).value_or(DeviceType::other);
   q.pipeline_cache_uuid = parse_uuid(record.pipeline_cache_uuid, record.name);
   q.name = record.name;
   return q;

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <span>
 
 #include "db/atomic_write.h"
@@ -16,6 +17,7 @@
 #include "db/error.h"
 #include "db/json_io.h"
 #include "kernels/device_info.h"
+#include "kernels/device_type.h"
 #include "kernels/op.h"
 #include "kernels/problem.h"
 #include "kernels/vk/spirv_validate.h"
@@ -190,29 +192,12 @@ uint32_t parse_u32(std::string_view text, std::string_view what) {
 }
 
 runtime::DeviceType parse_device_type(std::string_view name) {
-  if (name == "discrete") return runtime::DeviceType::discrete;
-  if (name == "integrated") return runtime::DeviceType::integrated;
-  if (name == "virtual") return runtime::DeviceType::virtual_gpu;
-  if (name == "cpu") return runtime::DeviceType::cpu;
-  if (name == "other") return runtime::DeviceType::other;
-  throw Error("device type \"" + std::string(name) +
-              "\" is not one of discrete, integrated, virtual, cpu, other");
-}
-
-std::string_view device_type_name(runtime::DeviceType type) noexcept {
-  switch (type) {
-    case runtime::DeviceType::discrete:
-      return "discrete";
-    case runtime::DeviceType::integrated:
-      return "integrated";
-    case runtime::DeviceType::virtual_gpu:
-      return "virtual";
-    case runtime::DeviceType::cpu:
-      return "cpu";
-    case runtime::DeviceType::other:
-      break;
+  if (const std::optional<runtime::DeviceType> type = vk::parse_device_type(name)) return *type;
+  std::string known;
+  for (std::string_view n : vk::kDeviceTypeNames) {
+    known += (known.empty() ? "" : ", ") + std::string(n);
   }
-  return "other";
+  throw Error("device type \"" + std::string(name) + "\" is not one of " + known);
 }
 
 runtime::LookupDevice device_from_flags(const DeviceFlags& flags, const db::Catalog& catalog) {
@@ -285,7 +270,7 @@ LookupResult lookup(const db::Catalog& catalog, const runtime::LookupDevice& dev
                    {"device_id", device.device_id},
                    {"driver_id", device.driver_id},
                    {"driver_version", device.driver_version},
-                   {"device_type", device_type_name(device.type)},
+                   {"device_type", vk::device_type_name(device.type)},
                    {"pipeline_cache_uuid", vk::uuid_hex(device.pipeline_cache_uuid)},
                    {"name", device.name},
                    {"origin", device.origin}};
@@ -302,7 +287,7 @@ LookupResult lookup(const db::Catalog& catalog, const runtime::LookupDevice& dev
                " on " + (device.name.empty() ? std::string("(unnamed device)") : device.name) +
                " [vendor " + hex4(device.vendor_id) + ", device " + hex4(device.device_id) +
                ", driver version " + std::to_string(device.driver_version) + ", " +
-               std::string(device_type_name(device.type)) + "; " + device.origin + "]\n" +
+               std::string(vk::device_type_name(device.type)) + "; " + device.origin + "]\n" +
                runtime::describe(s);
     if (!refused.empty()) r.output += "  spirv refused: " + refused + "\n";
   }

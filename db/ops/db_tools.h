@@ -59,9 +59,8 @@ runtime::LookupDevice device_from_flags(const DeviceFlags& flags, const db::Cata
 db::Store open_for_reading(const std::string& path);
 db::Catalog read_catalog(const std::string& path);
 
-// "discrete" -> DeviceType::discrete etc.; throws db::Error on an unknown name.
+// vk::parse_device_type, throwing db::Error that lists the names on an unknown one.
 runtime::DeviceType parse_device_type(std::string_view name);
-std::string_view device_type_name(runtime::DeviceType type) noexcept;
 
 struct LookupResult {
   bool ok = false;     // the selection's status was ok and its SPIR-V, if any, validates

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "db/error.h"
+#include "kernels/device_type.h"
 #include "tests/db/fixtures.h"
 
 namespace vktune::db {
@@ -72,6 +73,17 @@ TEST(Store, RejectsBadFieldsByName) {
   d.device_type = "gpu";
   EXPECT_THROW(s.upsert_device(d), Error);
   EXPECT_THROW(s.upsert_problem(fake_problem(0, 1, 1)), Error);
+}
+
+// The store keeps its own list of device types (vktune_db depends on nothing): the names the
+// catalogue writes, every one of them.
+TEST(Store, TakesEveryDeviceTypeTheCatalogueNames) {
+  Store s = Store::open_memory();
+  for (std::string_view name : vk::kDeviceTypeNames) {
+    DeviceRecord d = fake_device();
+    d.device_type = std::string(name);
+    EXPECT_NO_THROW(s.upsert_device(d)) << name;
+  }
 }
 
 TEST(Store, HasMeasurementCoversAnyRunAndStatus) {

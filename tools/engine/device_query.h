@@ -8,8 +8,6 @@
 
 namespace vktune::engine {
 
-runtime::DeviceType runtime_device_type(vk::DeviceType type) noexcept;
-
 // `info` as a lookup device (owning its strings; .query() views them), with origin
 // "Vulkan device <index>".
 runtime::LookupDevice lookup_device(const vk::DeviceInfo& info);
