@@ -2,6 +2,7 @@
 #include "tuner/pipeline_pool.h"
 
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -60,6 +61,10 @@ void PipelinePool::work() {
                                         variants_[i].knobs, &cache_);
     } catch (const std::exception&) {
     }
+  }
+  timespec cpu{};
+  if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu) == 0) {
+    cpu_ns_ += int64_t{cpu.tv_sec} * 1'000'000'000 + cpu.tv_nsec;
   }
   if (--running_ == 0) {
     const auto spent = std::chrono::steady_clock::now() - start_;

@@ -47,6 +47,8 @@ class PipelinePool {
   size_t size() const noexcept { return variants_.size(); }
   // Wall time from the start to the last variant's end; until then, to now.
   std::chrono::steady_clock::duration busy() const;
+  // CPU time the workers spent, counted as each finishes (all of it after wait()).
+  std::chrono::nanoseconds cpu() const noexcept { return std::chrono::nanoseconds(cpu_ns_.load()); }
 
  private:
   void work();
@@ -61,6 +63,7 @@ class PipelinePool {
   std::atomic<bool> closing_ = false;
   const std::chrono::steady_clock::time_point start_;
   std::atomic<std::chrono::steady_clock::rep> end_{0};  // since start_; 0 while at work
+  std::atomic<int64_t> cpu_ns_ = 0;                     // the finished workers' CPU time
   std::vector<std::jthread> workers_;
 };
 

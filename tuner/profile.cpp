@@ -12,10 +12,11 @@ namespace {
 
 using seconds = std::chrono::duration<double>;
 
-std::string pool_text(size_t pipelines, std::chrono::steady_clock::duration busy) {
+std::string pool_text(size_t pipelines, std::chrono::steady_clock::duration busy,
+                      std::chrono::nanoseconds cpu) {
   char text[96];
-  std::snprintf(text, sizeof text, "pool: %zu pipelines in %.1f s", pipelines,
-                seconds(busy).count());
+  std::snprintf(text, sizeof text, "pool: %zu pipelines in %.1f s, CPU %.1f s", pipelines,
+                seconds(busy).count(), seconds(cpu).count());
   return text;
 }
 
@@ -35,6 +36,7 @@ Profile Profile::since(const Profile& earlier) const {
   delta.gate_samples_ -= earlier.gate_samples_;
   delta.pool_pipelines_ -= earlier.pool_pipelines_;
   delta.pool_busy_ -= earlier.pool_busy_;
+  delta.pool_cpu_ -= earlier.pool_cpu_;
   return delta;
 }
 
@@ -59,7 +61,7 @@ std::string Profile::render(std::chrono::steady_clock::duration total, size_t va
   row("other", unclaimed(total));
   row("total", all);
   if (pool_pipelines_ > 0) {
-    text += pool_text(pool_pipelines_, pool_busy_) +
+    text += pool_text(pool_pipelines_, pool_busy_, pool_cpu_) +
             ", beside the stages (compile: what the loop waited for it)\n";
   }
   if (low_clock_reruns_ > 0) {
@@ -87,7 +89,7 @@ std::string Profile::brief(std::chrono::steady_clock::duration total) const {
     std::snprintf(item, sizeof item, "%s%s %.1f s", text.empty() ? "" : ", ", name.c_str(), s);
     text += item;
   }
-  if (pool_pipelines_ > 0) text += " (" + pool_text(pool_pipelines_, pool_busy_) + ")";
+  if (pool_pipelines_ > 0) text += " (" + pool_text(pool_pipelines_, pool_busy_, pool_cpu_) + ")";
   return text;
 }
 

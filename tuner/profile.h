@@ -36,14 +36,18 @@ class Profile {
   // A one-sample stage's sample taken from the variant's gate dispatch (tuner/session_problem.cpp).
   void count_gate_sample() { ++gate_samples_; }
   size_t gate_samples() const { return gate_samples_; }
-  // A background pool's figures (tuner/pipeline_pool.h): its pipelines and its wall time, which
-  // overlaps the stages (what the loop waited for it is Stage::compile).
-  void add_pool(size_t pipelines, std::chrono::steady_clock::duration busy) {
+  // A background pool's figures (tuner/pipeline_pool.h): its pipelines, its wall time, which
+  // overlaps the stages (what the loop waited for it is Stage::compile), and the CPU time its
+  // workers spent (the driver's compiler mostly): CPU over wall is how many cores compiled.
+  void add_pool(size_t pipelines, std::chrono::steady_clock::duration busy,
+                std::chrono::nanoseconds cpu) {
     pool_pipelines_ += pipelines;
     pool_busy_ += busy;
+    pool_cpu_ += cpu;
   }
   size_t pool_pipelines() const { return pool_pipelines_; }
   std::chrono::steady_clock::duration pool_busy() const { return pool_busy_; }
+  std::chrono::nanoseconds pool_cpu() const { return pool_cpu_; }
 
   // What was spent since `earlier`, a copy of this profile taken then: stages and pool.
   Profile since(const Profile& earlier) const;
@@ -53,7 +57,7 @@ class Profile {
   // the count of low-clock re-runs and of gate dispatches taken as samples, when there were any.
   std::string render(std::chrono::steady_clock::duration total, size_t variants) const;
   // One line of the stages that took a tenth of a second or more, largest first, then "other":
-  // "gate 18.2 s, timing 7.4 s, ..., other 0.3 s (pool: 1382 pipelines in 21.2 s)".
+  // "gate 18.2 s, timing 7.4 s, ..., other 0.3 s (pool: 1382 pipelines in 21.2 s, CPU 240.3 s)".
   std::string brief(std::chrono::steady_clock::duration total) const;
 
  private:
@@ -65,6 +69,7 @@ class Profile {
   size_t gate_samples_ = 0;
   size_t pool_pipelines_ = 0;
   std::chrono::steady_clock::duration pool_busy_{};
+  std::chrono::nanoseconds pool_cpu_{};
 };
 
 // Adds the time from construction to destruction to one stage of a profile.

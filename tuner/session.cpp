@@ -179,7 +179,7 @@ void Session::start_pool(size_t from_problem) {
 
 void Session::end_pool() {
   if (!pool_) return;
-  profile_.add_pool(pool_->size(), pool_->busy());
+  profile_.add_pool(pool_->size(), pool_->busy(), pool_->cpu());
   pool_.reset();
 }
 

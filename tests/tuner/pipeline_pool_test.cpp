@@ -43,6 +43,7 @@ TEST_F(PipelinePoolTest, MakesEachDistinctVariantsPipeline) {
   EXPECT_EQ(pool.size(), variants.size() / 2);
   EXPECT_EQ(cache_.size(), variants.size() / 2);
   EXPECT_GT(pool.busy().count(), 0);
+  EXPECT_GT(pool.cpu().count(), 0);  // compiling took CPU
 }
 
 TEST_F(PipelinePoolTest, AnAskerGetsThePipelineThePoolMakes) {

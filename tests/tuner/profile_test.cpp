@@ -28,17 +28,18 @@ TEST(ProfileTest, TheBriefNamesTheStagesOfATenthOfASecondOrMoreLargestFirst) {
   profile.add(Stage::gate, milliseconds(1500));
   profile.add(Stage::store, milliseconds(50));  // under a tenth: left to "other"
   EXPECT_EQ(profile.brief(milliseconds(2550)), "gate 1.5 s, upload 0.4 s, other 0.6 s");
-  profile.add_pool(1382, milliseconds(21200));
+  profile.add_pool(1382, milliseconds(21200), milliseconds(240300));
   EXPECT_EQ(profile.brief(milliseconds(2550)),
-            "gate 1.5 s, upload 0.4 s, other 0.6 s (pool: 1382 pipelines in 21.2 s)");
+            "gate 1.5 s, upload 0.4 s, other 0.6 s (pool: 1382 pipelines in 21.2 s, CPU 240.3 s)");
   const std::string table = profile.render(milliseconds(2500), 10);
-  EXPECT_NE(table.find("pool: 1382 pipelines in 21.2 s"), std::string::npos) << table;
+  EXPECT_NE(table.find("pool: 1382 pipelines in 21.2 s, CPU 240.3 s"), std::string::npos)
+      << table;
 }
 
 TEST(ProfileTest, SinceIsWhatWasSpentAfterTheCopy) {
   Profile profile;
   profile.add(Stage::gate, milliseconds(700));
-  profile.add_pool(10, milliseconds(300));
+  profile.add_pool(10, milliseconds(300), milliseconds(900));
   const Profile before = profile;
   profile.add(Stage::gate, milliseconds(200));
   profile.add(Stage::setup, milliseconds(100));
@@ -46,6 +47,7 @@ TEST(ProfileTest, SinceIsWhatWasSpentAfterTheCopy) {
   EXPECT_EQ(delta.spent(Stage::gate), milliseconds(200));
   EXPECT_EQ(delta.spent(Stage::setup), milliseconds(100));
   EXPECT_EQ(delta.pool_pipelines(), 0u);
+  EXPECT_EQ(delta.pool_cpu().count(), 0);
   EXPECT_EQ(delta.brief(milliseconds(300)), "gate 0.2 s, setup 0.1 s, other 0.0 s");
 }
 
