@@ -3,6 +3,9 @@
 
 #include <cstdint>
 
+#include "tuner/dispatch_timer.h"
+#include "tuner/statistics.h"
+
 namespace vktune {
 class ShaderCompiler;
 }
@@ -29,5 +32,11 @@ struct Bandwidth {
 // SM clock does not keep DRAM busy (2057-2104 GB/s on the H100 against 2955).
 Bandwidth measure_copy_bandwidth(vk::Device& device, ShaderCompiler& compiler,
                                  ClockProbe* probe = nullptr, uint64_t bytes = 0);
+
+// One streaming-shader copy of `bytes` (a multiple of 16, at most one storage binding), timed by
+// `timer` as a kernel is: back-to-back dispatches in alternating directions, a barrier between
+// each. GPU nanoseconds per copy, whose bytes moved are 2 * `bytes`.
+SampleStats time_shader_copy(vk::Device& device, ShaderCompiler& compiler, DispatchTimer& timer,
+                             uint64_t bytes, const TimingOptions& options);
 
 }  // namespace vktune::tuner
