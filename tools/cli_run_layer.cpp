@@ -70,16 +70,27 @@ double median_ns(const std::vector<engine::DecodeStep>& steps) {
 
 void print_mode(const engine::Layer& layer, const ModeResult& r, size_t checked_rows) {
   std::printf("\n%s\n", r.label.c_str());
-  std::printf("  %-14s %-32s %-60s %10s  %s\n", "node", "problem", "variant", "time", "found");
+  // "alone": the database's time for the variant on this very problem (exact routes), and the
+  // node's time in the layer over it.
+  std::printf("  %-14s %-32s %-60s %10s %10s %6s  %s\n", "node", "problem", "variant", "time",
+              "alone", "ratio", "found");
   for (size_t i = 0; i < layer.nodes.size(); ++i) {
     const engine::Node& node = layer.nodes[i];
     const engine::Route& route = r.routes[i];
     const std::string variant = route.routed()
                                     ? route.key
                                     : engine::elementwise_shader(layer, node, UINT32_MAX).key;
-    std::printf("  %-14s %-32s %-60s %10s  %s\n", node.name.c_str(), engine::describe(node).c_str(),
-                variant.c_str(), duration(r.times.node_ns[i]).c_str(),
-                route.routed() ? route.how().c_str() : "-");
+    const double ns = r.times.node_ns[i];
+    std::string alone = "-", ratio = "-";
+    if (route.tuned_ns && *route.tuned_ns > 0) {
+      char text[16];
+      std::snprintf(text, sizeof text, "%.2fx", ns / *route.tuned_ns);
+      alone = duration(*route.tuned_ns);
+      ratio = text;
+    }
+    std::printf("  %-14s %-32s %-60s %10s %10s %6s  %s\n", node.name.c_str(),
+                engine::describe(node).c_str(), variant.c_str(), duration(ns).c_str(),
+                alone.c_str(), ratio.c_str(), route.routed() ? route.how().c_str() : "-");
     if (!route.rejected.empty()) std::printf("  %14s ! %s\n", "", route.rejected.c_str());
   }
   std::printf("  %-14s %-32s %-60s %10s  (median of %u submits)\n", "layer total", "", "",

@@ -115,13 +115,15 @@ TEST_F(EngineTest, F16AttentionTakesTheF16Winner) {
   const Layer layer = make_layer(tiny(), 1, 9, kernels::DType::f16);
   const LayerData data = make_layer_data(layer, 39);
   {
-    const Router router(tuned({{attention(1, 9, kernels::DType::f16), "sdpa_split_f16" + knobs}}),
-                        device().info());
+    const Router router(
+        tuned({{attention(1, 9, kernels::DType::f16), "sdpa_split_f16" + knobs, 4321}}),
+        device().info());
     auto [graph, check] = run(layer, data, router);
     expect_ok(check);
     const Route& r = route_of(graph, "attention");
     EXPECT_EQ(r.source, Source::exact);
     EXPECT_EQ(r.key, "sdpa_split_f16" + knobs);
+    EXPECT_EQ(r.tuned_ns, 4321);  // the f16 winner's own time
     EXPECT_EQ(r.plan.required_features, std::vector<std::string>{"storageBuffer16BitAccess"});
   }
   {
@@ -132,6 +134,7 @@ TEST_F(EngineTest, F16AttentionTakesTheF16Winner) {
     const Route& r = route_of(graph, "attention");
     EXPECT_EQ(r.source, Source::builtin);
     EXPECT_EQ(r.family, "sdpa_fused_f16");
+    EXPECT_FALSE(r.tuned_ns);
   }
 }
 

@@ -96,8 +96,12 @@ TEST_F(EngineTest, TunedRoutingMatchesReference) {
     EXPECT_EQ(q.key, gemv);
     EXPECT_EQ(q.device_match, runtime::DeviceMatch::exact);
     EXPECT_EQ(q.plan.layout, "packed");  // prepacked at build by the runtime
+    // The tuner's time of q's very problem, what the layer's node time compares to; k's nearest
+    // winner was timed on another problem, so it has none.
+    EXPECT_EQ(q.tuned_ns, Winner{}.median_ns);
     const Route& k = route_of(graph, "k_proj");
     EXPECT_EQ(k.source, Source::nearest);
+    EXPECT_FALSE(k.tuned_ns);
     EXPECT_GT(k.distance, 0);
     EXPECT_NE(k.how().find("nearest"), std::string::npos) << k.how();
     EXPECT_EQ(route_of(graph, "attn_norm").key, "rms_norm[vec=4,wg=64]");

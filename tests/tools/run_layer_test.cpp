@@ -1,10 +1,12 @@
 // `vktune run-layer` on the device: a decode loop on a tiny model config (grouped-query
 // attention, three layers) prints each step and the model's tokens per second, and passes the
 // fp64 check of its last step; its attention stays one variant (no tuned buckets). With
-// --dtype f16 the same loop runs attention in fp16 over an fp16 KV cache.
+// --dtype f16 the same loop runs attention in fp16 over an fp16 KV cache. A tuned node shows its
+// time alone beside its time in the layer.
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <regex>
 #include <string>
 
 #include "tests/temp_dir.h"
@@ -48,6 +50,30 @@ TEST(VktuneRunLayer, F16DecodeStepsAttendInF16) {
                            "attention route: unchanged: sdpa_fused_f16[", "step 3 L=8", "PASS"}) {
     EXPECT_NE(r.output.find(line), std::string::npos) << line << "\n" << r.output;
   }
+}
+
+// A node the database tuned for its very problem shows that time beside its time in the layer,
+// and their ratio; a node answered from another problem shows none.
+TEST(VktuneRunLayer, TunedNodesShowTheirTimeAlone) {
+  TempDir dir;
+  const std::string db = quoted(dir.file("t.db"));
+  const VktuneResult tuned = vktune("tune --shapes smoke --ops rms_norm --m 1 --plain "
+                                    "--variant-budget 0.01 --db " + db);
+  ASSERT_EQ(tuned.exit_code, 0) << tuned.output;
+  const VktuneResult r = vktune("run-layer --preset smoke --m 1 --iterations 2 --db " + db);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  // The tuned table's line of a node: "name problem variant time alone ratio found".
+  auto line = [&](const std::string& node) {
+    const size_t at = r.output.find("\n  " + node + " ");
+    if (at == std::string::npos) return std::string();
+    return r.output.substr(at + 1, r.output.find('\n', at + 1) - at - 1);
+  };
+  EXPECT_TRUE(std::regex_search(line("attn_norm"),
+                                std::regex(R"( us +[0-9.]+ us +[0-9.]+x +exact M=1 N=256)")))
+      << r.output;
+  // No database row for q_proj: the built-in routing, with no time alone.
+  EXPECT_TRUE(std::regex_search(line("q_proj"), std::regex(R"( us +- +- +builtin)")))
+      << r.output;
 }
 
 }  // namespace

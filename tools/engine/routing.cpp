@@ -213,6 +213,8 @@ Route Router::route(const kernels::Problem& problem) const {
   r.source = s.shape_match == runtime::ShapeMatch::exact   ? Source::exact
              : s.shape_match == runtime::ShapeMatch::builtin ? Source::builtin
                                                              : Source::nearest;
+  // Another problem's time (nearest) says nothing of this one's.
+  if (r.source == Source::exact) r.tuned_ns = s.median_ns;
   if (r.routed()) return r;
   if (r.source == Source::builtin) {
     throw std::runtime_error(kernels::describe(problem) + ": the built-in variant " + r.key +

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -45,6 +46,9 @@ struct Route {
   std::string matched;         // the tuned problem: "M=5 N=200 K=256 gs=32"
   std::string matched_device;  // the tuned device's name
   std::string rejected;        // fallback: the runtime's key and why it cannot run here
+  // exact: the variant's median alone on this very problem, as the database stores it (the
+  // tuner's figure, at the run's --cache setting); what the node's time in a layer compares to.
+  std::optional<double> tuned_ns;
 
   bool routed() const noexcept { return !family.empty(); }
   // An ok Selection viewing this route's strings and SPIR-V (valid while the route lives and is
