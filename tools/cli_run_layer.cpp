@@ -22,6 +22,8 @@
 #include "tools/engine/elementwise.h"
 #include "tools/engine/graph.h"
 #include "tools/engine/layer_reference.h"
+#include "tuner/clock_probe.h"
+#include "tuner/dispatch_timer.h"
 #include "tuner/shape_sets.h"
 
 namespace vktune::cli {
@@ -42,10 +44,20 @@ struct RunLayerOptions {
   DeviceOptions device;
 };
 
+// The GPU's clock around a mode's timing (docs/measuring.md "Clocks"): a layer timed on a GPU
+// that idled runs on one of the governor's low plateaus, so the timing starts once the clock
+// probe reads the peak, as the tuner's does.
+struct ClockReading {
+  double warmup_ns = 0;  // GPU time of load that brought the clock up
+  bool capped = false;   // the warm-up's whole allowance spent short of the peak
+  double after = 0;      // the probe's time after the timed submits, over its time at the peak
+};
+
 struct ModeResult {
   std::string label;
   std::vector<engine::Route> routes;
   engine::GraphTimes times;
+  std::optional<ClockReading> clock;  // GPUs
   std::vector<engine::DecodeStep> steps;  // --decode-steps
   engine::LayerCheck check;
 };
@@ -95,6 +107,12 @@ void print_mode(const engine::Layer& layer, const ModeResult& r, size_t checked_
   }
   std::printf("  %-14s %-32s %-60s %10s  (median of %u submits)\n", "layer total", "", "",
               duration(r.times.total_ns).c_str(), r.times.iterations);
+  if (r.clock) {
+    std::printf("  clock: %s after %.0f ms of load; after the timed submits the probe reads %.2fx "
+                "its time at the peak\n",
+                r.clock->capped ? "short of the peak (capped)" : "at the peak",
+                r.clock->warmup_ns / 1e6, r.clock->after);
+  }
   const engine::RouteCounts counts = engine::count_routes(r.routes);
   std::printf("  routing: %zu exact, %zu nearest, %zu builtin, %zu fallback\n", counts.exact,
               counts.nearest, counts.builtin, counts.fallback);
@@ -235,16 +253,27 @@ void run_layer(const RunLayerOptions& o) {
   const engine::LayerData data = engine::make_layer_data(layer, o.seed);
   const std::vector<uint32_t> rows = checked_rows(o, layer);
 
+  // A CPU device has no clock to bring up.
+  std::optional<tuner::ClockProbe> clock;
+  if (device.info().type != vk::DeviceType::cpu) clock.emplace(device, compiler);
+
   std::vector<ModeResult> results;
   auto run_mode = [&](std::string label, std::shared_ptr<const runtime::Snapshot> snap) {
     const engine::Router router(std::move(snap), device.info());
     engine::Graph graph = engine::Graph::build(device, compiler, pipelines, layer, data, router);
     ModeResult r;
     r.label = std::move(label);
+    if (clock) {
+      const double allowance = tuner::TimingOptions{}.max_warmup_ns;
+      r.clock.emplace();
+      r.clock->warmup_ns = clock->bring_up(allowance);
+      r.clock->capped = r.clock->warmup_ns >= allowance;
+    }
     if (decode) r.steps = engine::run_decode(graph, context, o.decode_steps);
     r.routes = graph.routes();  // decode: the last step's
     // Decode: the per-node times and the check are the last step's, on the cache it left.
     r.times = graph.time(o.iterations);
+    if (clock) r.clock->after = clock->slowdown();
     const engine::LayerData checked = decode ? engine::as_left(graph, data) : data;
     r.check = engine::check_layer(graph, checked, engine::reference_layer(layer, checked, rows));
     print_mode(layer, r, rows.size());

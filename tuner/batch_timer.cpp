@@ -51,9 +51,9 @@ void BatchTimer::warm_up(const TimingOptions& options) {
   const auto now = std::chrono::steady_clock::now();
   if (now < capped_until_) return;
   // Only when the GPU has actually idled: a reading at the peak costs a few microseconds.
-  double spent = 0;
-  while (spent < options.max_warmup_ns && probe_->slowdown() > kAtPeak) spent += probe_->load();
-  if (spent >= options.max_warmup_ns) capped_until_ = now + kCappedPause;
+  if (probe_->bring_up(options.max_warmup_ns) >= options.max_warmup_ns) {
+    capped_until_ = now + kCappedPause;
+  }
 }
 
 std::vector<double> BatchTimer::run(std::span<const TimedVariant> variants,

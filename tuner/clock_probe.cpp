@@ -63,6 +63,12 @@ double ClockProbe::load() { return kLoad * time_ns(kLoad, false); }
 
 double ClockProbe::slowdown() { return time_ns(kCount, true) / best_ns_; }
 
+double ClockProbe::bring_up(double max_ns) {
+  double spent = 0;
+  while (spent < max_ns && slowdown() > kAtPeak) spent += load();
+  return spent;
+}
+
 void ClockProbe::record_reading(vk::CommandBuffer& cb, const vk::TimestampPool& pool,
                                 uint32_t slot) const {
   record(cb, pool, slot, kCount);

@@ -39,6 +39,9 @@ class ClockProbe {
   // Runs a batch of probe dispatches that only keeps the GPU busy (a few milliseconds at the
   // peak clock); returns the GPU nanoseconds it took.
   double load();
+  // Loads the GPU until a reading is at the peak (kAtPeak) or `max_ns` of GPU time is spent;
+  // returns the time spent (0 when the clock was up already; >= max_ns: a capped clock).
+  double bring_up(double max_ns);
   // A reading inside someone else's submission: records the probe dispatches of one reading
   // between timestamps `slot` and `slot + 1` of `pool`; slowdown_of() turns those two
   // timestamps into the slowdown. So a timed submission can tell the clock it ran at.

@@ -1,5 +1,6 @@
 // The clock probe compiles, runs under the validation layer and reads its slowdown against its
-// own best time, in its own submissions or recorded into another's.
+// own best time, in its own submissions or recorded into another's; it brings the clock up only
+// within an allowance.
 #include "tuner/clock_probe.h"
 
 #include <gtest/gtest.h>
@@ -25,6 +26,14 @@ TEST_F(ClockProbeTest, SlowdownIsAgainstTheBestTimeSoFar) {
     EXPECT_GE(slowdown, 1.0);       // never faster than the best, which it updates
     EXPECT_LE(probe.best_ns(), best);
   }
+}
+
+// bring_up loads the GPU only while a reading is below the peak and its allowance lasts: none
+// without an allowance (the tuner's warm-ups after a capped clock, run-layer's on a CPU device).
+TEST_F(ClockProbeTest, BringUpSpendsNoLoadWithoutAnAllowance) {
+  ShaderCompiler compiler;
+  ClockProbe probe(device(), compiler, 2e6);
+  EXPECT_EQ(probe.bring_up(0), 0.0);
 }
 
 TEST_F(ClockProbeTest, ReadsTheClockInsideAnotherSubmission) {
