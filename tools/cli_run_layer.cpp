@@ -58,6 +58,10 @@ struct ModeResult {
   std::vector<engine::Route> routes;
   engine::GraphTimes times;
   std::optional<ClockReading> clock;  // GPUs
+  // Per node with a time alone (exact routes): what it adds to the layer run with no node
+  // timestamps (Graph::marginal), and the layer's total so run.
+  std::vector<std::optional<double>> adds_ns;
+  std::optional<double> bare_total_ns;
   std::vector<engine::DecodeStep> steps;  // --decode-steps
   engine::LayerCheck check;
 };
@@ -82,10 +86,11 @@ double median_ns(const std::vector<engine::DecodeStep>& steps) {
 
 void print_mode(const engine::Layer& layer, const ModeResult& r, size_t checked_rows) {
   std::printf("\n%s\n", r.label.c_str());
-  // "alone": the database's time for the variant on this very problem (exact routes), and the
-  // node's time in the layer over it.
-  std::printf("  %-14s %-32s %-60s %10s %10s %6s  %s\n", "node", "problem", "variant", "time",
-              "alone", "ratio", "found");
+  // "time": from the end of the node before to its own end, timestamps at every node boundary;
+  // "adds": what the node adds to the layer run without them; "alone": the database's time for
+  // the variant on this very problem (exact routes), which "adds" compares to.
+  std::printf("  %-14s %-32s %-60s %10s %10s %10s %6s  %s\n", "node", "problem", "variant",
+              "time", "adds", "alone", "ratio", "found");
   for (size_t i = 0; i < layer.nodes.size(); ++i) {
     const engine::Node& node = layer.nodes[i];
     const engine::Route& route = r.routes[i];
@@ -93,20 +98,26 @@ void print_mode(const engine::Layer& layer, const ModeResult& r, size_t checked_
                                     ? route.key
                                     : engine::elementwise_shader(layer, node, UINT32_MAX).key;
     const double ns = r.times.node_ns[i];
-    std::string alone = "-", ratio = "-";
-    if (route.tuned_ns && *route.tuned_ns > 0) {
+    std::string adds = "-", alone = "-", ratio = "-";
+    if (r.adds_ns[i] && route.tuned_ns && *route.tuned_ns > 0) {
       char text[16];
-      std::snprintf(text, sizeof text, "%.2fx", ns / *route.tuned_ns);
+      std::snprintf(text, sizeof text, "%.2fx", *r.adds_ns[i] / *route.tuned_ns);
+      adds = duration(*r.adds_ns[i]);
       alone = duration(*route.tuned_ns);
       ratio = text;
     }
-    std::printf("  %-14s %-32s %-60s %10s %10s %6s  %s\n", node.name.c_str(),
+    std::printf("  %-14s %-32s %-60s %10s %10s %10s %6s  %s\n", node.name.c_str(),
                 engine::describe(node).c_str(), variant.c_str(), duration(ns).c_str(),
-                alone.c_str(), ratio.c_str(), route.routed() ? route.how().c_str() : "-");
+                adds.c_str(), alone.c_str(), ratio.c_str(),
+                route.routed() ? route.how().c_str() : "-");
     if (!route.rejected.empty()) std::printf("  %14s ! %s\n", "", route.rejected.c_str());
   }
   std::printf("  %-14s %-32s %-60s %10s  (median of %u submits)\n", "layer total", "", "",
               duration(r.times.total_ns).c_str(), r.times.iterations);
+  if (r.bare_total_ns) {
+    std::printf("  %-14s %-32s %-60s %10s  (no node timestamps)\n", "layer total", "", "",
+                duration(*r.bare_total_ns).c_str());
+  }
   if (r.clock) {
     std::printf("  clock: %s after %.0f ms of load; after the timed submits the probe reads %.2fx "
                 "its time at the peak\n",
@@ -188,6 +199,20 @@ std::vector<uint32_t> checked_rows(const RunLayerOptions& o, const engine::Layer
     rows.push_back(count == 1 ? 0 : uint32_t(uint64_t{layer.m - 1} * i / (count - 1)));
   }
   return rows;
+}
+
+// What each node with a time alone adds to the layer run without node timestamps, and that
+// layer's total: `r.routes` (the last step's) say which nodes.
+void measure_marginals(engine::Graph& graph, uint32_t iterations, ModeResult& r) {
+  for (size_t i = 0; i < r.routes.size(); ++i) {
+    std::optional<double> adds;
+    if (r.routes[i].tuned_ns) {
+      const engine::Graph::Marginal m = graph.marginal(i, iterations);
+      adds = m.adds_ns();
+      r.bare_total_ns = m.total_ns;
+    }
+    r.adds_ns.push_back(adds);
+  }
 }
 
 // Throws unless every routed node's buffers fit `device` (kernels::fit_error): checked before
@@ -273,6 +298,7 @@ void run_layer(const RunLayerOptions& o) {
     r.routes = graph.routes();  // decode: the last step's
     // Decode: the per-node times and the check are the last step's, on the cache it left.
     r.times = graph.time(o.iterations);
+    measure_marginals(graph, o.iterations, r);
     if (clock) r.clock->after = clock->slowdown();
     const engine::LayerData checked = decode ? engine::as_left(graph, data) : data;
     r.check = engine::check_layer(graph, checked, engine::reference_layer(layer, checked, rows));

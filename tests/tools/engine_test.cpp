@@ -75,6 +75,23 @@ TEST_F(EngineTest, FixedRoutingMatchesReference) {
   }
 }
 
+// What a node adds to the layer: the layer timed with a timestamp at its two ends only, with and
+// without the node's dispatch; the runs without it leave the layer as the full runs wrote it.
+TEST_F(EngineTest, MarginalTimesTheLayerWithAndWithoutANode) {
+  const Layer layer = make_layer(shape(), 1, 6);
+  const LayerData data = make_layer_data(layer, 8);
+  auto [graph, check] = run(layer, data, Router(nullptr, device().info()));
+  expect_ok(check);
+  size_t attention = 0;
+  while (layer.nodes[attention].kind != NodeKind::attention) ++attention;
+  const Graph::Marginal m = graph.marginal(attention, 2);
+  EXPECT_GT(m.total_ns, 0);
+  EXPECT_GT(m.without_ns, 0);
+  expect_ok(check_layer(graph, data, reference_layer(layer, data, rows_to_check(layer))));
+  EXPECT_THROW(graph.marginal(layer.nodes.size(), 1), std::out_of_range);
+  EXPECT_THROW(graph.marginal(attention, 0), std::invalid_argument);
+}
+
 TEST_F(EngineTest, TunedRoutingMatchesReference) {
   const std::string gemv = "q4gsw_gemv[layout=packed,wg=64,rows=2,load=u32x4,reduce=shared]";
   const std::string tiled = "q4gsw_tiled[layout=packed,tm=2,tn=4,wg=64,bk=32]";

@@ -62,18 +62,19 @@ TEST(VktuneRunLayer, TunedNodesShowTheirTimeAlone) {
   ASSERT_EQ(tuned.exit_code, 0) << tuned.output;
   const VktuneResult r = vktune("run-layer --preset smoke --m 1 --iterations 2 --db " + db);
   EXPECT_EQ(r.exit_code, 0) << r.output;
-  // The tuned table's line of a node: "name problem variant time alone ratio found".
+  // The tuned table's line of a node: "name problem variant time adds alone ratio found".
   auto line = [&](const std::string& node) {
     const size_t at = r.output.find("\n  " + node + " ");
     if (at == std::string::npos) return std::string();
     return r.output.substr(at + 1, r.output.find('\n', at + 1) - at - 1);
   };
   EXPECT_TRUE(std::regex_search(line("attn_norm"),
-                                std::regex(R"( us +[0-9.]+ us +[0-9.]+x +exact M=1 N=256)")))
+                                std::regex(R"( [um]s +-?[0-9.]+ [um]s +[0-9.]+ [um]s +-?[0-9.]+x +exact M=1 N=256)")))
       << r.output;
   // No database row for q_proj: the built-in routing, with no time alone.
-  EXPECT_TRUE(std::regex_search(line("q_proj"), std::regex(R"( us +- +- +builtin)")))
+  EXPECT_TRUE(std::regex_search(line("q_proj"), std::regex(R"( [um]s +- +- +- +builtin)")))
       << r.output;
+  EXPECT_NE(r.output.find("(no node timestamps)"), std::string::npos) << r.output;
 }
 
 }  // namespace

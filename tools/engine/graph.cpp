@@ -291,14 +291,15 @@ void Graph::set_context(uint32_t context) {
   record();
 }
 
-void Graph::record() {
+vk::CommandBuffer Graph::build_commands(bool node_timestamps, std::optional<size_t> skip) const {
   vk::CommandBuffer cb = vk::CommandBuffer::begin(*device_);
   cb.reset_timestamps(*timestamps_);
   // Earlier executions of this command buffer wrote what this one reads and overwrites.
   cb.barrier();
   cb.timestamp(*timestamps_, 0);
   std::set<size_t> written;  // tensors written since the last barrier
-  for (size_t i = 0; i < layer_.nodes.size(); ++i) {
+  const size_t n = layer_.nodes.size();
+  for (size_t i = 0; i < n; ++i) {
     const Node& node = layer_.nodes[i];
     const bool depends = std::any_of(node.inputs.begin(), node.inputs.end(),
                                      [&](size_t t) { return written.count(t) != 0; });
@@ -307,21 +308,50 @@ void Graph::record() {
       written.clear();
     }
     const Dispatch& d = dispatches_[i];
-    cb.dispatch(*d.pipeline, *d.set, d.push, d.groups);
+    if (skip != i) cb.dispatch(*d.pipeline, *d.set, d.push, d.groups);
     written.insert(node.output);
-    cb.timestamp(*timestamps_, uint32_t(i + 1));
+    if (node_timestamps) {
+      cb.timestamp(*timestamps_, uint32_t(i + 1));
+    } else if (i + 1 == n) {
+      cb.timestamp(*timestamps_, 1);
+    }
   }
   // Makes the outputs visible to the host's downloads.
   cb.barrier();
   cb.end();
-  commands_.emplace(std::move(cb));
+  return cb;
 }
+
+void Graph::record() { commands_.emplace(build_commands(true)); }
 
 double Graph::tolerance() const noexcept {
   return tolerances_.empty() ? 0.0 : *std::max_element(tolerances_.begin(), tolerances_.end());
 }
 
 void Graph::execute() { device_->submit(*commands_, kTimeout); }
+
+double Graph::run_timed(const vk::CommandBuffer& commands, uint32_t last) {
+  device_->submit(commands, kTimeout);
+  const std::vector<uint64_t> ts = timestamps_->read_ns(last + 1);
+  return ts[last] > ts[0] ? double(ts[last] - ts[0]) : 0.0;
+}
+
+Graph::Marginal Graph::marginal(size_t node, uint32_t iterations) {
+  if (node >= layer_.nodes.size()) {
+    throw std::out_of_range("node " + std::to_string(node) + " is past the layer's " +
+                            std::to_string(layer_.nodes.size()));
+  }
+  if (iterations == 0) throw std::invalid_argument("iterations must be at least 1");
+  const vk::CommandBuffer with = build_commands(false);
+  const vk::CommandBuffer without = build_commands(false, node);
+  run_timed(with, 1);  // a warm-up, and the node's output written for the runs without it
+  std::vector<double> totals, rest;
+  for (uint32_t i = 0; i < iterations; ++i) {
+    totals.push_back(run_timed(with, 1));
+    rest.push_back(run_timed(without, 1));
+  }
+  return {median(std::move(totals)), median(std::move(rest))};
+}
 
 GraphTimes Graph::time(uint32_t iterations, uint32_t warmup) {
   if (iterations == 0) throw std::invalid_argument("iterations must be at least 1");

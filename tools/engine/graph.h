@@ -87,6 +87,18 @@ class Graph {
   uint32_t context() const noexcept { return context_; }
   // `warmup` untimed executions, then `iterations` (>= 1) timed ones.
   GraphTimes time(uint32_t iterations, uint32_t warmup = 2);
+  // What node `node` adds to the layer as an engine runs it, with no timestamp between nodes
+  // (the tuner's way: a timestamp drains the GPU, where a barrier lets the next dispatch's launch
+  // overlap): the median total of the layer recorded with a timestamp at its two ends only, and
+  // the same without the node's dispatch (its output keeps what the last execution wrote),
+  // `iterations` (>= 1) executions of each, interleaved. Throws std::out_of_range for a node past
+  // the layer's, std::invalid_argument for 0 iterations.
+  struct Marginal {
+    double total_ns = 0;    // the whole layer, no node timestamps
+    double without_ns = 0;  // the same without the node
+    double adds_ns() const noexcept { return total_ns - without_ns; }
+  };
+  Marginal marginal(size_t node, uint32_t iterations);
 
   // Tensor `index` of the layer, [rows, width] (blocks; after an execution).
   std::vector<float> download(size_t index) const;
@@ -140,7 +152,12 @@ class Graph {
   // The context variant of `route` for node `node`: one kept, or a new one planned at the
   // cache's capacity.
   const ContextVariant& context_variant(size_t node, const Route& route);
-  void record();
+  // The layer's command buffer: a timestamp at every node boundary (`node_timestamps`), else at
+  // its two ends only (slots 0 and 1); without node `skip`'s dispatch when given.
+  vk::CommandBuffer build_commands(bool node_timestamps, std::optional<size_t> skip = {}) const;
+  void record();  // commands_: a timestamp at every node boundary
+  // Executes `commands` once and returns its timestamps' span from slot 0 to slot `last`.
+  double run_timed(const vk::CommandBuffer& commands, uint32_t last);
 
   vk::Device* device_;
   Layer layer_;
