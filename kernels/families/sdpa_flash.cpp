@@ -23,14 +23,15 @@ class SdpaFlash final : public Family {
  public:
   // hd: the head dim, exactly (q's fragments and the accumulators are registers sized by it);
   // br: query rows a workgroup (16 a subgroup); bc: cache positions a block; stages: 1 fetch
-  // then stage each block, 2 fetch the next block into registers during this one's multiplies;
-  // splits: slices of the cache a tile's workgroups share.
+  // then stage each block, the scores over K; 2 fetch the next block into registers during this
+  // one's multiplies; 3 as 2, the scores apart; 4 as 3, two K and V buffers; splits: slices of
+  // the cache a tile's workgroups share.
   SdpaFlash()
       : Family("sdpa_flash", DType::f16, Op("sdpa"),
                {{"hd", ints({64, 128, 256})},
                 {"br", ints({32, 64, 128})},
                 {"bc", ints({32, 64})},
-                {"stages", ints({1, 2})},
+                {"stages", ints({1, 2, 3, 4})},
                 {"splits", ints({1, 2, 4, 8})}}) {}
 
   Constraints constraints(const Knobs& k) const override {
@@ -65,15 +66,19 @@ class SdpaFlash final : public Family {
     return knob_u32(k, "br") / kBandRows * kSubgroupSize;
   }
   uint32_t shared_bytes(const Knobs& k) const override {
-    // As the shader: the front (q staged, a K block or the subgroups' scores, whichever is
-    // largest) and a V block, in 16-byte units; row_scale [br] and row_table [256] floats.
+    // As the shader, in 16-byte units: a K and a V block (two of each with stages=4) and the
+    // subgroups' scores (over K with stages 1 and 2), q staged over all of it, row_scale [br]
+    // and row_table [256] floats.
     const uint32_t hd = knob_u32(k, "hd"), br = knob_u32(k, "br"), bc = knob_u32(k, "bc");
     const uint32_t row4 = hd / 8 + 1, kv4 = bc * row4;
     const uint32_t scores4 = br / kBandRows * kBandRows * (bc / 4 + 1);
-    const uint32_t front4 = std::max({kv4, br * row4, scores4});
+    const uint32_t stages = knob_u32(k, "stages");
+    const uint32_t blocks4 = stages >= 3 ? (stages == 4 ? 4 : 2) * kv4 + scores4
+                                         : std::max(kv4, scores4) + kv4;
     // With splits, the merge's weights [splits, br] and last_split.
     const uint32_t splits = knob_u32(k, "splits");
-    return 16 * (front4 + kv4) + 4 * (br + 256) + (splits > 1 ? 4 * (splits * br + 1) : 0);
+    return 16 * std::max(blocks4, br * row4) + 4 * (br + 256) +
+           (splits > 1 ? 4 * (splits * br + 1) : 0);
   }
   uint64_t workspace_bytes(const Knobs& k, const Problem& p) const override {
     // As the shader: a counter per tile, (m, l) per (tile, split, row), each rounded up to 4
@@ -107,11 +112,11 @@ class SdpaFlash final : public Family {
 
  protected:
   std::string combination_error(const Knobs& k) const override {
-    if (knob_u32(k, "stages") == 2) {
+    if (knob_u32(k, "stages") >= 2) {
       const uint32_t chunks = knob_u32(k, "bc") * knob_u32(k, "hd") / 8;
       const uint32_t words = 2 * 4 * static_cast<uint32_t>(ceil_div(chunks, workgroup_size(k)));
       if (words > kMaxPrefetchWords) {
-        return "stages=2 holds " + str(words) + " words of the next K and V block per lane, " +
+        return "stages=" + str(knob_u32(k, "stages")) + " holds " + str(words) + " words of the next K and V block per lane, " +
                "more than " + str(kMaxPrefetchWords) + " (register pressure)";
       }
     }

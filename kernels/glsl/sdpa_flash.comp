@@ -11,6 +11,9 @@
 //   O = diag(exp(m - m')) O + P V   (P rounded to fp16 for the multiply; l sums the rounded P).
 // Each of the BR / 16 subgroups owns a 16-row band of the tile: its scores, softmax state and
 // accumulators [16, HD], so the softmax needs no workgroup barrier, only the staging does.
+// Where a block has fewer than 4 fragments of positions, S sums the head dim's even and odd
+// fragments in two accumulators, so that each subgroup has 4 independent MMA chains in flight
+// rather than 2 (an MMA's result feeds the next of its chain only after its latency).
 // Causal: blocks past the tile's last token are never visited; within a block, positions past
 // a row's own token are masked.
 //
@@ -25,9 +28,12 @@
 // counter. One dispatch, and no workgroup waits for another.
 //
 // Knobs: HD the head dim (exactly), BR rows a tile (16 per subgroup), BC positions a block,
-// STAGES 1 (a block is fetched, then staged) or 2 (the next block is fetched into registers
-// while this one multiplies), SPLITS slices of the cache a tile. Bindings and push constants:
-// sdpa_push.glsl; the workspace only where SPLITS > 1.
+// STAGES how far a block's steps overlap: 1 a block is fetched, then staged, and the scores
+// overwrite its K (three workgroup barriers a block); 2 the next block is fetched into registers
+// while this one multiplies; 3 as 2, the scores in rows of their own (two barriers); 4 as 3,
+// the next block staged into a second K and V buffer (one barrier). SPLITS slices of the cache
+// a tile.
+// Bindings and push constants: sdpa_push.glsl; the workspace only where SPLITS > 1.
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
@@ -57,6 +63,10 @@
 #error "sdpa_flash: HD, BR and BC are multiples of 16"
 #endif
 
+#if STAGES < 1 || STAGES > 4
+#error "sdpa_flash: STAGES is 1, 2, 3 or 4"
+#endif
+
 #define SG_SIZE 32
 #define SG (BR / 16)  // subgroups: one 16-row band each
 #define WG (SG * SG_SIZE)
@@ -65,16 +75,41 @@
 
 // Shared memory in uvec4 (8 halves, 4 floats). A staged q, K or V row is HD halves plus 16
 // bytes, so the 8 rows one fragment load reads start in different banks; a subgroup's score row
-// is BC floats plus 16 bytes, and its P (fp16) overwrites the row's first half.
+// is BC floats plus 16 bytes, and its P (fp16) overwrites the row's first half. q is staged once
+// a tile, before any block, over the whole array.
 #define ROW4 (HD / 8 + 1)
 #define SROW4 (BC / 4 + 1)
 #define KV4 (BC * ROW4)
 #define Q4 (BR * ROW4)
 #define S4 (16 * SROW4)
 #define MAX4(a, b) ((a) > (b) ? (a) : (b))
-#define FRONT4 MAX4(MAX4(KV4, Q4), SG * S4)
-// [front: the staged q, then each block's K, then the subgroups' scores][V]
-shared uvec4 smem[FRONT4 + KV4];
+#if STAGES == 4
+// [K 0][V 0][K 1][V 1][the subgroups' scores]: block i in buffer i % 2.
+#define SCORES0 (4 * KV4)
+#define K0(b) ((b) * 2u * KV4)
+#define V0(b) (K0(b) + KV4)
+shared uvec4 smem[MAX4(SCORES0 + SG * S4, Q4)];
+#elif STAGES == 3
+// [K][V][the subgroups' scores]
+#define SCORES0 (2 * KV4)
+#define K0(b) 0u
+#define V0(b) KV4
+shared uvec4 smem[MAX4(SCORES0 + SG * S4, Q4)];
+#else
+// [front: each block's K, then the subgroups' scores][V]
+#define SCORES0 0
+#define FRONT4 MAX4(KV4, SG * S4)
+#define K0(b) 0u
+#define V0(b) FRONT4
+shared uvec4 smem[MAX4(FRONT4 + KV4, Q4)];
+#endif
+// Accumulators of S a fragment of positions: 2 (even and odd head-dim fragments) where a block
+// has fewer than 4 fragments, so 4 chains are in flight.
+#if BC / 16 >= 4 || HD / 16 < 2
+#define SPARTS 1
+#else
+#define SPARTS 2
+#endif
 shared float row_scale[BR];  // per row of the tile: alpha this block, 1 / l at the end
 shared float row_table[256];  // the 16x16 matrix whose element (r, c) is r
 
@@ -124,13 +159,14 @@ void fetch(uint j0, uint end, uint kvh) {
   }
 }
 
-void stage() {
+// Stores the fetched block into K and V buffer `b`.
+void stage(uint b) {
   [[unroll]] for (uint i = 0; i < PER; ++i) {
     const uint e = gl_LocalInvocationID.x + i * WG;
     if (CHUNKS % WG == 0 || e < CHUNKS) {
       const uint at = (e / (HD / 8)) * ROW4 + e % (HD / 8);
-      smem[at] = k_regs[i];
-      smem[FRONT4 + at] = v_regs[i];
+      smem[K0(b) + at] = k_regs[i];
+      smem[V0(b) + at] = v_regs[i];
     }
   }
 }
@@ -150,7 +186,7 @@ void main() {
   // The softmax row of this lane and its half of the row's chunks of 8 positions.
   const uint band_row = lane / 2u, half_row = lane % 2u;
   const uint row = sg * 16u + band_row;
-  const uint sbase = sg * S4, srow = sbase + band_row * SROW4;
+  const uint sbase = SCORES0 + sg * S4, srow = sbase + band_row * SROW4;
 
   for (uint e = lid; e < 256u; e += WG) row_table[e] = float(e / 16u);
   barrier();
@@ -197,29 +233,44 @@ void main() {
     MAT_ACC o[DF];
     [[unroll]] for (uint d = 0; d < DF; ++d) o[d] = MAT_ACC(0.0);
 
-#if STAGES == 2
+#if STAGES >= 2
     fetch(begin, end, kvh);
 #endif
-    for (uint j0 = begin; j0 < end; j0 += BC) {
+#if STAGES == 4
+    if (begin < end) stage(0u);
+#endif
+    for (uint j0 = begin, b = 0u; j0 < end; j0 += BC, b ^= 1u) {
 #if STAGES == 1
       fetch(j0, end, kvh);
 #endif
-      stage();
+#if STAGES < 4
+      stage(0u);
+#endif
+      // Block j0 is staged; with STAGES 4 also, every subgroup is done with the other buffer.
       barrier();
-#if STAGES == 2
+#if STAGES >= 2
       if (j0 + BC < end) fetch(j0 + BC, end, kvh);  // in flight while this block multiplies
 #endif
-      MAT_ACC s[CF];
-      [[unroll]] for (uint c = 0; c < CF; ++c) s[c] = MAT_ACC(0.0);
+      MAT_ACC s[SPARTS][CF];
+      [[unroll]] for (uint h = 0; h < SPARTS; ++h) {
+        [[unroll]] for (uint c = 0; c < CF; ++c) s[h][c] = MAT_ACC(0.0);
+      }
       [[unroll]] for (uint d = 0; d < DF; ++d) {
         [[unroll]] for (uint c = 0; c < CF; ++c) {
           MAT_B kf;  // K^T [d, position]: the staged K rows read column-major
-          MAT_LOAD(kf, smem, c * 16u * ROW4 + d * 2u, ROW4, true);
-          s[c] = MAT_MULADD(qf[d], kf, s[c]);
+          MAT_LOAD(kf, smem, K0(b) + c * 16u * ROW4 + d * 2u, ROW4, true);
+          s[d % SPARTS][c] = MAT_MULADD(qf[d], kf, s[d % SPARTS][c]);
         }
       }
+#if SPARTS == 2
+      [[unroll]] for (uint c = 0; c < CF; ++c) s[0][c] = s[0][c] + s[1][c];
+#endif
+#if STAGES < 3
       barrier();  // every subgroup is done with K, which its scores overwrite
-      [[unroll]] for (uint c = 0; c < CF; ++c) MAT_STORE(s[c], smem, sbase + c * 4u, SROW4, false);
+#endif
+      [[unroll]] for (uint c = 0; c < CF; ++c) {
+        MAT_STORE(s[0][c], smem, sbase + c * 4u, SROW4, false);
+      }
       subgroupMemoryBarrierShared();
       subgroupBarrier();
 
@@ -269,11 +320,16 @@ void main() {
         MAT_LOAD(pf, smem, sbase + c * 2u, SROW4, false);
         [[unroll]] for (uint d = 0; d < DF; ++d) {
           MAT_B vf;
-          MAT_LOAD(vf, smem, FRONT4 + c * 16u * ROW4 + d * 2u, ROW4, false);
+          MAT_LOAD(vf, smem, V0(b) + c * 16u * ROW4 + d * 2u, ROW4, false);
           o[d] = MAT_MULADD(pf, vf, o[d]);
         }
       }
+#if STAGES == 4
+      // Into the other buffer, which every subgroup finished with before this block's barrier.
+      if (j0 + BC < end) stage(b ^ 1u);
+#else
       barrier();  // the next block's staging overwrites K, the scores and V
+#endif
     }
 
 #if SPLITS > 1

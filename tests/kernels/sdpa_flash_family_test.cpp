@@ -61,10 +61,21 @@ TEST(SdpaFlashFamily, TakesItsHeadDimExactlyAndWholeHeadGroups) {
 
 TEST(SdpaFlashFamily, SharedMemoryAndPrefetchRegistersBoundTheTiles) {
   const vk::DeviceInfo d = test::h100_like();
-  // 128 rows by 64 positions at hd 128: the staged q (128 rows) and a V block pass 48 KiB.
+  // 128 rows by 64 positions at hd 128: the 8 subgroups' scores (64 floats a row) and a V block
+  // pass 48 KiB.
+  const Problem p = sdpa(128, 2048, 32, 8, 128);
   const Knobs big = knobs("sdpa_flash_f16[hd=128,br=128,bc=64,stages=1,splits=1]");
   EXPECT_GT(flash().shared_bytes(big), 49152u);
-  EXPECT_FALSE(flash().legality(big, sdpa(128, 2048, 32, 8, 128), d).ok);
+  EXPECT_FALSE(flash().legality(big, p, d).ok);
+  // The scores apart from K (stages=3) fit 128 rows by 32 positions; two K and V blocks beside
+  // them (stages=4) fit 64 rows, not 128.
+  EXPECT_TRUE(
+      flash().legality(knobs("sdpa_flash_f16[hd=128,br=128,bc=32,stages=3,splits=8]"), p, d).ok);
+  const Knobs doubled = knobs("sdpa_flash_f16[hd=128,br=64,bc=32,stages=4,splits=8]");
+  EXPECT_LE(flash().shared_bytes(doubled), 49152u);
+  EXPECT_TRUE(flash().legality(doubled, p, d).ok);
+  EXPECT_FALSE(
+      flash().legality(knobs("sdpa_flash_f16[hd=128,br=128,bc=32,stages=4,splits=1]"), p, d).ok);
   EXPECT_LE(flash().shared_bytes(knobs(kTarget)), 49152u);
   EXPECT_EQ(flash().workgroup_size(knobs(kTarget)), 128u);
 
@@ -74,17 +85,22 @@ TEST(SdpaFlashFamily, SharedMemoryAndPrefetchRegistersBoundTheTiles) {
   };
   // A 64-position block of hd 128 over 64 lanes would hold 128 words of K and V a lane.
   EXPECT_FALSE(has("sdpa_flash_f16[hd=128,br=32,bc=64,stages=2,splits=1]"));
+  EXPECT_FALSE(has("sdpa_flash_f16[hd=128,br=32,bc=64,stages=4,splits=1]"));
   EXPECT_TRUE(has("sdpa_flash_f16[hd=128,br=32,bc=64,stages=1,splits=1]"));
   EXPECT_TRUE(has("sdpa_flash_f16[hd=64,br=128,bc=32,stages=2,splits=1]"));
 }
 
-TEST(SdpaFlashFamily, HeadDim256FitsOnlyTheSmallestTile) {
+TEST(SdpaFlashFamily, HeadDim256FitsBlocksOf32Positions) {
   const vk::DeviceInfo d = test::h100_like();
   const Problem p = sdpa(29, 1001, 16, 4, 256);
   EXPECT_TRUE(flash().legality(knobs("sdpa_flash_f16[hd=256,br=32,bc=32,stages=1,splits=1]"), p, d).ok);
-  // 64 staged q rows or a 64-position block of 256 halves each, beside a V block, pass 48 KiB.
-  for (const char* key : {"sdpa_flash_f16[hd=256,br=64,bc=32,stages=1,splits=1]",
-                          "sdpa_flash_f16[hd=256,br=32,bc=64,stages=1,splits=1]"}) {
+  // 64 staged q rows take the room of a K and a V block of 32 positions.
+  EXPECT_TRUE(flash().legality(knobs("sdpa_flash_f16[hd=256,br=64,bc=32,stages=1,splits=1]"), p, d).ok);
+  // 128 staged q rows, a 64-position block of 256 halves beside a V block, or two K and V
+  // blocks of 32 positions pass 48 KiB.
+  for (const char* key : {"sdpa_flash_f16[hd=256,br=128,bc=32,stages=1,splits=1]",
+                          "sdpa_flash_f16[hd=256,br=32,bc=64,stages=1,splits=1]",
+                          "sdpa_flash_f16[hd=256,br=32,bc=32,stages=4,splits=1]"}) {
     EXPECT_GT(flash().shared_bytes(knobs(key)), 49152u) << key;
     EXPECT_FALSE(flash().legality(knobs(key), p, d).ok) << key;
   }
