@@ -122,9 +122,11 @@ class SdpaFlash final : public Family {
     }
     return {};
   }
-  Requirements shader_requirements(const Knobs&) const override {
+  Requirements shader_requirements(const Knobs& k) const override {
     Requirements r;
     r.add(Feature::cooperative_matrix_nv).add(Feature::shader_float16).add(Feature::subgroup_shuffle);
+    // hd 256 decides in a subgroup reduction whether a block rescales O (the shader's LAZY).
+    if (knob_u32(k, "hd") > 128) r.add(Feature::subgroup_arithmetic);
     r.subgroup_size = kSubgroupSize;
     return r;
   }

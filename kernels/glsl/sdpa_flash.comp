@@ -9,6 +9,11 @@
 //   S = Q K^T                       (Q's fragments stay in registers for the whole tile),
 //   m' = max(m, rowmax S), P = exp(S - m'), l = l exp(m - m') + rowsum P   (base 2, fp32),
 //   O = diag(exp(m - m')) O + P V   (P rounded to fp16 for the multiply; l sums the rounded P).
+// At HD 256 (LAZY) m' stays m unless rowmax S passes it by more than kSlack: any m' at or above
+// a row's max less kSlack gives the same softmax, P <= 2^kSlack stays far inside fp16's range,
+// and O's 16 fragments are rescaled only in the blocks where some row of the subgroup moves its
+// m' (its first scores, then seldom). At HD 128 the subgroup reduction that decides it costs
+// more than the rescale it saves.
 // Each of the BR / 16 subgroups owns a 16-row band of the tile: its scores, softmax state and
 // accumulators [16, HD], so the softmax needs no workgroup barrier, only the staging does.
 // Where a block has fewer than 4 fragments of positions, S sums the head dim's even and odd
@@ -39,6 +44,7 @@
 #extension GL_EXT_control_flow_attributes : require
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
 #extension GL_KHR_memory_scope_semantics : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_shuffle : require
 #include "coopmat_api.glsl"
@@ -137,6 +143,10 @@ shared uint last_split[4];
 
 // A score below any real one (finite, so that exp2(a - b) of two of them is never NaN).
 const float kNoScore = -1.0e30;
+#define LAZY (HD > 128)
+#if LAZY
+const float kSlack = 8.0;  // log2 of the largest P: 256
+#endif
 
 // One K and one V block in registers: BC rows of HD / 8 uvec4 each.
 #define CHUNKS (BC * HD / 8)
@@ -288,8 +298,12 @@ void main() {
         }
       }
       row_max = max(row_max, subgroupShuffleXor(row_max, 1u));
+#if LAZY
+      const float m_new = row_max > m + kSlack ? row_max : m;
+#else
       const float m_new = max(m, row_max);
-      const float alpha = exp2(m - m_new);  // 0 on a row's first scores, 1 while no row grows
+#endif
+      const float alpha = exp2(m - m_new);  // 0 on a row's first scores, 1 while m' stays
       m = m_new;
       subgroupBarrier();  // every lane has read its scores before P overwrites them
       float sum = 0.0;
@@ -311,9 +325,14 @@ void main() {
       subgroupMemoryBarrierShared();
       subgroupBarrier();
 
-      for (int i = 0; i < rows.length(); ++i) {
-        const float a = row_scale[sg * 16u + uint(rows[i])];
-        [[unroll]] for (uint d = 0; d < DF; ++d) o[d][i] *= a;
+#if LAZY
+      if (subgroupMin(alpha) < 1.0)  // the same in every lane
+#endif
+      {
+        for (int i = 0; i < rows.length(); ++i) {
+          const float a = row_scale[sg * 16u + uint(rows[i])];
+          [[unroll]] for (uint d = 0; d < DF; ++d) o[d][i] *= a;
+        }
       }
       [[unroll]] for (uint c = 0; c < CF; ++c) {
         MAT_A pf;  // P [row, position], 16 halves = 2 uvec4 a fragment column
