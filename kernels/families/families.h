@@ -25,4 +25,14 @@ inline uint32_t clamp_groups(uint64_t wanted, const vk::DeviceInfo& device) {
 }
 inline std::string str(int64_t v) { return std::to_string(v); }
 
+// Why `device` cannot run the 16x16x16 f16*f16+f32 tile the cooperative-matrix families multiply
+// in, through VK_KHR_cooperative_matrix (khr) or VK_NV_cooperative_matrix; "" where it can.
+inline std::string f16_tile_error(const vk::DeviceInfo& device, bool khr) {
+  if (vk::has_f16_tile(khr ? device.features.coopmat_khr_shapes : device.features.coopmat_shapes)) {
+    return {};
+  }
+  return device.name + " lacks the cooperative-matrix shape 16x16x16 f16*f16+f32" +
+         (khr ? " (VK_KHR_cooperative_matrix)" : "");
+}
+
 }  // namespace vktune::kernels

@@ -204,11 +204,7 @@ class Coopmat final : public Family {
       const std::string error = splitk::shape_error(output_tile(k), p, geometry(k).bk);
       if (!error.empty()) return error;
     }
-    if (!vk::has_f16_tile(khr() ? d.features.coopmat_khr_shapes : d.features.coopmat_shapes)) {
-      return d.name + " lacks the cooperative-matrix shape 16x16x16 f16*f16+f32" +
-             (khr() ? " (VK_KHR_cooperative_matrix)" : "");
-    }
-    return {};
+    return f16_tile_error(d, khr());
   }
   Requirements shader_requirements(const Knobs&) const override {
     Requirements r;
