@@ -273,7 +273,10 @@ void main() {
         }
       }
 #if SPARTS == 2
-      [[unroll]] for (uint c = 0; c < CF; ++c) s[0][c] = s[0][c] + s[1][c];
+      // Component by component: Debian 12's SPIRV-Tools crashes folding a cooperative-matrix add.
+      [[unroll]] for (uint c = 0; c < CF; ++c) {
+        for (int i = 0; i < s[0][c].length(); ++i) s[0][c][i] += s[1][c][i];
+      }
 #endif
 #if STAGES < 3
       barrier();  // every subgroup is done with K, which its scores overwrite
