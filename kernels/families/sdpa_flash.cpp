@@ -1,8 +1,14 @@
 // sdpa_flash_f16: prefill attention as flash attention on tensor cores (sdpa_flash.comp):
 // GL_NV_cooperative_matrix 16x16x16 fp16 tiles with fp32 accumulators, a workgroup per tile
 // of query rows of one KV head (its group's query heads packed together), the cache streamed in
-// blocks, optionally split over the cache with the splits merged by the last to finish. fp16
-// only: the tensor cores take fp16 operands, which an f32 problem would round.
+// blocks, optionally split over the cache with the splits merged by the last to finish.
+// sdpa_flash_khr_f16: the same kernel through GL_KHR_cooperative_matrix (the API AMD and Intel
+// GPUs expose as well as NVIDIA's; the newer compiler, so its modules ship prebuilt). fp16 only:
+// the tensor cores take fp16 operands, which an f32 problem would round.
+//
+// Every knob is a define, in both families, so each variant is a module of its own (180 prebuilt
+// for the KHR family): with the sizes as specialisation constants (one module per stages and
+// split) the H200 ran the KHR kernel 1.7-1.9x slower at M 128 and 512 (docs/results/h200.md).
 #include <algorithm>
 
 #include "kernels/families/families.h"
@@ -19,6 +25,9 @@ constexpr uint32_t kMaxPrefetchWords = 32;
 // A split keeps at least this many blocks of the cache, or it is all prologue and hand-over.
 constexpr uint32_t kMinBlocksPerSplit = 2;
 
+// Which cooperative-matrix API the tiles go through.
+enum class Api { nv, khr };
+
 class SdpaFlash final : public Family {
  public:
   // hd: the head dim, exactly (q's fragments and the accumulators are registers sized by it);
@@ -26,13 +35,14 @@ class SdpaFlash final : public Family {
   // then stage each block, the scores over K; 2 fetch the next block into registers during this
   // one's multiplies; 3 as 2, the scores apart; 4 as 3, two K and V buffers; splits: slices of
   // the cache a tile's workgroups share.
-  SdpaFlash()
-      : Family("sdpa_flash", DType::f16, Op("sdpa"),
+  explicit SdpaFlash(Api api)
+      : Family(api == Api::khr ? "sdpa_flash_khr" : "sdpa_flash", DType::f16, Op("sdpa"),
                {{"hd", ints({64, 128, 256})},
                 {"br", ints({32, 64, 128})},
                 {"bc", ints({32, 64})},
                 {"stages", ints({1, 2, 3, 4})},
-                {"splits", ints({1, 2, 4, 8})}}) {}
+                {"splits", ints({1, 2, 4, 8})}}),
+        api_(api) {}
 
   Constraints constraints(const Knobs& k) const override {
     Constraints c;
@@ -91,12 +101,14 @@ class SdpaFlash final : public Family {
            4;
   }
   ShaderSpec source(const Knobs& k) const override {
-    return {"sdpa_flash.comp",
-            {{"HD", str(knob_u32(k, "hd"))},
-             {"BR", str(knob_u32(k, "br"))},
-             {"BC", str(knob_u32(k, "bc"))},
-             {"STAGES", str(knob_u32(k, "stages"))},
-             {"SPLITS", str(knob_u32(k, "splits"))}}};
+    ShaderSpec spec{"sdpa_flash.comp",
+                    {{"HD", str(knob_u32(k, "hd"))},
+                     {"BR", str(knob_u32(k, "br"))},
+                     {"BC", str(knob_u32(k, "bc"))},
+                     {"STAGES", str(knob_u32(k, "stages"))},
+                     {"SPLITS", str(knob_u32(k, "splits"))}}};
+    if (api_ == Api::khr) spec.defines.emplace_back("KHR", "1");  // coopmat_api.glsl
+    return spec;
   }
   std::array<uint32_t, 3> groups(const Knobs& k, const Problem& p,
                                  const vk::DeviceInfo& d) const override {
@@ -124,17 +136,19 @@ class SdpaFlash final : public Family {
   }
   Requirements shader_requirements(const Knobs& k) const override {
     Requirements r;
-    r.add(Feature::cooperative_matrix_nv).add(Feature::shader_float16).add(Feature::subgroup_shuffle);
+    if (api_ == Api::khr) {
+      r.add(Feature::cooperative_matrix_khr).add(GlslExtension::cooperative_matrix_khr);
+    } else {
+      r.add(Feature::cooperative_matrix_nv);
+    }
+    r.add(Feature::shader_float16).add(Feature::subgroup_shuffle);
     // hd 256 decides in a subgroup reduction whether a block rescales O (the shader's LAZY).
     if (knob_u32(k, "hd") > 128) r.add(Feature::subgroup_arithmetic);
     r.subgroup_size = kSubgroupSize;
     return r;
   }
   std::string device_error(const Knobs&, const Problem&, const vk::DeviceInfo& d) const override {
-    if (!vk::has_f16_tile(d.features.coopmat_shapes)) {
-      return d.name + " lacks the cooperative-matrix shape 16x16x16 f16*f16+f32";
-    }
-    return {};
+    return f16_tile_error(d, api_ == Api::khr);
   }
 
  private:
@@ -144,14 +158,16 @@ class SdpaFlash final : public Family {
     const uint32_t tile_tokens = std::max(1u, knob_u32(k, "br") / std::max(1u, group));
     return ceil_div(p.m, tile_tokens) * p.kv_heads;
   }
+
+  Api api_;
 };
 
 }  // namespace
 
 // fp16 only: prefill on tensor cores.
 VKTUNE_CATALOGUE_FAMILIES(sdpa_flash) {
-  static const SdpaFlash f16;
-  return {&f16};
+  static const SdpaFlash nv(Api::nv), khr(Api::khr);
+  return {&nv, &khr};
 }
 
 }  // namespace vktune::kernels

@@ -1,10 +1,13 @@
 // sdpa_flash_f16's descriptor: where it is offered and why not, the shapes it refuses, its
-// workgroups, splits, workspace and tolerance. Fake devices; no GPU (lavapipe has no cooperative
-// matrices, so the H200's tuner gate is where its arithmetic is checked).
+// workgroups, splits, workspace and tolerance; sdpa_flash_khr_f16's: the same tiles through
+// GL_KHR_cooperative_matrix, their sizes as specialisation constants. Fake devices and compilers;
+// no GPU (lavapipe has no cooperative matrices: sdpa_flash_test.cpp runs them where a device has).
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <set>
 
+#include "kernels/compiler_support.h"
 #include "kernels/family.h"
 #include "tests/kernels/fake_devices.h"
 
@@ -154,6 +157,100 @@ TEST(SdpaFlashFamily, ToleranceAddsTheRoundingOfPToFp16) {
   const Problem p = sdpa(128, 2048, 32, 8, 128);
   const double fused = find_family("sdpa_fused_f16")->tolerance(p);
   EXPECT_DOUBLE_EQ(flash().tolerance(p), fused + 2.0 / 2048.0);
+}
+
+const Family& flash_khr() { return *find_family("sdpa_flash_khr_f16"); }
+constexpr const char* kKhrTarget = "sdpa_flash_khr_f16[hd=128,br=64,bc=64,stages=1,splits=1]";
+
+// An H100 as the NV family sees it, plus VK_KHR_cooperative_matrix with its f16 tile.
+vk::DeviceInfo h100_with_khr() {
+  vk::DeviceInfo d = test::h100_like();
+  d.features.coopmat_khr = true;
+  d.features.coopmat_khr_shapes = {{16, 16, 16, "f16", "f16", "f32", "f32"}};
+  return d;
+}
+
+TEST(SdpaFlashKhrFamily, OfferedOnlyWithTheCompilerTheExtensionAndTheTile) {
+  using test::newer_compiler;
+  EXPECT_EQ(flash_khr().dtype(), DType::f16);
+  EXPECT_NE(flash_khr().unavailable_reason(h100_with_khr(), CompilerSupport{})
+                .find("GL_KHR_cooperative_matrix, which the linked shaderc does not"),
+            std::string::npos);
+  // The NV extension alone, as the NV family needs it, is not enough.
+  EXPECT_EQ(flash_khr().unavailable_reason(test::h100_like(), newer_compiler()),
+            "NVIDIA H100 (fake) lacks VK_KHR_cooperative_matrix, which sdpa_flash_khr_f16 needs "
+            "for its tensor-core tiles");
+  EXPECT_EQ(flash_khr().unavailable_reason(h100_with_khr(), newer_compiler()), "");
+  vk::DeviceInfo khr_only = h100_with_khr();
+  khr_only.features.coopmat_nv = false;
+  khr_only.features.coopmat_shapes.clear();
+  const Problem p = sdpa(37, 1001, 12, 4, 128);
+  EXPECT_TRUE(flash_khr().legality(knobs(kKhrTarget), p, khr_only, newer_compiler()).ok);
+  EXPECT_FALSE(flash().legality(knobs(kTarget), p, khr_only, newer_compiler()).ok);
+
+  // The KHR extension without the f16 tile: the NV extension's shapes do not count.
+  vk::DeviceInfo no_tile = h100_with_khr();
+  no_tile.features.coopmat_khr_shapes = {{16, 8, 16, "f16", "f16", "f16", "f16"}};
+  const Legality l = flash_khr().legality(knobs(kKhrTarget), p, no_tile, newer_compiler());
+  EXPECT_FALSE(l.ok);
+  EXPECT_NE(l.reason.find("lacks the cooperative-matrix shape 16x16x16 f16*f16+f32 "
+                          "(VK_KHR_cooperative_matrix)"),
+            std::string::npos)
+      << l.reason;
+  // A GPU whose subgroups are not 32 wide (the shader's bands are 16 rows of lane pairs).
+  vk::DeviceInfo wave64 = h100_with_khr();
+  wave64.subgroup_size = 64;
+  EXPECT_NE(flash_khr()
+                .legality(knobs(kKhrTarget), p, wave64, newer_compiler())
+                .reason.find("needs subgroup size 32"),
+            std::string::npos);
+}
+
+// The NV family's tiles, legality and geometry, one variant for another.
+TEST(SdpaFlashKhrFamily, TheNvFamilysTilesAndGeometry) {
+  ASSERT_EQ(flash_khr().all_variants(), flash().all_variants());
+  const vk::DeviceInfo d = h100_with_khr();
+  for (const Problem& p : {sdpa(37, 1001, 32, 8, 128), sdpa(4096, 4096, 32, 8, 128),
+                           sdpa(29, 1001, 16, 4, 256), sdpa(19, 19, 8, 1, 64)}) {
+    for (const Knobs& k : flash().all_variants()) {
+      const Legality nv = flash().legality(k, p, d),
+                     khr = flash_khr().legality(k, p, d, test::newer_compiler());
+      EXPECT_EQ(nv.ok, khr.ok) << flash().key(k) << ": " << nv.reason << " / " << khr.reason;
+      EXPECT_EQ(flash_khr().groups(k, p, d), flash().groups(k, p, d)) << flash().key(k);
+      EXPECT_EQ(flash_khr().workspace_bytes(k, p), flash().workspace_bytes(k, p));
+      EXPECT_EQ(flash_khr().shared_bytes(k), flash().shared_bytes(k));
+    }
+  }
+  const Problem p = sdpa(128, 2048, 32, 8, 128);
+  EXPECT_DOUBLE_EQ(flash_khr().tolerance(p), flash().tolerance(p));
+  const Requirements r = flash_khr().requirements(knobs(kKhrTarget));
+  EXPECT_EQ(feature_names(r),
+            (std::vector<std::string>{"storageBuffer16BitAccess", "shaderFloat16",
+                                      "VK_KHR_cooperative_matrix",
+                                      "VK_SUBGROUP_FEATURE_SHUFFLE_BIT"}));
+  EXPECT_TRUE(r.needs(GlslExtension::cooperative_matrix_khr));
+  EXPECT_FALSE(flash().requirements(knobs(kTarget)).needs(GlslExtension::cooperative_matrix_khr));
+}
+
+// The NV family's shader and defines with KHR 1: every knob a define, each variant a module of
+// its own (as specialisation constants the sizes ran 1.7-1.9x slower on the H200).
+TEST(SdpaFlashKhrFamily, TheNvShaderWithKhrDefinedEachVariantItsOwnModule) {
+  std::set<Defines> modules;
+  for (const Knobs& k : flash_khr().all_variants()) {
+    ShaderSpec spec = flash_khr().shader(k);
+    const ShaderSpec nv = flash().shader(k);
+    EXPECT_EQ(spec.file, nv.file);
+    EXPECT_TRUE(spec.specialization.empty());
+    EXPECT_EQ(spec.vulkan_minor, 2u);
+    modules.insert(spec.defines);
+    const auto khr = std::find(spec.defines.begin(), spec.defines.end(),
+                               std::pair<std::string, std::string>{"KHR", "1"});
+    ASSERT_NE(khr, spec.defines.end()) << flash_khr().key(k);
+    spec.defines.erase(khr);
+    EXPECT_EQ(spec.defines, nv.defines) << flash_khr().key(k);
+  }
+  EXPECT_EQ(flash_khr().all_variants().size(), 180u);  // as docs/variants.md says
+  EXPECT_EQ(modules.size(), 180u);
 }
 
 }  // namespace
