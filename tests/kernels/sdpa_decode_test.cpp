@@ -9,6 +9,7 @@
 #include <random>
 
 #include "tests/kernels/instance_sweep_fixture.h"
+#include "tests/kernels/sdpa_problem.h"
 
 namespace vktune::kernels {
 namespace {
@@ -28,11 +29,7 @@ class SdpaDecodeTest : public InstanceSweepFixture, public ::testing::WithParamI
   }
   const Family& family() const { return *find_family(family_name("sdpa_decode", GetParam())); }
   Problem shape(uint32_t m, uint32_t l, uint32_t heads, uint32_t kv_heads, uint32_t d) const {
-    Problem p{Op("sdpa"), m, l, d, 0, false};
-    p.heads = heads;
-    p.kv_heads = kv_heads;
-    p.dtype = GetParam();
-    return p;
+    return test::sdpa_problem(m, l, heads, kv_heads, d, GetParam());
   }
   // The legal variant with these knob values (the rest the first legal ones), or none.
   std::optional<Knobs> variant(const Problem& p, const KnobPicks& wanted) {

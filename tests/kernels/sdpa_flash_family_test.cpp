@@ -10,6 +10,7 @@
 #include "kernels/compiler_support.h"
 #include "kernels/family.h"
 #include "tests/kernels/fake_devices.h"
+#include "tests/kernels/sdpa_problem.h"
 
 namespace vktune::kernels {
 namespace {
@@ -17,11 +18,7 @@ namespace {
 const Family& flash() { return *find_family("sdpa_flash_f16"); }
 Knobs knobs(std::string_view key) { return parse_key(key).knobs; }
 Problem sdpa(uint32_t m, uint32_t l, uint32_t heads, uint32_t kv_heads, uint32_t d) {
-  Problem p{Op("sdpa"), m, l, d, 0, false};
-  p.heads = heads;
-  p.kv_heads = kv_heads;
-  p.dtype = DType::f16;
-  return p;
+  return test::sdpa_problem(m, l, heads, kv_heads, d, DType::f16);
 }
 
 constexpr const char* kTarget = "sdpa_flash_f16[hd=128,br=64,bc=64,stages=1,splits=1]";

@@ -8,6 +8,7 @@
 #include <ostream>
 
 #include "tests/kernels/instance_sweep_fixture.h"
+#include "tests/kernels/sdpa_problem.h"
 
 namespace vktune::kernels {
 namespace {
@@ -33,11 +34,7 @@ INSTANTIATE_TEST_SUITE_P(Apis, SdpaFlashTest,
                          [](const auto& instance) { return std::string(instance.param.family); });
 
 Problem sdpa(uint32_t m, uint32_t l, uint32_t heads, uint32_t kv_heads, uint32_t d) {
-  Problem p{Op("sdpa"), m, l, d, 0, false};
-  p.heads = heads;
-  p.kv_heads = kv_heads;
-  p.dtype = DType::f16;
-  return p;
+  return test::sdpa_problem(m, l, heads, kv_heads, d, DType::f16);
 }
 
 TEST_P(SdpaFlashTest, IllegalWhereTheDeviceLacksTheExtensionNamingIt) {

@@ -11,15 +11,13 @@
 #include "kernels/family.h"
 #include "kernels/float16.h"
 #include "tests/kernels/fake_devices.h"
+#include "tests/kernels/sdpa_problem.h"
 
 namespace vktune::kernels {
 namespace {
 
 Problem sdpa(uint32_t m, uint32_t l, uint32_t heads, uint32_t kv_heads, uint32_t d) {
-  Problem p{Op("sdpa"), m, l, d, 0, false};
-  p.heads = heads;
-  p.kv_heads = kv_heads;
-  return p;
+  return test::sdpa_problem(m, l, heads, kv_heads, d);
 }
 
 vk::DeviceInfo device(uint32_t invocations, uint32_t shared_bytes) {

@@ -10,6 +10,7 @@
 
 #include "kernels/vk/problem_buffers.h"
 #include "tests/kernels/instance_sweep_fixture.h"
+#include "tests/kernels/sdpa_problem.h"
 
 namespace vktune::kernels {
 namespace {
@@ -36,10 +37,7 @@ INSTANTIATE_TEST_SUITE_P(Dtypes, SdpaTest, ::testing::Values(DType::f32, DType::
                          });
 
 Problem sdpa(uint32_t m, uint32_t l, uint32_t heads, uint32_t kv_heads, uint32_t d) {
-  Problem p{Op("sdpa"), m, l, d, 0, false};
-  p.heads = heads;
-  p.kv_heads = kv_heads;
-  return p;
+  return test::sdpa_problem(m, l, heads, kv_heads, d);
 }
 
 const Problem kShapes[] = {
