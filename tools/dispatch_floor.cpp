@@ -28,7 +28,8 @@ tuner::SampleStats time_empty(vk::Device& device, ShaderCompiler& compiler,
   const auto spirv = compiler.compile_text(
       "empty.comp", "#version 450\nlayout(local_size_x = WG) in;\nvoid main() {}\n",
       {{"WG", std::to_string(size)}}, "empty");
-  const vk::ComputePipeline pipeline = vk::ComputePipeline::create(device, {"empty", *spirv, 0, 0, {}});
+  const vk::ComputePipeline pipeline =
+      vk::ComputePipeline::create(device, {"empty", *spirv, 0, 0, {}});
   const vk::DescriptorSet set = pipeline.bind({});
   return timer.measure(
       [&](vk::CommandBuffer& cb, uint32_t) { cb.dispatch(pipeline, set, {}, {groups, 1, 1}); },
@@ -94,7 +95,8 @@ int main(int argc, char** argv) {
   std::vector<std::string> empties;
   app.add_option("--device", device, "device index or name (as vktune devices lists them)");
   app.add_option("--copy", copies, "bytes copied (each way), repeatable");
-  app.add_option("--empty", empties, "GROUPSxWG: an empty dispatch of GROUPS workgroups of WG, repeatable");
+  app.add_option("--empty", empties,
+                 "GROUPSxWG: an empty dispatch of GROUPS workgroups of WG, repeatable");
   CLI11_PARSE(app, argc, argv);
   try {
     vktune::run(device, copies, empties);

@@ -128,8 +128,9 @@ class SdpaFlash final : public Family {
       const uint32_t chunks = knob_u32(k, "bc") * knob_u32(k, "hd") / 8;
       const uint32_t words = 2 * 4 * static_cast<uint32_t>(ceil_div(chunks, workgroup_size(k)));
       if (words > kMaxPrefetchWords) {
-        return "stages=" + str(knob_u32(k, "stages")) + " holds " + str(words) + " words of the next K and V block per lane, " +
-               "more than " + str(kMaxPrefetchWords) + " (register pressure)";
+        return "stages=" + str(knob_u32(k, "stages")) + " holds " + str(words) +
+               " words of the next K and V block per lane, more than " + str(kMaxPrefetchWords) +
+               " (register pressure)";
       }
     }
     return {};

@@ -175,7 +175,8 @@ TEST(Check, PiecesMergedAreTheWholeCheck) {
   for (const std::vector<float>* out : {&exact, &broken}) {
     const CheckResult whole = check(*out, r, tol);
     for (size_t size : {1u, 7u, 40u, 123u}) {
-      CheckResult merged = check_piece(std::span(*out).first(std::min(size, out->size())), r, tol, 0);
+      const std::span<const float> whole_span(*out);
+      CheckResult merged = check_piece(whole_span.first(std::min(size, out->size())), r, tol, 0);
       for (size_t first = size; first < out->size(); first += size) {
         const size_t n = std::min(size, out->size() - first);
         merged = merge(merged, check_piece(std::span(*out).subspan(first, n), r, tol, first));

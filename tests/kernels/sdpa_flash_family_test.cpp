@@ -95,7 +95,8 @@ TEST(SdpaFlashFamily, HeadDim256FitsBlocksOf32Positions) {
   const Problem p = sdpa(29, 1001, 16, 4, 256);
   EXPECT_TRUE(flash().legality(knobs("sdpa_flash_f16[hd=256,br=32,bc=32,stages=1,splits=1]"), p, d).ok);
   // 64 staged q rows take the room of a K and a V block of 32 positions.
-  EXPECT_TRUE(flash().legality(knobs("sdpa_flash_f16[hd=256,br=64,bc=32,stages=1,splits=1]"), p, d).ok);
+  const Knobs wide = knobs("sdpa_flash_f16[hd=256,br=64,bc=32,stages=1,splits=1]");
+  EXPECT_TRUE(flash().legality(wide, p, d).ok);
   // 128 staged q rows, a 64-position block of 256 halves beside a V block, or two K and V
   // blocks of 32 positions pass 48 KiB.
   for (const char* key : {"sdpa_flash_f16[hd=256,br=128,bc=32,stages=1,splits=1]",
