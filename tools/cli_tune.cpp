@@ -31,6 +31,7 @@
 #include "tuner/session.h"
 #include "tuner/shape_sets.h"
 #include "tuner/shard.h"
+#include "tuner/tuning_cost.h"
 
 namespace vktune::cli {
 namespace {
@@ -101,9 +102,9 @@ std::optional<db::DeviceDatabase> train_database(const std::string& path,
   return found;
 }
 
-// --shard: the share of `problems` this shard tunes. A problem's cost is the number of variants
-// legal for it on the device (of `families`, or every family of its op): what compiling and
-// timing it scale with. Shards of one run on one device model therefore split alike.
+// --shard: the share of `problems` this shard tunes, dealt by each problem's predicted cost
+// (tuner/tuning_cost.h) over the variants legal for it on the device (of `families`, or every
+// family of its op). Shards of one run on one device model therefore split alike.
 std::vector<kernels::Problem> shard_problems(const std::vector<kernels::Problem>& problems,
                                              const tuner::Shard& shard,
                                              const vk::DeviceInfo& device,
@@ -119,7 +120,7 @@ std::vector<kernels::Problem> shard_problems(const std::vector<kernels::Problem>
         legal += static_cast<bool>(f->legality(knobs, p, device, linked_compiler_support()));
       }
     }
-    costs.push_back(static_cast<double>(std::max<size_t>(legal, 1)));
+    costs.push_back(tuner::tuning_cost(p, std::max<size_t>(legal, 1)));
   }
   std::vector<kernels::Problem> mine;
   double mine_cost = 0;
@@ -128,7 +129,7 @@ std::vector<kernels::Problem> shard_problems(const std::vector<kernels::Problem>
     mine_cost += costs[i];
   }
   const double total = std::accumulate(costs.begin(), costs.end(), 0.0);
-  std::fprintf(stderr, "vktune tune: shard %s: %zu of %zu problems (%.0f%% of their legal variants)\n",
+  std::fprintf(stderr, "vktune tune: shard %s: %zu of %zu problems (%.0f%% of the predicted cost)\n",
                tuner::to_string(shard).c_str(), mine.size(), problems.size(),
                total > 0 ? 100.0 * mine_cost / total : 0.0);
   return mine;

@@ -1,10 +1,11 @@
 // One problem's share of a run's --budget (Session gives each problem a share of what is left in
-// proportion to the variants it still has to measure). The share pays for measuring variants.
+// proportion to the predicted cost of its variants, tuner/tuning_cost.h). The share pays for
+// measuring variants.
 // The problem's setup (its random data and fp64 reference, the weights uploaded in each layout
 // with their cold-cache copies) is a cost of the problem, whatever it measures, so it moves the
 // deadline instead of spending the share, and stays out of the pace that sizes the chunks. On the
-// H100 an lm_head problem's setup takes about 1.7 s, more than a share sized by its variant
-// count: spent from the share, it would leave such a problem only its first chunk.
+// H100 an lm_head problem's setup takes about 1.7 s, more than a share sized by its variants'
+// cost: spent from the share, it would leave such a problem only its first chunk.
 #pragma once
 
 #include <chrono>

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <map>
+#include <numeric>
 
 #include "kernels/vk/compiler_probe.h"
 #include "kernels/op.h"
@@ -18,6 +19,7 @@
 #include "tuner/problem_state.h"
 #include "tuner/records.h"
 #include "tuner/search.h"
+#include "tuner/tuning_cost.h"
 
 namespace vktune::tuner {
 namespace {
@@ -275,16 +277,18 @@ TuneResult Session::run() {
                                                 .count()) +
                              "); give a larger --budget");
   }
-  size_t variants_left = 0;
-  for (const auto& list : lists) variants_left += list.size();
+  // Each problem's predicted cost of measuring its variants (tuner/tuning_cost.h).
+  std::vector<double> costs;
+  for (size_t i = 0; i < lists.size(); ++i) {
+    costs.push_back(tuning_cost(options_.problems[i], lists[i].size()));
+  }
+  double cost_left = std::accumulate(costs.begin(), costs.end(), 0.0);
   for (size_t i = 0; i < options_.problems.size(); ++i) {
     if (options_.budget) {
-      // A share of what is left in proportion to the problem's variants still to measure.
+      // A share of what is left in proportion to the problem's predicted cost.
       const auto left = *options_.budget - (std::chrono::steady_clock::now() - run_start_);
-      const auto share = left * (variants_left == 0 ? 0.0
-                                                    : static_cast<double>(lists[i].size()) /
-                                                          static_cast<double>(variants_left));
-      variants_left -= lists[i].size();
+      const auto share = left * (cost_left <= 0 ? 0.0 : costs[i] / cost_left);
+      cost_left -= costs[i];
       budget_.emplace(std::chrono::steady_clock::now(),
                       std::chrono::duration_cast<std::chrono::steady_clock::duration>(share));
     }
