@@ -129,7 +129,8 @@ std::vector<kernels::Problem> shard_problems(const std::vector<kernels::Problem>
     mine_cost += costs[i];
   }
   const double total = std::accumulate(costs.begin(), costs.end(), 0.0);
-  std::fprintf(stderr, "vktune tune: shard %s: %zu of %zu problems (%.0f%% of the predicted cost)\n",
+  std::fprintf(stderr,
+               "vktune tune: shard %s: %zu of %zu problems (%.0f%% of the predicted cost)\n",
                tuner::to_string(shard).c_str(), mine.size(), problems.size(),
                total > 0 ? 100.0 * mine_cost / total : 0.0);
   return mine;
