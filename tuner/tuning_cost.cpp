@@ -1,3 +1,4 @@
+// tuning_cost: a problem's variants times a fixed part and one dispatch on a nominal GPU.
 #include "tuner/tuning_cost.h"
 
 #include <algorithm>
@@ -7,9 +8,9 @@
 namespace vktune::tuner {
 namespace {
 
-constexpr double kBytesPerUs = 4e6;    // 4 TB/s
-constexpr double kFlopsPerUs = 2e8;    // 200 TFLOP/s
-constexpr double kFixedUs = 20.0;      // a variant's fixed part, in nominal dispatch time
+constexpr double kBytesPerUs = 4e6;  // 4 TB/s
+constexpr double kFlopsPerUs = 2e8;  // 200 TFLOP/s
+constexpr double kFixedUs = 20.0;    // a variant's fixed part, in nominal dispatch time
 
 }  // namespace
 
