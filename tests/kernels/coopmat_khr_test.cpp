@@ -12,14 +12,6 @@ namespace {
 
 using test::newer_compiler;
 
-// An H100 as the NV families see it, plus VK_KHR_cooperative_matrix with its f16 tile.
-vk::DeviceInfo h100_with_khr() {
-  vk::DeviceInfo d = test::h100_like();
-  d.features.coopmat_khr = true;
-  d.features.coopmat_khr_shapes = {{16, 16, 16, "f16", "f16", "f32", "f32"}};
-  return d;
-}
-
 const Family& khr() { return *find_family("q4gsw_coopmat_khr"); }
 const Knobs& tile() {
   static const Knobs k = parse_key("q4gsw_coopmat_khr[bm=64,bn=128,bk=32,sg=8,buf=2]").knobs;
@@ -28,18 +20,18 @@ const Knobs& tile() {
 Problem prefill() { return {Op("q4gsw"), 128, 4096, 4096, 32}; }
 
 TEST(CoopmatKhr, UnavailableWithoutTheCompilerTheExtensionOrTheTile) {
-  EXPECT_NE(khr().unavailable_reason(h100_with_khr(), CompilerSupport{})
+  EXPECT_NE(khr().unavailable_reason(test::h100_with_khr(), CompilerSupport{})
                 .find("GL_KHR_cooperative_matrix, which the linked shaderc does not"),
             std::string::npos);
   // The NV extension alone (test::h100_like) is not enough.
   EXPECT_EQ(khr().unavailable_reason(test::h100_like(), newer_compiler()),
             "NVIDIA H100 (fake) lacks VK_KHR_cooperative_matrix, which q4gsw_coopmat_khr needs for "
             "its tensor-core tiles");
-  EXPECT_EQ(khr().unavailable_reason(h100_with_khr(), newer_compiler()), "");
-  EXPECT_TRUE(khr().legality(tile(), prefill(), h100_with_khr(), newer_compiler()).ok);
+  EXPECT_EQ(khr().unavailable_reason(test::h100_with_khr(), newer_compiler()), "");
+  EXPECT_TRUE(khr().legality(tile(), prefill(), test::h100_with_khr(), newer_compiler()).ok);
 
   // The KHR extension without the f16 tile: only the NV shapes do not count.
-  vk::DeviceInfo no_tile = h100_with_khr();
+  vk::DeviceInfo no_tile = test::h100_with_khr();
   no_tile.features.coopmat_khr_shapes = {{16, 8, 16, "f16", "f16", "f16", "f16"}};
   const Legality l = khr().legality(tile(), prefill(), no_tile, newer_compiler());
   EXPECT_FALSE(l.ok);
@@ -101,10 +93,10 @@ TEST(CoopmatKhr, PackedFamiliesReadThePackedLayoutWithTheirOwnWeightPrefetch) {
       if (knob.name != "wpf") raw.push_back(knob);
     }
     EXPECT_TRUE(khr().check_knobs(raw).empty()) << packed.key(k);
-    legal += packed.legality(k, prefill(), h100_with_khr(), newer_compiler()).ok ? 1 : 0;
+    legal += packed.legality(k, prefill(), test::h100_with_khr(), newer_compiler()).ok ? 1 : 0;
   }
   EXPECT_GT(legal, packed.all_variants().size() / 2);
-  EXPECT_FALSE(packed.legality(with_x, prefill(), h100_with_khr(), CompilerSupport{}).ok);
+  EXPECT_FALSE(packed.legality(with_x, prefill(), test::h100_with_khr(), CompilerSupport{}).ok);
 
   const Family& split = *find_family("q4gsw_coopmat_splitk_khr_packed_f16");
   EXPECT_EQ(split.layout(split.all_variants().front()), Layout::packed);

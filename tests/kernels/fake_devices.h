@@ -40,6 +40,14 @@ inline vk::DeviceInfo h100_like() {
   return d;
 }
 
+// An H100 as the NV families see it, plus VK_KHR_cooperative_matrix with its f16 tile.
+inline vk::DeviceInfo h100_with_khr() {
+  vk::DeviceInfo d = h100_like();
+  d.features.coopmat_khr = true;
+  d.features.coopmat_khr_shapes = {{16, 16, 16, "f16", "f16", "f32", "f32"}};
+  return d;
+}
+
 // The newer compiler as the probe finds it: every GlslExtension accepted.
 inline CompilerSupport newer_compiler() {
   CompilerSupport c;

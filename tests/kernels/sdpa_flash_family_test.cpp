@@ -160,26 +160,18 @@ TEST(SdpaFlashFamily, ToleranceAddsTheRoundingOfPToFp16) {
 const Family& flash_khr() { return *find_family("sdpa_flash_khr_f16"); }
 constexpr const char* kKhrTarget = "sdpa_flash_khr_f16[hd=128,br=64,bc=64,stages=1,splits=1]";
 
-// An H100 as the NV family sees it, plus VK_KHR_cooperative_matrix with its f16 tile.
-vk::DeviceInfo h100_with_khr() {
-  vk::DeviceInfo d = test::h100_like();
-  d.features.coopmat_khr = true;
-  d.features.coopmat_khr_shapes = {{16, 16, 16, "f16", "f16", "f32", "f32"}};
-  return d;
-}
-
 TEST(SdpaFlashKhrFamily, OfferedOnlyWithTheCompilerTheExtensionAndTheTile) {
   using test::newer_compiler;
   EXPECT_EQ(flash_khr().dtype(), DType::f16);
-  EXPECT_NE(flash_khr().unavailable_reason(h100_with_khr(), CompilerSupport{})
+  EXPECT_NE(flash_khr().unavailable_reason(test::h100_with_khr(), CompilerSupport{})
                 .find("GL_KHR_cooperative_matrix, which the linked shaderc does not"),
             std::string::npos);
   // The NV extension alone, as the NV family needs it, is not enough.
   EXPECT_EQ(flash_khr().unavailable_reason(test::h100_like(), newer_compiler()),
             "NVIDIA H100 (fake) lacks VK_KHR_cooperative_matrix, which sdpa_flash_khr_f16 needs "
             "for its tensor-core tiles");
-  EXPECT_EQ(flash_khr().unavailable_reason(h100_with_khr(), newer_compiler()), "");
-  vk::DeviceInfo khr_only = h100_with_khr();
+  EXPECT_EQ(flash_khr().unavailable_reason(test::h100_with_khr(), newer_compiler()), "");
+  vk::DeviceInfo khr_only = test::h100_with_khr();
   khr_only.features.coopmat_nv = false;
   khr_only.features.coopmat_shapes.clear();
   const Problem p = sdpa(37, 1001, 12, 4, 128);
@@ -187,7 +179,7 @@ TEST(SdpaFlashKhrFamily, OfferedOnlyWithTheCompilerTheExtensionAndTheTile) {
   EXPECT_FALSE(flash().legality(knobs(kTarget), p, khr_only, newer_compiler()).ok);
 
   // The KHR extension without the f16 tile: the NV extension's shapes do not count.
-  vk::DeviceInfo no_tile = h100_with_khr();
+  vk::DeviceInfo no_tile = test::h100_with_khr();
   no_tile.features.coopmat_khr_shapes = {{16, 8, 16, "f16", "f16", "f16", "f16"}};
   const Legality l = flash_khr().legality(knobs(kKhrTarget), p, no_tile, newer_compiler());
   EXPECT_FALSE(l.ok);
@@ -196,7 +188,7 @@ TEST(SdpaFlashKhrFamily, OfferedOnlyWithTheCompilerTheExtensionAndTheTile) {
             std::string::npos)
       << l.reason;
   // A GPU whose subgroups are not 32 wide (the shader's bands are 16 rows of lane pairs).
-  vk::DeviceInfo wave64 = h100_with_khr();
+  vk::DeviceInfo wave64 = test::h100_with_khr();
   wave64.subgroup_size = 64;
   EXPECT_NE(flash_khr()
                 .legality(knobs(kKhrTarget), p, wave64, newer_compiler())
@@ -207,7 +199,7 @@ TEST(SdpaFlashKhrFamily, OfferedOnlyWithTheCompilerTheExtensionAndTheTile) {
 // The NV family's tiles, legality and geometry, one variant for another.
 TEST(SdpaFlashKhrFamily, TheNvFamilysTilesAndGeometry) {
   ASSERT_EQ(flash_khr().all_variants(), flash().all_variants());
-  const vk::DeviceInfo d = h100_with_khr();
+  const vk::DeviceInfo d = test::h100_with_khr();
   for (const Problem& p : {sdpa(37, 1001, 32, 8, 128), sdpa(4096, 4096, 32, 8, 128),
                            sdpa(29, 1001, 16, 4, 256), sdpa(19, 19, 8, 1, 64)}) {
     for (const Knobs& k : flash().all_variants()) {
