@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <numeric>
 
@@ -206,13 +207,12 @@ bool Session::order_problems() {
   // run's: its budget then covers compiling, each problem's share included, and a run that
   // compiles past it stores what it measured (986 pipelines compiled up front took 2 min 26 s
   // of a 20 s budget on lavapipe, and the run stored nothing). Any other run makes every
-  // pipeline in the background pool, the problems moving the most bytes a dispatch first: a
-  // variant of theirs takes longest to measure, so the pool gets furthest ahead (one pipeline
-  // serves every problem, so the first problem waits for most of its own, the later ones for few).
+  // pipeline in the background pool, the problems with the longest dispatch first (predicted as
+  // tuning_cost.h predicts a variant's measuring time): a variant of theirs takes longest to
+  // measure, so the pool gets furthest ahead (one pipeline serves every problem, so the first
+  // problem waits for most of its own, the later ones for few).
   if (options_.strategy == Strategy::model || options_.budget) return false;
-  std::ranges::stable_sort(options_.problems, std::greater<>{}, [](const kernels::Problem& p) {
-    return kernels::binding_sizes(p, kernels::Layout::raw).total();
-  });
+  std::ranges::stable_sort(options_.problems, std::greater<>{}, nominal_dispatch_us);
   return true;
 }
 

@@ -373,8 +373,8 @@ TEST_F(SessionTest, FillMeasuresOnlyWhatNoRunMeasured) {
 }
 
 // Without a budget the background pool makes every pipeline of the run, and the problem whose
-// dispatch moves the most bytes is tuned first; a budgeted run compiles on demand, in the order
-// it was given.
+// dispatch takes longest (bytes and FLOPs on a nominal GPU) is tuned first; a budgeted run
+// compiles on demand, in the order it was given.
 TEST_F(SessionTest, ThePoolMakesEveryPipelineWhileTheLargestProblemIsTunedFirst) {
   const kernels::Problem larger{kernels::Op("q4gsw"), 4, 80, 128, 32, true};
   for (const bool budgeted : {false, true}) {
