@@ -1,5 +1,6 @@
 // What tuning a problem costs, predicted before anything is measured: how `tune --shard` and
-// `tune --devices` deal problems out, and how a budgeted run shares its --budget among them.
+// `tune --devices` deal problems out, how a budgeted run shares its --budget among them, and
+// (by nominal_dispatch_us) which problem a run with the background pool measures first.
 //
 // Measuring a variant costs a fixed part (its instance, the gate's dispatch and comparison, the
 // submissions of its samples) plus a number of dispatches of the problem: a sample spans at
