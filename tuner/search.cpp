@@ -129,6 +129,10 @@ std::string fixed_routing_key(const kernels::Problem& p) {
        p.heads, p.kv_heads}));
 }
 
+bool is_reference(const Candidate& c, const std::string& fixed_key) {
+  return c.key == fixed_key || kernels::is_baseline(*c.family);
+}
+
 void order_candidates(std::vector<Candidate>& list, const std::map<std::string, double>& warm_rank,
                       const std::function<bool(const Candidate&)>& is_baseline) {
   std::vector<Candidate> warm, baselines;

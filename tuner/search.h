@@ -69,6 +69,9 @@ inline constexpr size_t kProtectedNeighbours = 4;
 // The variant today's engines would use for `problem` (runtime/builtin.h): a baseline every
 // speedup is quoted against, measured early and re-measured beside the finalists.
 std::string fixed_routing_key(const kernels::Problem& problem);
+// Whether `c` is one of the variants every speedup is quoted against: a baseline family's, or
+// the fixed routing's choice (its key given).
+bool is_reference(const Candidate& c, const std::string& fixed_key);
 
 // What is re-measured at the end: the `count` fastest of the pool less the baselines among them,
 // and the baselines every speedup is quoted against (those of the fastest `count`, the timed

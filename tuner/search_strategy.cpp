@@ -101,17 +101,22 @@ class Staged : public SearchStrategy {
   HalvingStages stages_;
 };
 
+// Stage one screens the families first (family_screen.h), then measures the rest of those kept.
 class Halving final : public Staged {
  public:
   Halving(const std::vector<Candidate>& list, const TimingOptions& full, size_t finalists,
-          std::set<std::string> protect)
-      : Staged(full, finalists, std::move(protect)), order_(list) {}
-  std::vector<size_t> next(size_t max) override { return order_.next(max); }
-  bool stage_one_over() const override { return order_.over(); }
-  void measured(size_t, std::optional<double>) override {}
+          std::set<std::string> protect, const std::function<bool(const Candidate&)>& exempt,
+          ScreenRule rule)
+      : Staged(full, finalists, protect),
+        screen_(list, [&](const Candidate& c) { return protect.contains(c.key) || exempt(c); },
+                rule) {}
+  std::vector<size_t> next(size_t max) override { return screen_.next(max); }
+  bool stage_one_over() const override { return screen_.over(); }
+  void measured(size_t i, std::optional<double> ns) override { screen_.measured(i, ns); }
+  std::string summary() const override { return screen_.summary(); }
 
  private:
-  ListOrder order_;
+  FamilyScreen screen_;
 };
 
 class Model final : public Staged {
@@ -138,10 +143,11 @@ std::unique_ptr<SearchStrategy> exhaustive_strategy(const std::vector<Candidate>
   return std::make_unique<Exhaustive>(list, full);
 }
 
-std::unique_ptr<SearchStrategy> halving_strategy(const std::vector<Candidate>& list,
-                                                 const TimingOptions& full, size_t finalists,
-                                                 std::set<std::string> protect) {
-  return std::make_unique<Halving>(list, full, finalists, std::move(protect));
+std::unique_ptr<SearchStrategy> halving_strategy(
+    const std::vector<Candidate>& list, const TimingOptions& full, size_t finalists,
+    std::set<std::string> protect, const std::function<bool(const Candidate&)>& exempt,
+    ScreenRule screen) {
+  return std::make_unique<Halving>(list, full, finalists, std::move(protect), exempt, screen);
 }
 
 std::unique_ptr<SearchStrategy> model_strategy(ModelSearch search, size_t legal,

@@ -1,11 +1,13 @@
 // The search strategies behind one interface: given what has been measured, which variants to
 // measure next and when to stop. The session's loop (session_problem.cpp) compiles, gates, times
 // and stores what a strategy names and knows none of them: exhaustive measures every variant
-// fully; halving estimates every variant, then narrows the pool stage by stage (search.h); model
+// fully; halving estimates the variants of every family not far behind the others
+// (family_screen.h), then narrows the pool stage by stage (search.h); model
 // estimates what the cost model's search picks (model_search.h), then narrows as halving does.
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <set>
@@ -14,6 +16,7 @@
 
 #include "tuner/candidate.h"
 #include "tuner/dispatch_timer.h"
+#include "tuner/family_screen.h"
 #include "tuner/model_search.h"
 
 namespace vktune::tuner {
@@ -53,12 +56,14 @@ class SearchStrategy {
 std::unique_ptr<SearchStrategy> exhaustive_strategy(const std::vector<Candidate>& list,
                                                     const TimingOptions& full);
 
-// Every candidate not resumed, in list order, estimated by one short sample; then the pool
-// rechecked and halved (search.h) until `finalists` remain. `protect`: the keys halving's first
-// narrowing keeps whatever they read (nearest_winners).
-std::unique_ptr<SearchStrategy> halving_strategy(const std::vector<Candidate>& list,
-                                                 const TimingOptions& full, size_t finalists,
-                                                 std::set<std::string> protect);
+// The candidates not resumed estimated by one short sample, the families screened first and those
+// far behind left out (family_screen.h); then the pool rechecked and halved (search.h) until
+// `finalists` remain. `protect`: the keys halving's first narrowing keeps whatever they read
+// (nearest_winners); they and the candidates `exempt` names are never left out.
+std::unique_ptr<SearchStrategy> halving_strategy(
+    const std::vector<Candidate>& list, const TimingOptions& full, size_t finalists,
+    std::set<std::string> protect, const std::function<bool(const Candidate&)>& exempt,
+    ScreenRule screen = {});
 
 // The candidates `search` picks, estimated as halving does, then halving's later stages.
 // `legal`: the variants the search chose from, for the summary.

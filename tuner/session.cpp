@@ -414,9 +414,8 @@ void Session::warm_start_order(const kernels::Problem& problem,
   // Winners of tuned neighbours first (with a budget they are the likeliest winners here
   // too, and halving keeps them in the race), then the baselines, then every family in turn.
   const std::string fixed = fixed_routing_key(problem);
-  order_candidates(list, neighbour_winners(problem), [&fixed](const Candidate& c) {
-    return c.key == fixed || kernels::is_baseline(*c.family);
-  });
+  order_candidates(list, neighbour_winners(problem),
+                   [&fixed](const Candidate& c) { return is_reference(c, fixed); });
 }
 
 }  // namespace vktune::tuner

@@ -109,13 +109,17 @@ std::unique_ptr<SearchStrategy> Session::search_strategy(const kernels::Problem&
                                                          size_t legal) {
   if (options_.strategy == Strategy::exhaustive) return exhaustive_strategy(list, options_.timing);
   std::set<std::string> protect = nearest_winners(tuned_winners_, problem, kProtectedNeighbours);
+  ScreenRule screen;
   if (options_.strategy == Strategy::model) {
     if (std::optional<ModelSearch> search = model_search(problem, list)) {
       return model_strategy(std::move(*search), legal, options_.timing, options_.finalists,
                             std::move(protect));
     }
+    screen = kScreenAll;  // the model's sweep: every variant's time is learnt from
   }
-  return halving_strategy(list, options_.timing, options_.finalists, std::move(protect));
+  const std::string fixed = fixed_routing_key(problem);
+  return halving_strategy(list, options_.timing, options_.finalists, std::move(protect),
+                          [&fixed](const Candidate& c) { return is_reference(c, fixed); }, screen);
 }
 
 size_t Session::chunk_size(size_t done) const {

@@ -282,27 +282,30 @@ TEST_F(SummaryTest, FewerMeasuredThanLegalIsCutWithoutTheBudgetFlag) {
   EXPECT_EQ(format_coverage(p), "3/4 cut");
 }
 
-TEST_F(SummaryTest, AModelSearchMeasuringPartOfTheVariantsIsSearchedNotCut) {
+TEST_F(SummaryTest, AModelOrHalvingSearchMeasuringPartOfTheVariantsIsSearchedNotCut) {
   const int64_t p2 = store_.upsert_problem(fake_problem(4, 4096, 4096, 32, "q4gsw"));
-  db::RunRecord r;
-  r.uuid = "model-run";
-  r.started_at = "2024-06-01T00:00:00Z";
-  r.strategy = "model";
-  const int64_t run = store_.begin_run(r);
-  store_.put_coverage(coverage(run, ids_.device1, p2, 4, {3}, false));
-  const Summary searched = summarize(store_);
-  const ProblemSummary& p = find(searched.devices[0], "q4gsw", 4);
-  EXPECT_EQ(p.cut(), false);
-  EXPECT_TRUE(p.searched());
-  EXPECT_EQ(format_coverage(p), "3/4 searched");
+  for (const std::string strategy : {"model", "halving"}) {
+    SCOPED_TRACE(strategy);
+    db::RunRecord r;
+    r.uuid = strategy + "-run";
+    r.started_at = "2024-06-01T00:00:00Z";
+    r.strategy = strategy;
+    const int64_t run = store_.begin_run(r);
+    store_.put_coverage(coverage(run, ids_.device1, p2, 4, {3}, false));
+    const Summary searched = summarize(store_);
+    const ProblemSummary& p = find(searched.devices[0], "q4gsw", 4);
+    EXPECT_EQ(p.cut(), false);
+    EXPECT_TRUE(p.searched());
+    EXPECT_EQ(format_coverage(p), "3/4 searched");
 
-  // The same run cut by its budget is cut, whatever the strategy.
-  store_.put_coverage(coverage(run, ids_.device1, p2, 4, {3}, true));
-  const Summary budget_cut = summarize(store_);
-  const ProblemSummary& cut = find(budget_cut.devices[0], "q4gsw", 4);
-  EXPECT_EQ(cut.cut(), true);
-  EXPECT_FALSE(cut.searched());
-  EXPECT_EQ(format_coverage(cut), "3/4 cut");
+    // The same run cut by its budget is cut, whatever the strategy.
+    store_.put_coverage(coverage(run, ids_.device1, p2, 4, {3}, true));
+    const Summary budget_cut = summarize(store_);
+    const ProblemSummary& cut = find(budget_cut.devices[0], "q4gsw", 4);
+    EXPECT_EQ(cut.cut(), true);
+    EXPECT_FALSE(cut.searched());
+    EXPECT_EQ(format_coverage(cut), "3/4 cut");
+  }
 }
 
 TEST_F(SummaryTest, ProblemCutBeforeItsFirstResultIsListed) {

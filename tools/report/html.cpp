@@ -205,7 +205,7 @@ std::string figure(const std::string& caption, const std::string& svg, const std
 }
 
 // Coverage of the device's problems: how many searches finished (every variant, or the cost
-// model's choice), how many were cut, how many nobody can tell (no coverage record).
+// model's or halving's choice), how many were cut, how many nobody can tell (no coverage record).
 std::string coverage_table(const DeviceSummary& ds) {
   int64_t complete = 0, searched = 0, cut = 0, unknown = 0, measured = 0, legal = 0;
   for (const ProblemSummary& p : ds.problems) {
@@ -218,7 +218,7 @@ std::string coverage_table(const DeviceSummary& ds) {
            std::to_string(v) + "</td></tr>";
   };
   return "<table class=\"kv\">" + row("problems", static_cast<int64_t>(ds.problems.size())) +
-         row("search complete", complete) + row("searched by the cost model", searched) +
+         row("search complete", complete) + row("searched (model, halving)", searched) +
          row("search cut", cut, " bad") +
          row("coverage unknown", unknown) +
          "<tr><th>variants measured (any run) / legal (latest run)</th><td class=\"num\">" + std::to_string(measured) +

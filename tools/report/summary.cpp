@@ -217,7 +217,7 @@ StatusCounts& StatusCounts::operator+=(const StatusCounts& other) noexcept {
 
 std::optional<bool> ProblemSummary::cut() const noexcept {
   if (!coverage) return std::nullopt;
-  return coverage->budget_cut || (measured() < coverage->legal && !model_searched);
+  return coverage->budget_cut || (measured() < coverage->legal && !searched_by_design);
 }
 
 bool ProblemSummary::searched() const noexcept {
@@ -305,7 +305,8 @@ Summary summarize(const db::Store& store, const SummaryOptions& options) {
       ds.status_counts += ds.problems.back().status_counts;
       if (const auto c = coverage.find({device.id, problem_id}); c != coverage.end()) {
         ds.problems.back().coverage = c->second;
-        ds.problems.back().model_searched = strategy_of.at(c->second.run_id) == "model";
+        const std::string& strategy = strategy_of.at(c->second.run_id);
+        ds.problems.back().searched_by_design = strategy == "model" || strategy == "halving";
       }
     }
     std::sort(ds.problems.begin(), ds.problems.end(),

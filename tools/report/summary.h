@@ -83,9 +83,10 @@ struct ProblemSummary {
   // view ranks them). Absent when no run wrote one (databases from before schema v3): then
   // nobody knows how many variants are legal, and the problem must not pass for complete.
   std::optional<db::Coverage> coverage;
-  // That run searched with the cost model (--strategy model): it measures a chosen part of the
-  // legal variants by design, so fewer measured than legal is a finished search, not a cut one.
-  bool model_searched = false;
+  // That run's strategy measures a chosen part of the legal variants by design (model: the cost
+  // model's picks; halving: the families its screen keeps, tuner/family_screen.h), so fewer
+  // measured than legal is a finished search, not a cut one.
+  bool searched_by_design = false;
 
   // Variants with a result of any run, each kernel once.
   int64_t measured() const noexcept { return status_counts.total(); }
@@ -93,7 +94,8 @@ struct ProblemSummary {
   // measured than legal by a run that was not a model search. nullopt when unknown (no
   // coverage record).
   std::optional<bool> cut() const noexcept;
-  // A finished model search that measured part of the legal variants (shown as "searched").
+  // A finished model or halving search that measured part of the legal variants (shown as
+  // "searched").
   bool searched() const noexcept;
   // (p90 - p10) / median of the winner, in percent; nullopt without both quantiles.
   std::optional<double> spread_pct() const noexcept;
