@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <iterator>
 
 #include "kernels/vk/shader_compiler.h"
 
@@ -11,7 +12,7 @@ FamilyScreen::FamilyScreen(const std::vector<Candidate>& list,
                            const std::function<bool(const Candidate&)>& exempt, ScreenRule rule)
     : rule_(rule), group_of_(list.size()) {
   std::vector<const kernels::Family*> families;
-  std::vector<std::vector<size_t>> members;  // not exempt, not resumed
+  std::vector<std::vector<size_t>> members;  // not exempt
   for (size_t i = 0; i < list.size(); ++i) {
     const Candidate& c = list[i];
     auto it = std::find(families.begin(), families.end(), c.family);
@@ -22,20 +23,22 @@ FamilyScreen::FamilyScreen(const std::vector<Candidate>& list,
       it = families.end() - 1;
     }
     group_of_[i] = static_cast<size_t>(it - families.begin());
-    if (c.resumed) {
-      if (c.timed()) measured(i, c.stats->median);
-    } else if (exempt(c)) {
-      order_.push_back(i);
+    if (c.resumed && c.timed()) measured(i, c.stats->median);
+    if (exempt(c)) {
+      if (!c.resumed) order_.push_back(i);
     } else {
       members[group_of_[i]].push_back(i);
     }
   }
+  // The probes are picked among the resumed too, so a resumed run picks those the interrupted
+  // one measured and hands out only what it had not.
+  const auto not_resumed = [&](size_t i) { return !list[i].resumed; };
   for (size_t g = 0; g < members.size(); ++g) {
     std::vector<size_t>& m = members[g];
     std::ranges::stable_sort(m, {}, [&](size_t i) { return content_hash_value(list[i].key); });
-    const size_t probes = std::min(rule_.probes, m.size());
-    order_.insert(order_.end(), m.begin(), m.begin() + static_cast<ptrdiff_t>(probes));
-    groups_[g].rest.assign(m.begin() + static_cast<ptrdiff_t>(probes), m.end());
+    const auto probes = m.begin() + static_cast<ptrdiff_t>(std::min(rule_.probes, m.size()));
+    std::copy_if(m.begin(), probes, std::back_inserter(order_), not_resumed);
+    std::copy_if(probes, m.end(), std::back_inserter(groups_[g].rest), not_resumed);
     std::ranges::sort(groups_[g].rest);
   }
   std::ranges::sort(order_);  // the list's order (warm starts and baselines first)

@@ -34,7 +34,7 @@ inline constexpr ScreenRule kScreenAll{std::numeric_limits<size_t>::max(), 0};
 
 class FamilyScreen {
  public:
-  // The candidates not resumed; a resumed one's stage-one time counts as screened.
+  // A resumed candidate is never handed out; its stage-one time counts as screened.
   FamilyScreen(const std::vector<Candidate>& list,
                const std::function<bool(const Candidate&)>& exempt, ScreenRule rule = {});
   // Up to `max` indices into the list: the screen's, then, once it was handed out and measured,

@@ -113,6 +113,27 @@ TEST(FamilyScreenTest, AResumedCandidatesTimeCountsAsScreenedAndItIsNotHandedOut
   EXPECT_EQ(measured.size(), 7u);  // gemv's five not resumed, tiled's two screened
 }
 
+TEST(FamilyScreenTest, AResumedRunHandsOutOnlyWhatTheInterruptedOneDidNotMeasure) {
+  const std::vector<Candidate> fresh = make({"q4gsw_gemv", "q4gsw_tiled"}, 10);
+  const auto time = [](const Candidate& c) -> std::optional<double> {
+    return c.family->name() == "q4gsw_gemv" ? 1.0 : 9.0;
+  };
+  // The interrupted run measured its screen and nothing after it.
+  FamilyScreen first(fresh, none, {.probes = 3, .within = 4.0});
+  const std::vector<size_t> screened = first.next(100);
+  ASSERT_EQ(screened.size(), 6u);
+  std::vector<Candidate> resumed = make({"q4gsw_gemv", "q4gsw_tiled"}, 10);
+  for (size_t i : screened) {
+    resumed[i].resumed = true;
+    resumed[i].stats = SampleStats{};
+    resumed[i].stats->median = *time(resumed[i]);
+  }
+  FamilyScreen again(resumed, none, {.probes = 3, .within = 4.0});
+  const std::vector<size_t> measured = run(again, resumed, time, 100);
+  EXPECT_EQ(measured.size(), 7u);  // gemv's seven unscreened; tiled left out as before
+  for (size_t i : measured) EXPECT_EQ(resumed[i].family->name(), "q4gsw_gemv");
+}
+
 TEST(FamilyScreenTest, ScreenAllHandsOutEveryVariantInTheListsOrderWhateverItReads) {
   const std::vector<Candidate> list = make({"q4gsw_gemv", "q4gsw_tiled"}, 10);
   FamilyScreen screen(list, none, kScreenAll);
