@@ -5,8 +5,9 @@
       llama.cpp's test-backend-ops `--test-file` lines (test-export-graph-ops format), one
       FLASH_ATTN_EXT per sdpa (M, L) of the shapes file
   attention_side_by_side.py table --shapes SHAPES.json --bench BENCH.json --peer-log LOG
-      the Markdown table: M, L, vktune us (`vktune bench --json`'s re-timed winner),
-      llama.cpp us (median of the GGML_VK_PERF_LOGGER lines of that FLASH_ATTN_EXT), ratio
+      the Markdown table: M, L (and the head counts and head dim where the shapes file has
+      more than one), vktune us (`vktune bench --json`'s re-timed winner), llama.cpp us
+      (median of the GGML_VK_PERF_LOGGER lines of that FLASH_ATTN_EXT), ratio
 
 A --test-file line is: op type ne0..ne3, the op-params count and values (int32), the sources
 count, per source its type, ne0..ne3 and nb0..nb3 (bytes), and a name. The FLASH_ATTN_EXT
@@ -110,12 +111,19 @@ def us(value):
 
 def table(args):
     ours, peer = vktune_times(args.bench), peer_times(args.peer_log)
-    rows = ["| M | L | vktune us | llama.cpp us | ratio |", "|--:|--:|--:|--:|--:|"]
-    for shape in sdpa_shapes(args.shapes):
+    shapes = sdpa_shapes(args.shapes)
+    # The heads and head dim get columns of their own where the shapes file has more than one.
+    heads = len({shape[2:] for shape in shapes}) > 1
+    rows = ["| M | L |" + (" Hq / Hkv | D |" if heads else "") +
+            " vktune us | llama.cpp us | ratio |",
+            "|--:|--:|" + ("--:|--:|" if heads else "") + "--:|--:|--:|"]
+    for shape in shapes:
         mine, winner = ours.get(shape, (None, None))
         theirs = peer_median(peer[shape]) if shape in peer else None
         ratio = f"{mine / theirs:.2f}" if mine and theirs else "-"
-        rows.append(f"| {shape[0]} | {shape[1]} | {us(mine)} | {us(theirs)} | {ratio} |")
+        head_cells = f" {shape[2]} / {shape[3]} | {shape[4]} |" if heads else ""
+        rows.append(f"| {shape[0]} | {shape[1]} |{head_cells} {us(mine)} | {us(theirs)} "
+                    f"| {ratio} |")
         n = len([1 for runs, _ in peer.get(shape, []) if runs > 1])
         print(f"M={shape[0]} L={shape[1]} Hq={shape[2]} Hkv={shape[3]} D={shape[4]}: vktune "
               f"{us(mine)} us ({winner}), llama.cpp {us(theirs)} us (median of {n} logged graphs)",

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # attention_side_by_side.sh - vktune's tuned sdpa beside llama.cpp's flash attention
 # (ggml-vulkan's FLASH_ATTN_EXT) on the same shapes, on one device, in one invocation; prints one
-# Markdown table on stdout (M, L, vktune us, llama.cpp us, ratio = vktune / llama.cpp) and every
-# step's output on stderr.
+# Markdown table on stdout (M, L, the head counts and head dim where the shapes file has more
+# than one, vktune us, llama.cpp us, ratio = vktune / llama.cpp) and every step's output on
+# stderr.
 #
 #   bench/attention_side_by_side.sh VKTUNE TEST_BACKEND_OPS [SHAPES.json] > table.md 2> log.txt
 #
@@ -30,7 +31,7 @@
 # seconds, default 180), WORK (scratch folder, default a new temporary one; the tune's
 # database, bench's JSON, the peer's cases and logs stay there).
 set -euo pipefail
-[ $# -ge 2 ] || { sed -n '2,13p' "$0" >&2; exit 2; }
+[ $# -ge 2 ] || { sed -n '2,14p' "$0" >&2; exit 2; }
 here=$(cd "$(dirname "$0")" && pwd)
 vktune=$(realpath "$1"); peer=$(realpath "$2")
 shapes=$(realpath "${3:-$here/shapes/sdpa_side_by_side_shapes.json}")
