@@ -291,20 +291,15 @@ TEST_F(SummaryTest, AModelOrHalvingSearchMeasuringPartOfTheVariantsIsSearchedNot
     r.started_at = "2024-06-01T00:00:00Z";
     r.strategy = strategy;
     const int64_t run = store_.begin_run(r);
-    store_.put_coverage(coverage(run, ids_.device1, p2, 4, {3}, false));
-    const Summary searched = summarize(store_);
-    const ProblemSummary& p = find(searched.devices[0], "q4gsw", 4);
-    EXPECT_EQ(p.cut(), false);
-    EXPECT_TRUE(p.searched());
-    EXPECT_EQ(format_coverage(p), "3/4 searched");
-
-    // The same run cut by its budget is cut, whatever the strategy.
-    store_.put_coverage(coverage(run, ids_.device1, p2, 4, {3}, true));
-    const Summary budget_cut = summarize(store_);
-    const ProblemSummary& cut = find(budget_cut.devices[0], "q4gsw", 4);
-    EXPECT_EQ(cut.cut(), true);
-    EXPECT_FALSE(cut.searched());
-    EXPECT_EQ(format_coverage(cut), "3/4 cut");
+    // Finished, it is searched; cut by its budget, it is cut, whatever the strategy.
+    for (const bool budget_cut : {false, true}) {
+      store_.put_coverage(coverage(run, ids_.device1, p2, 4, {3}, budget_cut));
+      const Summary s = summarize(store_);
+      const ProblemSummary& p = find(s.devices[0], "q4gsw", 4);
+      EXPECT_EQ(p.cut(), budget_cut);
+      EXPECT_EQ(p.searched(), !budget_cut);
+      EXPECT_EQ(format_coverage(p), budget_cut ? "3/4 cut" : "3/4 searched");
+    }
   }
 }
 
