@@ -30,7 +30,8 @@ struct ScreenRule {
   double within = 4.0;  // a family whose best screened time is further behind is dropped
 };
 // Every variant screened, in the list's order: nothing is left out.
-inline constexpr ScreenRule kScreenAll{std::numeric_limits<size_t>::max(), 0};
+inline constexpr ScreenRule kScreenAll{std::numeric_limits<size_t>::max(),
+                                       std::numeric_limits<double>::infinity()};
 
 class FamilyScreen {
  public:
