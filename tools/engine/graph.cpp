@@ -123,7 +123,8 @@ Graph Graph::build(vk::Device& device, ShaderCompiler& compiler, kernels::Pipeli
     g.tolerances_.push_back(kernels::find_family(route.family)->tolerance(p));
     g.routes_.push_back(std::move(route));
   }
-  g.timestamps_.emplace(vk::TimestampPool::create(device, uint32_t(layer.nodes.size() + 1)));
+  g.timestamps_.emplace(
+      vk::TimestampPool::create(device, uint32_t(layer.nodes.size() + 1) * kCopiesPerSubmit));
   g.record();
   return g;
 }
@@ -291,29 +292,34 @@ void Graph::set_context(uint32_t context) {
   record();
 }
 
-vk::CommandBuffer Graph::build_commands(bool node_timestamps, std::optional<size_t> skip) const {
+vk::CommandBuffer Graph::build_commands(bool node_timestamps, std::optional<size_t> skip,
+                                        uint32_t copies) const {
   vk::CommandBuffer cb = vk::CommandBuffer::begin(*device_);
   cb.reset_timestamps(*timestamps_);
-  // Earlier executions of this command buffer wrote what this one reads and overwrites.
-  cb.barrier();
-  cb.timestamp(*timestamps_, 0);
-  std::set<size_t> written;  // tensors written since the last barrier
   const size_t n = layer_.nodes.size();
-  for (size_t i = 0; i < n; ++i) {
-    const Node& node = layer_.nodes[i];
-    const bool depends = std::any_of(node.inputs.begin(), node.inputs.end(),
-                                     [&](size_t t) { return written.count(t) != 0; });
-    if (depends) {
-      cb.barrier();
-      written.clear();
-    }
-    const Dispatch& d = dispatches_[i];
-    if (skip != i) cb.dispatch(*d.pipeline, *d.set, d.push, d.groups);
-    written.insert(node.output);
-    if (node_timestamps) {
-      cb.timestamp(*timestamps_, uint32_t(i + 1));
-    } else if (i + 1 == n) {
-      cb.timestamp(*timestamps_, 1);
+  const uint32_t stride = node_timestamps ? uint32_t(n + 1) : 2;
+  for (uint32_t copy = 0; copy < copies; ++copy) {
+    const uint32_t base = copy * stride;
+    // Earlier executions wrote what this one reads and overwrites.
+    cb.barrier();
+    cb.timestamp(*timestamps_, base);
+    std::set<size_t> written;  // tensors written since the last barrier
+    for (size_t i = 0; i < n; ++i) {
+      const Node& node = layer_.nodes[i];
+      const bool depends = std::any_of(node.inputs.begin(), node.inputs.end(),
+                                       [&](size_t t) { return written.count(t) != 0; });
+      if (depends) {
+        cb.barrier();
+        written.clear();
+      }
+      const Dispatch& d = dispatches_[i];
+      if (skip != i) cb.dispatch(*d.pipeline, *d.set, d.push, d.groups);
+      written.insert(node.output);
+      if (node_timestamps) {
+        cb.timestamp(*timestamps_, base + uint32_t(i + 1));
+      } else if (i + 1 == n) {
+        cb.timestamp(*timestamps_, base + 1);
+      }
     }
   }
   // Makes the outputs visible to the host's downloads.
@@ -330,10 +336,14 @@ double Graph::tolerance() const noexcept {
 
 void Graph::execute() { device_->submit(*commands_, kTimeout); }
 
-double Graph::run_timed(const vk::CommandBuffer& commands, uint32_t last) {
+std::vector<double> Graph::run_timed(const vk::CommandBuffer& commands, uint32_t copies) {
   device_->submit(commands, kTimeout);
-  const std::vector<uint64_t> ts = timestamps_->read_ns(last + 1);
-  return ts[last] > ts[0] ? double(ts[last] - ts[0]) : 0.0;
+  const std::vector<uint64_t> ts = timestamps_->read_ns(2 * copies);
+  std::vector<double> spans;
+  for (uint32_t c = 0; c < copies; ++c) {
+    spans.push_back(ts[2 * c + 1] > ts[2 * c] ? double(ts[2 * c + 1] - ts[2 * c]) : 0.0);
+  }
+  return spans;
 }
 
 Graph::Marginal Graph::marginal(size_t node, uint32_t iterations) {
@@ -342,13 +352,16 @@ Graph::Marginal Graph::marginal(size_t node, uint32_t iterations) {
                             std::to_string(layer_.nodes.size()));
   }
   if (iterations == 0) throw std::invalid_argument("iterations must be at least 1");
-  const vk::CommandBuffer with = build_commands(false);
-  const vk::CommandBuffer without = build_commands(false, node);
-  run_timed(with, 1);  // a warm-up, and the node's output written for the runs without it
+  const uint32_t copies = std::min(iterations, kCopiesPerSubmit);
+  const vk::CommandBuffer with = build_commands(false, {}, copies);
+  const vk::CommandBuffer without = build_commands(false, node, copies);
+  run_timed(with, copies);  // a warm-up, and the node's output written for the runs without it
   std::vector<double> totals, rest;
-  for (uint32_t i = 0; i < iterations; ++i) {
-    totals.push_back(run_timed(with, 1));
-    rest.push_back(run_timed(without, 1));
+  while (totals.size() < iterations) {
+    const size_t take = std::min<size_t>(copies, iterations - totals.size());
+    const std::vector<double> a = run_timed(with, copies), b = run_timed(without, copies);
+    totals.insert(totals.end(), a.begin(), a.begin() + static_cast<ptrdiff_t>(take));
+    rest.insert(rest.end(), b.begin(), b.begin() + static_cast<ptrdiff_t>(take));
   }
   return {median(std::move(totals)), median(std::move(rest))};
 }
@@ -357,16 +370,21 @@ GraphTimes Graph::time(uint32_t iterations, uint32_t warmup) {
   if (iterations == 0) throw std::invalid_argument("iterations must be at least 1");
   for (uint32_t i = 0; i < warmup; ++i) execute();
   const size_t nodes = layer_.nodes.size();
+  const uint32_t copies = std::min(iterations, kCopiesPerSubmit);
+  const vk::CommandBuffer batch = build_commands(true, {}, copies);
   std::vector<std::vector<double>> per_node(nodes);
   std::vector<double> totals;
-  for (uint32_t it = 0; it < iterations; ++it) {
-    execute();
-    const std::vector<uint64_t> ts = timestamps_->read_ns();
+  while (totals.size() < iterations) {
+    device_->submit(batch, kTimeout);
+    const std::vector<uint64_t> ts = timestamps_->read_ns(copies * uint32_t(nodes + 1));
     // Timestamps of one queue are monotonic; the guard only keeps a misbehaving driver's
     // values from wrapping around.
     auto span = [&](size_t a, size_t b) { return ts[b] > ts[a] ? double(ts[b] - ts[a]) : 0.0; };
-    for (size_t i = 0; i < nodes; ++i) per_node[i].push_back(span(i, i + 1));
-    totals.push_back(span(0, nodes));
+    for (size_t c = 0; c < copies && totals.size() < iterations; ++c) {
+      const size_t base = c * (nodes + 1);
+      for (size_t i = 0; i < nodes; ++i) per_node[i].push_back(span(base + i, base + i + 1));
+      totals.push_back(span(base, base + nodes));
+    }
   }
   GraphTimes t;
   t.iterations = iterations;

@@ -85,6 +85,11 @@ class Graph {
   // routes as they were (a variant created on the way is kept for later).
   void set_context(uint32_t context);
   uint32_t context() const noexcept { return context_; }
+  // Timed executions go up to kCopiesPerSubmit to a submit, back to back, so the GPU does not
+  // idle while the host reads each one's timestamps: a short layer (about 140 us at M 1 on the
+  // H200) timed one submit at a time let the clock fall to less than half its peak
+  // (docs/results/h200.md, "Attention in the layer and alone").
+  static constexpr uint32_t kCopiesPerSubmit = 8;
   // `warmup` untimed executions, then `iterations` (>= 1) timed ones.
   GraphTimes time(uint32_t iterations, uint32_t warmup = 2);
   // What node `node` adds to the layer as an engine runs it, with no timestamp between nodes
@@ -152,12 +157,15 @@ class Graph {
   // The context variant of `route` for node `node`: one kept, or a new one planned at the
   // cache's capacity.
   const ContextVariant& context_variant(size_t node, const Route& route);
-  // The layer's command buffer: a timestamp at every node boundary (`node_timestamps`), else at
-  // its two ends only (slots 0 and 1); without node `skip`'s dispatch when given.
-  vk::CommandBuffer build_commands(bool node_timestamps, std::optional<size_t> skip = {}) const;
-  void record();  // commands_: a timestamp at every node boundary
-  // Executes `commands` once and returns its timestamps' span from slot 0 to slot `last`.
-  double run_timed(const vk::CommandBuffer& commands, uint32_t last);
+  // The layer's command buffer, `copies` executions back to back: a timestamp at every node
+  // boundary (`node_timestamps`: copy c's at slots c * (nodes + 1) ...), else at its two ends
+  // only (slots 2c and 2c + 1); without node `skip`'s dispatch when given.
+  vk::CommandBuffer build_commands(bool node_timestamps, std::optional<size_t> skip = {},
+                                   uint32_t copies = 1) const;
+  void record();  // commands_: one execution, a timestamp at every node boundary
+  // Executes `commands` (`copies` executions, timestamps at their two ends) once and returns
+  // each copy's span.
+  std::vector<double> run_timed(const vk::CommandBuffer& commands, uint32_t copies);
 
   vk::Device* device_;
   Layer layer_;
