@@ -112,7 +112,7 @@ void print_mode(const engine::Layer& layer, const ModeResult& r, size_t checked_
                 route.routed() ? route.how().c_str() : "-");
     if (!route.rejected.empty()) std::printf("  %14s ! %s\n", "", route.rejected.c_str());
   }
-  std::printf("  %-14s %-32s %-60s %10s  (median of %u submits)\n", "layer total", "", "",
+  std::printf("  %-14s %-32s %-60s %10s  (median of %u executions)\n", "layer total", "", "",
               duration(r.times.total_ns).c_str(), r.times.iterations);
   if (r.bare_total_ns) {
     std::printf("  %-14s %-32s %-60s %10s  (no node timestamps)\n", "layer total", "", "",
