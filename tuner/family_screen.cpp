@@ -11,18 +11,15 @@ namespace vktune::tuner {
 FamilyScreen::FamilyScreen(const std::vector<Candidate>& list,
                            const std::function<bool(const Candidate&)>& exempt, ScreenRule rule)
     : rule_(rule), group_of_(list.size()) {
-  std::vector<const kernels::Family*> families;
-  std::vector<std::vector<size_t>> members;  // not exempt
+  std::vector<std::vector<size_t>> members;  // by group, not exempt
   for (size_t i = 0; i < list.size(); ++i) {
     const Candidate& c = list[i];
-    auto it = std::find(families.begin(), families.end(), c.family);
-    if (it == families.end()) {
-      families.push_back(c.family);
+    auto it = std::ranges::find(groups_, c.family, &Group::family);
+    if (it == groups_.end()) {
       members.emplace_back();
-      groups_.push_back({c.family != nullptr ? c.family->name() : std::string(), {}, {}, false});
-      it = families.end() - 1;
+      it = groups_.insert(groups_.end(), Group{c.family});
     }
-    group_of_[i] = static_cast<size_t>(it - families.begin());
+    group_of_[i] = static_cast<size_t>(it - groups_.begin());
     if (c.resumed && c.timed()) measured(i, c.stats->median);
     if (exempt(c)) {
       if (!c.resumed) order_.push_back(i);
@@ -81,7 +78,7 @@ std::string FamilyScreen::summary() const {
     if (!g.dropped || g.rest.empty()) continue;
     char line[160];
     std::snprintf(line, sizeof line, "%s%s (%zu variants left out, best screened %.1fx the best)",
-                  text.empty() ? "screen dropped " : ", ", g.name.c_str(), g.rest.size(),
+                  text.empty() ? "screen dropped " : ", ", g.family->name().c_str(), g.rest.size(),
                   *g.best / *best_);
     text += line;
   }

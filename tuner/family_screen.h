@@ -52,7 +52,7 @@ class FamilyScreen {
   void decide();
 
   struct Group {
-    std::string name;
+    const kernels::Family* family = nullptr;
     std::vector<size_t> rest;  // not screened, in list order
     std::optional<double> best;
     bool dropped = false;
