@@ -6,7 +6,7 @@
 // GPUs expose as well as NVIDIA's; the newer compiler, so its modules ship prebuilt). fp16 only:
 // the tensor cores take fp16 operands, which an f32 problem would round.
 //
-// Every knob is a define, in both families, so each variant is a module of its own (180 prebuilt
+// Every knob is a define, in both families, so each variant is a module of its own (324 prebuilt
 // for the KHR family): with the sizes as specialisation constants (one module per stages and
 // split) the H200 ran the KHR kernel 1.7-1.9x slower at M 128 and 512 (docs/results/h200.md).
 #include <algorithm>
@@ -34,14 +34,16 @@ class SdpaFlash final : public Family {
   // br: query rows a workgroup (16 a subgroup); bc: cache positions a block; stages: 1 fetch
   // then stage each block, the scores over K; 2 fetch the next block into registers during this
   // one's multiplies; 3 as 2, the scores apart; 4 as 3, two K and V buffers; splits: slices of
-  // the cache a tile's workgroups share.
+  // the cache a tile's workgroups share; dsplit: subgroups a 16-row band, each with the band's
+  // accumulators over hd / dsplit of the head dim (2: half the accumulator registers).
   explicit SdpaFlash(Api api)
       : Family(api == Api::khr ? "sdpa_flash_khr" : "sdpa_flash", DType::f16, Op("sdpa"),
                {{"hd", ints({64, 128, 256})},
                 {"br", ints({32, 64, 128})},
                 {"bc", ints({32, 64})},
                 {"stages", ints({1, 2, 3, 4})},
-                {"splits", ints({1, 2, 4, 8})}}),
+                {"splits", ints({1, 2, 4, 8})},
+                {"dsplit", ints({1, 2})}}),
         api_(api) {}
 
   Constraints constraints(const Knobs& k) const override {
@@ -73,13 +75,16 @@ class SdpaFlash final : public Family {
   }
   Layout layout(const Knobs&) const override { return Layout::none; }
   uint32_t workgroup_size(const Knobs& k) const override {
-    return knob_u32(k, "br") / kBandRows * kSubgroupSize;
+    return knob_u32(k, "br") / kBandRows * knob_u32(k, "dsplit") * kSubgroupSize;
   }
   uint32_t shared_bytes(const Knobs& k) const override {
     // As the shader, in 16-byte units: a K and a V block (two of each with stages=4) and the
-    // subgroups' scores (over K with stages 1 and 2), q staged over all of it, row_scale [br]
-    // and row_table [256] floats.
+    // bands' scores (over K with stages 1 and 2), q staged over all of it; with dsplit=2 each
+    // subgroup's P rows; then row_scale [16 a subgroup] and row_table [256] floats.
     const uint32_t hd = knob_u32(k, "hd"), br = knob_u32(k, "br"), bc = knob_u32(k, "bc");
+    const uint32_t subgroups = workgroup_size(k) / kSubgroupSize;
+    const uint32_t own4 =
+        knob_u32(k, "dsplit") > 1 ? subgroups * kBandRows * std::max(bc / 8 + 1, 4u) : 0;
     const uint32_t row4 = hd / 8 + 1, kv4 = bc * row4;
     const uint32_t scores4 = br / kBandRows * kBandRows * (bc / 4 + 1);
     const uint32_t stages = knob_u32(k, "stages");
@@ -87,7 +92,7 @@ class SdpaFlash final : public Family {
                                          : std::max(kv4, scores4) + kv4;
     // With splits, the merge's weights [splits, br] and last_split.
     const uint32_t splits = knob_u32(k, "splits");
-    return 16 * std::max(blocks4, br * row4) + 4 * (br + 256) +
+    return 16 * (std::max(blocks4, br * row4) + own4) + 4 * (subgroups * kBandRows + 256) +
            (splits > 1 ? 4 * (splits * br + 1) : 0);
   }
   uint64_t workspace_bytes(const Knobs& k, const Problem& p) const override {
@@ -106,7 +111,8 @@ class SdpaFlash final : public Family {
                      {"BR", str(knob_u32(k, "br"))},
                      {"BC", str(knob_u32(k, "bc"))},
                      {"STAGES", str(knob_u32(k, "stages"))},
-                     {"SPLITS", str(knob_u32(k, "splits"))}}};
+                     {"SPLITS", str(knob_u32(k, "splits"))},
+                     {"DSPLIT", str(knob_u32(k, "dsplit"))}}};
     if (api_ == Api::khr) spec.defines.emplace_back("KHR", "1");  // coopmat_api.glsl
     return spec;
   }
@@ -124,6 +130,11 @@ class SdpaFlash final : public Family {
 
  protected:
   std::string combination_error(const Knobs& k) const override {
+    if (knob_u32(k, "dsplit") > 1 && knob_u32(k, "hd") < 128) {
+      return "dsplit=" + str(knob_u32(k, "dsplit")) + " at hd=" + str(knob_u32(k, "hd")) +
+             ": a band's accumulators take 32 registers a lane, and splitting them only adds a "
+             "barrier a block";
+    }
     if (knob_u32(k, "stages") >= 2) {
       const uint32_t chunks = knob_u32(k, "bc") * knob_u32(k, "hd") / 8;
       const uint32_t words = 2 * 4 * static_cast<uint32_t>(ceil_div(chunks, workgroup_size(k)));

@@ -14,8 +14,14 @@
 // and O's 16 fragments are rescaled only in the blocks where some row of the subgroup moves its
 // m' (its first scores, then seldom). At HD 128 the subgroup reduction that decides it costs
 // more than the rescale it saves.
-// Each of the BR / 16 subgroups owns a 16-row band of the tile: its scores, softmax state and
-// accumulators [16, HD], so the softmax needs no workgroup barrier, only the staging does.
+// Each 16-row band of the tile has DSPLIT subgroups, each owning the band's accumulators over
+// HD / DSPLIT of the head dim. With DSPLIT 1 a subgroup holds its band's scores, softmax state
+// and accumulators [16, HD], so the softmax needs no workgroup barrier, only the staging does.
+// With DSPLIT 2 (the accumulators of HD 256 alone fill 128 registers a lane, and q's fragments
+// 64 more, so every such variant spilled) each subgroup of a band computes the scores of half
+// the block's positions, a workgroup barrier joins them, and both run the band's softmax on
+// all of them (the same values: each keeps its own P and state, no exchange), then multiply P
+// by their half of V.
 // Where a block has fewer than 4 fragments of positions, S sums the head dim's even and odd
 // fragments in two accumulators, so that each subgroup has 4 independent MMA chains in flight
 // rather than 2 (an MMA's result feeds the next of its chain only after its latency).
@@ -37,7 +43,7 @@
 // overwrite its K (three workgroup barriers a block); 2 the next block is fetched into registers
 // while this one multiplies; 3 as 2, the scores in rows of their own (two barriers); 4 as 3,
 // the next block staged into a second K and V buffer (one barrier). SPLITS slices of the cache
-// a tile.
+// a tile. DSPLIT subgroups a 16-row band, each with HD / DSPLIT of its accumulators.
 // Bindings and push constants: sdpa_push.glsl; the workspace only where SPLITS > 1.
 #version 450
 #extension GL_GOOGLE_include_directive : require
@@ -64,6 +70,9 @@
 #ifndef SPLITS
 #define SPLITS 1
 #endif
+#ifndef DSPLIT
+#define DSPLIT 1
+#endif
 
 #if HD % 16 != 0 || BR % 16 != 0 || BC % 16 != 0
 #error "sdpa_flash: HD, BR and BC are multiples of 16"
@@ -74,15 +83,23 @@
 #endif
 
 #define SG_SIZE 32
-#define SG (BR / 16)  // subgroups: one 16-row band each
+#define BANDS (BR / 16)     // 16-row bands of the tile
+#define SG (BANDS * DSPLIT)  // subgroups: DSPLIT a band
 #define WG (SG * SG_SIZE)
 #define DF (HD / 16)  // 16-wide fragments along the head dim
 #define CF (BC / 16)  // ... along a block
+#define DFS (DF / DSPLIT)  // ... of a subgroup's accumulators
+#define CFS (CF / DSPLIT)  // ... of a subgroup's scores
+
+#if DSPLIT != 1 && DSPLIT != 2 || CF % DSPLIT != 0
+#error "sdpa_flash: DSPLIT is 1 or 2 and divides BC / 16"
+#endif
 
 // Shared memory in uvec4 (8 halves, 4 floats). A staged q, K or V row is HD halves plus 16
-// bytes, so the 8 rows one fragment load reads start in different banks; a subgroup's score row
-// is BC floats plus 16 bytes, and its P (fp16) overwrites the row's first half. q is staged once
-// a tile, before any block, over the whole array.
+// bytes, so the 8 rows one fragment load reads start in different banks; a band's score row
+// is BC floats plus 16 bytes, and with DSPLIT 1 its P (fp16) overwrites the row's first half
+// (with DSPLIT 2 each subgroup's P has rows of its own, `own`). q is staged once a tile, before
+// any block, over the whole array.
 #define ROW4 (HD / 8 + 1)
 #define SROW4 (BC / 4 + 1)
 #define KV4 (BC * ROW4)
@@ -94,17 +111,17 @@
 #define SCORES0 (4 * KV4)
 #define K0(b) ((b) * 2u * KV4)
 #define V0(b) (K0(b) + KV4)
-shared uvec4 smem[MAX4(SCORES0 + SG * S4, Q4)];
+shared uvec4 smem[MAX4(SCORES0 + BANDS * S4, Q4)];
 #elif STAGES == 3
 // [K][V][the subgroups' scores]
 #define SCORES0 (2 * KV4)
 #define K0(b) 0u
 #define V0(b) KV4
-shared uvec4 smem[MAX4(SCORES0 + SG * S4, Q4)];
+shared uvec4 smem[MAX4(SCORES0 + BANDS * S4, Q4)];
 #else
 // [front: each block's K, then the subgroups' scores][V]
 #define SCORES0 0
-#define FRONT4 MAX4(KV4, SG * S4)
+#define FRONT4 MAX4(KV4, BANDS * S4)
 #define K0(b) 0u
 #define V0(b) FRONT4
 shared uvec4 smem[MAX4(FRONT4 + KV4, Q4)];
@@ -116,7 +133,17 @@ shared uvec4 smem[MAX4(FRONT4 + KV4, Q4)];
 #else
 #define SPARTS 2
 #endif
-shared float row_scale[BR];  // per row of the tile: alpha this block, 1 / l at the end
+#if DSPLIT == 1
+#define OWN smem  // a subgroup's P and its scratch: its band's score rows
+#define OROW4 SROW4
+#else
+// A subgroup's P (BC halves a row) and its scratch (a fragment's 16 rows of 4 uvec4).
+#define OROW4 MAX4(BC / 8 + 1, 4)
+shared uvec4 own_rows[SG * 16 * OROW4];
+#define OWN own_rows
+#endif
+// Per subgroup row: alpha this block, 1 / l at the end (per tile row in the splits' merge).
+shared float row_scale[SG * 16];
 shared float row_table[256];  // the 16x16 matrix whose element (r, c) is r
 
 layout(local_size_x = WG) in;
@@ -195,8 +222,15 @@ void main() {
   const float scale2 = pc.scale * 1.4426950408889634;  // scores in base 2: exp2 is the native op
   // The softmax row of this lane and its half of the row's chunks of 8 positions.
   const uint band_row = lane / 2u, half_row = lane % 2u;
-  const uint row = sg * 16u + band_row;
-  const uint sbase = SCORES0 + sg * S4, srow = sbase + band_row * SROW4;
+  const uint band = sg / DSPLIT, dpart = sg % DSPLIT;
+  const uint row = band * 16u + band_row, sg_row = sg * 16u + band_row;
+  const uint sbase = SCORES0 + band * S4, srow = sbase + band_row * SROW4;
+#if DSPLIT == 1
+  const uint obase = sbase;
+#else
+  const uint obase = sg * 16u * OROW4;
+#endif
+  const uint orow = obase + band_row * OROW4;
 
   for (uint e = lid; e < 256u; e += WG) row_table[e] = float(e / 16u);
   barrier();
@@ -235,13 +269,13 @@ void main() {
     barrier();
     MAT_A qf[DF];
     [[unroll]] for (uint d = 0; d < DF; ++d) {
-      MAT_LOAD(qf[d], smem, sg * 16u * ROW4 + d * 2u, ROW4, false);
+      MAT_LOAD(qf[d], smem, band * 16u * ROW4 + d * 2u, ROW4, false);
     }
     barrier();  // the first block overwrites the staged q
 
     float m = kNoScore, l = 0.0;
-    MAT_ACC o[DF];
-    [[unroll]] for (uint d = 0; d < DF; ++d) o[d] = MAT_ACC(0.0);
+    MAT_ACC o[DFS];  // head-dim fragments dpart * DFS .. of the band's O
+    [[unroll]] for (uint d = 0; d < DFS; ++d) o[d] = MAT_ACC(0.0);
 
 #if STAGES >= 2
     fetch(begin, end, kvh);
@@ -261,31 +295,36 @@ void main() {
 #if STAGES >= 2
       if (j0 + BC < end) fetch(j0 + BC, end, kvh);  // in flight while this block multiplies
 #endif
-      MAT_ACC s[SPARTS][CF];
+      // This subgroup's fragments of positions: dpart * CFS ..
+      MAT_ACC s[SPARTS][CFS];
       [[unroll]] for (uint h = 0; h < SPARTS; ++h) {
-        [[unroll]] for (uint c = 0; c < CF; ++c) s[h][c] = MAT_ACC(0.0);
+        [[unroll]] for (uint c = 0; c < CFS; ++c) s[h][c] = MAT_ACC(0.0);
       }
       [[unroll]] for (uint d = 0; d < DF; ++d) {
-        [[unroll]] for (uint c = 0; c < CF; ++c) {
+        [[unroll]] for (uint c = 0; c < CFS; ++c) {
           MAT_B kf;  // K^T [d, position]: the staged K rows read column-major
-          MAT_LOAD(kf, smem, K0(b) + c * 16u * ROW4 + d * 2u, ROW4, true);
+          MAT_LOAD(kf, smem, K0(b) + (dpart * CFS + c) * 16u * ROW4 + d * 2u, ROW4, true);
           s[d % SPARTS][c] = MAT_MULADD(qf[d], kf, s[d % SPARTS][c]);
         }
       }
 #if SPARTS == 2
       // Component by component: Debian 12's SPIRV-Tools crashes folding a cooperative-matrix add.
-      [[unroll]] for (uint c = 0; c < CF; ++c) {
+      [[unroll]] for (uint c = 0; c < CFS; ++c) {
         for (int i = 0; i < s[0][c].length(); ++i) s[0][c][i] += s[1][c][i];
       }
 #endif
 #if STAGES < 3
       barrier();  // every subgroup is done with K, which its scores overwrite
 #endif
-      [[unroll]] for (uint c = 0; c < CF; ++c) {
-        MAT_STORE(s[0][c], smem, sbase + c * 4u, SROW4, false);
+      [[unroll]] for (uint c = 0; c < CFS; ++c) {
+        MAT_STORE(s[0][c], smem, sbase + (dpart * CFS + c) * 4u, SROW4, false);
       }
+#if DSPLIT == 1
       subgroupMemoryBarrierShared();
       subgroupBarrier();
+#else
+      barrier();  // the band's other half of the scores
+#endif
 
       // The lane pair of a row: each takes every other chunk of 8 positions.
       vec4 x[CF][2];
@@ -308,7 +347,9 @@ void main() {
 #endif
       const float alpha = exp2(m - m_new);  // 0 on a row's first scores, 1 while m' stays
       m = m_new;
+#if DSPLIT == 1
       subgroupBarrier();  // every lane has read its scores before P overwrites them
+#endif
       float sum = 0.0;
       [[unroll]] for (uint i = 0; i < CF; ++i) {
         f16vec4 p[2];
@@ -319,12 +360,12 @@ void main() {
           p[w] = f16vec4(mix(vec4(0.0), e, greaterThan(x[i][w], vec4(kNoScore))));
           sum += dot(vec4(p[w]), vec4(1.0));  // the rounded P, as the multiply sees it
         }
-        smem[srow + 2u * i + half_row] = uvec4(packFloat2x16(p[0].xy), packFloat2x16(p[0].zw),
+        OWN[orow + 2u * i + half_row] = uvec4(packFloat2x16(p[0].xy), packFloat2x16(p[0].zw),
                                                packFloat2x16(p[1].xy), packFloat2x16(p[1].zw));
       }
       sum += subgroupShuffleXor(sum, 1u);
       l = l * alpha + sum;
-      if (half_row == 0u) row_scale[row] = alpha;
+      if (half_row == 0u) row_scale[sg_row] = alpha;
       subgroupMemoryBarrierShared();
       subgroupBarrier();
 
@@ -334,15 +375,15 @@ void main() {
       {
         for (int i = 0; i < rows.length(); ++i) {
           const float a = row_scale[sg * 16u + uint(rows[i])];
-          [[unroll]] for (uint d = 0; d < DF; ++d) o[d][i] *= a;
+          [[unroll]] for (uint d = 0; d < DFS; ++d) o[d][i] *= a;
         }
       }
       [[unroll]] for (uint c = 0; c < CF; ++c) {
         MAT_A pf;  // P [row, position], 16 halves = 2 uvec4 a fragment column
-        MAT_LOAD(pf, smem, sbase + c * 2u, SROW4, false);
-        [[unroll]] for (uint d = 0; d < DF; ++d) {
+        MAT_LOAD(pf, OWN, obase + c * 2u, OROW4, false);
+        [[unroll]] for (uint d = 0; d < DFS; ++d) {
           MAT_B vf;
-          MAT_LOAD(vf, smem, V0(b) + c * 16u * ROW4 + d * 2u, ROW4, false);
+          MAT_LOAD(vf, smem, V0(b) + c * 16u * ROW4 + (dpart * DFS + d) * 2u, ROW4, false);
           o[d] = MAT_MULADD(pf, vf, o[d]);
         }
       }
@@ -359,19 +400,20 @@ void main() {
     // Each fragment goes through the band's scratch as fp32 (4 uvec4 a row), as the unsplit
     // path's does, a lane copying 8 floats of its row to the workspace with plain coherent
     // stores that the barrier below orders before the counter.
-    if (half_row == 0u) {
+    if (half_row == 0u && dpart == 0u) {
       const uint state = ml0 + ((w * SPLITS + split) * BR + row) * 2u;
       ml[state] = m;
       ml[state + 1u] = l;
     }
     const uint part_row = (acc0 + ((w * SPLITS + split) * BR + row) * HD) / 4u;
-    [[unroll]] for (uint d = 0; d < DF; ++d) {
-      MAT_STORE(o[d], smem, sbase, 4u, false);
+    [[unroll]] for (uint d = 0; d < DFS; ++d) {
+      MAT_STORE(o[d], OWN, obase, 4u, false);
       subgroupMemoryBarrierShared();
       subgroupBarrier();
       [[unroll]] for (uint h = 0; h < 2; ++h) {
         const uint c4 = half_row * 2u + h;  // of the fragment row's 4 uvec4
-        part[part_row + d * 4u + c4] = uintBitsToFloat(smem[sbase + band_row * 4u + c4]);
+        part[part_row + (dpart * DFS + d) * 4u + c4] =
+            uintBitsToFloat(OWN[obase + band_row * 4u + c4]);
       }
       subgroupBarrier();  // read before the next fragment overwrites it
     }
@@ -421,20 +463,22 @@ void main() {
 #else
     // Rows normalised by 1 / l (every row attends at least one position), then each fragment
     // through the band's scratch as fp16, a lane writing 8 halves of its row.
-    if (half_row == 0u) row_scale[row] = 1.0 / l;
+    if (half_row == 0u) row_scale[sg_row] = 1.0 / l;
     subgroupMemoryBarrierShared();
     subgroupBarrier();
     for (int i = 0; i < rows.length(); ++i) {
       const float a = row_scale[sg * 16u + uint(rows[i])];
-      [[unroll]] for (uint d = 0; d < DF; ++d) o[d][i] *= a;
+      [[unroll]] for (uint d = 0; d < DFS; ++d) o[d][i] *= a;
     }
     const uint out_row = (t * pc.heads + kvh * group + row % group) * (HD / 8);
-    [[unroll]] for (uint d = 0; d < DF; ++d) {
+    [[unroll]] for (uint d = 0; d < DFS; ++d) {
       const MAT_ACC16 h = MAT_ACC16(o[d]);  // fp16 [16, 16]: 2 uvec4 a row
-      MAT_STORE(h, smem, sbase, 2u, false);
+      MAT_STORE(h, OWN, obase, 2u, false);
       subgroupMemoryBarrierShared();
       subgroupBarrier();
-      if (real_row) o4[out_row + d * 2u + half_row] = smem[sbase + band_row * 2u + half_row];
+      if (real_row) {
+        o4[out_row + (dpart * DFS + d) * 2u + half_row] = OWN[obase + band_row * 2u + half_row];
+      }
       subgroupBarrier();  // read before the next fragment overwrites it
     }
 #endif

@@ -21,7 +21,7 @@ Problem sdpa(uint32_t m, uint32_t l, uint32_t heads, uint32_t kv_heads, uint32_t
   return test::sdpa_problem(m, l, heads, kv_heads, d, DType::f16);
 }
 
-constexpr const char* kTarget = "sdpa_flash_f16[hd=128,br=64,bc=64,stages=1,splits=1]";
+constexpr const char* kTarget = "sdpa_flash_f16[hd=128,br=64,bc=64,stages=1,splits=1,dsplit=1]";
 
 TEST(SdpaFlashFamily, OfferedOnlyWhereTheTensorCoreTileIs) {
   EXPECT_EQ(flash().dtype(), DType::f16);
@@ -64,18 +64,18 @@ TEST(SdpaFlashFamily, SharedMemoryAndPrefetchRegistersBoundTheTiles) {
   // 128 rows by 64 positions at hd 128: the 8 subgroups' scores (64 floats a row) and a V block
   // pass 48 KiB.
   const Problem p = sdpa(128, 2048, 32, 8, 128);
-  const Knobs big = knobs("sdpa_flash_f16[hd=128,br=128,bc=64,stages=1,splits=1]");
+  const Knobs big = knobs("sdpa_flash_f16[hd=128,br=128,bc=64,stages=1,splits=1,dsplit=1]");
   EXPECT_GT(flash().shared_bytes(big), 49152u);
   EXPECT_FALSE(flash().legality(big, p, d).ok);
   // The scores apart from K (stages=3) fit 128 rows by 32 positions; two K and V blocks beside
   // them (stages=4) fit 64 rows, not 128.
-  EXPECT_TRUE(
-      flash().legality(knobs("sdpa_flash_f16[hd=128,br=128,bc=32,stages=3,splits=8]"), p, d).ok);
-  const Knobs doubled = knobs("sdpa_flash_f16[hd=128,br=64,bc=32,stages=4,splits=8]");
+  const Knobs apart = knobs("sdpa_flash_f16[hd=128,br=128,bc=32,stages=3,splits=8,dsplit=1]");
+  EXPECT_TRUE(flash().legality(apart, p, d).ok);
+  const Knobs doubled = knobs("sdpa_flash_f16[hd=128,br=64,bc=32,stages=4,splits=8,dsplit=1]");
   EXPECT_LE(flash().shared_bytes(doubled), 49152u);
   EXPECT_TRUE(flash().legality(doubled, p, d).ok);
-  EXPECT_FALSE(
-      flash().legality(knobs("sdpa_flash_f16[hd=128,br=128,bc=32,stages=4,splits=1]"), p, d).ok);
+  const Knobs tall = knobs("sdpa_flash_f16[hd=128,br=128,bc=32,stages=4,splits=1,dsplit=1]");
+  EXPECT_FALSE(flash().legality(tall, p, d).ok);
   EXPECT_LE(flash().shared_bytes(knobs(kTarget)), 49152u);
   EXPECT_EQ(flash().workgroup_size(knobs(kTarget)), 128u);
 
@@ -84,37 +84,62 @@ TEST(SdpaFlashFamily, SharedMemoryAndPrefetchRegistersBoundTheTiles) {
     return std::find(variants.begin(), variants.end(), knobs(key)) != variants.end();
   };
   // A 64-position block of hd 128 over 64 lanes would hold 128 words of K and V a lane.
-  EXPECT_FALSE(has("sdpa_flash_f16[hd=128,br=32,bc=64,stages=2,splits=1]"));
-  EXPECT_FALSE(has("sdpa_flash_f16[hd=128,br=32,bc=64,stages=4,splits=1]"));
-  EXPECT_TRUE(has("sdpa_flash_f16[hd=128,br=32,bc=64,stages=1,splits=1]"));
-  EXPECT_TRUE(has("sdpa_flash_f16[hd=64,br=128,bc=32,stages=2,splits=1]"));
+  EXPECT_FALSE(has("sdpa_flash_f16[hd=128,br=32,bc=64,stages=2,splits=1,dsplit=1]"));
+  EXPECT_FALSE(has("sdpa_flash_f16[hd=128,br=32,bc=64,stages=4,splits=1,dsplit=1]"));
+  EXPECT_TRUE(has("sdpa_flash_f16[hd=128,br=32,bc=64,stages=1,splits=1,dsplit=1]"));
+  EXPECT_TRUE(has("sdpa_flash_f16[hd=64,br=128,bc=32,stages=2,splits=1,dsplit=1]"));
 }
 
 TEST(SdpaFlashFamily, HeadDim256FitsBlocksOf32Positions) {
   const vk::DeviceInfo d = test::h100_like();
   const Problem p = sdpa(29, 1001, 16, 4, 256);
-  EXPECT_TRUE(flash().legality(knobs("sdpa_flash_f16[hd=256,br=32,bc=32,stages=1,splits=1]"), p, d).ok);
+  const Knobs narrow = knobs("sdpa_flash_f16[hd=256,br=32,bc=32,stages=1,splits=1,dsplit=1]");
+  EXPECT_TRUE(flash().legality(narrow, p, d).ok);
   // 64 staged q rows take the room of a K and a V block of 32 positions.
-  const Knobs wide = knobs("sdpa_flash_f16[hd=256,br=64,bc=32,stages=1,splits=1]");
+  const Knobs wide = knobs("sdpa_flash_f16[hd=256,br=64,bc=32,stages=1,splits=1,dsplit=1]");
   EXPECT_TRUE(flash().legality(wide, p, d).ok);
   // 128 staged q rows, a 64-position block of 256 halves beside a V block, or two K and V
   // blocks of 32 positions pass 48 KiB.
-  for (const char* key : {"sdpa_flash_f16[hd=256,br=128,bc=32,stages=1,splits=1]",
-                          "sdpa_flash_f16[hd=256,br=32,bc=64,stages=1,splits=1]",
-                          "sdpa_flash_f16[hd=256,br=32,bc=32,stages=4,splits=1]"}) {
+  for (const char* key : {"sdpa_flash_f16[hd=256,br=128,bc=32,stages=1,splits=1,dsplit=1]",
+                          "sdpa_flash_f16[hd=256,br=32,bc=64,stages=1,splits=1,dsplit=1]",
+                          "sdpa_flash_f16[hd=256,br=32,bc=32,stages=4,splits=1,dsplit=1]"}) {
     EXPECT_GT(flash().shared_bytes(knobs(key)), 49152u) << key;
     EXPECT_FALSE(flash().legality(knobs(key), p, d).ok) << key;
   }
   // Prefetching a 32 x 256 block would hold 64 words of K and V a lane.
   const auto variants = flash().all_variants();
   EXPECT_EQ(std::count(variants.begin(), variants.end(),
-                       knobs("sdpa_flash_f16[hd=256,br=32,bc=32,stages=2,splits=1]")),
+                       knobs("sdpa_flash_f16[hd=256,br=32,bc=32,stages=2,splits=1,dsplit=1]")),
             0);
   // The head dim is exact: a 256 variant takes no 128 head, nor a 128 variant a 256 one.
-  EXPECT_FALSE(flash().legality(knobs("sdpa_flash_f16[hd=256,br=32,bc=32,stages=1,splits=1]"),
-                                sdpa(29, 1001, 16, 4, 128), d)
-                   .ok);
+  EXPECT_FALSE(flash().legality(narrow, sdpa(29, 1001, 16, 4, 128), d).ok);
   EXPECT_FALSE(flash().legality(knobs(kTarget), p, d).ok);
+}
+
+TEST(SdpaFlashFamily, DsplitGivesEachBandTwoSubgroupsAndEachItsOwnPRows) {
+  const vk::DeviceInfo d = test::h100_like();
+  const Problem p = sdpa(128, 2048, 32, 8, 256);
+  const Knobs one = knobs("sdpa_flash_f16[hd=256,br=32,bc=32,stages=1,splits=1,dsplit=1]");
+  const Knobs two = knobs("sdpa_flash_f16[hd=256,br=32,bc=32,stages=1,splits=1,dsplit=2]");
+  EXPECT_TRUE(flash().legality(two, p, d).ok);
+  EXPECT_EQ(flash().workgroup_size(two), 2 * flash().workgroup_size(one));
+  // 4 subgroups' P rows (16 rows of 5 uvec4 at bc 32) and 32 more row_scale floats.
+  EXPECT_EQ(flash().shared_bytes(two), flash().shared_bytes(one) + 4u * 16u * 5u * 16u + 32u * 4u);
+  // The sizes are the shader's: DSPLIT is passed with the rest.
+  const ShaderSpec spec = flash().shader(two);
+  EXPECT_NE(std::find(spec.defines.begin(), spec.defines.end(),
+                      std::pair<std::string, std::string>{"DSPLIT", "2"}),
+            spec.defines.end());
+  // Twice the lanes make a prefetch of the next block fit where one subgroup a band did not.
+  const auto variants = flash().all_variants();
+  auto has = [&](std::string_view key) {
+    return std::find(variants.begin(), variants.end(), knobs(key)) != variants.end();
+  };
+  EXPECT_FALSE(has("sdpa_flash_f16[hd=256,br=64,bc=32,stages=2,splits=1,dsplit=1]"));
+  EXPECT_TRUE(has("sdpa_flash_f16[hd=256,br=64,bc=32,stages=2,splits=1,dsplit=2]"));
+  // hd 64 keeps a band's accumulators in 32 registers: nothing to relieve.
+  EXPECT_FALSE(has("sdpa_flash_f16[hd=64,br=32,bc=32,stages=1,splits=1,dsplit=2]"));
+  EXPECT_TRUE(has("sdpa_flash_f16[hd=128,br=64,bc=64,stages=1,splits=1,dsplit=2]"));
 }
 
 TEST(SdpaFlashFamily, AWorkgroupPerTileOfWholeHeadGroups) {
@@ -129,7 +154,7 @@ TEST(SdpaFlashFamily, AWorkgroupPerTileOfWholeHeadGroups) {
 
 TEST(SdpaFlashFamily, ASplitMultipliesTheWorkgroupsAndHoldsItsStatesInTheWorkspace) {
   const vk::DeviceInfo d = test::h100_like();
-  const Knobs k = knobs("sdpa_flash_f16[hd=128,br=64,bc=64,stages=1,splits=4]");
+  const Knobs k = knobs("sdpa_flash_f16[hd=128,br=64,bc=64,stages=1,splits=4,dsplit=1]");
   const Problem p = sdpa(37, 1001, 32, 8, 128);  // 24 tiles, 16 blocks of the cache
   EXPECT_TRUE(flash().legality(k, p, d).ok);
   EXPECT_EQ(flash().groups(k, p, d), (std::array<uint32_t, 3>{96, 1, 1}));
@@ -139,7 +164,7 @@ TEST(SdpaFlashFamily, ASplitMultipliesTheWorkgroupsAndHoldsItsStatesInTheWorkspa
             flash().shared_bytes(knobs(kTarget)) + (4u * 64u + 1u) * 4u);
 
   const Legality short_l =
-      flash().legality(knobs("sdpa_flash_f16[hd=128,br=64,bc=64,stages=1,splits=8]"),
+      flash().legality(knobs("sdpa_flash_f16[hd=128,br=64,bc=64,stages=1,splits=8,dsplit=1]"),
                        sdpa(37, 900, 32, 8, 128), d);
   EXPECT_FALSE(short_l.ok);
   EXPECT_NE(short_l.reason.find("L=900 has 15 blocks of bc=64, fewer than 2 for each of splits=8"),
@@ -158,7 +183,8 @@ TEST(SdpaFlashFamily, ToleranceAddsTheRoundingOfPToFp16) {
 }
 
 const Family& flash_khr() { return *find_family("sdpa_flash_khr_f16"); }
-constexpr const char* kKhrTarget = "sdpa_flash_khr_f16[hd=128,br=64,bc=64,stages=1,splits=1]";
+constexpr const char* kKhrTarget =
+    "sdpa_flash_khr_f16[hd=128,br=64,bc=64,stages=1,splits=1,dsplit=1]";
 
 TEST(SdpaFlashKhrFamily, OfferedOnlyWithTheCompilerTheExtensionAndTheTile) {
   using test::newer_compiler;
@@ -239,8 +265,8 @@ TEST(SdpaFlashKhrFamily, TheNvShaderWithKhrDefinedEachVariantItsOwnModule) {
     spec.defines.erase(khr);
     EXPECT_EQ(spec.defines, nv.defines) << flash_khr().key(k);
   }
-  EXPECT_EQ(flash_khr().all_variants().size(), 180u);  // as docs/variants.md says
-  EXPECT_EQ(modules.size(), 180u);
+  EXPECT_EQ(flash_khr().all_variants().size(), 324u);  // as docs/variants.md says
+  EXPECT_EQ(modules.size(), 324u);
 }
 
 }  // namespace

@@ -2,7 +2,8 @@
 // cooperative-matrix extension (lavapipe), every variant is illegal and the reason names the
 // extension. Where it has it (the H200), a spread of the variants against the fp64 reference on
 // ragged shapes: odd L, L a multiple of no block, M a multiple of no tile, M = L (every row
-// masked differently) and M far below L, 1, 4 and 8 query heads a KV head, head dims 64 and 128.
+// masked differently) and M far below L, 1, 4 and 8 query heads a KV head, head dims 64, 128 and
+// 256.
 #include <gtest/gtest.h>
 
 #include <ostream>
@@ -57,7 +58,8 @@ TEST_P(SdpaFlashTest, RaggedShapesMatchTheReference) {
   size_t offset = 0;
   for (const Problem& p :
        {sdpa(29, 1001, 32, 8, 128), sdpa(37, 37, 32, 8, 128), sdpa(21, 333, 12, 4, 64),
-        sdpa(17, 4099, 8, 8, 128), sdpa(30, 2047, 16, 2, 64), sdpa(203, 203, 32, 8, 128)}) {
+        sdpa(17, 4099, 8, 8, 128), sdpa(30, 2047, 16, 2, 64), sdpa(203, 203, 32, 8, 128),
+        sdpa(29, 1001, 16, 4, 256)}) {
     EXPECT_GT(sweep(family().name(), p, spread(3), offset++), 0u) << describe(p);
   }
 }
