@@ -7,10 +7,10 @@
 
 #include "kernels/float16.h"
 #include "kernels/op.h"
+#include "kernels/parallel.h"
 #include "kernels/vk/command_buffer.h"
 #include "kernels/vk/device.h"
 #include "tuner/clock_probe.h"
-#include "tuner/parallel.h"
 
 namespace vktune::tuner {
 namespace {
@@ -95,7 +95,7 @@ std::vector<GateOutcome> GateStage::run(std::span<const kernels::KernelInstance*
   const uint64_t pieces = (count + kPieceOutputs - 1) / kPieceOutputs;
   const size_t element_bytes = kernels::dtype_bytes(dtype_);
   std::vector<kernels::CheckResult> parts(batch.size() * pieces);
-  parallel_for(parts.size(), [&](size_t t) {
+  kernels::parallel_for(parts.size(), [&](size_t t) {
     const size_t i = t / pieces;
     const uint64_t first = t % pieces * kPieceOutputs;
     const uint64_t n = std::min(kPieceOutputs, count - first);

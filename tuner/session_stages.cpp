@@ -4,12 +4,12 @@
 #include <algorithm>
 
 #include "db/error.h"
+#include "kernels/parallel.h"
 #include "kernels/vk/shader_compiler.h"
 #include "kernels/vk/command_buffer.h"
 #include "tuner/batch_timer.h"
 #include "tuner/clock_probe.h"
 #include "tuner/gate_stage.h"
-#include "tuner/parallel.h"
 #include "tuner/problem_state.h"
 #include "tuner/session.h"
 
@@ -140,7 +140,7 @@ void Session::measure_chunk(std::vector<Candidate>& list, std::span<Candidate* c
 void Session::await_pipelines(std::span<Candidate* const> chunk) {
   {
     StageTimer t(profile_, Stage::compile);
-    parallel_for(chunk.size(), [&](size_t i) {
+    kernels::parallel_for(chunk.size(), [&](size_t i) {
       // A stop skips what is not begun: a chunk's shaders can take a minute on a slow CPU.
       if (options_.stop != nullptr && options_.stop->load()) return;
       try {
@@ -165,7 +165,7 @@ bool Session::stage_one(std::span<Candidate* const> chunk, const TimingOptions& 
   }
   {
     StageTimer t(profile_, Stage::instance);
-    parallel_for(chunk.size(), [&](size_t i) { make_instance(*chunk[i]); });
+    kernels::parallel_for(chunk.size(), [&](size_t i) { make_instance(*chunk[i]); });
   }
   if (!lost_reason_.empty()) return false;
   std::vector<Candidate*> passed;

@@ -1,5 +1,6 @@
-// Runs independent pieces of CPU work on every core: pipeline compilation, instance creation and
-// the correctness gate's comparisons, which would otherwise leave the GPU waiting on one core.
+// Runs independent pieces of CPU work on every core: pipeline compilation, instance creation, the
+// correctness gate's comparisons and references, which would otherwise leave the GPU waiting on
+// one core.
 #pragma once
 
 #include <algorithm>
@@ -8,7 +9,7 @@
 #include <thread>
 #include <vector>
 
-namespace vktune::tuner {
+namespace vktune::kernels {
 
 // Calls `work(i)` for every i in [0, count) on up to hardware_concurrency threads (the caller's
 // included). `work` must not throw: catch per item and record the failure there.
@@ -24,4 +25,4 @@ void parallel_for(size_t count, const Work& work) {
   loop();
 }
 
-}  // namespace vktune::tuner
+}  // namespace vktune::kernels
