@@ -342,9 +342,12 @@ uint32_t Session::weight_copies(const kernels::Problem& problem) const {
 std::vector<Candidate> Session::candidates(const kernels::Problem& problem, int64_t problem_id,
                                            ProblemOutcome& outcome) {
   // A resumed run's unfinished problem: its stored first-stage timings stand, and those
-  // variants rejoin the later stages (halving, finalists) beside the ones still to measure.
+  // variants rejoin the later stages (halving, finalists) beside the ones still to measure. A
+  // problem it finished has no candidates: what its search left unmeasured (the families
+  // halving's screen dropped, the variants the model did not pick) stays so.
+  const bool finished = options_.resume && finished_problems_.count(problem_id);
   std::map<int64_t, db::Measurement> earlier;
-  if (options_.resume && !finished_problems_.count(problem_id)) {
+  if (options_.resume && !finished) {
     db::MeasurementFilter filter;
     filter.run_id = run_id_;
     filter.device_id = device_id_;
@@ -380,9 +383,11 @@ std::vector<Candidate> Session::candidates(const kernels::Problem& problem, int6
       c.knobs = std::move(knobs);
       c.kernel_id = store_.upsert_kernel(kernel_record(*family, c.knobs, nullptr),
                                          db::OnConflict::keep);
-      if ((options_.resume || options_.fill) &&
-          store_.has_measurement(device_id_, problem_id, c.kernel_id)) {
-        ++outcome.resumed;
+      const bool measured = (options_.resume || options_.fill) &&
+                            store_.has_measurement(device_id_, problem_id, c.kernel_id);
+      if (measured) ++outcome.resumed;
+      if (finished) continue;
+      if (measured) {
         const auto it = earlier.find(c.kernel_id);
         if (it == earlier.end()) continue;
         const db::Measurement& m = it->second;

@@ -295,6 +295,50 @@ TEST_F(SessionTest, AnAbortedRunResumesWithoutLossOrDuplicates) {
   EXPECT_EQ(coverage[0].measured, LegalVariants());
 }
 
+// A resumed run leaves a problem the interrupted one finished as it was: what that problem's
+// search left unmeasured (here the test family, filtered out the first time, as halving's screen
+// leaves a dropped family) is not measured on resume, however long it would take.
+TEST_F(SessionTest, AResumedRunLeavesTheProblemsItFinishedAsTheyWere) {
+  const kernels::Problem second_problem{kernels::Op("q4gsw"), 1, 32, 64, 32, true};
+  auto options = [&](bool filtered) {
+    TuneOptions o = Options();
+    o.strategy = Strategy::exhaustive;
+    o.problems = {problem_, second_problem};  // problem_ first: the longer dispatch
+    if (filtered) {
+      o.variant_filter = [this](const kernels::Problem& p, const std::string& key) {
+        return !(p == problem_) || key.starts_with("q4gsw_naive[");
+      };
+    }
+    return o;
+  };
+  // How many results the first problem stores alone: the interrupted run stops at the second's
+  // first.
+  db::Store scratch = db::Store::open_memory();
+  TuneOptions alone = options(true);
+  alone.problems = {problem_};
+  const size_t first_results = Run(scratch, alone).stored;
+
+  db::Store store = db::Store::open_memory();
+  TuneOptions first = options(true);
+  first.abort_after_results = first_results + 1;
+  EXPECT_THROW(Run(store, first), TuneAborted);
+  ASSERT_EQ(store.coverage().size(), 1u);  // the first problem finished
+  const int64_t finished = store.coverage()[0].problem_id;
+
+  TuneOptions second = options(false);
+  second.resume = true;
+  const TuneResult result = Run(store, second);
+  ASSERT_EQ(result.problems.size(), 2u);
+  EXPECT_EQ(result.problems[0].measured, 0u);
+  std::map<int64_t, std::string> keys;
+  for (const db::KernelRecord& k : store.kernels()) keys[k.id] = k.variant_key;
+  for (const db::Measurement& m : store.measurements()) {
+    if (m.problem_id != finished) continue;
+    EXPECT_TRUE(keys.at(m.kernel_id).starts_with("q4gsw_naive["));
+  }
+  EXPECT_EQ(store.coverage().size(), 2u);
+}
+
 // Resume is the same run: stopped inside stage one, inside halving's second stage and inside
 // the finalists' re-measurement, the resumed run goes through the stages and the finalists as an
 // uninterrupted run does, so each stage's record count (coverage.stages) is the uninterrupted
