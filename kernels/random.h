@@ -6,7 +6,8 @@
 #include <cstdint>
 #include <span>
 #include <thread>
-#include <vector>
+
+#include "kernels/parallel.h"
 
 namespace vktune::kernels {
 
@@ -45,10 +46,7 @@ void fill(Rng& rng, std::span<T> out, uint64_t steps, const Draw& draw) {
     r.skip(begin * steps);
     for (size_t i = begin; i < end; ++i) out[i] = draw(r);
   };
-  std::vector<std::jthread> helpers;
-  for (size_t t = 1; t < threads; ++t) helpers.emplace_back(piece, t);
-  piece(0);
-  helpers.clear();  // joins
+  parallel_for(threads, piece);
   rng.skip(out.size() * steps);
 }
 

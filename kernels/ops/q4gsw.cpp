@@ -9,6 +9,7 @@
 #include "kernels/families/q4gsw_layout.h"
 #include "kernels/float16.h"
 #include "kernels/ops/ops.h"
+#include "kernels/parallel.h"
 #include "kernels/random.h"
 
 namespace vktune::kernels {
@@ -166,12 +167,9 @@ Reference all_rows(const Problem& p, const ProblemData& d) {
   const uint64_t work = uint64_t{p.m} * p.n * p.k;
   const uint32_t threads =
       work < (1u << 22) ? 1u : std::min(std::max(1u, std::thread::hardware_concurrency()), p.n);
-  std::vector<std::thread> pool;
-  for (uint32_t t = 1; t < threads; ++t) {
-    pool.emplace_back(features, uint64_t{p.n} * t / threads, uint64_t{p.n} * (t + 1) / threads);
-  }
-  features(0, p.n / threads);
-  for (std::thread& t : pool) t.join();
+  parallel_for(threads, [&](size_t t) {
+    features(uint64_t{p.n} * t / threads, uint64_t{p.n} * (t + 1) / threads);
+  });
   return r;
 }
 
