@@ -1,12 +1,13 @@
 // sdpa_flash_f16: prefill attention as flash attention on tensor cores (sdpa_flash.comp):
 // GL_NV_cooperative_matrix 16x16x16 fp16 tiles with fp32 accumulators, a workgroup per tile
 // of query rows of one KV head (its group's query heads packed together), the cache streamed in
-// blocks, optionally split over the cache with the splits merged by the last to finish.
+// blocks, optionally split over the cache with the splits merged by the last to finish. A tile
+// of one 16-row band split many ways serves decode of a few tokens with GQA.
 // sdpa_flash_khr_f16: the same kernel through GL_KHR_cooperative_matrix (the API AMD and Intel
 // GPUs expose as well as NVIDIA's; the newer compiler, so its modules ship prebuilt). fp16 only:
 // the tensor cores take fp16 operands, which an f32 problem would round.
 //
-// Every knob is a define, in both families, so each variant is a module of its own (324 prebuilt
+// Every knob is a define, in both families, so each variant is a module of its own (366 prebuilt
 // for the KHR family): with the sizes as specialisation constants (one module per stages and
 // split) the H200 ran the KHR kernel 1.7-1.9x slower at M 128 and 512 (docs/results/h200.md).
 #include <algorithm>
@@ -24,6 +25,11 @@ constexpr uint32_t kBandRows = 16;      // query rows a subgroup owns
 constexpr uint32_t kMaxPrefetchWords = 32;
 // A split keeps at least this many blocks of the cache, or it is all prologue and hand-over.
 constexpr uint32_t kMinBlocksPerSplit = 2;
+// Splits of the cache a tile of more than one band takes at most. A tile of one band serves a
+// few tokens (decode with GQA: 4 tokens' 4 query heads of a KV head fill it), so only its splits
+// fill the device: 8 KV heads at M 4, L 32768 took 83.4 us with 32 splits, 117.1 with 16, on
+// the H200.
+constexpr uint32_t kMaxBandSplits = 8;
 
 // Which cooperative-matrix API the tiles go through.
 enum class Api { nv, khr };
@@ -31,7 +37,7 @@ enum class Api { nv, khr };
 class SdpaFlash final : public Family {
  public:
   // hd: the head dim, exactly (q's fragments and the accumulators are registers sized by it);
-  // br: query rows a workgroup (16 a subgroup); bc: cache positions a block; stages: 1 fetch
+  // br: query rows a workgroup (16 a subgroup; 16 for decode's few rows, split many ways); bc: cache positions a block; stages: 1 fetch
   // then stage each block, the scores over K; 2 fetch the next block into registers during this
   // one's multiplies; 3 as 2, the scores apart; 4 as 3, two K and V buffers; splits: slices of
   // the cache a tile's workgroups share; dsplit: subgroups a 16-row band, each with the band's
@@ -39,10 +45,10 @@ class SdpaFlash final : public Family {
   explicit SdpaFlash(Api api)
       : Family(api == Api::khr ? "sdpa_flash_khr" : "sdpa_flash", DType::f16, Op("sdpa"),
                {{"hd", ints({64, 128, 256})},
-                {"br", ints({32, 64, 128})},
+                {"br", ints({16, 32, 64, 128})},
                 {"bc", ints({32, 64})},
                 {"stages", ints({1, 2, 3, 4})},
-                {"splits", ints({1, 2, 4, 8})},
+                {"splits", ints({1, 2, 4, 8, 16, 32, 64})},
                 {"dsplit", ints({1, 2})}}),
         api_(api) {}
 
@@ -130,6 +136,16 @@ class SdpaFlash final : public Family {
 
  protected:
   std::string combination_error(const Knobs& k) const override {
+    const uint32_t br = knob_u32(k, "br"), hd = knob_u32(k, "hd");
+    if (const uint32_t splits = knob_u32(k, "splits"); splits > kMaxBandSplits && br > kBandRows) {
+      return "splits=" + str(splits) + " with br=" + str(br) + ": more than " +
+             str(kMaxBandSplits) + " splits are for a tile of one band (br=" + str(kBandRows) +
+             "), whose few rows fill the device only through its splits";
+    }
+    if (br == kBandRows && hd > 128) {
+      return "br=" + str(br) + " at hd=" + str(hd) + ": the band's 32 or 64 lanes fetch a block " +
+             "into 128-256 registers each, beside q's fragments and the accumulators (192)";
+    }
     if (knob_u32(k, "dsplit") > 1 && knob_u32(k, "hd") < 128) {
       return "dsplit=" + str(knob_u32(k, "dsplit")) + " at hd=" + str(knob_u32(k, "hd")) +
              ": a band's accumulators take 32 registers a lane, and splitting them only adds a "

@@ -171,6 +171,23 @@ TEST(SdpaFlashFamily, ASplitMultipliesTheWorkgroupsAndHoldsItsStatesInTheWorkspa
       << many.reason;
 }
 
+TEST(SdpaFlashFamily, OneBandTilesServeDecodeSplitManyWays) {
+  const vk::DeviceInfo d = test::h100_like();
+  // M 4 at 4 query heads a KV head: one band of 16 rows a KV head, 32 splits of L 32768.
+  const Knobs band = knobs("sdpa_flash_f16[hd=128,br=16,bc=32,stages=1,splits=32,dsplit=2]");
+  const Problem p = sdpa(4, 32768, 32, 8, 128);
+  EXPECT_TRUE(flash().legality(band, p, d).ok) << flash().legality(band, p, d).reason;
+  EXPECT_EQ(flash().groups(band, p, d), (std::array<uint32_t, 3>{8u * 32u, 1, 1}));
+  EXPECT_EQ(flash().workgroup_size(band), 64u);
+  // Past 8 splits only a tile of one band; a band at hd 256 holds its fetch beside 192 registers.
+  EXPECT_TRUE(offered("sdpa_flash_f16[hd=128,br=32,bc=32,stages=1,splits=8,dsplit=1]"));
+  EXPECT_FALSE(offered("sdpa_flash_f16[hd=128,br=32,bc=32,stages=1,splits=16,dsplit=1]"));
+  EXPECT_TRUE(offered("sdpa_flash_f16[hd=64,br=16,bc=64,stages=1,splits=64,dsplit=1]"));
+  EXPECT_FALSE(offered("sdpa_flash_f16[hd=256,br=16,bc=32,stages=1,splits=1,dsplit=2]"));
+  // 8 query heads a KV head: two tokens a band.
+  EXPECT_EQ(flash().groups(band, sdpa(5, 32768, 64, 8, 128), d)[0], 3u * 8u * 32u);
+}
+
 TEST(SdpaFlashFamily, ToleranceAddsTheRoundingOfPToFp16) {
   const Problem p = sdpa(128, 2048, 32, 8, 128);
   const double fused = find_family("sdpa_fused_f16")->tolerance(p);
@@ -260,8 +277,8 @@ TEST(SdpaFlashKhrFamily, TheNvShaderWithKhrDefinedEachVariantItsOwnModule) {
     spec.defines.erase(khr);
     EXPECT_EQ(spec.defines, nv.defines) << flash_khr().key(k);
   }
-  EXPECT_EQ(flash_khr().all_variants().size(), 324u);  // as docs/variants.md says
-  EXPECT_EQ(modules.size(), 324u);
+  EXPECT_EQ(flash_khr().all_variants().size(), 366u);  // as docs/variants.md says
+  EXPECT_EQ(modules.size(), 366u);
 }
 
 }  // namespace
