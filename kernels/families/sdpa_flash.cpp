@@ -7,7 +7,7 @@
 // GPUs expose as well as NVIDIA's; the newer compiler, so its modules ship prebuilt). fp16 only:
 // the tensor cores take fp16 operands, which an f32 problem would round.
 //
-// Every knob is a define, in both families, so each variant is a module of its own (366 prebuilt
+// Every knob is a define, in both families, so each variant is a module of its own (423 prebuilt
 // for the KHR family): with the sizes as specialisation constants (one module per stages and
 // split) the H200 ran the KHR kernel 1.7-1.9x slower at M 128 and 512 (docs/results/h200.md).
 #include <algorithm>
@@ -21,7 +21,8 @@ namespace {
 constexpr uint32_t kSubgroupSize = 32;  // SG_SIZE in the shader
 constexpr uint32_t kBandRows = 16;      // query rows a subgroup owns
 // 4-byte registers a lane holds for the next block's K and V with stages=2. Beside q's
-// fragments and the accumulators (HD / 16 * 12 at HD 128) more spills.
+// fragments and the accumulators (HD / 16 * 12 at HD 128) more spills; with dsplit=2 a lane holds
+// half the accumulators, and the registers that frees may hold more of the next block.
 constexpr uint32_t kMaxPrefetchWords = 32;
 // A split keeps at least this many blocks of the cache, or it is all prologue and hand-over.
 constexpr uint32_t kMinBlocksPerSplit = 2;
@@ -154,9 +155,12 @@ class SdpaFlash final : public Family {
     if (knob_u32(k, "stages") >= 2) {
       const uint32_t chunks = knob_u32(k, "bc") * knob_u32(k, "hd") / 8;
       const uint32_t words = 2 * 4 * static_cast<uint32_t>(ceil_div(chunks, workgroup_size(k)));
-      if (words > kMaxPrefetchWords) {
+      // 8 registers a 16x16 fp32 accumulator, hd / 16 of them a band, 1 / dsplit a lane.
+      const uint32_t dsplit = knob_u32(k, "dsplit"), accumulators = knob_u32(k, "hd") / 16 * 8;
+      const uint32_t limit = kMaxPrefetchWords + accumulators - accumulators / dsplit;
+      if (words > limit) {
         return "stages=" + str(knob_u32(k, "stages")) + " holds " + str(words) +
-               " words of the next K and V block per lane, more than " + str(kMaxPrefetchWords) +
+               " words of the next K and V block per lane, more than " + str(limit) +
                " (register pressure)";
       }
     }
