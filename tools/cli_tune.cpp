@@ -47,7 +47,8 @@ struct TuneFlags {
   std::string budget = "0";
   double variant_budget_s = 0.25;
   std::string db = "vktune.db";
-  std::string train_db;  // --strategy model: another database to learn from
+  std::string train_db;  // --strategy model or --prior: another database to learn from
+  std::optional<double> prior;  // halving or exhaustive: measure what --train-db's keeps
   std::string shard;     // "I/N", "auto" or "auto/N": this host's share of the problems
   std::optional<std::string> devices;  // "all" or "0,1,...": one worker process per device
   bool worker = false;   // a worker of --devices: prints its run's id, not its results
@@ -314,8 +315,12 @@ void run_tune(const TuneFlags& flags) {
   } catch (const std::invalid_argument& e) {
     throw CLI::ValidationError("--shard", e.what());
   }
-  if (!flags.train_db.empty() && flags.strategy != "model") {
-    throw ExitStatus(2, "--train-db is read by --strategy model only");
+  if (!flags.train_db.empty() && flags.strategy != "model" && !flags.prior) {
+    throw ExitStatus(2, "--train-db is read by --strategy model and by --prior only");
+  }
+  if (flags.prior && (flags.train_db.empty() || flags.strategy == "model")) {
+    throw ExitStatus(2, "--prior narrows halving or exhaustive to what --train-db found near a "
+                        "best; it needs --train-db and another strategy than model");
   }
   const tuner::ShapeOptions shape_options = parse_shape_options(flags);
   tuner::TuneOptions options;
@@ -366,6 +371,7 @@ void run_tune(const TuneFlags& flags) {
     train_store.emplace(db::ops::open_for_reading(train->path));
     options.train_store = &*train_store;
     if (train->kin) options.train_device = train->device;
+    options.prior = flags.prior;
   }
   std::fprintf(stderr, "vktune tune: %zu problems (%s) on [%zu] %s, %s strategy, %s cache, db %s\n",
               options.problems.size(), shapes.c_str(), index, devices[index].name.c_str(),
@@ -463,10 +469,16 @@ void add_tune_command(CLI::App& app) {
       ->check(CLI::IsMember({"exhaustive", "halving", "model"}))
       ->capture_default_str();
   cmd->add_option("--train-db", flags->train_db,
-                  "with --strategy model: learn from this database (.db or exported JSON) too, "
-                  "or from the largest in this folder recorded on the device, else on another "
-                  "device of its vendor and type (e.g. db/tuned)")
+                  "with --strategy model or --prior: learn from this database (.db or exported "
+                  "JSON) too, or from the largest in this folder recorded on the device, else on "
+                  "another device of its vendor and type (e.g. db/tuned)")
       ->check(CLI::ExistingPath);
+  cmd->add_option("--prior", flags->prior,
+                  "with --train-db (halving or exhaustive): measure only the variants within this "
+                  "fraction of a problem's best there (0.05: 5%), the baselines, its winners and "
+                  "the families and knob values it never measured; coverage counts the rest "
+                  "unmeasured (docs/tuning-loop.md)")
+      ->check(CLI::Range(0.0, 10.0));
   cmd->add_option("--budget", flags->budget,
                   "wall-time budget of the whole run, seconds (0, none or inf: no limit)");
   cmd->add_option("--variant-budget", flags->variant_budget_s,

@@ -58,6 +58,11 @@ struct TuneOptions {
   // own name; another: its kin's, for a device nobody tuned (`--train-db`, docs/cost-model.md).
   const db::Store* train_store = nullptr;
   std::string train_device;
+  // With train_store: the candidates are only the variants within this fraction of the best on
+  // some problem of their op and dtype there, of a family or knob value never measured there,
+  // the baselines and the neighbours' winners (tuner/kin_prior.h, `--prior`). Unset: every
+  // legal variant.
+  std::optional<double> prior;
   TimingOptions timing;      // the full measurement
   size_t finalists = 3;      // re-measured interleaved before a winner is named
   bool store_spirv = true;

@@ -221,6 +221,13 @@ std::vector<std::vector<Candidate>> Session::plan(bool ahead, std::vector<int64_
   StageTimer t(profile_, Stage::plan);
   read_tuned_winners();
   if (options_.strategy == Strategy::model) train_model();
+  if (options_.prior && options_.train_store != nullptr) {
+    prior_.emplace(read_observations(*options_.train_store, train_device()), *options_.prior);
+    progress_.note("prior: " + std::to_string(prior_->near_best()) + " variants within " +
+                   std::to_string(static_cast<int>(*options_.prior * 100 + 0.5)) +
+                   "% of a problem's best on " + train_device() +
+                   "; the others of its families are left unmeasured");
+  }
   // The problems this run finished before (a resumed run): they have a coverage record.
   for (const db::Coverage& c : store_.coverage()) {
     if (c.run_id == run_id_ && c.device_id == device_id_) finished_problems_.insert(c.problem_id);
@@ -366,6 +373,10 @@ std::vector<Candidate> Session::candidates(const kernels::Problem& problem, int6
       families.push_back(f);
     }
   }
+  // The prior's narrowing (tuner/kin_prior.h) never drops a baseline or a neighbour's winner.
+  const std::string fixed = fixed_routing_key(problem);
+  const std::map<std::string, double> neighbours =
+      prior_ ? neighbour_winners(problem) : std::map<std::string, double>{};
   std::vector<Candidate> list;
   for (size_t i = 0; i < families.size(); ++i) {
     const kernels::Family* family = families[i];
@@ -381,6 +392,10 @@ std::vector<Candidate> Session::candidates(const kernels::Problem& problem, int6
       c.family = family;
       c.key = std::move(key);
       c.knobs = std::move(knobs);
+      if (prior_ && !prior_->keeps(problem, *family, c.knobs) && !is_reference(c, fixed) &&
+          !neighbours.count(c.key)) {
+        continue;
+      }
       c.kernel_id = store_.upsert_kernel(kernel_record(*family, c.knobs, nullptr),
                                          db::OnConflict::keep);
       const bool measured = (options_.resume || options_.fill) &&

@@ -34,6 +34,7 @@
 #include "tuner/candidate.h"
 #include "tuner/cost_model.h"
 #include "tuner/gate.h"
+#include "tuner/kin_prior.h"
 #include "tuner/model_search.h"
 #include "tuner/unseen_knob_values.h"
 #include "tuner/options.h"
@@ -232,6 +233,7 @@ class Session {
   std::set<int64_t> finished_problems_;
   std::vector<Observation> observations_;  // what the model learns from (Strategy::model)
   SeenKnobValues seen_knobs_;              // ... and the knob values those hold
+  std::optional<KinPrior> prior_;   // options_.prior's, from the training database
   std::optional<CostModel> model_;  // of a resumed run: those it has a coverage record of
   std::optional<SpirvDiskCache> spirv_cache_;  // TuneOptions::spirv_cache; before compiler_
   ShaderCompiler compiler_;

@@ -212,7 +212,8 @@ TEST(VktuneCli, CostModelAndTrainDbRefuseWhatTheyCannotUse) {
   const VktuneResult halving = vktune("tune --strategy halving --train-db " + quoted(path) +
                                       " --db " + quoted(dir.file("t.db")));
   EXPECT_EQ(halving.exit_code, 2) << halving.output;
-  EXPECT_NE(halving.output.find("--train-db is read by --strategy model only"), std::string::npos)
+  EXPECT_NE(halving.output.find("--train-db is read by --strategy model and by --prior only"),
+            std::string::npos)
       << halving.output;
   EXPECT_FALSE(std::filesystem::exists(dir.file("t.db")));
 }

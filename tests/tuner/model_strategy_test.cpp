@@ -3,7 +3,8 @@
 // than exhaustive does and still finds exhaustive's winner (or a variant exhaustive timed as
 // fast). A model run learning from another database measures that database's winners first (also
 // where they were measured on a kin device under another name) and, aborted midway, resumes
-// without duplicates.
+// without duplicates. Halving with such a database's prior (`--prior`) measures only what the
+// prior keeps, the baselines and the database's winners.
 #include <gtest/gtest.h>
 
 #include <functional>
@@ -14,6 +15,8 @@
 
 #include "kernels/family.h"
 #include "tests/kernels/vulkan_fixture.h"
+#include "tuner/kin_prior.h"
+#include "tuner/search.h"
 #include "tuner/session.h"
 
 namespace vktune::tuner {
@@ -205,6 +208,34 @@ TEST_F(ModelStrategyTest, LearnsFromATrainingDatabaseAndResumesWithoutDuplicates
   EXPECT_EQ(coverage[0].legal, outcome.space);  // the whole space, not the run's families'
   EXPECT_GE(outcome.space, outcome.legal);
   EXPECT_FALSE(coverage[0].budget_cut);
+}
+
+TEST_F(ModelStrategyTest, APriorLeavesUnmeasuredWhatTheTrainingDatabaseFoundFarBehind) {
+  db::Store train = db::Store::open_memory();
+  Run(train, kLearn, Strategy::exhaustive);
+  const std::set<std::string> winners = winner_keys(train);
+  const std::vector<Observation> seen = read_observations(train, device().info().name);
+  const KinPrior prior(seen, 0.05);
+
+  db::Store whole = db::Store::open_memory(), narrowed = db::Store::open_memory();
+  Run(whole, {kTarget}, Strategy::halving);
+  Run(narrowed, {kTarget}, Strategy::halving, [&](TuneOptions& o) {
+    o.train_store = &train;
+    o.prior = 0.05;
+  });
+  const std::set<std::string> measured = measured_keys(narrowed);
+  EXPECT_LT(measured.size(), measured_keys(whole).size());
+  for (const std::string& key : measured) {
+    const kernels::ParsedKey parsed = kernels::parse_key(key);
+    const kernels::Family& family = *kernels::find_family(parsed.family);
+    EXPECT_TRUE(prior.keeps(kTarget, family, parsed.knobs) || winners.count(key) ||
+                parsed.family == "q4gsw_naive" || key == fixed_routing_key(kTarget))
+        << key;
+  }
+  // What it left out still counts: the coverage says the problem was measured in part.
+  ASSERT_EQ(narrowed.coverage().size(), 1u);
+  EXPECT_EQ(narrowed.coverage()[0].legal, whole.coverage()[0].legal);
+  EXPECT_LT(narrowed.coverage()[0].measured, whole.coverage()[0].measured);
 }
 
 }  // namespace
