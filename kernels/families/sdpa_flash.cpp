@@ -145,7 +145,8 @@ class SdpaFlash final : public Family {
     }
     if (br == kBandRows && hd > 128) {
       return "br=" + str(br) + " at hd=" + str(hd) + ": the band's 32 or 64 lanes fetch a block " +
-             "into 128-256 registers each, beside q's fragments and the accumulators (192)";
+             "into 128-512 registers each, beside the 128-192 of q's fragments and the " +
+             "accumulators";
     }
     if (knob_u32(k, "dsplit") > 1 && knob_u32(k, "hd") < 128) {
       return "dsplit=" + str(knob_u32(k, "dsplit")) + " at hd=" + str(knob_u32(k, "hd")) +
