@@ -4,9 +4,9 @@
 // values, for that op and dtype (a family or value the catalogue gained since, or one its
 // compiler lacked); the baselines stay whatever it says (the session keeps them). Everything else
 // the run leaves unmeasured, so its pipelines are never made: on a new device a cold run is
-// bound by compiling them. Replayed on the shipped databases (the H100's as the prior, each
-// H200 problem swept whole as the truth, the H100's problems of its shape left out), X = 5%
-// kept 8% of the H200's variants a problem and lost nothing on any of its 103 q4gsw problems.
+// bound by compiling them. Replayed on the shipped databases (bench/replay_prior.py: the H100's
+// as the prior, each H200 problem swept whole as the truth, the H100's problems of its shape left
+// out), X = 5% kept a median 8.1% of a problem's variants and lost nothing on any of 135.
 #pragma once
 
 #include <set>
@@ -15,6 +15,7 @@
 
 #include "kernels/family.h"
 #include "tuner/cost_model.h"
+#include "tuner/unseen_knob_values.h"
 
 namespace vktune::tuner {
 
@@ -24,16 +25,16 @@ class KinPrior {
   // `within` (0.05: within 5% of a problem's best).
   KinPrior(std::span<const Observation> observations, double within);
 
-  // Whether `family`'s variant `knobs` stays a candidate for `problem`.
-  bool keeps(const kernels::Problem& problem, const kernels::Family& family,
-             const kernels::Knobs& knobs) const;
+  // Whether `family`'s variant `knobs`, whose key is `key`, stays a candidate. A family serves
+  // one op and dtype, so its name and knobs say what the database knows of them.
+  bool keeps(const kernels::Family& family, const kernels::Knobs& knobs,
+             const std::string& key) const;
   // Variants near some problem's best, over every op and dtype.
   size_t near_best() const noexcept { return near_.size(); }
 
  private:
-  std::set<std::string> near_;      // "op dtype family[knobs]"
-  std::set<std::string> families_;  // "op dtype family": measured there
-  std::set<std::string> values_;    // "op dtype family knob=value": measured there
+  std::set<std::string> near_;  // variant keys
+  SeenKnobValues measured_;     // the knob values of every variant measured there
 };
 
 }  // namespace vktune::tuner

@@ -392,7 +392,7 @@ std::vector<Candidate> Session::candidates(const kernels::Problem& problem, int6
       c.family = family;
       c.key = std::move(key);
       c.knobs = std::move(knobs);
-      if (prior_ && !prior_->keeps(problem, *family, c.knobs) && !is_reference(c, fixed) &&
+      if (prior_ && !prior_->keeps(*family, c.knobs, c.key) && !is_reference(c, fixed) &&
           !neighbours.count(c.key)) {
         continue;
       }

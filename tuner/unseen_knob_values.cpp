@@ -18,6 +18,12 @@ void SeenKnobValues::add(const kernels::Family& family, const kernels::Knobs& kn
   for (const kernels::Knob& k : knobs) seen_.insert(triple(family, k));
 }
 
+bool SeenKnobValues::holds_unseen(const kernels::Family& family,
+                                  const kernels::Knobs& knobs) const {
+  return std::ranges::any_of(
+      knobs, [&](const kernels::Knob& k) { return !seen_.count(triple(family, k)); });
+}
+
 std::vector<size_t> SeenKnobValues::best_unseen(std::span<const KnobbedVariant> variants,
                                                 std::span<const double> predicted) const {
   if (predicted.size() != variants.size()) {

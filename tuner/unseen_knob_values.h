@@ -20,6 +20,8 @@ class SeenKnobValues {
  public:
   // The variant's (family, knob, value) triples are now seen.
   void add(const kernels::Family& family, const kernels::Knobs& knobs);
+  // Whether one of the variant's triples is not seen (all are, of a family never added).
+  bool holds_unseen(const kernels::Family& family, const kernels::Knobs& knobs) const;
   // For each (family, knob, value) of `variants` not seen, the index of the variant with the
   // lowest `predicted` among those holding it; each index once, in the order of the values.
   std::vector<size_t> best_unseen(std::span<const KnobbedVariant> variants,

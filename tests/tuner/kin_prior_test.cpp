@@ -12,10 +12,9 @@ namespace vktune::tuner {
 namespace {
 
 const kernels::Family& gemv() { return *kernels::find_family("q4gsw_gemv"); }
-kernels::Problem linear(uint32_t n, kernels::DType dtype = kernels::DType::f32) {
-  kernels::Problem p{kernels::Op("q4gsw"), 1, n, 4096, 32};
-  p.dtype = dtype;
-  return p;
+kernels::Problem linear(uint32_t n) { return {kernels::Op("q4gsw"), 1, n, 4096, 32}; }
+bool keeps(const KinPrior& prior, const kernels::Family& family, const kernels::Knobs& knobs) {
+  return prior.keeps(family, knobs, family.key(knobs));
 }
 
 TEST(KinPrior, KeepsWhatRanNearAProblemsBestAndWhatItNeverMeasured) {
@@ -31,15 +30,15 @@ TEST(KinPrior, KeepsWhatRanNearAProblemsBestAndWhatItNeverMeasured) {
       {linear(1024), &gemv(), measured[0], 20}};
   const KinPrior prior(seen, 0.05);
   EXPECT_EQ(prior.near_best(), 3u);
-  const kernels::Problem unseen_shape = linear(14336);
-  EXPECT_TRUE(prior.keeps(unseen_shape, gemv(), measured[0]));
-  EXPECT_TRUE(prior.keeps(unseen_shape, gemv(), measured[1]));
-  EXPECT_TRUE(prior.keeps(unseen_shape, gemv(), measured[3]));
-  EXPECT_FALSE(prior.keeps(unseen_shape, gemv(), measured[2]));
-  // A family or a dtype it never measured: kept, nothing known against them.
+  EXPECT_TRUE(keeps(prior, gemv(), measured[0]));
+  EXPECT_TRUE(keeps(prior, gemv(), measured[1]));
+  EXPECT_TRUE(keeps(prior, gemv(), measured[3]));
+  EXPECT_FALSE(keeps(prior, gemv(), measured[2]));
+  // A family it never measured, the same knobs in fp16 among them: kept, nothing known against
+  // them.
   const kernels::Family& naive = *kernels::find_family("q4gsw_naive");
-  EXPECT_TRUE(prior.keeps(unseen_shape, naive, naive.all_variants().front()));
-  EXPECT_TRUE(prior.keeps(linear(4096, kernels::DType::f16), gemv(), measured[2]));
+  EXPECT_TRUE(keeps(prior, naive, naive.all_variants().front()));
+  EXPECT_TRUE(keeps(prior, *kernels::find_family("q4gsw_gemv_f16"), measured[2]));
   // The other variants: kept exactly where one of their knob values is none of the measured ones.
   auto measured_value = [&](const kernels::Knob& knob) {
     return std::ranges::any_of(measured, [&](const kernels::Knobs& m) {
@@ -50,7 +49,7 @@ TEST(KinPrior, KeepsWhatRanNearAProblemsBestAndWhatItNeverMeasured) {
   for (const kernels::Knobs& k : variants) {
     if (std::ranges::find(measured, k) != measured.end()) continue;
     const bool unseen_value = !std::ranges::all_of(k, measured_value);
-    EXPECT_EQ(prior.keeps(unseen_shape, gemv(), k), unseen_value) << gemv().key(k);
+    EXPECT_EQ(keeps(prior, gemv(), k), unseen_value) << gemv().key(k);
     left_out += !unseen_value;
   }
   EXPECT_GT(left_out, 0u);

@@ -228,7 +228,7 @@ TEST_F(ModelStrategyTest, APriorLeavesUnmeasuredWhatTheTrainingDatabaseFoundFarB
   for (const std::string& key : measured) {
     const kernels::ParsedKey parsed = kernels::parse_key(key);
     const kernels::Family& family = *kernels::find_family(parsed.family);
-    EXPECT_TRUE(prior.keeps(kTarget, family, parsed.knobs) || winners.count(key) ||
+    EXPECT_TRUE(prior.keeps(family, parsed.knobs, key) || winners.count(key) ||
                 parsed.family == "q4gsw_naive" || key == fixed_routing_key(kTarget))
         << key;
   }
