@@ -18,7 +18,8 @@ import argparse
 import collections
 import sqlite3
 
-BASELINES = ("q4gsw_naive", "rms_norm_naive", "sdpa_naive")  # kernels::is_baseline's families
+from replay_family_screen import is_baseline  # beside this script
+
 QUERY = """SELECT d.name, p.op, p.dtype, p.m, p.n, p.k, p.group_size, p.heads, p.kv_heads,
                   k.family, k.variant_key, MIN(m.median_ns)
            FROM measurements m JOIN problems p ON p.id = m.problem_id
@@ -71,7 +72,7 @@ def main():
 
         def kept(kind, shape, key):
             family = family_of[key]
-            if family.removesuffix("_f16") in BASELINES or family not in seen[kind]:
+            if is_baseline(family) or family not in seen[kind]:
                 return True
             if any(family + " " + v not in seen[kind] for v in knob_values(key)):
                 return True

@@ -37,12 +37,13 @@ enum class Api { nv, khr };
 
 class SdpaFlash final : public Family {
  public:
-  // hd: the head dim, exactly (q's fragments and the accumulators are registers sized by it);
-  // br: query rows a workgroup (16 a subgroup; 16 for decode's few rows, split many ways); bc: cache positions a block; stages: 1 fetch
-  // then stage each block, the scores over K; 2 fetch the next block into registers during this
-  // one's multiplies; 3 as 2, the scores apart; 4 as 3, two K and V buffers; splits: slices of
-  // the cache a tile's workgroups share; dsplit: subgroups a 16-row band, each with the band's
-  // accumulators over hd / dsplit of the head dim (2: half the accumulator registers).
+  // hd: the head dim, exactly (q's fragments and the accumulators are registers sized by it); br:
+  // query rows a workgroup (16 a subgroup; 16 for decode's few rows, split many ways); bc: cache
+  // positions a block; stages: 1 fetch then stage each block, the scores over K; 2 fetch the next
+  // block into registers during this one's multiplies; 3 as 2, the scores apart; 4 as 3, two K
+  // and V buffers; splits: slices of the cache a tile's workgroups share; dsplit: subgroups a
+  // 16-row band, each with the band's accumulators over hd / dsplit of the head dim (2: half the
+  // accumulator registers).
   explicit SdpaFlash(Api api)
       : Family(api == Api::khr ? "sdpa_flash_khr" : "sdpa_flash", DType::f16, Op("sdpa"),
                {{"hd", ints({64, 128, 256})},
@@ -148,16 +149,16 @@ class SdpaFlash final : public Family {
              "into 128-512 registers each, beside the 128-192 of q's fragments and the " +
              "accumulators";
     }
-    if (knob_u32(k, "dsplit") > 1 && knob_u32(k, "hd") < 128) {
-      return "dsplit=" + str(knob_u32(k, "dsplit")) + " at hd=" + str(knob_u32(k, "hd")) +
+    if (knob_u32(k, "dsplit") > 1 && hd < 128) {
+      return "dsplit=" + str(knob_u32(k, "dsplit")) + " at hd=" + str(hd) +
              ": a band's accumulators take 32 registers a lane, and splitting them only adds a "
              "barrier a block";
     }
     if (knob_u32(k, "stages") >= 2) {
-      const uint32_t chunks = knob_u32(k, "bc") * knob_u32(k, "hd") / 8;
+      const uint32_t chunks = knob_u32(k, "bc") * hd / 8;
       const uint32_t words = 2 * 4 * static_cast<uint32_t>(ceil_div(chunks, workgroup_size(k)));
       // 8 registers a 16x16 fp32 accumulator, hd / 16 of them a band, 1 / dsplit a lane.
-      const uint32_t dsplit = knob_u32(k, "dsplit"), accumulators = knob_u32(k, "hd") / 16 * 8;
+      const uint32_t dsplit = knob_u32(k, "dsplit"), accumulators = hd / 16 * 8;
       const uint32_t limit = kMaxPrefetchWords + accumulators - accumulators / dsplit;
       if (words > limit) {
         return "stages=" + str(knob_u32(k, "stages")) + " holds " + str(words) +
