@@ -29,6 +29,35 @@ Connection Connection::open(const std::string& path, int flags, std::string labe
   return c;
 }
 
+Connection::Connection(Connection&& other) noexcept
+    : db_(std::move(other.db_)), label_(std::move(other.label_)) {
+  other.prepared_.clear();
+}
+
+Connection& Connection::operator=(Connection&& other) noexcept {
+  prepared_.clear();
+  other.prepared_.clear();
+  db_ = std::move(other.db_);
+  label_ = std::move(other.label_);
+  return *this;
+}
+
+Connection::~Connection() = default;
+
+Statement& Connection::prepared(const std::string& sql) const {
+  auto [at, added] = prepared_.try_emplace(sql);
+  if (added) {
+    try {
+      at->second = std::make_unique<Statement>(*this, sql);
+    } catch (...) {
+      prepared_.erase(at);
+      throw;
+    }
+  }
+  at->second->reset();
+  return *at->second;
+}
+
 void Connection::exec(std::string_view sql) const {
   std::string text(sql);
   char* message = nullptr;
@@ -196,7 +225,7 @@ std::optional<std::string> Statement::optional_text(std::string_view name) const
 
 Transaction::Transaction(const Connection& connection)
     : connection_(&connection), nested_(sqlite3_get_autocommit(connection.get()) == 0) {
-  connection.exec(nested_ ? "SAVEPOINT vktune_nested" : "BEGIN IMMEDIATE");
+  connection.prepared(nested_ ? "SAVEPOINT vktune_nested" : "BEGIN IMMEDIATE").run();
 }
 
 Transaction::~Transaction() {
@@ -209,7 +238,7 @@ Transaction::~Transaction() {
 }
 
 void Transaction::commit() {
-  connection_->exec(nested_ ? "RELEASE vktune_nested" : "COMMIT");
+  connection_->prepared(nested_ ? "RELEASE vktune_nested" : "COMMIT").run();
   done_ = true;
 }
 

@@ -8,12 +8,15 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 struct sqlite3;
 struct sqlite3_stmt;
 
 namespace vktune::db {
+
+class Statement;
 
 // Owns one sqlite3 handle. Move-only; not thread-safe (SQLite connections must not be shared
 // between threads without external locking). Every failure throws Error naming label().
@@ -22,8 +25,10 @@ class Connection {
   // flags are SQLITE_OPEN_* bits. label is what error messages call the database.
   static Connection open(const std::string& path, int flags, std::string label);
 
-  Connection(Connection&&) noexcept = default;
-  Connection& operator=(Connection&&) noexcept = default;
+  // A move leaves the statements prepared() kept behind: they point at the connection moved from.
+  Connection(Connection&& other) noexcept;
+  Connection& operator=(Connection&& other) noexcept;
+  ~Connection();
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
 
@@ -36,6 +41,11 @@ class Connection {
   std::string query_text(std::string_view sql) const;
   int64_t query_int(std::string_view sql) const;
   int64_t last_insert_rowid() const noexcept;
+  // `sql` prepared on the first call and kept, reset, for the next: for the statements that
+  // write one row, which an import runs hundreds of thousands of times and would otherwise spend
+  // half its time parsing. The caller finishes with it (runs it, or steps and resets it) before
+  // asking for the same text again.
+  Statement& prepared(const std::string& sql) const;
   int changes() const noexcept;
 
   // Throws Error("<label>: <what>: <sqlite message>").
@@ -49,6 +59,8 @@ class Connection {
 
   std::unique_ptr<sqlite3, Closer> db_;
   std::string label_;
+  // After db_: finalized before the connection closes.
+  mutable std::unordered_map<std::string, std::unique_ptr<Statement>> prepared_;
 };
 
 // One prepared statement. Parameters are bound by name (":name"); columns are read by name,

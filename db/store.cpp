@@ -94,7 +94,9 @@ BestRow read_best(const Statement& s) {
 
 int64_t returned_id(Statement& s, const Connection& c, const char* what) {
   if (!s.step()) throw Error(c.label() + ": " + what + " returned no id");
-  return s.integer("id");
+  const int64_t id = s.integer("id");
+  s.reset();  // RETURNING leaves the statement open until reset, and COMMIT waits for it
+  return id;
 }
 
 }  // namespace
@@ -138,7 +140,7 @@ int64_t Store::upsert_device(const DeviceRecord& d, OnConflict on_conflict) {
             "excluded.device_type, subgroup_size = excluded.subgroup_size, properties_json = "
             "excluded.properties_json, copy_bandwidth_gbps = "
             "coalesce(excluded.copy_bandwidth_gbps, devices.copy_bandwidth_gbps)";
-  Statement s(connection_,
+  Statement& s = connection_.prepared(
               std::string("INSERT INTO devices (vendor_id, device_id, name, driver_id, "
                           "driver_version, driver_version_text, driver_info, api_version, "
                           "pipeline_cache_uuid, device_type, subgroup_size, properties_json, "
@@ -166,7 +168,7 @@ int64_t Store::upsert_kernel(const KernelRecord& k, OnConflict on_conflict) {
   const char* spirv_sql = on_conflict == OnConflict::keep
                               ? "spirv = coalesce(kernels.spirv, excluded.spirv)"
                               : "spirv = coalesce(excluded.spirv, kernels.spirv)";
-  Statement s(connection_,
+  Statement& s = connection_.prepared(
               std::string("INSERT INTO kernels (family, variant_key, knobs_json, "
                           "constraints_json, layout, workgroup_size, source_hash, spirv, "
                           "specialization_json) VALUES (:family, :key, :knobs, :constraints, "
@@ -191,7 +193,7 @@ int64_t Store::upsert_problem(const Problem& p) {
                 std::to_string(p.n) + "x" + std::to_string(p.k) +
                 ": op and dtype must be set and M, N, K non-zero");
   }
-  Statement s(connection_,
+  Statement& s = connection_.prepared(
               "INSERT INTO problems (op, dtype, m, n, k, group_size, heads, kv_heads) VALUES (:op, "
               ":dtype, :m, :n, :k, :gs, :heads, :kv_heads) ON CONFLICT (op, dtype, m, n, k, "
               "group_size, heads, kv_heads) DO UPDATE SET op = excluded.op RETURNING id");
@@ -232,7 +234,7 @@ int64_t Store::add_measurement(const Measurement& m, OnConflict on_conflict) {
             "excluded.p90_ns, max_error = excluded.max_error, gbps = excluded.gbps, gflops = "
             "excluded.gflops";
   Transaction transaction(connection_);
-  Statement s(connection_,
+  Statement& s = connection_.prepared(
               std::string("INSERT INTO measurements (run_id, device_id, problem_id, kernel_id, "
                           "status, message, n, median_ns, min_ns, p10_ns, p90_ns, max_error, "
                           "gbps, gflops) VALUES (:run, :device, :problem, :kernel, :status, "
@@ -245,7 +247,6 @@ int64_t Store::add_measurement(const Measurement& m, OnConflict on_conflict) {
   s.bind(":p90", m.p90_ns).bind(":max_error", m.max_error).bind(":gbps", m.gbps);
   s.bind(":gflops", m.gflops);
   const int64_t id = returned_id(s, connection_, "add_measurement");
-  s.reset();
   transaction.commit();
   return id;
 }
@@ -256,7 +257,7 @@ void Store::put_coverage(const Coverage& c, OnConflict on_conflict) {
           ? "NOTHING"
           : "UPDATE SET legal = excluded.legal, measured = excluded.measured, stages_json = "
             "excluded.stages_json, budget_cut = excluded.budget_cut";
-  Statement s(connection_,
+  Statement& s = connection_.prepared(
               std::string("INSERT INTO coverage (run_id, device_id, problem_id, legal, measured, "
                           "stages_json, budget_cut) VALUES (:run, :device, :problem, :legal, "
                           "(SELECT COUNT(DISTINCT kernel_id) FROM measurements WHERE run_id = "
@@ -358,26 +359,38 @@ std::vector<Measurement> Store::measurements(const MeasurementFilter& f) const {
   } else {
     s.bind_null(":status");
   }
+  // Columns by index, resolved once: a by-name read scans the names, and a tuner's training
+  // database holds hundreds of thousands of rows.
+  const auto column = [&s](const char* name) { return s.column_index(name); };
+  const int id = column("id"), run = column("run_id"), device = column("device_id"),
+            problem = column("problem_id"), kernel = column("kernel_id"),
+            status_text = column("status"), message = column("message"), n = column("n"),
+            median = column("median_ns"), min = column("min_ns"), p10 = column("p10_ns"),
+            p90 = column("p90_ns"), max_error = column("max_error"), gbps = column("gbps"),
+            gflops = column("gflops");
+  const auto optional_real = [&s](int c) {
+    return s.is_null(c) ? std::nullopt : std::optional<double>(s.real(c));
+  };
   std::vector<Measurement> out;
   while (s.step()) {
     Measurement m;
-    m.id = s.integer("id");
-    m.run_id = s.integer("run_id");
-    m.device_id = s.integer("device_id");
-    m.problem_id = s.integer("problem_id");
-    m.kernel_id = s.integer("kernel_id");
-    const auto status = parse_status(s.text("status"));
+    m.id = s.integer(id);
+    m.run_id = s.integer(run);
+    m.device_id = s.integer(device);
+    m.problem_id = s.integer(problem);
+    m.kernel_id = s.integer(kernel);
+    const auto status = parse_status(s.text_view(status_text));
     if (!status) throw Error(label() + ": measurement " + std::to_string(m.id) + ": bad status");
     m.status = *status;
-    m.message = s.text("message");
-    m.n = static_cast<uint32_t>(s.integer("n"));
-    m.median_ns = s.optional_real("median_ns");
-    m.min_ns = s.optional_real("min_ns");
-    m.p10_ns = s.optional_real("p10_ns");
-    m.p90_ns = s.optional_real("p90_ns");
-    m.max_error = s.optional_real("max_error");
-    m.gbps = s.optional_real("gbps");
-    m.gflops = s.optional_real("gflops");
+    m.message = s.text_view(message);
+    m.n = static_cast<uint32_t>(s.integer(n));
+    m.median_ns = optional_real(median);
+    m.min_ns = optional_real(min);
+    m.p10_ns = optional_real(p10);
+    m.p90_ns = optional_real(p90);
+    m.max_error = optional_real(max_error);
+    m.gbps = optional_real(gbps);
+    m.gflops = optional_real(gflops);
     out.push_back(std::move(m));
   }
   return out;
