@@ -58,7 +58,7 @@ void add_cost_model_command(CLI::App& app) {
                                 " or on another device of its vendor and type");
       }
       const std::vector<tuner::Observation> training =
-          tuner::read_observations(db::ops::open_for_reading(train->path), train->device);
+          tuner::read_observations(db::ops::open_for_learning(train->path), train->device);
       results = tuner::judge_transfer(training, observations, features);
       how = "trained on " + std::to_string(training.size()) + " measurements of " + train->device +
             (train->kin ? " (its kin)" : "") + " in " + train->path;

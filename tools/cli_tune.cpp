@@ -368,7 +368,7 @@ void run_tune(const TuneFlags& flags) {
   db::Store store = db::Store::open(flags.db);
   std::optional<db::Store> train_store;
   if (const auto train = train_database(flags.train_db, devices[index])) {
-    train_store.emplace(db::ops::open_for_reading(train->path));
+    train_store.emplace(db::ops::open_for_learning(train->path));
     options.train_store = &*train_store;
     if (train->kin) options.train_device = train->device;
     options.prior = flags.prior;

@@ -246,6 +246,13 @@ db::Store open_for_reading(const std::string& path) {
   return open_checked(path);
 }
 
+db::Store open_for_learning(const std::string& path) {
+  require_file(path, "database");
+  db::ImportChecks checks = kChecks;
+  checks.spirv = nullptr;
+  return db::open_for_reading(path, db::IntegrityCheck::quick_check, checks);
+}
+
 db::Catalog read_catalog(const std::string& path) {
   require_file(path, "database");
   return db::read_catalog(path, db::IntegrityCheck::quick_check, true, kChecks);

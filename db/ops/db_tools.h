@@ -57,6 +57,10 @@ runtime::LookupDevice device_from_flags(const DeviceFlags& flags, const db::Cata
 // checks the rows of either form as import_database checks a document's; read_catalog a
 // document's (a lookup checks the SPIR-V of the answer it gives).
 db::Store open_for_reading(const std::string& path);
+// open_for_reading for a database read for its measurements alone (tune's and cost-model's
+// --train-db): nothing of its SPIR-V is dispatched, so a module is not run through the validator
+// (a seventh of the time a large document takes to read) but only checked to be one.
+db::Store open_for_learning(const std::string& path);
 db::Catalog read_catalog(const std::string& path);
 
 // vk::parse_device_type, throwing db::Error that lists the names on an unknown one.
