@@ -223,8 +223,12 @@ std::optional<std::string> Statement::optional_text(std::string_view name) const
   return text(name);
 }
 
-Transaction::Transaction(const Connection& connection)
+Transaction::Transaction(const Connection& connection, Scope scope)
     : connection_(&connection), nested_(sqlite3_get_autocommit(connection.get()) == 0) {
+  if (nested_ && scope == Scope::one_statement) {
+    done_ = true;
+    return;
+  }
   connection.prepared(nested_ ? "SAVEPOINT vktune_nested" : "BEGIN IMMEDIATE").run();
 }
 
@@ -238,6 +242,7 @@ Transaction::~Transaction() {
 }
 
 void Transaction::commit() {
+  if (done_) return;
   connection_->prepared(nested_ ? "RELEASE vktune_nested" : "COMMIT").run();
   done_ = true;
 }

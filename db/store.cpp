@@ -221,34 +221,33 @@ void Store::end_run(int64_t run_id, const std::string& ended_at) {
   if (connection_.changes() == 0) throw Error(label() + ": end_run: no run " + std::to_string(run_id));
 }
 
-int64_t Store::add_measurement(const Measurement& m, OnConflict on_conflict) {
+void Store::add_measurement(const Measurement& m, OnConflict on_conflict) {
   if (m.status == Status::ok && !m.median_ns) {
     throw Error(label() + ": measurement of kernel " + std::to_string(m.kernel_id) +
                 ": status ok needs median_ns");
   }
   const char* conflict_sql =
       on_conflict == OnConflict::keep
-          ? "status = measurements.status"
-          : "status = excluded.status, message = excluded.message, n = excluded.n, median_ns = "
-            "excluded.median_ns, min_ns = excluded.min_ns, p10_ns = excluded.p10_ns, p90_ns = "
-            "excluded.p90_ns, max_error = excluded.max_error, gbps = excluded.gbps, gflops = "
-            "excluded.gflops";
-  Transaction transaction(connection_);
+          ? "NOTHING"
+          : "UPDATE SET status = excluded.status, message = excluded.message, n = excluded.n, "
+            "median_ns = excluded.median_ns, min_ns = excluded.min_ns, p10_ns = excluded.p10_ns, "
+            "p90_ns = excluded.p90_ns, max_error = excluded.max_error, gbps = excluded.gbps, "
+            "gflops = excluded.gflops";
+  Transaction transaction(connection_, Transaction::Scope::one_statement);
   Statement& s = connection_.prepared(
               std::string("INSERT INTO measurements (run_id, device_id, problem_id, kernel_id, "
                           "status, message, n, median_ns, min_ns, p10_ns, p90_ns, max_error, "
                           "gbps, gflops) VALUES (:run, :device, :problem, :kernel, :status, "
                           ":message, :n, :median, :min, :p10, :p90, :max_error, :gbps, :gflops) "
-                          "ON CONFLICT (run_id, device_id, problem_id, kernel_id) DO UPDATE SET ") +
-                  conflict_sql + " RETURNING id");
+                          "ON CONFLICT (run_id, device_id, problem_id, kernel_id) DO ") +
+                  conflict_sql);
   s.bind(":run", m.run_id).bind(":device", m.device_id).bind(":problem", m.problem_id);
   s.bind(":kernel", m.kernel_id).bind(":status", to_string(m.status)).bind(":message", m.message);
   s.bind(":n", m.n).bind(":median", m.median_ns).bind(":min", m.min_ns).bind(":p10", m.p10_ns);
   s.bind(":p90", m.p90_ns).bind(":max_error", m.max_error).bind(":gbps", m.gbps);
   s.bind(":gflops", m.gflops);
-  const int64_t id = returned_id(s, connection_, "add_measurement");
+  s.run();
   transaction.commit();
-  return id;
 }
 
 void Store::put_coverage(const Coverage& c, OnConflict on_conflict) {

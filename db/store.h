@@ -66,11 +66,12 @@ class Store {
   // Sets ended_at (now, ISO-8601 UTC, unless given).
   void end_run(int64_t run_id, const std::string& ended_at = {});
 
-  // Stores one result in its own transaction, or as a savepoint of the caller's (the tuner
-  // commits a batch of results at once: tuner/result_writer.h). A second result for the same (run, device, problem, kernel) replaces the first
-  // under OnConflict::update and is dropped under keep. An ok result needs median_ns.
-  // Returns the measurement id (the stored one when kept).
-  int64_t add_measurement(const Measurement& m, OnConflict on_conflict = OnConflict::update);
+  // Stores one result in its own transaction, or in the caller's (the tuner commits a batch of
+  // results at once: tuner/result_writer.h; an import, a document's). A second result for the
+  // same (run, device, problem, kernel) replaces the first under OnConflict::update and is
+  // dropped under keep. An ok result needs median_ns. Returns nothing: an import writes hundreds
+  // of thousands and no caller needs their ids (RETURNING cost a sixth of an import's time).
+  void add_measurement(const Measurement& m, OnConflict on_conflict = OnConflict::update);
 
   // Records how much of a problem's space a run measured; `measured` is counted here from the
   // run's stored results (the argument's is ignored), so it always agrees with them. A second
