@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <future>
 #include <iostream>
 #include <memory>
 #include <numeric>
@@ -366,10 +367,13 @@ void run_tune(const TuneFlags& flags) {
   // Checked before the database is opened, so a shape the device cannot hold creates nothing.
   kernels::require_fit(options.problems, devices[index]);
   db::Store store = db::Store::open(flags.db);
-  std::optional<db::Store> train_store;
+  std::optional<db::Store> train_store;  // outlives the thread that reads it (the future's)
   if (const auto train = train_database(flags.train_db, devices[index])) {
-    train_store.emplace(db::ops::open_for_learning(train->path));
-    options.train_store = &*train_store;
+    // Read beside opening the device and measuring its bandwidth (tuner/options.h).
+    options.train_store = std::async(std::launch::async, [&train_store, path = train->path] {
+                            return static_cast<const db::Store*>(
+                                &train_store.emplace(db::ops::open_for_learning(path)));
+                          }).share();
     if (train->kin) options.train_device = train->device;
     options.prior = flags.prior;
   }

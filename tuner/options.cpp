@@ -22,4 +22,10 @@ std::optional<Strategy> parse_strategy(std::string_view name) noexcept {
   return std::nullopt;
 }
 
+std::shared_future<const db::Store*> read_store(const db::Store& store) {
+  std::promise<const db::Store*> read;
+  read.set_value(&store);
+  return read.get_future().share();
+}
+
 }  // namespace vktune::tuner

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <future>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -54,9 +55,11 @@ struct TuneOptions {
   uint64_t seed = 1;
   // Strategy::model also learns from this database's measurements (besides those of the
   // database tuned into) on the device named train_device, and starts each problem from its
-  // winners there; it must outlive the run. Null: none. train_device empty: the tuned device's
-  // own name; another: its kin's, for a device nobody tuned (`--train-db`, docs/cost-model.md).
-  const db::Store* train_store = nullptr;
+  // winners there; it must outlive the run. train_device empty: the tuned device's own name;
+  // another: its kin's, for a device nobody tuned (`--train-db`, docs/cost-model.md). Waited for
+  // once the device is open and its bandwidth measured, before anything is written: the CLI
+  // reads a large database (seconds) on another thread meanwhile. Invalid (the default): none.
+  std::shared_future<const db::Store*> train_store;
   std::string train_device;
   // With train_store: the candidates are only the variants within this fraction of the best on
   // some problem of their op and dtype there, of a family or knob value never measured there,
@@ -88,5 +91,8 @@ struct TuneOptions {
   // Test hook: stop (throw TuneAborted) once this many results were stored.
   std::optional<size_t> abort_after_results;
 };
+
+// A TuneOptions::train_store already read.
+std::shared_future<const db::Store*> read_store(const db::Store& store);
 
 }  // namespace vktune::tuner

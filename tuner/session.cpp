@@ -160,10 +160,10 @@ int64_t Session::start_run() {
 void Session::read_tuned_winners() {
   // The winners before this run, read once: the warm start of every problem.
   append_winners(store_, device_id_, tuned_winners_);
-  if (options_.train_store != nullptr) {
+  if (train_store_ != nullptr) {
     // Matched by name, as the model's training data is (tuner/cost_model.h).
-    for (const db::DeviceRecord& d : options_.train_store->devices()) {
-      if (d.name == train_device()) append_winners(*options_.train_store, d.id, tuned_winners_);
+    for (const db::DeviceRecord& d : train_store_->devices()) {
+      if (d.name == train_device()) append_winners(*train_store_, d.id, tuned_winners_);
     }
   }
 }
@@ -221,8 +221,8 @@ std::vector<std::vector<Candidate>> Session::plan(bool ahead, std::vector<int64_
   StageTimer t(profile_, Stage::plan);
   read_tuned_winners();
   if (options_.strategy == Strategy::model) train_model();
-  if (options_.prior && options_.train_store != nullptr) {
-    prior_.emplace(read_observations(*options_.train_store, train_device()), *options_.prior);
+  if (options_.prior && train_store_ != nullptr) {
+    prior_.emplace(read_observations(*train_store_, train_device()), *options_.prior);
     progress_.note("prior: " + std::to_string(prior_->near_best()) + " variants within " +
                    std::to_string(static_cast<int>(*options_.prior * 100 + 0.5)) +
                    "% of a problem's best on " + train_device() +
@@ -258,13 +258,17 @@ TuneResult Session::run() {
   TuneResult result;
   const bool ahead = order_problems();
   kernels::require_fit(options_.problems, device_->info());  // before anything is written
-  device_id_ = store_.upsert_device(device_record(device_->info()));
-  run_id_ = start_run();
-  if (!options_.claim_path.empty()) run_lock_ = RunLock::acquire(options_.claim_path, run_id_);
   const Bandwidth bandwidth = [&] {
     StageTimer t(profile_, Stage::device);  // the probe's calibration and the copy loop
     return measure_copy_bandwidth(*device_, compiler_, probe_.get());
   }();
+  if (options_.train_store.valid()) {
+    StageTimer t(profile_, Stage::plan);  // what reading it took beyond opening the device
+    train_store_ = options_.train_store.get();  // a bad one throws here, before any write
+  }
+  device_id_ = store_.upsert_device(device_record(device_->info()));
+  run_id_ = start_run();
+  if (!options_.claim_path.empty()) run_lock_ = RunLock::acquire(options_.claim_path, run_id_);
   store_.raise_copy_bandwidth(device_id_, bandwidth.gbps);
   progress_.note("device " + device_->info().name + ": copy bandwidth " +
                  std::to_string(static_cast<int>(bandwidth.gbps)) + " GB/s");

@@ -234,6 +234,7 @@ class Session {
   std::vector<Observation> observations_;  // what the model learns from (Strategy::model)
   SeenKnobValues seen_knobs_;              // ... and the knob values those hold
   std::optional<KinPrior> prior_;   // options_.prior's, from the training database
+  const db::Store* train_store_ = nullptr;  // options_.train_store once read (run)
   std::optional<CostModel> model_;  // of a resumed run: those it has a coverage record of
   std::optional<SpirvDiskCache> spirv_cache_;  // TuneOptions::spirv_cache; before compiler_
   ShaderCompiler compiler_;

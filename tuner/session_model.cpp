@@ -28,8 +28,8 @@ void Session::train_model() {
   const auto start = std::chrono::steady_clock::now();
   if (observations_.empty()) {
     observations_ = read_observations(store_, device_->info().name);
-    if (options_.train_store != nullptr) {
-      std::vector<Observation> more = read_observations(*options_.train_store, train_device());
+    if (train_store_ != nullptr) {
+      std::vector<Observation> more = read_observations(*train_store_, train_device());
       observations_.insert(observations_.end(), std::make_move_iterator(more.begin()),
                            std::make_move_iterator(more.end()));
     }

@@ -133,7 +133,7 @@ TEST_F(ModelStrategyTest, MeasuresTheTrainingDatabasesWinnersFirst) {
   db::Store store = db::Store::open_memory();
   EXPECT_THROW(Run(store, {kTarget}, Strategy::model,
                    [&](TuneOptions& o) {
-                     o.train_store = &train;
+                     o.train_store = read_store(train);
                      o.abort_after_results = winners.size();
                    }),
                TuneAborted);
@@ -149,7 +149,7 @@ TEST_F(ModelStrategyTest, LearnsFromAKinDevicesDatabaseWhereTrainDeviceNamesIt) 
   ASSERT_FALSE(winners.empty());
   auto learn_from_kin = [&](const std::string& train_device) {
     return [&train, train_device](TuneOptions& o) {
-      o.train_store = &train;
+      o.train_store = read_store(train);
       o.train_device = train_device;
     };
   };
@@ -179,7 +179,7 @@ TEST_F(ModelStrategyTest, LearnsFromAKinDevicesDatabaseWhereTrainDeviceNamesIt) 
 TEST_F(ModelStrategyTest, LearnsFromATrainingDatabaseAndResumesWithoutDuplicates) {
   db::Store train = db::Store::open_memory();
   Run(train, kLearn, Strategy::halving);
-  auto learn_from_train = [&train](TuneOptions& o) { o.train_store = &train; };
+  auto learn_from_train = [&train](TuneOptions& o) { o.train_store = read_store(train); };
 
   db::Store store = db::Store::open_memory();
   EXPECT_THROW(Run(store, {kTarget}, Strategy::model,
@@ -220,7 +220,7 @@ TEST_F(ModelStrategyTest, APriorLeavesUnmeasuredWhatTheTrainingDatabaseFoundFarB
   db::Store whole = db::Store::open_memory(), narrowed = db::Store::open_memory();
   Run(whole, {kTarget}, Strategy::halving);
   Run(narrowed, {kTarget}, Strategy::halving, [&](TuneOptions& o) {
-    o.train_store = &train;
+    o.train_store = read_store(train);
     o.prior = 0.05;
   });
   const std::set<std::string> measured = measured_keys(narrowed);
