@@ -48,7 +48,8 @@ TEST(Connection, AMovedConnectionPreparesItsStatementsAnew) {
     insert.bind(":y", int64_t{1});
     FAIL() << "no :y parameter, no error";
   } catch (const std::exception& e) {
-    EXPECT_NE(std::string(e.what()).find("mem: no SQL parameter :y"), std::string::npos) << e.what();
+    const std::string what = e.what();
+    EXPECT_NE(what.find("mem: no SQL parameter :y"), std::string::npos) << what;
   }
 }
 
