@@ -141,15 +141,15 @@ int64_t Store::upsert_device(const DeviceRecord& d, OnConflict on_conflict) {
             "excluded.properties_json, copy_bandwidth_gbps = "
             "coalesce(excluded.copy_bandwidth_gbps, devices.copy_bandwidth_gbps)";
   Statement& s = connection_.prepared(
-              std::string("INSERT INTO devices (vendor_id, device_id, name, driver_id, "
-                          "driver_version, driver_version_text, driver_info, api_version, "
-                          "pipeline_cache_uuid, device_type, subgroup_size, properties_json, "
-                          "copy_bandwidth_gbps) VALUES (:vendor_id, :device_id, :name, "
-                          ":driver_id, :driver_version, :driver_version_text, :driver_info, "
-                          ":api_version, :uuid, :device_type, :subgroup_size, :properties, "
-                          ":bandwidth) ON CONFLICT (vendor_id, device_id, driver_id, "
-                          "driver_version, pipeline_cache_uuid, name) DO UPDATE SET ") +
-                  on_conflict_sql + " RETURNING id");
+      std::string("INSERT INTO devices (vendor_id, device_id, name, driver_id, "
+                  "driver_version, driver_version_text, driver_info, api_version, "
+                  "pipeline_cache_uuid, device_type, subgroup_size, properties_json, "
+                  "copy_bandwidth_gbps) VALUES (:vendor_id, :device_id, :name, "
+                  ":driver_id, :driver_version, :driver_version_text, :driver_info, "
+                  ":api_version, :uuid, :device_type, :subgroup_size, :properties, "
+                  ":bandwidth) ON CONFLICT (vendor_id, device_id, driver_id, "
+                  "driver_version, pipeline_cache_uuid, name) DO UPDATE SET ") +
+      on_conflict_sql + " RETURNING id");
   s.bind(":vendor_id", d.vendor_id).bind(":device_id", d.device_id).bind(":name", d.name);
   s.bind(":driver_id", d.driver_id).bind(":driver_version", d.driver_version);
   s.bind(":driver_version_text", d.driver_version_text).bind(":driver_info", d.driver_info);
@@ -169,12 +169,12 @@ int64_t Store::upsert_kernel(const KernelRecord& k, OnConflict on_conflict) {
                               ? "spirv = coalesce(kernels.spirv, excluded.spirv)"
                               : "spirv = coalesce(excluded.spirv, kernels.spirv)";
   Statement& s = connection_.prepared(
-              std::string("INSERT INTO kernels (family, variant_key, knobs_json, "
-                          "constraints_json, layout, workgroup_size, source_hash, spirv, "
-                          "specialization_json) VALUES (:family, :key, :knobs, :constraints, "
-                          ":layout, :wg, :hash, :spirv, :specialization) "
-                          "ON CONFLICT (variant_key, source_hash) DO UPDATE SET ") +
-                  spirv_sql + " RETURNING id");
+      std::string("INSERT INTO kernels (family, variant_key, knobs_json, "
+                  "constraints_json, layout, workgroup_size, source_hash, spirv, "
+                  "specialization_json) VALUES (:family, :key, :knobs, :constraints, "
+                  ":layout, :wg, :hash, :spirv, :specialization) "
+                  "ON CONFLICT (variant_key, source_hash) DO UPDATE SET ") +
+      spirv_sql + " RETURNING id");
   s.bind(":family", k.family).bind(":key", k.variant_key).bind(":knobs", k.knobs_json);
   s.bind(":constraints", k.constraints_json).bind(":layout", k.layout);
   s.bind(":wg", k.workgroup_size).bind(":hash", k.source_hash);
@@ -194,9 +194,9 @@ int64_t Store::upsert_problem(const Problem& p) {
                 ": op and dtype must be set and M, N, K non-zero");
   }
   Statement& s = connection_.prepared(
-              "INSERT INTO problems (op, dtype, m, n, k, group_size, heads, kv_heads) VALUES (:op, "
-              ":dtype, :m, :n, :k, :gs, :heads, :kv_heads) ON CONFLICT (op, dtype, m, n, k, "
-              "group_size, heads, kv_heads) DO UPDATE SET op = excluded.op RETURNING id");
+      "INSERT INTO problems (op, dtype, m, n, k, group_size, heads, kv_heads) VALUES (:op, "
+      ":dtype, :m, :n, :k, :gs, :heads, :kv_heads) ON CONFLICT (op, dtype, m, n, k, "
+      "group_size, heads, kv_heads) DO UPDATE SET op = excluded.op RETURNING id");
   s.bind(":op", p.op).bind(":dtype", p.dtype).bind(":m", p.m).bind(":n", p.n).bind(":k", p.k);
   s.bind(":gs", p.group_size).bind(":heads", p.heads).bind(":kv_heads", p.kv_heads);
   return returned_id(s, connection_, "upsert_problem");
@@ -235,12 +235,12 @@ void Store::add_measurement(const Measurement& m, OnConflict on_conflict) {
             "gflops = excluded.gflops";
   Transaction transaction(connection_, Transaction::Scope::one_statement);
   Statement& s = connection_.prepared(
-              std::string("INSERT INTO measurements (run_id, device_id, problem_id, kernel_id, "
-                          "status, message, n, median_ns, min_ns, p10_ns, p90_ns, max_error, "
-                          "gbps, gflops) VALUES (:run, :device, :problem, :kernel, :status, "
-                          ":message, :n, :median, :min, :p10, :p90, :max_error, :gbps, :gflops) "
-                          "ON CONFLICT (run_id, device_id, problem_id, kernel_id) DO ") +
-                  conflict_sql);
+      std::string("INSERT INTO measurements (run_id, device_id, problem_id, kernel_id, "
+                  "status, message, n, median_ns, min_ns, p10_ns, p90_ns, max_error, "
+                  "gbps, gflops) VALUES (:run, :device, :problem, :kernel, :status, "
+                  ":message, :n, :median, :min, :p10, :p90, :max_error, :gbps, :gflops) "
+                  "ON CONFLICT (run_id, device_id, problem_id, kernel_id) DO ") +
+      conflict_sql);
   s.bind(":run", m.run_id).bind(":device", m.device_id).bind(":problem", m.problem_id);
   s.bind(":kernel", m.kernel_id).bind(":status", to_string(m.status)).bind(":message", m.message);
   s.bind(":n", m.n).bind(":median", m.median_ns).bind(":min", m.min_ns).bind(":p10", m.p10_ns);
@@ -257,12 +257,12 @@ void Store::put_coverage(const Coverage& c, OnConflict on_conflict) {
           : "UPDATE SET legal = excluded.legal, measured = excluded.measured, stages_json = "
             "excluded.stages_json, budget_cut = excluded.budget_cut";
   Statement& s = connection_.prepared(
-              std::string("INSERT INTO coverage (run_id, device_id, problem_id, legal, measured, "
-                          "stages_json, budget_cut) VALUES (:run, :device, :problem, :legal, "
-                          "(SELECT COUNT(DISTINCT kernel_id) FROM measurements WHERE run_id = "
-                          ":run AND device_id = :device AND problem_id = :problem), :stages, "
-                          ":cut) ON CONFLICT (run_id, device_id, problem_id) DO ") +
-                  conflict_sql);
+      std::string("INSERT INTO coverage (run_id, device_id, problem_id, legal, measured, "
+                  "stages_json, budget_cut) VALUES (:run, :device, :problem, :legal, "
+                  "(SELECT COUNT(DISTINCT kernel_id) FROM measurements WHERE run_id = "
+                  ":run AND device_id = :device AND problem_id = :problem), :stages, "
+                  ":cut) ON CONFLICT (run_id, device_id, problem_id) DO ") +
+      conflict_sql);
   s.bind(":run", c.run_id).bind(":device", c.device_id).bind(":problem", c.problem_id);
   s.bind(":legal", static_cast<int64_t>(c.legal))
       .bind(":stages", nlohmann::json(c.stages).dump())

@@ -324,6 +324,8 @@ void run_tune(const TuneFlags& flags) {
                         "best; it needs --train-db and another strategy than model");
   }
   const tuner::ShapeOptions shape_options = parse_shape_options(flags);
+  // Before `options`, whose future a thread fills it through: destroyed after the last wait.
+  std::optional<db::Store> train_store;
   tuner::TuneOptions options;
   // A model file is read before the device is opened, so a bad one fails at once.
   if (!flags.model.empty()) options.problems = tuner::load_model(flags.model, shape_options);
@@ -367,13 +369,12 @@ void run_tune(const TuneFlags& flags) {
   // Checked before the database is opened, so a shape the device cannot hold creates nothing.
   kernels::require_fit(options.problems, devices[index]);
   db::Store store = db::Store::open(flags.db);
-  std::optional<db::Store> train_store;  // outlives the thread that reads it (the future's)
   if (const auto train = train_database(flags.train_db, devices[index])) {
     // Read beside opening the device and measuring its bandwidth (tuner/options.h).
-    options.train_store = std::async(std::launch::async, [&train_store, path = train->path] {
-                            return static_cast<const db::Store*>(
-                                &train_store.emplace(db::ops::open_for_learning(path)));
-                          }).share();
+    const auto read = [&train_store, path = train->path]() -> const db::Store* {
+      return &train_store.emplace(db::ops::open_for_learning(path));
+    };
+    options.train_store = std::async(std::launch::async, read).share();
     if (train->kin) options.train_device = train->device;
     options.prior = flags.prior;
   }

@@ -263,7 +263,7 @@ TuneResult Session::run() {
     return measure_copy_bandwidth(*device_, compiler_, probe_.get());
   }();
   if (options_.train_store.valid()) {
-    StageTimer t(profile_, Stage::plan);  // what reading it took beyond opening the device
+    StageTimer t(profile_, Stage::plan);        // what reading it took beyond opening the device
     train_store_ = options_.train_store.get();  // a bad one throws here, before any write
   }
   device_id_ = store_.upsert_device(device_record(device_->info()));

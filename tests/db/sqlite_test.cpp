@@ -2,9 +2,8 @@
 // moved connection.
 #include "db/sqlite.h"
 
-#include <sqlite3.h>
-
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 namespace vktune::db {
 namespace {
