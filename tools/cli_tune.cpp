@@ -370,7 +370,7 @@ void run_tune(const TuneFlags& flags) {
   kernels::require_fit(options.problems, devices[index]);
   db::Store store = db::Store::open(flags.db);
   if (const auto train = train_database(flags.train_db, devices[index])) {
-    // Read beside opening the device and measuring its bandwidth (tuner/options.h).
+    // Read beside opening the device (tuner/options.h).
     const auto read = [&train_store, path = train->path]() -> const db::Store* {
       return &train_store.emplace(db::ops::open_for_learning(path));
     };

@@ -57,8 +57,8 @@ struct TuneOptions {
   // database tuned into) on the device named train_device, and starts each problem from its
   // winners there; it must outlive the run. train_device empty: the tuned device's own name;
   // another: its kin's, for a device nobody tuned (`--train-db`, docs/cost-model.md). Waited for
-  // once the device is open and its bandwidth measured, before anything is written: the CLI
-  // reads a large database (seconds) on another thread meanwhile. Invalid (the default): none.
+  // once the device is open, before anything is written: the CLI reads a large database
+  // (seconds) on another thread meanwhile. Invalid (the default): none.
   std::shared_future<const db::Store*> train_store;
   std::string train_device;
   // With train_store: the candidates are only the variants within this fraction of the best on

@@ -258,17 +258,18 @@ TuneResult Session::run() {
   TuneResult result;
   const bool ahead = order_problems();
   kernels::require_fit(options_.problems, device_->info());  // before anything is written
-  const Bandwidth bandwidth = [&] {
-    StageTimer t(profile_, Stage::device);  // the probe's calibration and the copy loop
-    return measure_copy_bandwidth(*device_, compiler_, probe_.get());
-  }();
   if (options_.train_store.valid()) {
     StageTimer t(profile_, Stage::plan);        // what reading it took beyond opening the device
     train_store_ = options_.train_store.get();  // a bad one throws here, before any write
   }
   device_id_ = store_.upsert_device(device_record(device_->info()));
   run_id_ = start_run();
+  // Claimed before the GPU is used: a refused resume leaves the running tune's timings alone.
   if (!options_.claim_path.empty()) run_lock_ = RunLock::acquire(options_.claim_path, run_id_);
+  const Bandwidth bandwidth = [&] {
+    StageTimer t(profile_, Stage::device);  // the probe's calibration and the copy loop
+    return measure_copy_bandwidth(*device_, compiler_, probe_.get());
+  }();
   store_.raise_copy_bandwidth(device_id_, bandwidth.gbps);
   progress_.note("device " + device_->info().name + ": copy bandwidth " +
                  std::to_string(static_cast<int>(bandwidth.gbps)) + " GB/s");
@@ -377,10 +378,10 @@ std::vector<Candidate> Session::candidates(const kernels::Problem& problem, int6
       families.push_back(f);
     }
   }
-  // The prior's narrowing (tuner/kin_prior.h) never drops a baseline or a neighbour's winner.
+  // The baselines and the tuned neighbours' winners: measured first (below), and never dropped
+  // by the prior's narrowing (tuner/kin_prior.h).
   const std::string fixed = fixed_routing_key(problem);
-  const std::map<std::string, double> neighbours =
-      prior_ ? neighbour_winners(problem) : std::map<std::string, double>{};
+  const std::map<std::string, double> neighbours = neighbour_winners(problem);
   std::vector<Candidate> list;
   for (size_t i = 0; i < families.size(); ++i) {
     const kernels::Family* family = families[i];
@@ -418,7 +419,10 @@ std::vector<Candidate> Session::candidates(const kernels::Problem& problem, int6
       list.push_back(std::move(c));
     }
   }
-  warm_start_order(problem, list);
+  // Winners of tuned neighbours first (with a budget they are the likeliest winners here
+  // too, and halving keeps them in the race), then the baselines, then every family in turn.
+  order_candidates(list, neighbours,
+                   [&fixed](const Candidate& c) { return is_reference(c, fixed); });
   return list;
 }
 
@@ -431,15 +435,6 @@ std::map<std::string, double> Session::neighbour_winners(const kernels::Problem&
     if (!inserted) it->second = std::min(it->second, d);
   }
   return rank;
-}
-
-void Session::warm_start_order(const kernels::Problem& problem,
-                               std::vector<Candidate>& list) const {
-  // Winners of tuned neighbours first (with a budget they are the likeliest winners here
-  // too, and halving keeps them in the race), then the baselines, then every family in turn.
-  const std::string fixed = fixed_routing_key(problem);
-  order_candidates(list, neighbour_winners(problem),
-                   [&fixed](const Candidate& c) { return is_reference(c, fixed); });
 }
 
 }  // namespace vktune::tuner

@@ -133,7 +133,6 @@ class Session {
   std::string compile_counts() const;
   std::vector<Candidate> candidates(const kernels::Problem& problem, int64_t problem_id,
                                     ProblemOutcome& outcome);
-  void warm_start_order(const kernels::Problem& problem, std::vector<Candidate>& list) const;
   // Variant key -> log-distance of the nearest tuned problem of the same kind (same_kind) it won.
   std::map<std::string, double> neighbour_winners(const kernels::Problem& problem) const;
   // Strategy::model (session_model.cpp): learns from the stores' measurements on this device
