@@ -50,12 +50,9 @@ class SdpaDecode final : public Family {
   Layout layout(const Knobs&) const override { return Layout::none; }
   uint32_t workgroup_size(const Knobs& k) const override { return knob_u32(k, "wg"); }
   uint32_t shared_bytes(const Knobs& k) const override {
-    // As the shader: per lane group and row (m, l) and acc [DCAP]; last_split; with halving,
-    // per lane group two steps' sums.
-    const uint32_t rows = knob_u32(k, "rows");
+    // As the shader: per lane group and row (m, l) and acc [DCAP]; last_split.
     const uint32_t lane_groups = knob_u32(k, "wg") / knob_u32(k, "lanes");
-    const uint32_t step_sums = halving(k) ? 2 * lane_groups * knob_u32(k, "keys") * rows : 0;
-    return (lane_groups * rows * (2 + max_head_dim(k)) + 1 + step_sums) * 4;
+    return (lane_groups * knob_u32(k, "rows") * (2 + max_head_dim(k)) + 1) * 4;
   }
   uint64_t workspace_bytes(const Knobs& k, const Problem& p) const override {
     // As the shader: a counter per row block, (m, l) per (query row, split), each rounded up
@@ -110,7 +107,8 @@ class SdpaDecode final : public Family {
   }
 
  private:
-  // A step's dot products summed by halving, not by one butterfly each (sdpa_decode.comp).
+  // A step's dot products summed by halving, not by one butterfly each, and each row's softmax
+  // taken by the lanes that hold its sums (sdpa_decode.comp).
   static bool halving(const Knobs& k) { return knob_word(k, "reduce") == "halving"; }
   // Values in one 16-byte load: 8 halves or 4 floats.
   uint32_t chunk_values() const { return dtype() == DType::f16 ? 8 : 4; }

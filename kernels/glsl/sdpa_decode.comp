@@ -7,7 +7,8 @@
 // over the positions it takes, KEYS at a time (their loads all issued before any is used).
 // HALVING=1 sums a step's KEYS x ROWS dot products by halving (each shuffle carries half of what
 // the lane still holds, so the group spends about KEYS x ROWS shuffles instead of that many times
-// log2 LANES) and gathers the sums through shared memory.
+// log2 LANES); the lanes then take the softmax of the sums they hold, a row's online state kept
+// by the lanes holding its sums, and hand the weights to the group by shuffles.
 // The lane groups' states are merged in shared memory, each split leaves its (m, l, acc) in the
 // workspace and bumps its block's counter, and the split that arrives last merges the splits
 // and writes out, then zeroes the counter: one dispatch, no workgroup waits for another.
@@ -40,7 +41,17 @@
 #define SPLITS 16  // slices of the cache per (KV head, row block)
 #endif
 #ifndef HALVING
-#define HALVING 0  // 1: a step's dot products summed by halving, gathered through shared memory
+#define HALVING 0  // 1: a step's dot products summed by halving, the softmax taken where they end
+#endif
+// Timing ablations, set by tools/decode_ablation.cpp only (no variant sets them; the output is
+// then wrong): what the time is without the splits' hand-over (ABLATE_HANDOVER 1: the last
+// split merges nothing) and without any arithmetic on the cache (ABLATE_ARITHMETIC 1: a step
+// only loads its K and V rows).
+#ifndef ABLATE_HANDOVER
+#define ABLATE_HANDOVER 0
+#endif
+#ifndef ABLATE_ARITHMETIC
+#define ABLATE_ARITHMETIC 0
 #endif
 
 #define GROUPS (WG / LANES)  // lane groups per workgroup, each on its own cache rows
@@ -80,16 +91,20 @@ shared uint last_split;
 
 #define SUMS (KEYS * ROWS)  // dot products a lane group sums per step
 #if HALVING
-// A step's summed dot products per lane group, [key][row], two steps apart: a lane writes the
-// next step's while the others of its group may still read this one's.
-shared float step_sums[2 * GROUPS * SUMS];
-
-// Sums `v` (this lane's part of each of a step's dot products) over the lane group and leaves
-// every sum in step_sums[buf]. Halving: at each shuffle distance the lane keeps one half of what
-// it holds, adds its partner's part of that half and sends the other; once one value is left,
-// whole butterflies. A lane ends with HELD sums, those from index lane * SUMS / LANES.
+// After halving a lane holds HELD of a step's sums, row-major ([row][key]) from index
+// lane * SUMS / LANES; with fewer sums than lanes, LPS neighbouring lanes hold each. A row's KEYS
+// sums lie in one lane (which holds OWN whole rows) or over RL neighbouring lanes.
 #define HELD (SUMS > LANES ? SUMS / LANES : 1)
-void sum_step(inout float v[SUMS], uint lane, uint grp, uint buf) {
+#define LPS (LANES > SUMS ? LANES / SUMS : 1)
+#define VPR (HELD < KEYS ? HELD : KEYS)  // sums of one row a lane holds
+#define OWN (HELD / VPR)                 // rows a lane holds sums of
+#define RL (KEYS * LPS / VPR)            // lanes over which a row's sums lie
+
+// Sums `v` (this lane's part of each of a step's dot products) over the lane group, leaving the
+// lane its HELD sums in v[0, HELD). At each shuffle distance the lane keeps one half of what it
+// holds, adds its partner's part of that half and sends the other; once one value is left, whole
+// butterflies.
+void halve(inout float v[SUMS], uint lane) {
   [[unroll]] for (uint x = LANES / 2u; x >= 1u; x >>= 1u) {
     // The lane holds SUMS * 2x / LANES values before this shuffle distance (a constant once
     // unrolled, as every index below).
@@ -105,10 +120,6 @@ void sum_step(inout float v[SUMS], uint lane, uint grp, uint buf) {
       v[0] += subgroupShuffleXor(v[0], x);
     }
   }
-  const uint base = (grp * 2u + buf) * SUMS + lane * SUMS / LANES;
-  [[unroll]] for (uint i = 0; i < HELD; ++i) step_sums[base + i] = v[i];
-  subgroupMemoryBarrierShared();
-  subgroupBarrier();
 }
 #endif
 
@@ -138,6 +149,76 @@ void load_step(uint j0, uint end, uint kvh, uint lane, uint grp, uint chunks,
     }
   }
 }
+
+#if HALVING
+// The step's weights from the HELD sums halving left this lane (v, row-major from own0): the
+// lanes holding a row's sums take its max and sum by shuffles and keep its (m, l); every lane
+// rescales its accumulators by each row's factor and gets each weight from the lane holding it.
+void weigh_held(inout float v[SUMS], uint j0, uint end, uint grp, uint own0, uint n_own[OWN],
+                inout float m_own[OWN], inout float l_own[OWN], inout vec4 acc[ROWS][CHUNKS][PER],
+                out float pk[KEYS][ROWS]) {
+  float alpha[OWN];
+  [[unroll]] for (uint o = 0; o < OWN; ++o) {
+    float step_max = kNoScore;
+    [[unroll]] for (uint i = o * VPR; i < (o + 1u) * VPR; ++i) {
+      const uint j = j0 + ((own0 + i) % KEYS) * GROUPS + grp;
+      if (j >= end || j >= n_own[o]) v[i] = kNoScore;
+      step_max = max(step_max, v[i]);
+    }
+    [[unroll]] for (uint x = LPS; x < RL; x <<= 1u) {
+      step_max = max(step_max, subgroupShuffleXor(step_max, x));
+    }
+    const float m_new = max(m_own[o], step_max);
+    alpha[o] = exp2(m_own[o] - m_new);  // 0 once a real score arrives after none
+    m_own[o] = m_new;
+    float sum = 0.0;
+    [[unroll]] for (uint i = o * VPR; i < (o + 1u) * VPR; ++i) {
+      v[i] = v[i] == kNoScore ? 0.0 : exp2(v[i] - m_new);
+      sum += v[i];
+    }
+    [[unroll]] for (uint x = LPS; x < RL; x <<= 1u) sum += subgroupShuffleXor(sum, x);
+    l_own[o] = l_own[o] * alpha[o] + sum;
+  }
+  // Sum `i` sits in slot i % HELD of lane i * LPS / HELD of the group.
+  const uint group_lane0 = gl_SubgroupInvocationID & ~(LANES - 1u);
+  [[unroll]] for (uint r = 0; r < ROWS; ++r) {
+    const uint first = r * KEYS;
+    const float a = subgroupShuffle(alpha[first % HELD / VPR], group_lane0 + first * LPS / HELD);
+    [[unroll]] for (uint c = 0; c < CHUNKS; ++c) {
+      [[unroll]] for (uint p = 0; p < PER; ++p) acc[r][c][p] *= a;
+    }
+    [[unroll]] for (uint key = 0; key < KEYS; ++key) {
+      const uint i = first + key;
+      pk[key][r] = subgroupShuffle(v[i % HELD], group_lane0 + i * LPS / HELD);
+    }
+  }
+}
+#else
+// The step's weights from sums every lane holds (s), each lane keeping every row's (m, l).
+void weigh_rows(inout float s[KEYS][ROWS], uint j0, uint end, uint grp, uint n[ROWS],
+                inout float m[ROWS], inout float l[ROWS], inout vec4 acc[ROWS][CHUNKS][PER],
+                out float pk[KEYS][ROWS]) {
+  [[unroll]] for (uint r = 0; r < ROWS; ++r) {
+    float step_max = kNoScore;
+    [[unroll]] for (uint key = 0; key < KEYS; ++key) {
+      const uint j = j0 + key * GROUPS + grp;
+      if (j >= end || j >= n[r]) s[key][r] = kNoScore;
+      step_max = max(step_max, s[key][r]);
+    }
+    const float m_new = max(m[r], step_max);
+    const float alpha = exp2(m[r] - m_new);  // 0 once a real score arrives after none
+    m[r] = m_new;
+    l[r] *= alpha;
+    [[unroll]] for (uint c = 0; c < CHUNKS; ++c) {
+      [[unroll]] for (uint p = 0; p < PER; ++p) acc[r][c][p] *= alpha;
+    }
+    [[unroll]] for (uint key = 0; key < KEYS; ++key) {
+      pk[key][r] = s[key][r] == kNoScore ? 0.0 : exp2(s[key][r] - m_new);
+      l[r] += pk[key][r];
+    }
+  }
+}
+#endif
 
 void main() {
   const uint lid = gl_LocalInvocationID.x;
@@ -183,11 +264,26 @@ void main() {
       }
     }
 
+#if HALVING
+    // The online state of the rows whose sums this lane holds after halving.
+    const uint own0 = lane * SUMS / LANES;  // the first sum it holds
+    uint n_own[OWN];
+    float m_own[OWN], l_own[OWN];
+    [[unroll]] for (uint o = 0; o < OWN; ++o) {
+      const uint idx = row0 + own0 / KEYS + o;
+      n_own[o] = idx < rows ? attended(idx / group) : 0u;
+      m_own[o] = kNoScore;
+      l_own[o] = 0.0;
+    }
+#else
     float m[ROWS], l[ROWS];
-    vec4 acc[ROWS][CHUNKS][PER];
     [[unroll]] for (uint r = 0; r < ROWS; ++r) {
       m[r] = kNoScore;
       l[r] = 0.0;
+    }
+#endif
+    vec4 acc[ROWS][CHUNKS][PER];
+    [[unroll]] for (uint r = 0; r < ROWS; ++r) {
       [[unroll]] for (uint c = 0; c < CHUNKS; ++c) {
         [[unroll]] for (uint p = 0; p < PER; ++p) acc[r][c][p] = vec4(0.0);
       }
@@ -203,6 +299,14 @@ void main() {
         vn[a] = vn[a + 1u];
       }
       load_step(j0 + AHEAD * GROUPS * KEYS, end, kvh, lane, grp, chunks, kn[AHEAD - 1], vn[AHEAD - 1]);
+#if ABLATE_ARITHMETIC
+      [[unroll]] for (uint key = 0; key < KEYS; ++key) {
+        [[unroll]] for (uint c = 0; c < CHUNKS; ++c) {
+          acc[0][c][0] += uintBitsToFloat(kr[key][c] ^ vr[key][c]);  // keeps the loads
+        }
+      }
+      continue;
+#endif
       float s[KEYS][ROWS];
       [[unroll]] for (uint key = 0; key < KEYS; ++key) {
         [[unroll]] for (uint r = 0; r < ROWS; ++r) s[key][r] = 0.0;
@@ -214,19 +318,17 @@ void main() {
           }
         }
       }
+      // The softmax weights of the step's scores: a score is real where its position is in the
+      // slice and attended.
+      float pk[KEYS][ROWS];
 #if HALVING
       {
         float v[SUMS];
-        [[unroll]] for (uint key = 0; key < KEYS; ++key) {
-          [[unroll]] for (uint r = 0; r < ROWS; ++r) v[key * ROWS + r] = s[key][r];
+        [[unroll]] for (uint r = 0; r < ROWS; ++r) {
+          [[unroll]] for (uint key = 0; key < KEYS; ++key) v[r * KEYS + key] = s[key][r];
         }
-        const uint buf = ((j0 - begin) / (GROUPS * KEYS)) & 1u;
-        sum_step(v, lane, grp, buf);
-        [[unroll]] for (uint key = 0; key < KEYS; ++key) {
-          [[unroll]] for (uint r = 0; r < ROWS; ++r) {
-            s[key][r] = step_sums[(grp * 2u + buf) * SUMS + key * ROWS + r];
-          }
-        }
+        halve(v, lane);
+        weigh_held(v, j0, end, grp, own0, n_own, m_own, l_own, acc, pk);
       }
 #else
       // Butterfly over the lane group: every lane ends with the same sums, bit for bit.
@@ -235,28 +337,8 @@ void main() {
           [[unroll]] for (uint r = 0; r < ROWS; ++r) s[key][r] += subgroupShuffleXor(s[key][r], x);
         }
       }
+      weigh_rows(s, j0, end, grp, n, m, l, acc, pk);
 #endif
-      // Online softmax: a score is real where its position is in the slice and attended.
-      float pk[KEYS][ROWS];
-      [[unroll]] for (uint r = 0; r < ROWS; ++r) {
-        float step_max = kNoScore;
-        [[unroll]] for (uint key = 0; key < KEYS; ++key) {
-          const uint j = j0 + key * GROUPS + grp;
-          if (j >= end || j >= n[r]) s[key][r] = kNoScore;
-          step_max = max(step_max, s[key][r]);
-        }
-        const float m_new = max(m[r], step_max);
-        const float alpha = exp2(m[r] - m_new);  // 0 once a real score arrives after none
-        m[r] = m_new;
-        l[r] *= alpha;
-        [[unroll]] for (uint c = 0; c < CHUNKS; ++c) {
-          [[unroll]] for (uint p = 0; p < PER; ++p) acc[r][c][p] *= alpha;
-        }
-        [[unroll]] for (uint key = 0; key < KEYS; ++key) {
-          pk[key][r] = s[key][r] == kNoScore ? 0.0 : exp2(s[key][r] - m_new);
-          l[r] += pk[key][r];
-        }
-      }
       [[unroll]] for (uint key = 0; key < KEYS; ++key) {
         [[unroll]] for (uint c = 0; c < CHUNKS; ++c) {
           vec4 v[PER];
@@ -269,11 +351,21 @@ void main() {
     }
 
     // Merge the lane groups: weights exp2(m_g - m) per (group, row), then each output chunk.
+#if HALVING
+    if (lane % RL == 0u) {  // the first lane of each row's
+      [[unroll]] for (uint o = 0; o < OWN; ++o) {
+        group_m[grp * ROWS + own0 / KEYS + o] = m_own[o];
+        group_l[grp * ROWS + own0 / KEYS + o] = l_own[o];
+      }
+    }
+#endif
     [[unroll]] for (uint r = 0; r < ROWS; ++r) {
+#if !HALVING
       if (lane == 0u) {
         group_m[grp * ROWS + r] = m[r];
         group_l[grp * ROWS + r] = l[r];
       }
+#endif
       [[unroll]] for (uint c = 0; c < CHUNKS; ++c) {
         [[unroll]] for (uint p = 0; p < PER; ++p) {
           group_acc[(grp * ROWS + r) * (DCAP / 4) + (lane + c * LANES) * PER + p] = acc[r][c][p];
@@ -304,6 +396,10 @@ void main() {
       part[acc0 / 4u + ((block * ROWS + r) * SPLITS + split) * d4 + e] = sum;
     }
 
+#if ABLATE_HANDOVER
+    barrier();
+    continue;
+#endif
     // Hand the split over; the last of the block's splits to arrive finishes its rows. An empty
     // split (fewer positions than splits) hands over m = kNoScore, l = 0, acc = 0: weight 0.
     memoryBarrierBuffer();  // the states are visible before the counter says they are there

@@ -94,15 +94,22 @@ TEST_P(SdpaDecodeTest, EdgesOfTheKnobs) {
       {shape(1, 523, 4, 1, GetParam() == DType::f16 ? 256 : 128), {{"chunks", 4}, {"splits", 4}}},
       // One lane group per workgroup's subgroup, keys 1.
       {shape(2, 200, 8, 1, 128), {{"keys", 1}, {"wg", 64}}},
-      // Halving with more sums a step than lanes (each lane ends with two), as many, and fewer
-      // (the last shuffles whole butterflies); the sums' buffers alternate over odd step counts.
-      {shape(1, 301, 8, 1, 4 * per), {{"lanes", 4}, {"keys", 4}, {"rows", 2}, {"reduce", "halving"}}},
-      {shape(3, 43, 8, 2, 4 * per), {{"lanes", 4}, {"keys", 2}, {"rows", 2}, {"reduce", "halving"}}},
-      {shape(1, 157, 2, 2, 8 * per), {{"lanes", 8}, {"keys", 2}, {"rows", 1}, {"reduce", "halving"}}},
+      // Halving with more sums a step than lanes (each lane ends with two of a row's), as many,
+      // and fewer (the last shuffles whole butterflies; lanes share a sum), over odd step counts;
+      // then with a lane holding the sums of two rows (8 rows of one key over 4 lanes).
+      {shape(1, 301, 8, 1, 4 * per),
+       {{"lanes", 4}, {"keys", 4}, {"rows", 2}, {"reduce", "halving"}}},
+      {shape(2, 99, 8, 2, 4 * per),
+       {{"lanes", 4}, {"keys", 1}, {"rows", 8}, {"reduce", "halving"}}},
+      {shape(3, 43, 8, 2, 4 * per),
+       {{"lanes", 4}, {"keys", 2}, {"rows", 2}, {"reduce", "halving"}}},
+      {shape(1, 157, 2, 2, 8 * per),
+       {{"lanes", 8}, {"keys", 2}, {"rows", 1}, {"reduce", "halving"}}},
       // Two steps in flight: over slices of about two steps (the last ragged), then over slices
       // of one position or none.
       {shape(2, 301, 8, 2, 4 * per), {{"keys", 2}, {"ahead", 2}, {"rows", 4}, {"splits", 8}}},
-      {shape(1, 35, 4, 1, 8 * per), {{"keys", 4}, {"ahead", 2}, {"splits", 64}, {"reduce", "halving"}}},
+      {shape(1, 35, 4, 1, 8 * per),
+       {{"keys", 4}, {"ahead", 2}, {"splits", 64}, {"reduce", "halving"}}},
   };
   for (const Case& c : cases) {
     const std::optional<Knobs> k = variant(c.p, c.knobs);

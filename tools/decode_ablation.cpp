@@ -1,0 +1,188 @@
+// decode_ablation: where an sdpa_decode variant's time goes. Times the variant as the tuner
+// times a kernel (hot, back-to-back dispatches, a barrier between each, at the peak clock) beside
+// the same shader with parts left out (sdpa_decode.comp's ABLATE_ defines): without the splits'
+// hand-over, without the arithmetic on the cache, and with neither (a step only loads). Each
+// time is also given as the cache's bytes over it against the tuner's copy bandwidth: what a
+// kernel of this grid and these loads could reach with no attention to compute.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "kernels/families/reference.h"
+#include "kernels/family.h"
+#include "kernels/knobs.h"
+#include "kernels/op.h"
+#include "kernels/problem.h"
+#include "kernels/shader_spec.h"
+#include "kernels/vk/buffer.h"
+#include "kernels/vk/command_buffer.h"
+#include "kernels/vk/device.h"
+#include "kernels/vk/device_select.h"
+#include "kernels/vk/instance.h"
+#include "kernels/vk/pipeline.h"
+#include "kernels/vk/problem_buffers.h"
+#include "kernels/vk/shader_compiler.h"
+#include "tuner/bandwidth.h"
+#include "tuner/clock_probe.h"
+#include "tuner/dispatch_timer.h"
+
+namespace vktune {
+namespace {
+
+struct Ablation {
+  const char* name;
+  Defines defines;
+};
+
+// In the table's column order: each leaves out more.
+const std::vector<Ablation>& ablations() {
+  static const std::vector<Ablation> all = {
+      {"variant", {}},
+      {"no hand-over", {{"ABLATE_HANDOVER", "1"}}},
+      {"no arithmetic", {{"ABLATE_ARITHMETIC", "1"}}},
+      {"loads only", {{"ABLATE_HANDOVER", "1"}, {"ABLATE_ARITHMETIC", "1"}}},
+  };
+  return all;
+}
+
+struct Flags {
+  std::string device, variant;
+  std::vector<uint32_t> lengths;
+  uint32_t m = 1, heads = 32, kv_heads = 8, head_dim = 128;
+};
+
+// The variant's buffers for `p` in binding order: its inputs, an output and a zeroed workspace.
+class Bindings {
+ public:
+  Bindings(vk::Device& device, const kernels::Family& family, const kernels::Knobs& knobs,
+           const kernels::Problem& p)
+      : inputs_(kernels::ProblemBuffers::create(device, p, kernels::make_random(p, 1),
+                                                family.layout(knobs))),
+        out_(kernels::padded_buffer(device, kernels::binding_sizes(p, family.layout(knobs)).out)),
+        workspace_(kernels::padded_buffer(device, family.workspace_bytes(knobs, p))) {
+    device.run([&](vk::CommandBuffer& cb) { cb.fill(workspace_, 0); });
+  }
+
+  std::vector<const vk::Buffer*> in_order(const kernels::OpDescriptor& op) const {
+    std::vector<const vk::Buffer*> bound;
+    for (const kernels::BindingDesc& b : op.bindings) {
+      switch (b.role) {
+        case kernels::BufferRole::x:
+          bound.push_back(&inputs_->x());
+          break;
+        case kernels::BufferRole::keys:
+          bound.push_back(&inputs_->keys(0));
+          break;
+        case kernels::BufferRole::values:
+          bound.push_back(&inputs_->values(0));
+          break;
+        case kernels::BufferRole::out:
+          bound.push_back(&out_);
+          break;
+        case kernels::BufferRole::workspace:
+          bound.push_back(&workspace_);
+          break;
+        default:
+          throw std::logic_error("decode_ablation: an sdpa binding it does not know");
+      }
+    }
+    return bound;
+  }
+
+ private:
+  std::shared_ptr<const kernels::ProblemBuffers> inputs_;
+  vk::Buffer out_, workspace_;
+};
+
+void run(const Flags& flags) {
+  const kernels::ParsedKey parsed = kernels::parse_key(flags.variant);
+  const kernels::Family* family = kernels::find_family(parsed.family);
+  if (family == nullptr || family->name().rfind("sdpa_decode", 0) != 0) {
+    throw std::invalid_argument("--variant " + flags.variant + " is no sdpa_decode variant");
+  }
+  if (const std::string bad = family->check_knobs(parsed.knobs); !bad.empty()) {
+    throw std::invalid_argument("--variant " + flags.variant + ": " + bad);
+  }
+  const vk::Instance instance = vk::Instance::create();
+  instance.validation_log().echo_to(stderr);  // with VKTUNE_VALIDATION=1
+  vk::Device device = vk::Device::create(
+      instance, vk::select_device(instance.devices(), vk::device_request(flags.device)));
+  std::vector<kernels::Problem> problems;
+  for (const uint32_t length : flags.lengths) {
+    kernels::Problem p{family->op(), flags.m, length, flags.head_dim, 0, false};
+    p.heads = flags.heads;
+    p.kv_heads = flags.kv_heads;
+    p.dtype = family->dtype();
+    const kernels::Legality legal = family->legality(parsed.knobs, p, device.info());
+    if (!legal) throw std::invalid_argument("L " + std::to_string(length) + ": " + legal.reason);
+    problems.push_back(p);
+  }
+  ShaderCompiler compiler;
+  tuner::ClockProbe probe(device, compiler);
+  tuner::DispatchTimer timer(device, &probe);
+  const tuner::Bandwidth bw = tuner::measure_copy_bandwidth(device, compiler, &probe);
+  std::printf("%s on %s; the tuner's copy bandwidth %.0f GB/s; us (%% of it)\n\n",
+              family->key(parsed.knobs).c_str(), device.info().name.c_str(), bw.gbps);
+  std::printf("| L | cache MB |");
+  for (const Ablation& a : ablations()) std::printf(" %s |", a.name);
+  std::printf("\n|--:|--:|");
+  for (size_t i = 0; i < ablations().size(); ++i) std::printf("--:|");
+  std::printf("\n");
+
+  const kernels::OpDescriptor& op = kernels::op_descriptor(family->op());
+  for (const kernels::Problem& p : problems) {
+    const Bindings bindings(device, *family, parsed.knobs, p);
+    const auto push = kernels::push_constants(p);
+    const auto groups = family->groups(parsed.knobs, p, device.info());
+    const double cache_bytes =
+        static_cast<double>(kernels::binding_sizes(p, family->layout(parsed.knobs)).keys * 2);
+    std::printf("| %u | %.1f |", p.n, cache_bytes / 1e6);
+    for (const Ablation& a : ablations()) {
+      kernels::ShaderSpec spec = family->shader(parsed.knobs);
+      spec.defines.insert(spec.defines.end(), a.defines.begin(), a.defines.end());
+      const auto spirv = compiler.compile(spec, family->key(parsed.knobs));
+      const vk::ComputePipeline pipeline = vk::ComputePipeline::create(
+          device, {a.name, *spirv, static_cast<uint32_t>(op.bindings.size()),
+                   op.push_constant_bytes, spec.specialization});
+      const vk::DescriptorSet set = pipeline.bind(bindings.in_order(op));
+      const tuner::SampleStats s = timer.measure(
+          [&](vk::CommandBuffer& cb, uint32_t) { cb.dispatch(pipeline, set, push, groups); },
+          tuner::TimingOptions{});
+      std::printf(" %.2f (%.0f%%) |", s.median / 1e3, 100 * cache_bytes / s.median / bw.gbps);
+      std::fflush(stdout);
+    }
+    std::printf("\n");
+  }
+  if (const auto messages = instance.validation_log().take(); !messages.empty()) {
+    throw std::runtime_error(std::to_string(messages.size()) +
+                             " validation messages, the first: " + messages.front());
+  }
+}
+
+}  // namespace
+}  // namespace vktune
+
+int main(int argc, char** argv) {
+  CLI::App app{"decode_ablation: an sdpa_decode variant timed whole and with parts left out"};
+  vktune::Flags flags;
+  app.add_option("--device", flags.device, "device index or name (as vktune devices lists them)");
+  app.add_option("--variant", flags.variant, "an sdpa_decode variant key, as a report prints it")
+      ->required();
+  app.add_option("--context", flags.lengths, "cache lengths L, e.g. 128,8192")
+      ->required()
+      ->delimiter(',');
+  app.add_option("--m", flags.m, "query tokens");
+  app.add_option("--heads", flags.heads, "query heads");
+  app.add_option("--kv-heads", flags.kv_heads, "KV heads");
+  app.add_option("--head-dim", flags.head_dim, "head dim D");
+  CLI11_PARSE(app, argc, argv);
+  try {
+    vktune::run(flags);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "decode_ablation: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
