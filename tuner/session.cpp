@@ -302,7 +302,9 @@ TuneResult Session::run() {
       const auto share = left * (cost_left <= 0 ? 0.0 : costs[i] / cost_left);
       cost_left -= costs[i];
       budget_.emplace(std::chrono::steady_clock::now(),
-                      std::chrono::duration_cast<std::chrono::steady_clock::duration>(share));
+                      std::chrono::duration_cast<std::chrono::steady_clock::duration>(share),
+                      run_start_ + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                       *options_.budget));
     }
     problem_index_ = i;
     try {
