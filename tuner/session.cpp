@@ -295,16 +295,17 @@ TuneResult Session::run() {
     costs.push_back(tuning_cost(options_.problems[i], lists[i].size()));
   }
   double cost_left = std::accumulate(costs.begin(), costs.end(), 0.0);
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point run_end =
+      options_.budget ? run_start_ + std::chrono::duration_cast<Clock::duration>(*options_.budget)
+                      : Clock::time_point::max();
   for (size_t i = 0; i < options_.problems.size(); ++i) {
     if (options_.budget) {
       // A share of what is left in proportion to the problem's predicted cost.
-      const auto left = *options_.budget - (std::chrono::steady_clock::now() - run_start_);
-      const auto share = left * (cost_left <= 0 ? 0.0 : costs[i] / cost_left);
+      const Clock::time_point now = Clock::now();
+      const auto share = (run_end - now) * (cost_left <= 0 ? 0.0 : costs[i] / cost_left);
       cost_left -= costs[i];
-      budget_.emplace(std::chrono::steady_clock::now(),
-                      std::chrono::duration_cast<std::chrono::steady_clock::duration>(share),
-                      run_start_ + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                       *options_.budget));
+      budget_.emplace(now, std::chrono::duration_cast<Clock::duration>(share), run_end);
     }
     problem_index_ = i;
     try {
