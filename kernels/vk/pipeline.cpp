@@ -125,7 +125,7 @@ std::vector<DescriptorSet> ComputePipeline::bind_all(
   VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, buffer_count_ * count};
   VkDescriptorPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
   pool_info.maxSets = count;
-  pool_info.poolSizeCount = 1;
+  pool_info.poolSizeCount = buffer_count_ > 0 ? 1 : 0;  // a size's count must not be 0
   pool_info.pPoolSizes = &size;
   VkDescriptorPool raw_pool = VK_NULL_HANDLE;
   check(vkCreateDescriptorPool(vk_device, &pool_info, nullptr, &raw_pool),
