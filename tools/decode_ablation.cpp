@@ -69,29 +69,7 @@ class Bindings {
   }
 
   std::vector<const vk::Buffer*> in_order(const kernels::OpDescriptor& op) const {
-    std::vector<const vk::Buffer*> bound;
-    for (const kernels::BindingDesc& b : op.bindings) {
-      switch (b.role) {
-        case kernels::BufferRole::x:
-          bound.push_back(&inputs_->x());
-          break;
-        case kernels::BufferRole::keys:
-          bound.push_back(&inputs_->keys(0));
-          break;
-        case kernels::BufferRole::values:
-          bound.push_back(&inputs_->values(0));
-          break;
-        case kernels::BufferRole::out:
-          bound.push_back(&out_);
-          break;
-        case kernels::BufferRole::workspace:
-          bound.push_back(&workspace_);
-          break;
-        default:
-          throw std::logic_error("decode_ablation: an sdpa binding it does not know");
-      }
-    }
-    return bound;
+    return inputs_->bound(op, 0, &out_, &workspace_);
   }
 
  private:

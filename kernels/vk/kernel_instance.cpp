@@ -144,7 +144,6 @@ KernelInstance KernelInstance::create(vk::Device& device, ShaderCompiler& compil
     inst.reset_output();
   }
 
-  const vk::Buffer* x = &inputs->x();
   const vk::Buffer* out = &inst.output();
   const OpDescriptor& op = op_descriptor(p.op);
   const auto has = [&](BufferRole role) {
@@ -164,22 +163,9 @@ KernelInstance KernelInstance::create(vk::Device& device, ShaderCompiler& compil
     ws = external.workspace != nullptr ? external.workspace : &*inst.workspace_;
   }
   // One descriptor set per weight (or KV cache) copy, which record() rotates among.
-  const uint32_t copies = inputs->weight_copies();
-  std::vector<std::vector<const vk::Buffer*>> sets(copies);
-  for (uint32_t c = 0; c < copies; ++c) {
-    std::vector<const vk::Buffer*>& bound = sets[c];
-    for (const BindingDesc& b : op.bindings) {
-      switch (b.role) {
-        case BufferRole::x: bound.push_back(x); break;
-        case BufferRole::weight: bound.push_back(&inputs->weight(c)); break;
-        case BufferRole::scales: bound.push_back(&inputs->scales(c)); break;
-        case BufferRole::vector: bound.push_back(&inputs->vector()); break;
-        case BufferRole::out: bound.push_back(out); break;
-        case BufferRole::workspace: bound.push_back(ws); break;
-        case BufferRole::keys: bound.push_back(&inputs->keys(c)); break;
-        case BufferRole::values: bound.push_back(&inputs->values(c)); break;
-      }
-    }
+  std::vector<std::vector<const vk::Buffer*>> sets;
+  for (uint32_t c = 0; c < inputs->weight_copies(); ++c) {
+    sets.push_back(inputs->bound(op, c, out, ws));
   }
   inst.sets_ = inst.pipeline_->bind_all(sets);
   inst.inputs_ = std::move(inputs);

@@ -43,6 +43,41 @@ void check_sizes(const Problem& p, const ProblemData& data) {
 
 }  // namespace
 
+std::vector<const vk::Buffer*> ProblemBuffers::bound(const OpDescriptor& op, uint32_t c,
+                                                     const vk::Buffer* out,
+                                                     const vk::Buffer* workspace) const {
+  std::vector<const vk::Buffer*> buffers;
+  for (const BindingDesc& b : op.bindings) {
+    switch (b.role) {
+      case BufferRole::x:
+        buffers.push_back(&x());
+        break;
+      case BufferRole::weight:
+        buffers.push_back(&weight(c));
+        break;
+      case BufferRole::scales:
+        buffers.push_back(&scales(c));
+        break;
+      case BufferRole::vector:
+        buffers.push_back(&vector());
+        break;
+      case BufferRole::out:
+        buffers.push_back(out);
+        break;
+      case BufferRole::workspace:
+        buffers.push_back(workspace);
+        break;
+      case BufferRole::keys:
+        buffers.push_back(&keys(c));
+        break;
+      case BufferRole::values:
+        buffers.push_back(&values(c));
+        break;
+    }
+  }
+  return buffers;
+}
+
 vk::Buffer padded_buffer(vk::Device& device, uint64_t bytes) {
   return vk::Buffer::create(device, binding_alloc_bytes(bytes));
 }

@@ -41,6 +41,11 @@ class ProblemBuffers {
   const vk::Buffer& keys(uint32_t c) const { return keys_.at(c); }
   const vk::Buffer& values(uint32_t c) const { return values_.at(c); }
 
+  // The buffers of `op`'s bindings in binding order, with copy `c` of the weights or cache, and
+  // `out` and `workspace` (null where the op has none) for the roles these inputs do not hold.
+  std::vector<const vk::Buffer*> bound(const OpDescriptor& op, uint32_t c, const vk::Buffer* out,
+                                       const vk::Buffer* workspace) const;
+
  private:
   ProblemBuffers(vk::Buffer x, vk::Buffer vector) : x_(std::move(x)), vector_(std::move(vector)) {}
 
