@@ -21,6 +21,18 @@ struct Constraints {
   // sdpa: the query heads per KV head (heads / kv_heads) must be a multiple of this; the online
   // kernels' qpg, whose workgroup's heads share one KV head.
   uint32_t head_group_multiple = 1;
+  // sdpa: the query rows a KV head serves (M x heads / kv_heads) must be at least this; the
+  // decode kernel's blocks of `rows` query rows, which would otherwise pad more than half.
+  uint32_t query_rows_min = 1;
+  // sdpa: the query heads per KV head at most this (0: no bound); the flash kernel's tiles of
+  // `br` rows hold whole head groups.
+  uint32_t head_group_max = 0;
+  // N at least this (0: no bound): the flash kernel split over the cache keeps two blocks a split.
+  uint32_t n_min = 0;
+  // sdpa split over the cache (0: no split): the query rows a tile holds, whole head groups of
+  // them; its tiles, M over the tokens a tile holds times kv_heads, number at most
+  // kMaxSplitTiles, past which they fill the GPU without the split.
+  uint32_t split_tile_rows = 0;
   // A variant that splits K: the tile its split hands over (Family::split_tile). Not stored:
   // the runtime fills it from its catalogue (runtime/snapshot.cpp), and the tuner holds such a
   // split illegal where its tiles already fill the GPU (OutputTile::split_allowed), so no
@@ -34,15 +46,38 @@ struct Constraints {
   bool allows(const Shape& p) const noexcept {
     return divides(k_multiple, p.k) && divides(gs_multiple, p.group_size) &&
            divides(n_multiple, p.n) && p.m >= m_min && (m_max == 0 || p.m <= m_max) &&
-           (k_max == 0 || p.k <= k_max) && p.k >= k_min &&
-           (p.kv_heads == 0 ? head_group_multiple <= 1
-                            : divides(head_group_multiple, p.heads / p.kv_heads)) &&
+           (k_max == 0 || p.k <= k_max) && p.k >= k_min && p.n >= n_min && heads_allow(p) &&
            split.split_allowed(p.m, p.n);
+  }
+
+  // sdpa split over the cache: its tiles for `p`, M over the tokens a tile holds times kv_heads;
+  // 0 without a split.
+  template <typename Shape>
+  uint64_t split_tiles(const Shape& p) const noexcept {
+    if (split_tile_rows == 0 || p.kv_heads == 0) return 0;
+    const uint32_t group = p.heads / p.kv_heads;
+    const uint64_t tokens = group == 0 || split_tile_rows < group ? 1 : split_tile_rows / group;
+    return (p.m + tokens - 1) / tokens * p.kv_heads;
   }
 
   friend bool operator==(const Constraints&, const Constraints&) = default;
 
  private:
+  // The bounds on sdpa's head counts; a problem without them (kv_heads 0) meets none but the
+  // defaults.
+  template <typename Shape>
+  bool heads_allow(const Shape& p) const noexcept {
+    if (p.kv_heads == 0) {
+      return head_group_multiple <= 1 && query_rows_min <= 1 && head_group_max == 0 &&
+             split_tile_rows == 0;
+    }
+    const uint32_t group = p.heads / p.kv_heads;
+    if (!divides(head_group_multiple, group) || uint64_t{p.m} * group < query_rows_min ||
+        (head_group_max != 0 && group > head_group_max)) {
+      return false;
+    }
+    return split_tiles(p) <= kMaxSplitTiles;
+  }
   static constexpr bool divides(uint32_t multiple, uint32_t value) noexcept {
     if (multiple <= 1) return true;
     // Multiples are nearly always powers of two: a mask, not a division.

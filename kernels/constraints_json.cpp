@@ -12,11 +12,15 @@ nlohmann::json to_json(const Constraints& c) {
   nlohmann::json j = {{"k_multiple", c.k_multiple}, {"gs_multiple", c.gs_multiple},
                       {"n_multiple", c.n_multiple}, {"m_min", c.m_min},
                       {"m_max", c.m_max}};
-  // Only where bounded, so that the constraints stored before k_max, k_min and
-  // head_group_multiple existed read the same.
+  // Only where bounded, so that the constraints stored before the fields below existed read
+  // the same.
   if (c.k_max != 0) j["k_max"] = c.k_max;
   if (c.k_min != 0) j["k_min"] = c.k_min;
   if (c.head_group_multiple > 1) j["head_group_multiple"] = c.head_group_multiple;
+  if (c.query_rows_min > 1) j["query_rows_min"] = c.query_rows_min;
+  if (c.head_group_max != 0) j["head_group_max"] = c.head_group_max;
+  if (c.n_min != 0) j["n_min"] = c.n_min;
+  if (c.split_tile_rows != 0) j["split_tile_rows"] = c.split_tile_rows;
   return j;
 }
 
@@ -40,6 +44,10 @@ Constraints constraints_from_json(const nlohmann::json& j, const std::string& la
   read("k_max", c.k_max);
   read("k_min", c.k_min);
   read("head_group_multiple", c.head_group_multiple);
+  read("query_rows_min", c.query_rows_min);
+  read("head_group_max", c.head_group_max);
+  read("n_min", c.n_min);
+  read("split_tile_rows", c.split_tile_rows);
   return c;
 }
 

@@ -40,14 +40,37 @@ std::string check(const Constraints& c, const Problem& p) {
            " (what it holds per workgroup)";
   }
   if (p.k < c.k_min) {
-    return std::string(k_name) + "=" + std::to_string(p.k) + " is below this variant's k_min=" +
-           std::to_string(c.k_min) + " (too short to split so many ways)";
+    return std::string(k_name) + "=" + std::to_string(p.k) +
+           " is below this variant's k_min=" + std::to_string(c.k_min) +
+           " (part of what it holds or splits would idle; a smaller variant does the same work)";
   }
   if (p.kv_heads != 0 && (p.heads / p.kv_heads) % c.head_group_multiple != 0) {
     return "the " + std::to_string(p.heads / p.kv_heads) + " query heads per KV head (heads " +
            std::to_string(p.heads) + " / kv_heads " + std::to_string(p.kv_heads) +
            ") are not a multiple of this variant's head_group_multiple=" +
            std::to_string(c.head_group_multiple) + " (its workgroup's heads share one KV head)";
+  }
+  if (p.n < c.n_min) {
+    return "N=" + std::to_string(p.n) +
+           " is below this variant's n_min=" + std::to_string(c.n_min) +
+           " (its splits would take fewer than two blocks each)";
+  }
+  if (p.kv_heads == 0) return {};
+  const uint32_t group = p.heads / p.kv_heads;
+  if (const uint64_t rows = uint64_t{p.m} * group; rows < c.query_rows_min) {
+    return "the " + std::to_string(rows) + " query rows a KV head serves (M x heads / kv_heads) " +
+           "are below this variant's query_rows_min=" + std::to_string(c.query_rows_min) +
+           " (its blocks of rows would pad more than half; fewer rows a block pad less)";
+  }
+  if (c.head_group_max != 0 && group > c.head_group_max) {
+    return "the " + std::to_string(group) + " query heads per KV head are above this variant's " +
+           "head_group_max=" + std::to_string(c.head_group_max) + " (a tile holds whole groups)";
+  }
+  if (const uint64_t tiles = c.split_tiles(p); tiles > kMaxSplitTiles) {
+    return std::to_string(tiles) +
+           " tiles of split_tile_rows=" + std::to_string(c.split_tile_rows) +
+           " query rows already fill the GPU (a split over the cache is for at most " +
+           std::to_string(kMaxSplitTiles) + ")";
   }
   return {};
 }

@@ -87,9 +87,11 @@ class Family {
   Requirements requirements(const Knobs& knobs) const;
 
   virtual Constraints constraints(const Knobs& knobs) const = 0;
-  // Why the variant cannot compute `problem` although its Constraints allow it (they hold no
-  // head counts: sdpa's head groups); empty when it can. Legality and the runtime's dispatch
-  // plan both ask it, so a plan is never made for a shape the shader would get wrong.
+  // Why the variant cannot compute `problem` although its Constraints allow it (a rule they
+  // cannot state, as a group size that must be a power of two); empty when it can. Legality and
+  // the runtime's dispatch plan both ask it, so a plan is never made for a shape the shader
+  // would get wrong; the runtime's select does not, so a rule it must honour belongs in the
+  // Constraints.
   virtual std::string shape_error(const Knobs&, const Problem&) const { return {}; }
   virtual Layout layout(const Knobs& knobs) const = 0;
   virtual uint32_t workgroup_size(const Knobs& knobs) const = 0;

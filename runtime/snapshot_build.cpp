@@ -50,14 +50,14 @@ Specialization parse_specialization(const std::string& text, const std::string& 
   return out;
 }
 
-// The variant's output tile, the tile its K split hands over and its head-group multiple, as
-// this runtime's catalogue describes them; none for a family or knobs it does not know (a
-// database from another version): the ranking then leaves its padding out, and no split or head
-// rule applies. (A database stored before the head-group constraint existed lacks it, and an
-// answer may now come from another head count.)
+// The variant's output tile, the tile its K split hands over and its constraints, as this
+// runtime's catalogue describes them; none for a family or knobs it does not know (a database
+// from another version): the ranking then leaves its padding out, and no split or catalogue
+// rule applies. (A database stored before a bound existed lacks it, and an answer may now come
+// from another head count or head dim.)
 struct CatalogueFacts {
   kernels::OutputTile output, split;
-  uint32_t head_group_multiple = 1;
+  Constraints constraints;
 };
 CatalogueFacts catalogue_facts(const std::string& family, const std::string& knobs_json) {
   const kernels::Family* f = kernels::find_family(family);
@@ -66,7 +66,7 @@ CatalogueFacts catalogue_facts(const std::string& family, const std::string& kno
   if (!knobs.is_object()) return {};
   try {
     const kernels::Knobs k = f->knobs_from_json(knobs);
-    return {f->output_tile(k), f->split_tile(k), f->constraints(k).head_group_multiple};
+    return {f->output_tile(k), f->split_tile(k), f->constraints(k)};
   } catch (const kernels::BadKey&) {
     return {};
   }
@@ -223,20 +223,26 @@ class Snapshot::Builder {
 
  private:
   // tiles_[kernel] read from the catalogue, for the kernels a selection can name (winners and
-  // the kernels heading a list), not for every stored kernel. A split one's tile and a head
-  // group its stored constraints lack join its constraints, so every path of select() leaves
-  // it out where it would not pay, or could not run.
+  // the kernels heading a list), not for every stored kernel. A split one's tile and the bounds
+  // its stored constraints lack (head groups, a shortest head dim or context, fewest query rows,
+  // a split's tiles) join its constraints, so every path of select() leaves it out where it
+  // would not pay, or could not run.
   void read_catalogue(uint32_t kernel) {
     if (read_[kernel]) return;
     read_[kernel] = true;
     Kernel& k = snap_.kernels_[kernel];
     const CatalogueFacts facts = catalogue_facts(k.family, k.knobs_json);
     snap_.tiles_[kernel] = facts.output;
-    if (facts.split.slices > 1) {
-      k.constraints.split = snap_.constraints_[kernel].split = facts.split;
-    }
-    k.constraints.head_group_multiple = snap_.constraints_[kernel].head_group_multiple =
-        std::max(k.constraints.head_group_multiple, facts.head_group_multiple);
+    Constraints& c = k.constraints;
+    const Constraints& from = facts.constraints;
+    if (facts.split.slices > 1) c.split = facts.split;
+    c.head_group_multiple = std::max(c.head_group_multiple, from.head_group_multiple);
+    c.k_min = std::max(c.k_min, from.k_min);
+    c.query_rows_min = std::max(c.query_rows_min, from.query_rows_min);
+    c.n_min = std::max(c.n_min, from.n_min);
+    if (c.head_group_max == 0) c.head_group_max = from.head_group_max;
+    if (c.split_tile_rows == 0) c.split_tile_rows = from.split_tile_rows;
+    snap_.constraints_[kernel] = c;
   }
 
   // The index of the winner bucket of `prob` on `device` (created with its lists' bucket where

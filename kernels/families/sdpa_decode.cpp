@@ -31,21 +31,13 @@ class SdpaDecode final : public Family {
     Constraints c;
     c.k_multiple = chunk_values();  // whole 16-byte chunks per cache row
     c.k_max = max_head_dim(k);
+    // A head dim that fills at most half of what the lanes load per row, or a block of rows
+    // padded more than half, idles part of the variant where a smaller one does the same work:
+    // the tuner never measures them, and the runtime must not answer them.
+    if (knob_u32(k, "lanes") > 4 || knob_u32(k, "chunks") > 1) c.k_min = max_head_dim(k) / 2 + 1;
+    if (const uint32_t rows = knob_u32(k, "rows"); rows > 1) c.query_rows_min = rows / 2 + 1;
     c.m_max = kMaxM;
     return c;
-  }
-  std::string shape_error(const Knobs& k, const Problem& p) const override {
-    // Both would leave half of what the variant holds idle, and a smaller variant exists.
-    if (2 * p.k <= max_head_dim(k) && (knob_u32(k, "lanes") > 4 || knob_u32(k, "chunks") > 1)) {
-      return "head dim D=" + str(p.k) + " fills at most half of the " + str(max_head_dim(k)) +
-             " values lanes * chunks load per row; fewer lanes or chunks do the same work";
-    }
-    const uint32_t query_rows = p.m * (p.kv_heads ? p.heads / p.kv_heads : 0);
-    if (const uint32_t rows = knob_u32(k, "rows"); rows > 1 && rows / 2 >= query_rows) {
-      return "rows=" + str(rows) + " is at least twice the " + str(query_rows) +
-             " query rows (M x heads per KV head) a KV head serves; half as many pad less";
-    }
-    return {};
   }
   Layout layout(const Knobs&) const override { return Layout::none; }
   uint32_t workgroup_size(const Knobs& k) const override { return knob_u32(k, "wg"); }

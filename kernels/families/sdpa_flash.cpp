@@ -58,28 +58,14 @@ class SdpaFlash final : public Family {
     Constraints c;
     c.k_multiple = knob_u32(k, "hd");  // with k_max: D == hd
     c.k_max = knob_u32(k, "hd");
-    return c;
-  }
-  std::string shape_error(const Knobs& k, const Problem& p) const override {
-    const uint32_t group = p.kv_heads ? p.heads / p.kv_heads : 0, br = knob_u32(k, "br");
-    if (group > br) {
-      return "the " + str(group) + " query heads per KV head do not fit one tile of br=" +
-             str(br) + " rows (a tile holds whole groups)";
-    }
+    c.head_group_max = knob_u32(k, "br");  // a tile holds whole head groups
     if (const uint32_t splits = knob_u32(k, "splits"); splits > 1) {
-      if (const uint64_t n = tiles(k, p); n > kMaxSplitTiles) {
-        return str(n) + " tiles already fill the GPU (a split over the cache is for at most " +
-               str(kMaxSplitTiles) + ")";
-      }
-      // The longest tile's blocks: the split is for the tiles that take longest.
-      if (const uint64_t blocks = ceil_div(p.n, knob_u32(k, "bc"));
-          blocks < uint64_t{kMinBlocksPerSplit} * splits) {
-        return "L=" + str(p.n) + " has " + str(blocks) + " blocks of bc=" +
-               str(knob_u32(k, "bc")) + ", fewer than " + str(kMinBlocksPerSplit) +
-               " for each of splits=" + str(splits);
-      }
+      // A split over the cache is for tiles too few to fill the GPU, each split keeping at least
+      // kMinBlocksPerSplit blocks (else it is all prologue and hand-over): the longest tile's.
+      c.split_tile_rows = knob_u32(k, "br");
+      c.n_min = (kMinBlocksPerSplit * splits - 1) * knob_u32(k, "bc") + 1;
     }
-    return {};
+    return c;
   }
   Layout layout(const Knobs&) const override { return Layout::none; }
   uint32_t workgroup_size(const Knobs& k) const override {

@@ -21,11 +21,17 @@ TEST(ConstraintsTest, JsonReadsBackWhatWasWritten) {
   c.k_max = 128;
   c.k_min = 256;
   c.head_group_multiple = 4;
+  c.query_rows_min = 3;
+  c.head_group_max = 16;
+  c.n_min = 225;
+  c.split_tile_rows = 32;
   EXPECT_EQ(constraints_from_json(to_json(c), "c"), c);
   // Unbounded fields are left out, and read back as their defaults.
   const nlohmann::json plain = to_json(Constraints{});
   EXPECT_FALSE(plain.contains("k_max"));
   EXPECT_FALSE(plain.contains("head_group_multiple"));
+  EXPECT_FALSE(plain.contains("query_rows_min"));
+  EXPECT_FALSE(plain.contains("split_tile_rows"));
   EXPECT_EQ(constraints_from_json(plain, "c"), Constraints{});
 }
 

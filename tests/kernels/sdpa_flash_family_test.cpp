@@ -60,7 +60,8 @@ TEST(SdpaFlashFamily, TakesItsHeadDimExactlyAndWholeHeadGroups) {
 
   const Legality wide = flash().legality(k, sdpa(128, 2048, 128, 1, 128), d);
   EXPECT_FALSE(wide.ok);
-  EXPECT_NE(wide.reason.find("the 128 query heads per KV head do not fit one tile of br=64"),
+  EXPECT_NE(wide.reason.find("the 128 query heads per KV head are above this variant's "
+                             "head_group_max=64 (a tile holds whole groups)"),
             std::string::npos)
       << wide.reason;
 }
@@ -162,12 +163,13 @@ TEST(SdpaFlashFamily, ASplitMultipliesTheWorkgroupsAndHoldsItsStatesInTheWorkspa
       flash().legality(knobs("sdpa_flash_f16[hd=128,br=64,bc=64,stages=1,splits=8,dsplit=1]"),
                        sdpa(37, 900, 32, 8, 128), d);
   EXPECT_FALSE(short_l.ok);
-  EXPECT_NE(short_l.reason.find("L=900 has 15 blocks of bc=64, fewer than 2 for each of splits=8"),
-            std::string::npos)
+  // 15 blocks of 64 positions, fewer than 2 for each of 8 splits.
+  EXPECT_NE(short_l.reason.find("N=900 is below this variant's n_min=961"), std::string::npos)
       << short_l.reason;
   const Legality many = flash().legality(k, sdpa(4096, 4096, 32, 8, 128), d);
   EXPECT_FALSE(many.ok);
-  EXPECT_NE(many.reason.find("2048 tiles already fill the GPU"), std::string::npos)
+  EXPECT_NE(many.reason.find("2048 tiles of split_tile_rows=64 query rows already fill the GPU"),
+            std::string::npos)
       << many.reason;
 }
 

@@ -222,13 +222,15 @@ TEST(SdpaFamilies, DecodeGeometryAndLegality) {
   p.k = 256;
   expect_reason(reason(k, p, h100), "head dim D=256 is above this variant's k_max=128");
   p.k = 64;
-  expect_reason(reason(k, p, h100), "head dim D=64 fills at most half");
+  expect_reason(reason(k, p, h100), "head dim D=64 is below this variant's k_min=65");
   p = llama;
   p.m = 9;
   expect_reason(reason(k, p, h100), "M=9 is above this variant's m_max=8");
   const Knobs rows8 =
       parse_key("sdpa_decode_f16[lanes=16,chunks=1,keys=2,ahead=1,wg=128,rows=8,splits=32,reduce=butterfly]").knobs;
-  expect_reason(reason(rows8, llama, h100), "rows=8 is at least twice the 4 query rows");
+  expect_reason(reason(rows8, llama, h100),
+                "the 4 query rows a KV head serves (M x heads / kv_heads) are below this "
+                "variant's query_rows_min=5");
   p.m = 2;  // 8 query rows per KV head: rows 8 fits them exactly
   EXPECT_TRUE(decode.legality(rows8, p, h100).ok);
   const Knobs heavy =

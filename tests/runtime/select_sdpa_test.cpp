@@ -7,6 +7,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <initializer_list>
+#include <memory>
+#include <string>
 
 #include "kernels/knobs.h"
 #include "kernels/problem.h"
@@ -274,6 +277,88 @@ TEST(SelectSdpaF16, F16QueriesGetF16Variants) {
   vktune_selection cs{};
   ASSERT_EQ(vktune_select(nullptr, &d, &c, &cs), VKTUNE_OK) << cs.error;
   EXPECT_STREQ(cs.family, "sdpa_fused_f16");
+}
+
+// A snapshot of `db` holding these f16 winners, each the only variant measured on its problem.
+struct Winner {
+  std::string key;
+  db::Problem problem;
+  double ns;
+};
+std::shared_ptr<const Snapshot> f16_winners(FakeDb& db, std::initializer_list<Winner> winners) {
+  const auto device = db.store.upsert_device(db.a);
+  const auto run = db.store.begin_run({});
+  for (Winner w : winners) {
+    w.problem.dtype = "f16";
+    db.store.add_measurement(
+        testing::ok_measurement(run, device, db.store.upsert_problem(w.problem),
+                                db.store.upsert_kernel(sdpa_kernel(w.key)), w.ns));
+  }
+  return db.snapshot();
+}
+
+// The snapshot's answer to `q` on `device`, checked ok and taken by the dispatch plan: the
+// runtime never answers what its plan refuses.
+Selection dispatchable(const Snapshot& snap, const db::DeviceRecord& device,
+                       const ProblemQuery& q) {
+  const Selection s = snap.select(query_for(device), q);
+  EXPECT_TRUE(s.ok()) << s.error;
+  const DispatchPlan plan = plan_dispatch(s, q, {65535, 65535, 65535});
+  EXPECT_TRUE(plan.ok()) << s.variant_key << ": " << plan.error;
+  return s;
+}
+
+// The decode kernel's blocks of `rows` query rows and its lanes' share of the head dim: a 32 / 8
+// winner (rows=4 for its 4 query rows a KV head, lanes=16 for D 128) never answers one query
+// row a KV head (32 / 32), whose blocks it would pad by 3 rows of 4, nor D 64, half of what its
+// lanes load (its stored constraints predate query_rows_min and k_min: the catalogue says so).
+// The 32 / 32 winner answers there, the built-ins where nothing tuned fits, and the dispatch
+// plan takes every answer.
+TEST(SelectSdpaDecode, NoAnswerIdlesHalfOfTheDecodeKernel) {
+  const std::string rows4 =
+      "sdpa_decode_f16[lanes=16,chunks=1,keys=4,ahead=1,wg=256,rows=4,splits=16,reduce=halving]";
+  const std::string rows1 =
+      "sdpa_decode_f16[lanes=16,chunks=1,keys=4,ahead=1,wg=256,rows=1,splits=8,reduce=butterfly]";
+  db::Problem mha = tuned(2048);
+  mha.kv_heads = 32;
+  FakeDb db;
+  const auto snap = f16_winners(db, {{rows4, tuned(8192), 15000}, {rows1, mha, 9000}});
+  const auto answer = [&](const ProblemQuery& q) { return dispatchable(*snap, db.a, q); };
+
+  const Selection tuned_here = answer(half(attention(1, 8192, 32, 8, 128)));
+  EXPECT_EQ(tuned_here.variant_key, rows4);
+  EXPECT_EQ(tuned_here.constraints.query_rows_min, 3u);  // from the catalogue
+  EXPECT_EQ(tuned_here.constraints.k_min, 65u);
+  EXPECT_EQ(answer(half(attention(2, 8192, 32, 8, 128))).variant_key, rows4);
+  // One query row a KV head, at the 32 / 8 winner's very L: the 32 / 32 winner.
+  EXPECT_EQ(answer(half(attention(1, 8192, 32, 32, 128))).variant_key, rows1);
+  EXPECT_EQ(answer(half(attention(1, 8192, 16, 16, 128))).variant_key, rows1);
+  // D 64: neither, so the built-ins.
+  EXPECT_EQ(answer(half(attention(1, 8192, 32, 8, 64))).shape_match, ShapeMatch::builtin);
+}
+
+// The flash kernel split over the cache: a split winner tuned at L 2048 never answers a context
+// too short to give each of its splits two blocks (`n_min`), a prompt whose tiles fill the GPU
+// without the split (`split_tile_rows`), nor head groups wider than its tile
+// (`head_group_max`); its stored constraints predate them, the catalogue says so. The unsplit
+// winner answers there, and the dispatch plan takes every answer.
+TEST(SelectSdpaFlash, NoAnswerSplitsWhereTheSplitCannotPay) {
+  const std::string split = "sdpa_flash_khr_f16[hd=128,br=32,bc=32,stages=2,splits=4,dsplit=2]";
+  const std::string whole = "sdpa_flash_khr_f16[hd=128,br=128,bc=32,stages=3,splits=1,dsplit=1]";
+  db::Problem short_prompt = tuned(2048), long_prompt = tuned(4096);
+  short_prompt.m = 64;
+  long_prompt.m = 512;
+  FakeDb db;
+  const auto snap = f16_winners(db, {{split, short_prompt, 40000}, {whole, long_prompt, 220000}});
+  const auto answer = [&](const ProblemQuery& q) {
+    return dispatchable(*snap, db.a, q).variant_key;
+  };
+
+  EXPECT_EQ(answer(half(attention(64, 2048, 32, 8, 128))), split);
+  EXPECT_EQ(answer(half(attention(64, 1500, 32, 8, 128))), split);
+  EXPECT_EQ(answer(half(attention(64, 128, 32, 8, 128))), whole);     // 4 blocks, 4 splits
+  EXPECT_EQ(answer(half(attention(4096, 4096, 32, 8, 128))), whole);  // 4,096 tiles of 8 tokens
+  EXPECT_EQ(answer(half(attention(64, 2048, 64, 1, 128))), whole);    // 64 heads a KV head
 }
 
 // The one conversion of a query to the catalogue's problem carries the head counts.
