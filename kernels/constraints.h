@@ -17,7 +17,7 @@ struct Constraints {
   uint32_t k_multiple = 1, gs_multiple = 1, n_multiple = 1;
   uint32_t m_min = 1, m_max = 0;
   uint32_t k_max = 0;  // sdpa's online kernels: the head dim
-  uint32_t k_min = 0;  // the split int8-dot GEMV: its slices' k-steps
+  uint32_t k_min = 0;  // the split int8-dot GEMV: its slices' k-steps; sdpa_decode: half its load
   // sdpa: the query heads per KV head (heads / kv_heads) must be a multiple of this; the online
   // kernels' qpg, whose workgroup's heads share one KV head.
   uint32_t head_group_multiple = 1;
