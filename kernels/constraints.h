@@ -11,6 +11,16 @@
 
 namespace vktune::kernels {
 
+// sdpa's tiles of `rows` query rows for `p`: whole head groups, so M over the tokens a tile
+// holds (at least one), times the KV heads. The flash kernel dispatches them, and its split's
+// legality counts them (Constraints::split_tiles).
+template <typename Shape>
+constexpr uint64_t sdpa_tiles(uint32_t rows, const Shape& p) noexcept {
+  const uint32_t group = p.kv_heads == 0 || p.heads < p.kv_heads ? 1 : p.heads / p.kv_heads;
+  const uint64_t tokens = rows < group ? 1 : rows / group;
+  return (p.m + tokens - 1) / tokens * p.kv_heads;
+}
+
 // A multiple of 0 or 1 means "no constraint"; m_max == 0 and k_max == 0 mean "no upper bound",
 // k_min == 0 no lower one.
 struct Constraints {
@@ -54,10 +64,7 @@ struct Constraints {
   // 0 without a split.
   template <typename Shape>
   uint64_t split_tiles(const Shape& p) const noexcept {
-    if (split_tile_rows == 0 || p.kv_heads == 0) return 0;
-    const uint32_t group = p.heads / p.kv_heads;
-    const uint64_t tokens = group == 0 || split_tile_rows < group ? 1 : split_tile_rows / group;
-    return (p.m + tokens - 1) / tokens * p.kv_heads;
+    return split_tile_rows == 0 ? 0 : sdpa_tiles(split_tile_rows, p);
   }
 
   friend bool operator==(const Constraints&, const Constraints&) = default;

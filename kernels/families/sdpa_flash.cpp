@@ -174,9 +174,7 @@ class SdpaFlash final : public Family {
  private:
   // Tiles of whole head groups, br / group tokens each, times the KV heads.
   static uint64_t tiles(const Knobs& k, const Problem& p) {
-    const uint32_t group = p.kv_heads ? p.heads / p.kv_heads : 1;
-    const uint32_t tile_tokens = std::max(1u, knob_u32(k, "br") / std::max(1u, group));
-    return ceil_div(p.m, tile_tokens) * p.kv_heads;
+    return sdpa_tiles(knob_u32(k, "br"), p);
   }
 
   Api api_;
