@@ -1,8 +1,10 @@
 // sdpa_decode: attention for a few query tokens at the memory roof (sdpa_decode.comp). Each
 // K and V row of a KV head is read once, in 16-byte loads, for every query row of its group,
 // and the cache is split over enough workgroups to fill the device, the splits merged by the
-// last to finish.
+// last to finish. sdpa_decode_half (fp16 only) is the same kernel with its products and their
+// short sums in packed fp16: fewer instructions a step for a looser tolerance.
 #include "kernels/families/families.h"
+#include "kernels/families/reference.h"
 
 namespace vktune::kernels {
 namespace {
@@ -14,10 +16,22 @@ constexpr uint32_t kMaxM = 8;
 // which costs more than it saves.
 constexpr uint32_t kMaxLiveWords = 160;
 
+// What half math adds to the fp32 kernel's error, relative to the sdpa bound A (1 + 2 max S)
+// (sdpa_reference.cpp), at most, in units of 2^-11 (one fp16 rounding):
+//  - a score: q pre-scaled and rounded (1), and in each 16-byte chunk the product and three fmas
+//    of each half and the halves' sum (5), each off by at most one rounding of the chunk's
+//    sum of |q k|: 6 S; through the softmax 2 x 6 S A <= 6 of the bound;
+//  - each weight rounded to fp16 (1, of A);
+//  - a step's weighted values summed in fp16 over its `keys` <= 4 positions (4, of A).
+// 11 in all. (Weights below fp16's normal range err by up to 2^-25 absolute each; at the gate's
+// lengths that stays far below.)
+constexpr double kHalfMathRoundings = 11;
+
 class SdpaDecode final : public Family {
  public:
-  explicit SdpaDecode(DType dtype)
-      : Family("sdpa_decode", dtype, Op("sdpa"),
+  enum class Math { fp32, half };
+  SdpaDecode(DType dtype, Math math)
+      : Family(math == Math::half ? "sdpa_decode_half" : "sdpa_decode", dtype, Op("sdpa"),
                {{"lanes", ints({4, 8, 16, 32})},
                 {"chunks", ints({1, 2, 4})},
                 {"keys", ints({1, 2, 4})},
@@ -25,7 +39,8 @@ class SdpaDecode final : public Family {
                 {"wg", ints({64, 128, 256, 512})},
                 {"rows", ints({1, 2, 4, 8})},
                 {"splits", ints({4, 8, 16, 32, 64, 128})},
-                {"reduce", words({"butterfly", "halving"})}}) {}
+                {"reduce", words({"butterfly", "halving"})}}),
+        math_(math) {}
 
   Constraints constraints(const Knobs& k) const override {
     Constraints c;
@@ -62,7 +77,8 @@ class SdpaDecode final : public Family {
              {"WG", str(knob_u32(k, "wg"))},
              {"ROWS", str(knob_u32(k, "rows"))},
              {"SPLITS", str(knob_u32(k, "splits"))},
-             {"HALVING", halving(k) ? "1" : "0"}}};
+             {"HALVING", halving(k) ? "1" : "0"},
+             {"HALF_MATH", math_ == Math::half ? "1" : "0"}}};
   }
   std::array<uint32_t, 3> groups(const Knobs& k, const Problem& p,
                                  const vk::DeviceInfo& d) const override {
@@ -87,7 +103,14 @@ class SdpaDecode final : public Family {
     return {};
   }
   Requirements shader_requirements(const Knobs&) const override {
-    return Requirements{}.add(Feature::subgroup_shuffle);
+    Requirements r;
+    r.add(Feature::subgroup_shuffle);
+    if (math_ == Math::half) r.add(Feature::shader_float16);
+    return r;
+  }
+  double arithmetic_tolerance(const Problem& p) const override {
+    const double half = math_ == Math::half ? kHalfMathRoundings * 0x1p-11 : 0;
+    return fp32_tolerance(p) + half;
   }
   std::string device_error(const Knobs& k, const Problem&, const vk::DeviceInfo& d) const override {
     // A row's lanes sum their dot products with shuffles, which stay inside one subgroup.
@@ -107,6 +130,8 @@ class SdpaDecode final : public Family {
   uint32_t max_head_dim(const Knobs& k) const {
     return knob_u32(k, "lanes") * knob_u32(k, "chunks") * chunk_values();
   }
+  Math math_;
+
   static uint64_t row_blocks(const Knobs& k, const Problem& p) {
     const uint64_t query_rows = uint64_t{p.m} * (p.kv_heads ? p.heads / p.kv_heads : 0);
     return ceil_div(query_rows, knob_u32(k, "rows"));
@@ -116,8 +141,10 @@ class SdpaDecode final : public Family {
 }  // namespace
 
 VKTUNE_CATALOGUE_FAMILIES(sdpa_decode) {
-  static const SdpaDecode f32(DType::f32), f16(DType::f16);
-  return {&f32, &f16};
+  using Math = SdpaDecode::Math;
+  static const SdpaDecode f32(DType::f32, Math::fp32), f16(DType::f16, Math::fp32),
+      half(DType::f16, Math::half);
+  return {&f32, &f16, &half};
 }
 
 }  // namespace vktune::kernels

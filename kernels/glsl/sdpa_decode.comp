@@ -12,7 +12,10 @@
 // The lane groups' states are merged in shared memory, each split leaves its (m, l, acc) in the
 // workspace and bumps its block's counter, and the split that arrives last merges the splits
 // and writes out, then zeroes the counter: one dispatch, no workgroup waits for another.
-// Softmax in base 2 (q is pre-scaled by log2 e), all arithmetic fp32; fp16 only in memory.
+// Softmax in base 2 (q is pre-scaled by log2 e), all arithmetic fp32 and fp16 only in memory,
+// except with HALF_MATH (sdpa_decode_half): there the dot products' and the weighted sum's
+// multiplies and adds run on packed fp16 pairs (twice the products an instruction, no
+// conversion of K and V), each chunk's or step's partial sum taken on in fp32.
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
@@ -43,6 +46,9 @@
 #ifndef HALVING
 #define HALVING 0  // 1: a step's dot products summed by halving, the softmax taken where they end
 #endif
+#ifndef HALF_MATH
+#define HALF_MATH 0  // 1: a step's products in packed fp16 (sdpa_decode_half; F16 only)
+#endif
 // Timing ablations, set by tools/decode_ablation.cpp only (no variant sets them; the output is
 // then wrong): what the time is without the splits' hand-over (ABLATE_HANDOVER 1: the last
 // split merges nothing) and without any arithmetic on the cache (ABLATE_ARITHMETIC 1: a step
@@ -52,6 +58,9 @@
 #endif
 #ifndef ABLATE_ARITHMETIC
 #define ABLATE_ARITHMETIC 0
+#endif
+#if HALF_MATH
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
 #endif
 
 #define GROUPS (WG / LANES)  // lane groups per workgroup, each on its own cache rows
@@ -66,6 +75,9 @@ layout(local_size_x = WG) in;
 #define PER 2
 #else
 #define PER 1
+#endif
+#if HALF_MATH && !F16
+#error HALF_MATH computes on the halves of an fp16 cache
 #endif
 #define DCAP (LANES * CHUNKS * PER * 4)
 
@@ -99,7 +111,25 @@ shared uint last_split;
 #define VPR (HELD < KEYS ? HELD : KEYS)  // sums of one row a lane holds
 #define OWN (HELD / VPR)                 // rows a lane holds sums of
 #define RL (KEYS * LPS / VPR)            // lanes over which a row's sums lie
-
+// With half math the weights are rounded to fp16 anyway: where each lane holds one sum and a
+// row's keys come in pairs, two weights travel in one shuffle.
+#define PACKED_WEIGHTS (HALF_MATH && SUMS == LANES && KEYS % 2 == 0)
+#else
+#define PACKED_WEIGHTS 0
+#endif
+#if PACKED_WEIGHTS
+#define WEIGHT_T f16vec2  // the weights of keys 2i and 2i + 1 of a row
+#define WEIGHTS (KEYS / 2)
+#else
+#define WEIGHT_T float
+#define WEIGHTS KEYS
+#endif
+#if HALF_MATH
+#define Q_T f16vec4
+#else
+#define Q_T vec4
+#endif
+#if HALVING
 // Sums `v` (this lane's part of each of a step's dot products) over the lane group, leaving the
 // lane its HELD sums in v[0, HELD). At each shuffle distance the lane keeps one half of what it
 // holds, adds its partner's part of that half and sends the other; once one value is left, whole
@@ -132,6 +162,72 @@ void unpack(uvec4 u, out vec4 v[PER]) {
 #endif
 }
 
+// This lane's part of the step's dot products: s[key][r] = q_r . k_key over the lane's chunks.
+// Half math takes each chunk's eight products in fp16 pairs and their sum to fp32.
+void score(const Q_T qv[ROWS][CHUNKS][PER], const uvec4 kr[KEYS][CHUNKS],
+           out float s[KEYS][ROWS]) {
+  [[unroll]] for (uint key = 0; key < KEYS; ++key) {
+    [[unroll]] for (uint r = 0; r < ROWS; ++r) s[key][r] = 0.0;
+    [[unroll]] for (uint c = 0; c < CHUNKS; ++c) {
+#if HALF_MATH
+      const uvec4 u = kr[key][c];
+      const f16vec2 k[4] = f16vec2[4](unpackFloat2x16(u.x), unpackFloat2x16(u.y),
+                                      unpackFloat2x16(u.z), unpackFloat2x16(u.w));
+      [[unroll]] for (uint r = 0; r < ROWS; ++r) {
+        f16vec2 t = qv[r][c][0].xy * k[0];
+        t = fma(qv[r][c][0].zw, k[1], t);
+        t = fma(qv[r][c][1].xy, k[2], t);
+        t = fma(qv[r][c][1].zw, k[3], t);
+        s[key][r] += float(t.x + t.y);
+      }
+#else
+      vec4 k[PER];
+      unpack(kr[key][c], k);
+      [[unroll]] for (uint r = 0; r < ROWS; ++r) {
+        [[unroll]] for (uint p = 0; p < PER; ++p) s[key][r] += dot(qv[r][c][p], k[p]);
+      }
+#endif
+    }
+  }
+}
+
+// acc[r] += the step's V rows weighted by row r's weights. Half math sums a step's KEYS products
+// of each pair of values in fp16 and adds that to the fp32 accumulator.
+void accumulate(const WEIGHT_T pk[WEIGHTS][ROWS], const uvec4 vr[KEYS][CHUNKS],
+                inout vec4 acc[ROWS][CHUNKS][PER]) {
+#if HALF_MATH
+  [[unroll]] for (uint r = 0; r < ROWS; ++r) {
+    [[unroll]] for (uint c = 0; c < CHUNKS; ++c) {
+      f16vec2 w[4] = f16vec2[4](f16vec2(0.0hf), f16vec2(0.0hf), f16vec2(0.0hf), f16vec2(0.0hf));
+      [[unroll]] for (uint key = 0; key < KEYS; ++key) {
+#if PACKED_WEIGHTS
+        const f16vec2 weight = f16vec2(pk[key / 2u][r][key % 2u]);
+#else
+        const f16vec2 weight = f16vec2(float16_t(pk[key][r]));
+#endif
+        const uvec4 u = vr[key][c];
+        w[0] = fma(weight, unpackFloat2x16(u.x), w[0]);
+        w[1] = fma(weight, unpackFloat2x16(u.y), w[1]);
+        w[2] = fma(weight, unpackFloat2x16(u.z), w[2]);
+        w[3] = fma(weight, unpackFloat2x16(u.w), w[3]);
+      }
+      acc[r][c][0] += vec4(vec2(w[0]), vec2(w[1]));
+      acc[r][c][1] += vec4(vec2(w[2]), vec2(w[3]));
+    }
+  }
+#else
+  [[unroll]] for (uint key = 0; key < KEYS; ++key) {
+    [[unroll]] for (uint c = 0; c < CHUNKS; ++c) {
+      vec4 v[PER];
+      unpack(vr[key][c], v);
+      [[unroll]] for (uint r = 0; r < ROWS; ++r) {
+        [[unroll]] for (uint p = 0; p < PER; ++p) acc[r][c][p] += pk[key][r] * v[p];
+      }
+    }
+  }
+#endif
+}
+
 // The K and V chunks of the step at `j0` that this lane loads; zeros past `end` (read nothing).
 void load_step(uint j0, uint end, uint kvh, uint lane, uint grp, uint chunks,
                out uvec4 k[KEYS][CHUNKS], out uvec4 v[KEYS][CHUNKS]) {
@@ -156,7 +252,7 @@ void load_step(uint j0, uint end, uint kvh, uint lane, uint grp, uint chunks,
 // rescales its accumulators by each row's factor and gets each weight from the lane holding it.
 void weigh_held(inout float v[SUMS], uint j0, uint end, uint grp, uint own0, uint n_own[OWN],
                 inout float m_own[OWN], inout float l_own[OWN], inout vec4 acc[ROWS][CHUNKS][PER],
-                out float pk[KEYS][ROWS]) {
+                out WEIGHT_T pk[WEIGHTS][ROWS]) {
   float alpha[OWN];
   [[unroll]] for (uint o = 0; o < OWN; ++o) {
     float step_max = kNoScore;
@@ -181,16 +277,27 @@ void weigh_held(inout float v[SUMS], uint j0, uint end, uint grp, uint own0, uin
   }
   // Sum `i` sits in slot i % HELD of lane i * LPS / HELD of the group.
   const uint group_lane0 = gl_SubgroupInvocationID & ~(LANES - 1u);
+#if PACKED_WEIGHTS
+  const float other = subgroupShuffleXor(v[0], 1u);
+  const bool even = (gl_SubgroupInvocationID & 1u) == 0u;
+  const uint packed = packFloat2x16(f16vec2(even ? vec2(v[0], other) : vec2(other, v[0])));
+#endif
   [[unroll]] for (uint r = 0; r < ROWS; ++r) {
     const uint first = r * KEYS;
     const float a = subgroupShuffle(alpha[first % HELD / VPR], group_lane0 + first * LPS / HELD);
     [[unroll]] for (uint c = 0; c < CHUNKS; ++c) {
       [[unroll]] for (uint p = 0; p < PER; ++p) acc[r][c][p] *= a;
     }
+#if PACKED_WEIGHTS
+    [[unroll]] for (uint key = 0; key < KEYS; key += 2u) {
+      pk[key / 2u][r] = unpackFloat2x16(subgroupShuffle(packed, group_lane0 + first + key));
+    }
+#else
     [[unroll]] for (uint key = 0; key < KEYS; ++key) {
       const uint i = first + key;
       pk[key][r] = subgroupShuffle(v[i % HELD], group_lane0 + i * LPS / HELD);
     }
+#endif
   }
 }
 #else
@@ -246,7 +353,7 @@ void main() {
 
     // Row r's positions attended (0 for a padding row past the last) and its q, pre-scaled.
     uint n[ROWS];
-    vec4 qv[ROWS][CHUNKS][PER];
+    Q_T qv[ROWS][CHUNKS][PER];
     [[unroll]] for (uint r = 0; r < ROWS; ++r) {
       const uint idx = row0 + r, t = idx / group;
       n[r] = idx < rows ? attended(t) : 0u;
@@ -259,7 +366,7 @@ void main() {
             const uint i = qrow + (ch * PER + p) * 4u;
             v = vec4(q[i], q[i + 1u], q[i + 2u], q[i + 3u]) * qscale;
           }
-          qv[r][c][p] = v;
+          qv[r][c][p] = Q_T(v);
         }
       }
     }
@@ -308,19 +415,10 @@ void main() {
       continue;
 #endif
       float s[KEYS][ROWS];
-      [[unroll]] for (uint key = 0; key < KEYS; ++key) {
-        [[unroll]] for (uint r = 0; r < ROWS; ++r) s[key][r] = 0.0;
-        [[unroll]] for (uint c = 0; c < CHUNKS; ++c) {
-          vec4 k[PER];
-          unpack(kr[key][c], k);
-          [[unroll]] for (uint r = 0; r < ROWS; ++r) {
-            [[unroll]] for (uint p = 0; p < PER; ++p) s[key][r] += dot(qv[r][c][p], k[p]);
-          }
-        }
-      }
+      score(qv, kr, s);
       // The softmax weights of the step's scores: a score is real where its position is in the
       // slice and attended.
-      float pk[KEYS][ROWS];
+      WEIGHT_T pk[WEIGHTS][ROWS];
 #if HALVING
       {
         float v[SUMS];
@@ -339,15 +437,7 @@ void main() {
       }
       weigh_rows(s, j0, end, grp, n, m, l, acc, pk);
 #endif
-      [[unroll]] for (uint key = 0; key < KEYS; ++key) {
-        [[unroll]] for (uint c = 0; c < CHUNKS; ++c) {
-          vec4 v[PER];
-          unpack(vr[key][c], v);
-          [[unroll]] for (uint r = 0; r < ROWS; ++r) {
-            [[unroll]] for (uint p = 0; p < PER; ++p) acc[r][c][p] += pk[key][r] * v[p];
-          }
-        }
-      }
+      accumulate(pk, vr, acc);
     }
 
     // Merge the lane groups: weights exp2(m_g - m) per (group, row), then each output chunk.

@@ -1,4 +1,5 @@
-// sdpa_decode on the test device (lavapipe here), in each dtype, against the fp64 reference:
+// sdpa_decode on the test device (lavapipe here), in each dtype and with half math
+// (sdpa_decode_half_f16), against the fp64 reference:
 // ragged cache lengths (odd, shorter than the splits, not a multiple of any step), GQA ratios
 // 1, 4 and 8, a few causal tokens, padded row blocks, head dims 64 to 256 where the device's
 // subgroup lets a row's lanes hold them, and a cache longer than the L pushed.
@@ -16,20 +17,21 @@ namespace {
 
 using KnobPicks = std::vector<std::pair<const char*, KnobValue>>;
 
-class SdpaDecodeTest : public InstanceSweepFixture, public ::testing::WithParamInterface<DType> {
+class SdpaDecodeTest : public InstanceSweepFixture,
+                       public ::testing::WithParamInterface<const char*> {
  protected:
   void SetUp() override {
     InstanceSweepFixture::SetUp();
-    if (GetParam() == DType::f16 && !device().info().features.storage_16bit) {
-      GTEST_SKIP() << device().info().name << " lacks storageBuffer16BitAccess";
-    }
-    if (!device().info().features.subgroup_shuffle) {
-      GTEST_SKIP() << device().info().name << " lacks subgroup shuffles, which sdpa_decode needs";
+    if (const std::string lacks =
+            family().unavailable_reason(device().info(), linked_compiler_support());
+        !lacks.empty()) {
+      GTEST_SKIP() << lacks;
     }
   }
-  const Family& family() const { return *find_family(family_name("sdpa_decode", GetParam())); }
+  const Family& family() const { return *find_family(GetParam()); }
+  DType dtype() const { return family().dtype(); }
   Problem shape(uint32_t m, uint32_t l, uint32_t heads, uint32_t kv_heads, uint32_t d) const {
-    return test::sdpa_problem(m, l, heads, kv_heads, d, GetParam());
+    return test::sdpa_problem(m, l, heads, kv_heads, d, dtype());
   }
   // The legal variant with these knob values (the rest the first legal ones), or none.
   std::optional<Knobs> variant(const Problem& p, const KnobPicks& wanted) {
@@ -44,10 +46,10 @@ class SdpaDecodeTest : public InstanceSweepFixture, public ::testing::WithParamI
   }
 };
 
-INSTANTIATE_TEST_SUITE_P(Dtypes, SdpaDecodeTest, ::testing::Values(DType::f32, DType::f16),
-                         [](const auto& instance) {
-                           return std::string(dtype_name(instance.param));
-                         });
+INSTANTIATE_TEST_SUITE_P(Families, SdpaDecodeTest,
+                         ::testing::Values("sdpa_decode", "sdpa_decode_f16",
+                                           "sdpa_decode_half_f16"),
+                         [](const auto& instance) { return std::string(instance.param); });
 
 TEST_P(SdpaDecodeTest, SpreadOfVariantsOnRaggedShapes) {
   const Problem shapes[] = {
@@ -84,14 +86,14 @@ TEST_P(SdpaDecodeTest, EdgesOfTheKnobs) {
     Problem p;
     KnobPicks knobs;
   };
-  const uint32_t per = GetParam() == DType::f16 ? 8 : 4;  // values a lane's 16-byte chunk holds
+  const uint32_t per = dtype() == DType::f16 ? 8 : 4;  // values a lane's 16-byte chunk holds
   const Case cases[] = {
       // More splits than positions: empty splits hand over weight 0.
       {shape(1, 37, 4, 1, 64), {{"splits", 128}, {"keys", 4}}},
       // Rows padding the last block (12 query rows in blocks of 8), several tokens.
       {shape(3, 40, 8, 2, 64), {{"rows", 8}, {"splits", 4}}},
       // The widest head dim the device's subgroup allows, and a long slice per workgroup.
-      {shape(1, 523, 4, 1, GetParam() == DType::f16 ? 256 : 128), {{"chunks", 4}, {"splits", 4}}},
+      {shape(1, 523, 4, 1, dtype() == DType::f16 ? 256 : 128), {{"chunks", 4}, {"splits", 4}}},
       // One lane group per workgroup's subgroup, keys 1.
       {shape(2, 200, 8, 1, 128), {{"keys", 1}, {"wg", 64}}},
       // Halving with more sums a step than lanes (each lane ends with two of a row's), as many,
@@ -121,7 +123,7 @@ TEST_P(SdpaDecodeTest, EdgesOfTheKnobs) {
 
 // Random shapes (a fixed seed, so a failure reproduces): one legal variant of each, drawn too.
 TEST_P(SdpaDecodeTest, RandomShapes) {
-  std::mt19937 rng(20261128u + static_cast<unsigned>(GetParam()));
+  std::mt19937 rng(20261128u + static_cast<unsigned>(dtype()));
   auto pick = [&](uint32_t lo, uint32_t hi) {
     return std::uniform_int_distribution<uint32_t>(lo, hi)(rng);
   };
