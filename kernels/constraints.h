@@ -5,6 +5,7 @@
 // limits are not in here: a variant stored for a device was legal on it.
 #pragma once
 
+#include <bit>
 #include <cstdint>
 
 #include "kernels/output_tile.h"
@@ -27,7 +28,12 @@ struct Constraints {
   uint32_t k_multiple = 1, gs_multiple = 1, n_multiple = 1;
   uint32_t m_min = 1, m_max = 0;
   uint32_t k_max = 0;  // sdpa's online kernels: the head dim
-  uint32_t k_min = 0;  // the split int8-dot GEMV: its slices' k-steps; sdpa_decode: half its load
+  // The split GEMVs' and tensor-core tiles' slices of K: kMinStepsPerSlice k-steps each;
+  // sdpa_decode: more than half its load.
+  uint32_t k_min = 0;
+  // group_size must be a power of two (q4gsw_coopmat2: its decode finds a block's scale by a
+  // shift).
+  bool gs_power_of_two = false;
   // sdpa: the query heads per KV head (heads / kv_heads) must be a multiple of this; the online
   // kernels' qpg, whose workgroup's heads share one KV head.
   uint32_t head_group_multiple = 1;
@@ -55,9 +61,9 @@ struct Constraints {
   template <typename Shape>
   bool allows(const Shape& p) const noexcept {
     return divides(k_multiple, p.k) && divides(gs_multiple, p.group_size) &&
-           divides(n_multiple, p.n) && p.m >= m_min && (m_max == 0 || p.m <= m_max) &&
-           (k_max == 0 || p.k <= k_max) && p.k >= k_min && p.n >= n_min && heads_allow(p) &&
-           split.split_allowed(p.m, p.n);
+           (!gs_power_of_two || std::has_single_bit(p.group_size)) && divides(n_multiple, p.n) &&
+           p.m >= m_min && (m_max == 0 || p.m <= m_max) && (k_max == 0 || p.k <= k_max) &&
+           p.k >= k_min && p.n >= n_min && heads_allow(p) && split.split_allowed(p.m, p.n);
   }
 
   // sdpa split over the cache: its tiles for `p`, M over the tokens a tile holds times kv_heads;

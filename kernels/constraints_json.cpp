@@ -16,6 +16,7 @@ nlohmann::json to_json(const Constraints& c) {
   // the same.
   if (c.k_max != 0) j["k_max"] = c.k_max;
   if (c.k_min != 0) j["k_min"] = c.k_min;
+  if (c.gs_power_of_two) j["gs_power_of_two"] = true;
   if (c.head_group_multiple > 1) j["head_group_multiple"] = c.head_group_multiple;
   if (c.query_rows_min > 1) j["query_rows_min"] = c.query_rows_min;
   if (c.head_group_max != 0) j["head_group_max"] = c.head_group_max;
@@ -43,6 +44,10 @@ Constraints constraints_from_json(const nlohmann::json& j, const std::string& la
   read("m_max", c.m_max);
   read("k_max", c.k_max);
   read("k_min", c.k_min);
+  if (const auto it = j.find("gs_power_of_two"); it != j.end()) {
+    if (!it->is_boolean()) throw std::invalid_argument(label + ".gs_power_of_two is not a boolean");
+    c.gs_power_of_two = it->get<bool>();
+  }
   read("head_group_multiple", c.head_group_multiple);
   read("query_rows_min", c.query_rows_min);
   read("head_group_max", c.head_group_max);

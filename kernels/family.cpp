@@ -2,9 +2,9 @@
 #include "kernels/family.h"
 
 #include <algorithm>
-#include <tuple>
-
+#include <bit>
 #include <nlohmann/json.hpp>
+#include <tuple>
 
 #include "kernels/catalogue_registry.h"
 #include "kernels/families/q4gsw_layout.h"
@@ -24,6 +24,10 @@ std::string check(const Constraints& c, const Problem& p) {
   if (auto e = multiple(k_name, p.k, c.k_multiple, "k_multiple"); !e.empty()) return e;
   if (auto e = multiple("group_size", p.group_size, c.gs_multiple, "gs_multiple"); !e.empty()) {
     return e;
+  }
+  if (c.gs_power_of_two && !std::has_single_bit(p.group_size)) {
+    return "gs=" + std::to_string(p.group_size) +
+           " is not a power of two (gs_power_of_two: the variant finds a block's scale by a shift)";
   }
   if (auto e = multiple("N", p.n, c.n_multiple, "n_multiple"); !e.empty()) return e;
   if (p.m < c.m_min) {
@@ -189,7 +193,6 @@ Legality Family::legality(const Knobs& knobs, const Problem& p, const vk::Device
   if (std::string e = check(needs, device, name_); !e.empty()) return no(e);
   if (std::string e = validate(p); !e.empty()) return no(e);
   if (std::string e = check(constraints(knobs), p); !e.empty()) return no(e);
-  if (std::string e = shape_error(knobs, p); !e.empty()) return no(e);
 
   const vk::DeviceLimits& lim = device.limits;
   const uint32_t wg = workgroup_size(knobs);

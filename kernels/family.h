@@ -86,13 +86,9 @@ class Family {
   // (the features) what an engine must enable to run it.
   Requirements requirements(const Knobs& knobs) const;
 
+  // Every shape rule of the variant, as data: legality, the runtime's select and its dispatch
+  // plan all check these, so a variant tuned on one shape never answers one it cannot run.
   virtual Constraints constraints(const Knobs& knobs) const = 0;
-  // Why the variant cannot compute `problem` although its Constraints allow it (a rule they
-  // cannot state, as a group size that must be a power of two); empty when it can. Legality and
-  // the runtime's dispatch plan both ask it, so a plan is never made for a shape the shader
-  // would get wrong; the runtime's select does not, so a rule it must honour belongs in the
-  // Constraints.
-  virtual std::string shape_error(const Knobs&, const Problem&) const { return {}; }
   virtual Layout layout(const Knobs& knobs) const = 0;
   virtual uint32_t workgroup_size(const Knobs& knobs) const = 0;
   // Shared memory the shader declares, in bytes.

@@ -48,9 +48,6 @@ DispatchPlan plan_dispatch(const Selection& s, const ProblemQuery& q,
     if (std::string e = kernels::check(family->constraints(knobs), p); !e.empty()) {
       return refuse(std::string(s.variant_key) + " cannot run " + kernels::describe(p) + ": " + e);
     }
-    if (std::string e = family->shape_error(knobs, p); !e.empty()) {
-      return refuse(std::string(s.variant_key) + " cannot run " + kernels::describe(p) + ": " + e);
-    }
     if (const kernels::OutputTile tile = family->split_tile(knobs);
         !tile.split_allowed(p.m, p.n)) {
       return refuse(std::string(s.variant_key) + " splits K over " +

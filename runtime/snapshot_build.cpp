@@ -225,8 +225,8 @@ class Snapshot::Builder {
   // tiles_[kernel] read from the catalogue, for the kernels a selection can name (winners and
   // the kernels heading a list), not for every stored kernel. A split one's tile and the bounds
   // its stored constraints lack (head groups, a shortest head dim or context, fewest query rows,
-  // a split's tiles) join its constraints, so every path of select() leaves it out where it
-  // would not pay, or could not run.
+  // a split's tiles and k-steps, a power-of-two group size) join its constraints, so every path of
+  // select() leaves it out where it would not pay, or could not run.
   void read_catalogue(uint32_t kernel) {
     if (read_[kernel]) return;
     read_[kernel] = true;
@@ -238,6 +238,7 @@ class Snapshot::Builder {
     if (facts.split.slices > 1) c.split = facts.split;
     c.head_group_multiple = std::max(c.head_group_multiple, from.head_group_multiple);
     c.k_min = std::max(c.k_min, from.k_min);
+    c.gs_power_of_two = c.gs_power_of_two || from.gs_power_of_two;
     c.query_rows_min = std::max(c.query_rows_min, from.query_rows_min);
     c.n_min = std::max(c.n_min, from.n_min);
     if (c.head_group_max == 0) c.head_group_max = from.head_group_max;

@@ -126,8 +126,12 @@ class Coopmat final : public Family {
     return g;
   }
 
-  Constraints constraints(const Knobs&) const override {
-    return {32, 32, 1, 1, 0};  // one uvec4 of 32 nibbles shares one scale
+  Constraints constraints(const Knobs& k) const override {
+    Constraints c{32, 32, 1, 1, 0};  // one uvec4 of 32 nibbles shares one scale
+    // Split: splitk::kMinStepsPerSlice k-steps a slice, or the split is all prologue and
+    // hand-over; a constraint, so that the runtime's ranking never offers it for an untuned K.
+    if (const Geometry g = geometry(k); split_) c.k_min = splitk::min_k(g.splitk, g.bk);
+    return c;
   }
   Layout layout(const Knobs&) const override { return packed() ? Layout::packed : Layout::raw; }
   uint32_t workgroup_size(const Knobs& k) const override {
@@ -200,8 +204,8 @@ class Coopmat final : public Family {
   std::string device_error(const Knobs& k, const Problem& p,
                            const vk::DeviceInfo& d) const override {
     if (split_) {
-      // Shape checks, kept here because they need the problem.
-      const std::string error = splitk::shape_error(output_tile(k), p, geometry(k).bk);
+      // Whether the split pays for this M and N (its K: constraints).
+      const std::string error = splitk::shape_error(output_tile(k), p);
       if (!error.empty()) return error;
     }
     return f16_tile_error(d, khr());

@@ -3,7 +3,6 @@
 // splitting K across workgroups; see q4gsw_coopmat2.comp. Only the newer shader compiler builds it
 // (its modules ship prebuilt: kernels/vk/prebuilt_spirv.h); needs a Vulkan 1.3 device with the
 // extension; fp16 operands: tolerance fp16_tolerance.
-#include <bit>
 
 #include "kernels/families/families.h"
 #include "kernels/families/reference.h"
@@ -32,15 +31,13 @@ class Coopmat2 final : public Family {
                 {"bk", ints({32, 64})},
                 {"splitk", ints({1, 2, 4})}}) {}
 
-  Constraints constraints(const Knobs&) const override {
-    return {32, 32, 1, 1, 0};  // a decoded block is one row's 32 nibbles, under one scale
-  }
-  std::string shape_error(const Knobs&, const Problem& p) const override {
-    if (!std::has_single_bit(p.group_size)) {
-      return "gs=" + std::to_string(p.group_size) +
-             " is not a power of two (the decode finds a block's scale by a shift)";
+  Constraints constraints(const Knobs& k) const override {
+    Constraints c{32, 32, 1, 1, 0};  // a decoded block is one row's 32 nibbles, under one scale
+    c.gs_power_of_two = true;        // the decode finds a block's scale by a shift
+    if (const uint32_t slices = knob_u32(k, "splitk"); slices > 1) {
+      c.k_min = splitk::min_k(slices, knob_u32(k, "bk"));
     }
-    return {};
+    return c;
   }
   Layout layout(const Knobs&) const override { return Layout::raw; }
   uint32_t workgroup_size(const Knobs& k) const override { return knob_u32(k, "wg"); }
@@ -88,7 +85,7 @@ class Coopmat2 final : public Family {
   }
   std::string device_error(const Knobs& k, const Problem& p, const vk::DeviceInfo&) const override {
     if (knob_u32(k, "splitk") == 1) return {};
-    return splitk::shape_error(tile(k), p, knob_u32(k, "bk"));
+    return splitk::shape_error(tile(k), p);
   }
   Requirements shader_requirements(const Knobs&) const override {
     Requirements r;

@@ -112,7 +112,7 @@ class GemvI8Dot final : public Family {
                            const vk::DeviceInfo& d) const override {
     if (split_) {
       // Whether the split pays for this N (its K: constraints).
-      std::string error = splitk::shape_error(split_tile(k), p, k_step(k));
+      std::string error = splitk::shape_error(split_tile(k), p);
       if (!error.empty()) return error;
     }
     return gemv_lanes::subgroup_error(k, d);

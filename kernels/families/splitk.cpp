@@ -4,19 +4,13 @@
 
 namespace vktune::kernels::splitk {
 
-std::string shape_error(const OutputTile& tile, const Problem& problem, uint32_t bk) {
+std::string shape_error(const OutputTile& tile, const Problem& problem) {
   if (!tile.split_allowed(problem.m, problem.n)) {
     // A tile without rows (a split GEMV) takes every row of M.
     const std::string rows = tile.m == 0 ? "M" : std::to_string(tile.m);
     return std::to_string(tile.count(problem.m, problem.n)) + " output tiles of " + rows + "x" +
            std::to_string(tile.n) + " already fill the GPU (split-K is for at most " +
            std::to_string(kMaxSplitTiles) + ")";
-  }
-  const uint32_t k = problem.k, slices = tile.slices;
-  if (const uint64_t steps = ceil_div(k, bk); steps < uint64_t{kMinStepsPerSlice} * slices) {
-    return "K=" + std::to_string(k) + " has " + std::to_string(steps) + " k-steps of " +
-           std::to_string(bk) + ", fewer than " + std::to_string(kMinStepsPerSlice) +
-           " for each of " + std::to_string(slices) + " slices";
   }
   return {};
 }

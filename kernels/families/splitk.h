@@ -13,10 +13,16 @@ namespace vktune::kernels::splitk {
 // Each slice keeps at least this many k-steps, or the split is all prologue and hand-over.
 inline constexpr uint32_t kMinStepsPerSlice = 2;
 
-// Why splitting `problem`'s K over `tile`'s slices of `bk`-wide k-steps does not pay: its tiles
-// already fill the GPU (OutputTile::split_allowed, the rule the runtime applies too), or a slice
-// gets too few k-steps; empty when it may.
-std::string shape_error(const OutputTile& tile, const Problem& problem, uint32_t bk);
+// The shortest K whose k-steps of `bk` (the last one possibly partial) give each of `slices`
+// slices kMinStepsPerSlice: the tensor-core tiles' Constraints::k_min.
+constexpr uint32_t min_k(uint32_t slices, uint32_t bk) {
+  return (kMinStepsPerSlice * slices - 1) * bk + 1;
+}
+
+// Why splitting `problem`'s K over `tile`'s slices does not pay: its tiles already fill the GPU
+// (OutputTile::split_allowed, the rule the runtime applies too); empty when it may. (Too few
+// k-steps a slice is each family's k_min.)
+std::string shape_error(const OutputTile& tile, const Problem& problem);
 
 // Bytes of the workspace: a counter per output tile (rounded up to 16, so the partials start
 // 64-byte aligned), then every slice's fp32 partial of every tile.

@@ -464,9 +464,11 @@ TEST(CoopmatSplitK, WorkspaceGroupsAndWhenASplitPays) {
   // Enough output tiles to fill the GPU: no split.
   Legality l = split.legality(k, q4(512, 128256, 4096, 32), h100);
   EXPECT_NE(l.reason.find("fill the GPU"), std::string::npos) << l.reason;
-  // K=256 is 4 k-steps of 64: too few for 4 slices of at least 2.
+  // K=256 is 4 k-steps of 64: too few for 4 slices of at least 2 (7 full steps and one more K).
+  EXPECT_EQ(split.constraints(k).k_min, 7u * 64u + 1u);
   l = split.legality(k, q4(128, 4096, 256, 32), h100);
-  EXPECT_NE(l.reason.find("fewer than 2"), std::string::npos) << l.reason;
+  EXPECT_NE(l.reason.find("below this variant's k_min=449"), std::string::npos) << l.reason;
+  EXPECT_TRUE(split.legality(k, q4(128, 4096, 480, 32), h100).ok);  // 8 steps, the last partial
   // lavapipe has no cooperative matrix, and its 128 MiB binding limit applies to the workspace.
   EXPECT_FALSE(split.legality(k, prefill, lavapipe_like()).ok);
   vk::DeviceInfo small = h100;

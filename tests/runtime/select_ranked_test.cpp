@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "runtime/dispatch.h"
 #include "runtime/rank.h"
 #include "runtime/snapshot.h"
 #include "tests/runtime/fake_catalog.h"
@@ -270,6 +271,54 @@ TEST(SelectRanked, AShapeTunedAtAnotherGroupSizeAloneStandsInForIt) {
   EXPECT_EQ(s.variant_key, "q4gsw_tiled[layout=raw,tm=8,tn=4,wg=64,bk=0]");
   EXPECT_EQ(s.matched_group_size, 32u);
   EXPECT_NEAR(s.shape_distance, std::hypot(std::log(2.0), kOtherGroupSizeScale * std::log(4.0)), 1e-9);
+}
+
+// The tensor-core tiles' shape rules: q4gsw_coopmat2 finds a block's scale by a shift (a
+// power-of-two group size), and a split of K keeps two k-steps a slice. Winners stored before
+// the rules were constraints (tuned at K 512 and 1024, gs 32 and 128) get them from the
+// catalogue: neither answers a group size of 96 nor, split, K 416; the ranking then picks the
+// next variant measured beside them, and the dispatch plan takes every answer.
+TEST(SelectRanked, NoAnswerBreaksATensorCoreTilesShapeRules) {
+  db::Store store = db::Store::open_memory();
+  const db::DeviceRecord a = testing::FakeDb::device(0x10de, 0x2684, 100, "discrete", "A");
+  const int64_t device = store.upsert_device(a);
+  const std::string old_bounds = R"({"k_multiple":32,"gs_multiple":32,"m_min":1,"m_max":0})";
+  auto coopmat2 = [&](uint32_t splitk) {
+    const std::string knobs = "wg=256,bm=64,bn=64,bk=64,splitk=" + std::to_string(splitk);
+    db::KernelRecord k = testing::fake_kernel("q4gsw_coopmat2[" + knobs + "]", old_bounds);
+    k.knobs_json = R"({"wg":256,"bm":64,"bn":64,"bk":64,"splitk":)" + std::to_string(splitk) + "}";
+    k.workgroup_size = 256;
+    return store.upsert_kernel(k);
+  };
+  const int64_t whole = coopmat2(1), split = coopmat2(4);
+  const std::string tiled_key = "q4gsw_tiled[layout=raw,tm=8,tn=4,wg=64,bk=0]";
+  db::KernelRecord tiled_record = testing::fake_kernel(tiled_key, old_bounds);
+  tiled_record.knobs_json = R"({"layout":"raw","tm":8,"tn":4,"wg":64,"bk":0})";
+  tiled_record.workgroup_size = 64;
+  const int64_t tiled = store.upsert_kernel(tiled_record);
+  const int64_t run = store.begin_run({});
+  for (const uint32_t gs : {32u, 128u}) {
+    for (const uint32_t k : {512u, 1024u}) {  // two neighbours to rank over
+      const int64_t problem = store.upsert_problem(testing::fake_problem(128, 4096, k, gs));
+      store.add_measurement(testing::ok_measurement(run, device, problem, split, 100));
+      store.add_measurement(testing::ok_measurement(run, device, problem, whole, 110));
+      store.add_measurement(testing::ok_measurement(run, device, problem, tiled, 300));
+    }
+  }
+  const auto snap = testing::snapshot_of(store, "catalog");
+  ASSERT_TRUE(snap);
+  const auto answer = [&](const ProblemQuery& q) {
+    const Selection s = snap->select(testing::query_for(a), q);
+    EXPECT_TRUE(s.ok()) << s.error;
+    const DispatchPlan plan = plan_dispatch(s, q, {65535, 65535, 65535});
+    EXPECT_TRUE(plan.ok()) << s.variant_key << ": " << plan.error;
+    return std::string(s.variant_key);
+  };
+  const std::string key = "q4gsw_coopmat2[wg=256,bm=64,bn=64,bk=64,splitk=";
+  EXPECT_EQ(answer(q4(128, 4096, 512, 64)), key + "4]");
+  EXPECT_EQ(answer(q4(128, 4096, 480, 32)), key + "4]");  // 8 k-steps, the last partial
+  EXPECT_EQ(answer(q4(128, 4096, 416, 32)), key + "1]");  // 7 k-steps for 4 slices
+  EXPECT_EQ(answer(q4(128, 4096, 576, 96)), tiled_key);
 }
 
 }  // namespace
