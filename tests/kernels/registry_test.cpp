@@ -116,5 +116,39 @@ TEST(Registry, AnOpIsNamedByItsDescriptor) {
   }
 }
 
+TEST(Registry, AllFamiliesInOrder) {
+  std::vector<std::string> names;
+  for (const Family* f : families()) names.push_back(f->name());
+  // Packed, not one name a line.
+  // clang-format off
+  EXPECT_EQ(names, (std::vector<std::string>{
+                      "q4gsw_coopmat", "q4gsw_coopmat2", "q4gsw_coopmat_khr",
+                      "q4gsw_coopmat_khr_packed", "q4gsw_coopmat_splitk",
+                      "q4gsw_coopmat_splitk_khr", "q4gsw_coopmat_splitk_khr_packed",
+                      "q4gsw_coopmat_ws", "q4gsw_coopmat_ws_splitk", "q4gsw_gemv",
+                      "q4gsw_gemv_fast", "q4gsw_gemv_fast_s16", "q4gsw_gemv_i8dot",
+                      "q4gsw_gemv_i8dot_s16", "q4gsw_gemv_i8dot_splitk",
+                      "q4gsw_gemv_i8dot_splitk_s16", "q4gsw_naive", "q4gsw_tiled",
+                      "q4gsw_coopmat2_f16", "q4gsw_coopmat_f16", "q4gsw_coopmat_khr_f16",
+                      "q4gsw_coopmat_khr_packed_f16", "q4gsw_coopmat_splitk_f16",
+                      "q4gsw_coopmat_splitk_khr_f16", "q4gsw_coopmat_splitk_khr_packed_f16",
+                      "q4gsw_coopmat_ws_f16", "q4gsw_coopmat_ws_splitk_f16", "q4gsw_gemv_f16",
+                      "q4gsw_gemv_fast_f16", "q4gsw_gemv_fast_s16_f16", "q4gsw_gemv_i8dot_f16",
+                      "q4gsw_gemv_i8dot_s16_f16", "q4gsw_gemv_i8dot_splitk_f16",
+                      "q4gsw_gemv_i8dot_splitk_s16_f16", "q4gsw_naive_f16", "q4gsw_tiled_f16",
+                      "rms_norm", "rms_norm_f16", "rope_pairs", "rope_rows", "rope_pairs_f16",
+                      "rope_rows_f16", "sdpa_decode", "sdpa_fused", "sdpa_naive", "sdpa_split",
+                      "sdpa_decode_f16", "sdpa_decode_half_f16", "sdpa_flash_f16",
+                      "sdpa_flash_khr_f16", "sdpa_fused_f16", "sdpa_naive_f16",
+                      "sdpa_split_f16"}));
+  // clang-format on
+  for (const Family* f : families()) {
+    EXPECT_EQ(f->dtype() == DType::f16, f->name().ends_with("_f16")) << f->name();
+  }
+  EXPECT_EQ(find_family("nope"), nullptr);
+  EXPECT_EQ(find_family("q4gsw_gemv")->op(), Op("q4gsw"));
+  EXPECT_EQ(find_family("rms_norm")->op(), Op("rms_norm"));
+}
+
 }  // namespace
 }  // namespace vktune::kernels
