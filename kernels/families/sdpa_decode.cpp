@@ -130,12 +130,12 @@ class SdpaDecode final : public Family {
   uint32_t max_head_dim(const Knobs& k) const {
     return knob_u32(k, "lanes") * knob_u32(k, "chunks") * chunk_values();
   }
-  Math math_;
-
   static uint64_t row_blocks(const Knobs& k, const Problem& p) {
     const uint64_t query_rows = uint64_t{p.m} * (p.kv_heads ? p.heads / p.kv_heads : 0);
     return ceil_div(query_rows, knob_u32(k, "rows"));
   }
+
+  const Math math_;
 };
 
 }  // namespace
