@@ -1,9 +1,12 @@
 // decode_ablation: where an sdpa_decode variant's time goes. Times the variant as the tuner
 // times a kernel (hot, back-to-back dispatches, a barrier between each, at the peak clock) beside
 // the same shader with parts left out (sdpa_decode.comp's ABLATE_ defines): without the splits'
-// hand-over, without the arithmetic on the cache, and with neither (a step only loads). Each
-// time is also given as the cache's bytes over it against the tuner's copy bandwidth: what a
-// kernel of this grid and these loads could reach with no attention to compute.
+// hand-over, without the arithmetic on the cache, with neither (a step only loads), and without
+// the cache's loads (the arithmetic alone). Each time is also given as the cache's bytes over it
+// against the tuner's copy bandwidth: what a kernel of this grid and these loads could reach with
+// no attention to compute. Above the table, each pipeline's registers a lane (the driver's
+// statistics, where it has VK_KHR_pipeline_executable_properties): what bounds the subgroups a
+// multiprocessor holds.
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
@@ -24,6 +27,7 @@
 #include "kernels/vk/device_select.h"
 #include "kernels/vk/instance.h"
 #include "kernels/vk/pipeline.h"
+#include "kernels/vk/pipeline_statistics.h"
 #include "kernels/vk/problem_buffers.h"
 #include "kernels/vk/shader_compiler.h"
 #include "tuner/bandwidth.h"
@@ -38,13 +42,14 @@ struct Ablation {
   Defines defines;
 };
 
-// In the table's column order: each leaves out more.
+// In the table's column order: each but the last leaves out more.
 const std::vector<Ablation>& ablations() {
   static const std::vector<Ablation> all = {
       {"variant", {}},
       {"no hand-over", {{"ABLATE_HANDOVER", "1"}}},
       {"no arithmetic", {{"ABLATE_ARITHMETIC", "1"}}},
       {"loads only", {{"ABLATE_HANDOVER", "1"}, {"ABLATE_ARITHMETIC", "1"}}},
+      {"arithmetic only", {{"ABLATE_LOADS", "1"}}},
   };
   return all;
 }
@@ -140,6 +145,18 @@ void time_row(vk::Device& device, tuner::DispatchTimer& timer, const kernels::Fa
   std::fflush(stdout);
 }
 
+// Each pipeline's registers a lane, as the driver reports them (nothing where it reports none).
+void print_registers(const vk::Device& device, const std::vector<vk::ComputePipeline>& all) {
+  std::string line;
+  for (size_t i = 0; i < all.size(); ++i) {
+    for (const vk::PipelineStatistic& s : vk::pipeline_statistics(device, all[i])) {
+      if (s.name == "Register Count")
+        line += std::string(line.empty() ? "" : ", ") + ablations()[i].name + " " + s.value;
+    }
+  }
+  if (!line.empty()) std::printf("registers a lane: %s\n\n", line.c_str());
+}
+
 void run(const Flags& flags) {
   const kernels::ParsedKey parsed = kernels::parse_key(flags.variant);
   const kernels::Family* family = kernels::find_family(parsed.family);
@@ -161,6 +178,7 @@ void run(const Flags& flags) {
   const tuner::Bandwidth bw = tuner::measure_copy_bandwidth(device, compiler, &probe);
   std::printf("%s on %s; the tuner's copy bandwidth %.0f GB/s; us (%% of it), the best of %u\n\n",
               family->key(parsed.knobs).c_str(), device.info().name.c_str(), bw.gbps, flags.rounds);
+  print_registers(device, all);
   std::printf("| L | cache MB |");
   for (const Ablation& a : ablations()) std::printf(" %s |", a.name);
   std::printf("\n|--:|--:|");

@@ -51,13 +51,17 @@
 #endif
 // Timing ablations, set by tools/decode_ablation.cpp only (no variant sets them; the output is
 // then wrong): what the time is without the splits' hand-over (ABLATE_HANDOVER 1: the last
-// split merges nothing) and without any arithmetic on the cache (ABLATE_ARITHMETIC 1: a step
-// only loads its K and V rows).
+// split merges nothing), without any arithmetic on the cache (ABLATE_ARITHMETIC 1: a step
+// only loads its K and V rows) and without reading the cache (ABLATE_LOADS 1: a step's K and V
+// are made from their addresses, everything else as the variant).
 #ifndef ABLATE_HANDOVER
 #define ABLATE_HANDOVER 0
 #endif
 #ifndef ABLATE_ARITHMETIC
 #define ABLATE_ARITHMETIC 0
+#endif
+#ifndef ABLATE_LOADS
+#define ABLATE_LOADS 0
 #endif
 #if HALF_MATH
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
@@ -239,8 +243,15 @@ void load_step(uint j0, uint end, uint kvh, uint lane, uint grp, uint chunks,
       v[key][c] = uvec4(0u);
       if (j < end && ch < chunks) {
         const uint at = (j * pc.kv_heads + kvh) * chunks + ch;
+#if ABLATE_LOADS
+        // Finite halves below 1 that the compiler cannot fold (a multiply and masks a chunk).
+        const uint h = at * 2654435761u;
+        k[key][c] = uvec4(h, h ^ 0x5555u, h + 7u, h * 3u) & 0x3bff3bffu;
+        v[key][c] = uvec4(h + 1u, h ^ 0x3333u, h + 9u, h * 5u) & 0x3bff3bffu;
+#else
         k[key][c] = kc[at];
         v[key][c] = vc[at];
+#endif
       }
     }
   }
