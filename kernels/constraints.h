@@ -49,10 +49,10 @@ struct Constraints {
   // them; its tiles, M over the tokens a tile holds times kv_heads, number at most
   // kMaxSplitTiles, past which they fill the GPU without the split.
   uint32_t split_tile_rows = 0;
-  // A variant that splits K: the tile its split hands over (Family::split_tile). Not stored:
-  // the runtime fills it from its catalogue (runtime/snapshot.cpp), and the tuner holds such a
-  // split illegal where its tiles already fill the GPU (OutputTile::split_allowed), so no
-  // database measured it there. Default: no split.
+  // A variant that splits K: the tile its split hands over (Family::split_tile), illegal where
+  // its tiles already fill the GPU (OutputTile::split_allowed), so no database measured it
+  // there. Not stored: the runtime takes it from its catalogue (runtime/snapshot_build.cpp).
+  // Default: no split.
   OutputTile split;
 
   // Whether `p` meets every bound; `p` is any shape with the fields m, n, k, group_size, heads

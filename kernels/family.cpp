@@ -59,6 +59,13 @@ std::string check(const Constraints& c, const Problem& p) {
            " is below this variant's n_min=" + std::to_string(c.n_min) +
            " (its splits would take fewer than two blocks each)";
   }
+  if (!c.split.split_allowed(p.m, p.n)) {
+    // A tile without rows (a split GEMV) takes every row of M.
+    const std::string rows = c.split.m == 0 ? "M" : std::to_string(c.split.m);
+    return std::to_string(c.split.count(p.m, p.n)) + " output tiles of " + rows + "x" +
+           std::to_string(c.split.n) + " already fill the GPU (split-K is for at most " +
+           std::to_string(kMaxSplitTiles) + ")";
+  }
   if (p.kv_heads == 0) return {};
   const uint32_t group = p.heads / p.kv_heads;
   if (const uint64_t rows = uint64_t{p.m} * group; rows < c.query_rows_min) {

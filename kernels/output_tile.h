@@ -12,8 +12,8 @@ namespace vktune::kernels {
 
 // A K split pays only while the output tiles leave compute units idle: past this many tiles
 // every GPU we know is full (the H100 has 132 SMs), and the split's extra traffic is pure cost.
-// The tuner holds such a split illegal (kernels/families/splitk.h), so it never measures one,
-// and the runtime never answers with one.
+// A split variant's constraints hold such a split illegal (Constraints::split), so the tuner
+// never measures one and the runtime never answers with one.
 inline constexpr uint64_t kMaxSplitTiles = 512;
 
 struct OutputTile {

@@ -48,13 +48,6 @@ DispatchPlan plan_dispatch(const Selection& s, const ProblemQuery& q,
     if (std::string e = kernels::check(family->constraints(knobs), p); !e.empty()) {
       return refuse(std::string(s.variant_key) + " cannot run " + kernels::describe(p) + ": " + e);
     }
-    if (const kernels::OutputTile tile = family->split_tile(knobs);
-        !tile.split_allowed(p.m, p.n)) {
-      return refuse(std::string(s.variant_key) + " splits K over " +
-                    std::to_string(tile.count(p.m, p.n)) + " output tiles of " +
-                    kernels::describe(p) + ", which already fill the GPU (at most " +
-                    std::to_string(kernels::kMaxSplitTiles) + " for a split)");
-    }
 
     DispatchPlan plan;
     plan.status = Status::ok;

@@ -56,7 +56,7 @@ Specialization parse_specialization(const std::string& text, const std::string& 
 // rule applies. (A database stored before a bound existed lacks it, and an answer may now come
 // from another head count or head dim.)
 struct CatalogueFacts {
-  kernels::OutputTile output, split;
+  kernels::OutputTile output;
   Constraints constraints;
 };
 CatalogueFacts catalogue_facts(const std::string& family, const std::string& knobs_json) {
@@ -66,7 +66,7 @@ CatalogueFacts catalogue_facts(const std::string& family, const std::string& kno
   if (!knobs.is_object()) return {};
   try {
     const kernels::Knobs k = f->knobs_from_json(knobs);
-    return {f->output_tile(k), f->split_tile(k), f->constraints(k)};
+    return {f->output_tile(k), f->constraints(k)};
   } catch (const kernels::BadKey&) {
     return {};
   }
@@ -235,7 +235,7 @@ class Snapshot::Builder {
     snap_.tiles_[kernel] = facts.output;
     Constraints& c = k.constraints;
     const Constraints& from = facts.constraints;
-    if (facts.split.slices > 1) c.split = facts.split;
+    if (from.split.slices > 1) c.split = from.split;
     c.head_group_multiple = std::max(c.head_group_multiple, from.head_group_multiple);
     c.k_min = std::max(c.k_min, from.k_min);
     c.gs_power_of_two = c.gs_power_of_two || from.gs_power_of_two;

@@ -129,8 +129,12 @@ class Coopmat final : public Family {
   Constraints constraints(const Knobs& k) const override {
     Constraints c{32, 32, 1, 1, 0};  // one uvec4 of 32 nibbles shares one scale
     // Split: splitk::kMinStepsPerSlice k-steps a slice, or the split is all prologue and
-    // hand-over; a constraint, so that the runtime's ranking never offers it for an untuned K.
-    if (const Geometry g = geometry(k); split_) c.k_min = splitk::min_k(g.splitk, g.bk);
+    // hand-over, and tiles that leave the GPU room; constraints, so that the runtime's ranking
+    // never offers it for an untuned K or M x N.
+    if (const Geometry g = geometry(k); split_) {
+      c.k_min = splitk::min_k(g.splitk, g.bk);
+      c.split = output_tile(k);
+    }
     return c;
   }
   Layout layout(const Knobs&) const override { return packed() ? Layout::packed : Layout::raw; }
@@ -201,13 +205,7 @@ class Coopmat final : public Family {
     }
     return {};
   }
-  std::string device_error(const Knobs& k, const Problem& p,
-                           const vk::DeviceInfo& d) const override {
-    if (split_) {
-      // Whether the split pays for this M and N (its K: constraints).
-      const std::string error = splitk::shape_error(output_tile(k), p);
-      if (!error.empty()) return error;
-    }
+  std::string device_error(const Knobs&, const Problem&, const vk::DeviceInfo& d) const override {
     return f16_tile_error(d, khr());
   }
   Requirements shader_requirements(const Knobs&) const override {

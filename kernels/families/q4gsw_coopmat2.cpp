@@ -36,6 +36,7 @@ class Coopmat2 final : public Family {
     c.gs_power_of_two = true;        // the decode finds a block's scale by a shift
     if (const uint32_t slices = knob_u32(k, "splitk"); slices > 1) {
       c.k_min = splitk::min_k(slices, knob_u32(k, "bk"));
+      c.split = tile(k);
     }
     return c;
   }
@@ -82,10 +83,6 @@ class Coopmat2 final : public Family {
              " (too little work a step)";
     }
     return {};
-  }
-  std::string device_error(const Knobs& k, const Problem& p, const vk::DeviceInfo&) const override {
-    if (knob_u32(k, "splitk") == 1) return {};
-    return splitk::shape_error(tile(k), p);
   }
   Requirements shader_requirements(const Knobs&) const override {
     Requirements r;

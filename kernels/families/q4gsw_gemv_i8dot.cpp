@@ -61,7 +61,10 @@ class GemvI8Dot final : public Family {
   // constraints alone, never offers such a split for an untuned K.
   Constraints constraints(const Knobs& k) const override {
     Constraints c = gemv_lanes::constraints(k);
-    if (split_) c.k_min = splitk::kMinStepsPerSlice * slices(k) * k_step(k);
+    if (split_) {
+      c.k_min = splitk::kMinStepsPerSlice * slices(k) * k_step(k);
+      c.split = split_tile(k);  // the split pays only while N's tiles leave the GPU room
+    }
     return c;
   }
   static uint32_t k_step(const Knobs& k) { return 32 * knob_u32(k, "ksplit") * knob_u32(k, "unroll"); }
@@ -108,13 +111,7 @@ class GemvI8Dot final : public Family {
     return fp32_tolerance(p) + int8_activation_tolerance(p);
   }
   std::string combination_error(const Knobs& k) const override { return gemv_lanes::body_error(k); }
-  std::string device_error(const Knobs& k, const Problem& p,
-                           const vk::DeviceInfo& d) const override {
-    if (split_) {
-      // Whether the split pays for this N (its K: constraints).
-      std::string error = splitk::shape_error(split_tile(k), p);
-      if (!error.empty()) return error;
-    }
+  std::string device_error(const Knobs& k, const Problem&, const vk::DeviceInfo& d) const override {
     return gemv_lanes::subgroup_error(k, d);
   }
   Requirements shader_requirements(const Knobs&) const override {

@@ -1,12 +1,9 @@
-// Split-K's shape checks and workspace, shared by the families that split K across workgroups
-// (q4gsw_coopmat_splitk, q4gsw_coopmat2 with splitk > 1, q4gsw_gemv_i8dot_splitk).
+// Split-K's shortest K and workspace, shared by the families that split K across workgroups
+// (q4gsw_coopmat_splitk, q4gsw_coopmat2 with splitk > 1, q4gsw_gemv_i8dot_splitk). Where a split
+// pays at all, its tiles leaving the GPU room, is each one's Constraints::split.
 #pragma once
 
 #include <cstdint>
-#include <string>
-
-#include "kernels/output_tile.h"
-#include "kernels/problem.h"
 
 namespace vktune::kernels::splitk {
 
@@ -18,11 +15,6 @@ inline constexpr uint32_t kMinStepsPerSlice = 2;
 constexpr uint32_t min_k(uint32_t slices, uint32_t bk) {
   return (kMinStepsPerSlice * slices - 1) * bk + 1;
 }
-
-// Why splitting `problem`'s K over `tile`'s slices does not pay: its tiles already fill the GPU
-// (OutputTile::split_allowed, the rule the runtime applies too); empty when it may. (Too few
-// k-steps a slice is each family's k_min.)
-std::string shape_error(const OutputTile& tile, const Problem& problem);
 
 // Bytes of the workspace: a counter per output tile (rounded up to 16, so the partials start
 // 64-byte aligned), then every slice's fp32 partial of every tile.
