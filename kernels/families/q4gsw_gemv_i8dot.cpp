@@ -56,14 +56,14 @@ class GemvI8Dot final : public Family {
   }
 
   // Split: at least splitk::kMinStepsPerSlice k-steps (one trip of the shader's block loop,
-  // ksplit * unroll blocks of 32) a slice. A rule of speed, not of correctness (a slice past K
-  // hands over zeros), kept as a constraint so that the runtime's ranking, which knows the stored
-  // constraints alone, never offers such a split for an untuned K.
+  // ksplit * unroll blocks of 32) a slice, and N's tiles leaving the GPU room. Rules of speed, not
+  // of correctness (a slice past K hands over zeros), kept as constraints so that the runtime's
+  // ranking never offers such a split for an untuned K or N.
   Constraints constraints(const Knobs& k) const override {
     Constraints c = gemv_lanes::constraints(k);
     if (split_) {
       c.k_min = splitk::kMinStepsPerSlice * slices(k) * k_step(k);
-      c.split = split_tile(k);  // the split pays only while N's tiles leave the GPU room
+      c.split = split_tile(k);
     }
     return c;
   }
