@@ -128,10 +128,11 @@ class Coopmat final : public Family {
 
   Constraints constraints(const Knobs& k) const override {
     Constraints c{32, 32, 1, 1, 0};  // one uvec4 of 32 nibbles shares one scale
-    // Split: splitk::kMinStepsPerSlice k-steps a slice, or the split is all prologue and
-    // hand-over, and tiles that leave the GPU room; constraints, so that the runtime's ranking
+    // Split: splitk::kMinStepsPerSlice k-steps a slice (or the split is all prologue and
+    // hand-over), and tiles that leave the GPU room; constraints, so that the runtime's ranking
     // never offers it for an untuned K or M x N.
-    if (const Geometry g = geometry(k); split_) {
+    if (split_) {
+      const Geometry g = geometry(k);
       c.k_min = splitk::min_k(g.splitk, g.bk);
       c.split = output_tile(k);
     }
