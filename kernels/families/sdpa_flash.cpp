@@ -90,14 +90,9 @@ class SdpaFlash final : public Family {
            (splits > 1 ? 4 * (splits * br + 1) : 0);
   }
   uint64_t workspace_bytes(const Knobs& k, const Problem& p) const override {
-    // As the shader: a counter per tile, (m, l) per (tile, split, row), each rounded up to 4
-    // words, then O [tile, split, br, hd]; fp32.
-    const uint64_t splits = knob_u32(k, "splits");
+    const uint32_t splits = knob_u32(k, "splits");
     if (splits == 1) return 0;
-    const uint64_t states = tiles(k, p) * splits * knob_u32(k, "br");
-    return (ceil_div(tiles(k, p), 4) * 4 + ceil_div(2 * states, 4) * 4 +
-            states * knob_u32(k, "hd")) *
-           4;
+    return sdpa_split_workspace_bytes(tiles(k, p), splits, knob_u32(k, "br"), knob_u32(k, "hd"));
   }
   ShaderSpec source(const Knobs& k) const override {
     ShaderSpec spec{"sdpa_flash.comp",

@@ -154,22 +154,11 @@ layout(std430, binding = 0) readonly buffer QBuf { uvec4 q4[]; };
 layout(std430, binding = 1) readonly buffer KBuf { uvec4 k4[]; };
 layout(std430, binding = 2) readonly buffer VBuf { uvec4 v4[]; };
 layout(std430, binding = 3) writeonly buffer OBuf { uvec4 o4[]; };
-#if SPLITS > 1
-// Workspace, fp32 words: a counter per tile (rounded up to 4), (m, l) per (tile, split, row)
-// (rounded up to 4), then O [tile, split, BR, HD]. Coherent: the last split reads the others'.
-layout(std430, binding = 4) coherent buffer WsCount { uint counter[]; };
-layout(std430, binding = 4) coherent buffer WsMl { float ml[]; };
-layout(std430, binding = 4) coherent buffer WsAcc { vec4 part[]; };
-shared float split_w[SPLITS * BR];  // per (split, row): its weight in the merge
-// [0]: the tile's splits that arrived before this one. 16 bytes, not 4: the driver places the
-// shared variables in an order of its own, and a cooperative-matrix load needs its start
-// 16-byte aligned, so each of them is a multiple of 16 bytes (a row_table 4 bytes off makes
-// the NVIDIA driver read each row's column 0 from the element before it).
-shared uint last_split[4];
-#endif
-
 // A score below any real one (finite, so that exp2(a - b) of two of them is never NaN).
 const float kNoScore = -1.0e30;
+#define MERGE_ROWS BR
+#include "sdpa_split_merge.glsl"
+
 #define LAZY (HD > 128)
 #if LAZY
 const float kSlack = 8.0;  // log2 of the largest P: 256
@@ -215,10 +204,6 @@ void main() {
   const uint tile_rows = tile_tokens * group;
   const uint tiles = (pc.tokens + tile_tokens - 1u) / tile_tokens;
   const uint work = tiles * pc.kv_heads;
-#if SPLITS > 1
-  const uint ml0 = (work + 3u) & ~3u;
-  const uint acc0 = (ml0 + 2u * work * SPLITS * BR + 3u) & ~3u;
-#endif
   const float scale2 = pc.scale * 1.4426950408889634;  // scores in base 2: exp2 is the native op
   // The softmax row of this lane and its half of the row's chunks of 8 positions.
   const uint band_row = lane / 2u, half_row = lane % 2u;
@@ -396,70 +381,22 @@ void main() {
     }
 
 #if SPLITS > 1
-    // A split with no real score for a row hands over m = kNoScore, l = 0, O = 0: weight 0.
     // Each fragment goes through the band's scratch as fp32 (4 uvec4 a row), as the unsplit
-    // path's does, a lane copying 8 floats of its row to the workspace with plain coherent
-    // stores that the barrier below orders before the counter.
-    if (half_row == 0u && dpart == 0u) {
-      const uint state = ml0 + ((w * SPLITS + split) * BR + row) * 2u;
-      ml[state] = m;
-      ml[state + 1u] = l;
-    }
-    const uint part_row = (acc0 + ((w * SPLITS + split) * BR + row) * HD) / 4u;
+    // path's does, a lane copying 8 floats of its row to the workspace.
+    if (half_row == 0u && dpart == 0u) store_split_state(w, split, row, m, l);
     [[unroll]] for (uint d = 0; d < DFS; ++d) {
       MAT_STORE(o[d], OWN, obase, 4u, false);
       subgroupMemoryBarrierShared();
       subgroupBarrier();
       [[unroll]] for (uint h = 0; h < 2; ++h) {
         const uint c4 = half_row * 2u + h;  // of the fragment row's 4 uvec4
-        part[part_row + (dpart * DFS + d) * 4u + c4] =
-            uintBitsToFloat(OWN[obase + band_row * 4u + c4]);
+        store_split_part(w, split, row, (dpart * DFS + d) * 4u + c4,
+                         uintBitsToFloat(OWN[obase + band_row * 4u + c4]));
       }
       subgroupBarrier();  // read before the next fragment overwrites it
     }
-    memoryBarrierBuffer();  // the state is visible before the counter says it is there
-    barrier();
-    if (lid == 0u) last_split[0] = atomicAdd(counter[w], 1u);
-    barrier();
-    if (last_split[0] != SPLITS - 1u) continue;  // uniform: read from shared after a barrier
-    memoryBarrierBuffer();  // and the others' states are read after their counts
-
-    // Per row, the splits' weights exp2(m_s - m) and 1 / l, in split order (unrolled, so the
-    // splits' loads are all in flight at once).
-    if (lid < BR) {
-      float ms[SPLITS], ls[SPLITS];
-      [[unroll]] for (uint s = 0; s < SPLITS; ++s) {
-        const uint state = ml0 + ((w * SPLITS + s) * BR + lid) * 2u;
-        ms[s] = ml[state];
-        ls[s] = ml[state + 1u];
-      }
-      float m_all = kNoScore;
-      [[unroll]] for (uint s = 0; s < SPLITS; ++s) m_all = max(m_all, ms[s]);
-      float l_all = 0.0;
-      [[unroll]] for (uint s = 0; s < SPLITS; ++s) {
-        const float weight = exp2(ms[s] - m_all);
-        split_w[s * BR + lid] = weight;
-        l_all += ls[s] * weight;
-      }
-      row_scale[lid] = l_all > 0.0 ? 1.0 / l_all : 0.0;  // every row attends a position
-    }
-    barrier();
-    // Each invocation 8 outputs of a real row: the splits' O weighted in split order.
-    for (uint e = lid; e < BR * (HD / 8u); e += WG) {
-      const uint r = e / (HD / 8u), c8 = e % (HD / 8u), tr = t0 + r / group;
-      if (r >= tile_rows || tr >= pc.tokens) continue;
-      vec4 lo = vec4(0.0), hi = vec4(0.0);
-      [[unroll]] for (uint s = 0; s < SPLITS; ++s) {
-        const uint at = (acc0 + ((w * SPLITS + s) * BR + r) * HD) / 4u + c8 * 2u;
-        lo += part[at] * split_w[s * BR + r];
-        hi += part[at + 1u] * split_w[s * BR + r];
-      }
-      lo *= row_scale[r];
-      hi *= row_scale[r];
-      o4[(tr * pc.heads + kvh * group + r % group) * (HD / 8u) + c8] =
-          uvec4(packHalf2x16(lo.xy), packHalf2x16(lo.zw), packHalf2x16(hi.xy), packHalf2x16(hi.zw));
-    }
-    if (lid == 0u) counter[w] = 0u;  // ready for the next dispatch
+    if (!last_split_arrived(w)) continue;
+    merge_splits(w, t0, tile_rows, group, kvh);
 #else
     // Rows normalised by 1 / l (every row attends at least one position), then each fragment
     // through the band's scratch as fp16, a lane writing 8 halves of its row.

@@ -138,7 +138,8 @@ TEST(Registry, AllFamiliesInOrder) {
                       "q4gsw_gemv_i8dot_splitk_s16_f16", "q4gsw_naive_f16", "q4gsw_tiled_f16",
                       "rms_norm", "rms_norm_f16", "rope_pairs", "rope_rows", "rope_pairs_f16",
                       "rope_rows_f16", "sdpa_decode", "sdpa_fused", "sdpa_naive", "sdpa_split",
-                      "sdpa_decode_f16", "sdpa_decode_half_f16", "sdpa_flash_f16",
+                      "sdpa_decode_f16", "sdpa_decode_half_f16", "sdpa_decode_mma_f16",
+                      "sdpa_decode_mma_khr_f16", "sdpa_flash_f16",
                       "sdpa_flash_khr_f16", "sdpa_fused_f16", "sdpa_naive_f16",
                       "sdpa_split_f16"}));
   // clang-format on

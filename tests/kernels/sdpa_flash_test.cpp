@@ -1,9 +1,10 @@
-// sdpa_flash_f16 and sdpa_flash_khr_f16 on the test device. Where it lacks the family's
-// cooperative-matrix extension (lavapipe), every variant is illegal and the reason names the
-// extension. Where it has it (the H200), a spread of the variants against the fp64 reference on
-// ragged shapes: odd L, L a multiple of no block, M a multiple of no tile, M = L (every row
-// masked differently) and M far below L, 1, 4 and 8 query heads a KV head, head dims 64, 128 and
-// 256.
+// The tensor-core attention families on the test device: sdpa_flash_f16 and sdpa_flash_khr_f16
+// (prefill), sdpa_decode_mma_f16 and sdpa_decode_mma_khr_f16 (a few tokens). Where the device
+// lacks the family's cooperative-matrix extension (lavapipe), every variant is illegal and the
+// reason names the extension. Where it has it (the H200), a spread of the variants against the
+// fp64 reference on ragged shapes: odd L, L a multiple of no block, M a multiple of no tile,
+// M = L (every row masked differently) and M far below L, 1, 4 and 8 query heads a KV head (and
+// 16 for decode), head dims 64, 128 and 256 (64 and 128 for decode).
 #include <gtest/gtest.h>
 
 #include <ostream>
@@ -18,6 +19,7 @@ struct Api {
   const char* family;
   const char* extension;  // the device extension its tiles go through
   bool vk::DeviceFeatures::*supported;
+  bool decode;  // up to 16 tokens' rows a KV head
 };
 void PrintTo(const Api& api, std::ostream* os) { *os << api.family; }
 
@@ -29,9 +31,14 @@ class SdpaFlashTest : public InstanceSweepFixture, public ::testing::WithParamIn
 
 INSTANTIATE_TEST_SUITE_P(Apis, SdpaFlashTest,
                          ::testing::Values(Api{"sdpa_flash_f16", "VK_NV_cooperative_matrix",
-                                               &vk::DeviceFeatures::coopmat_nv},
+                                               &vk::DeviceFeatures::coopmat_nv, false},
                                            Api{"sdpa_flash_khr_f16", "VK_KHR_cooperative_matrix",
-                                               &vk::DeviceFeatures::coopmat_khr}),
+                                               &vk::DeviceFeatures::coopmat_khr, false},
+                                           Api{"sdpa_decode_mma_f16", "VK_NV_cooperative_matrix",
+                                               &vk::DeviceFeatures::coopmat_nv, true},
+                                           Api{"sdpa_decode_mma_khr_f16",
+                                               "VK_KHR_cooperative_matrix",
+                                               &vk::DeviceFeatures::coopmat_khr, true}),
                          [](const auto& instance) { return std::string(instance.param.family); });
 
 Problem sdpa(uint32_t m, uint32_t l, uint32_t heads, uint32_t kv_heads, uint32_t d) {
@@ -55,11 +62,18 @@ TEST_P(SdpaFlashTest, IllegalWhereTheDeviceLacksTheExtensionNamingIt) {
 TEST_P(SdpaFlashTest, RaggedShapesMatchTheReference) {
   const std::string why = family().unavailable_reason(device().info(), linked_compiler_support());
   if (!why.empty()) GTEST_SKIP() << why;
+  const std::vector<Problem> prefill = {sdpa(29, 1001, 32, 8, 128), sdpa(37, 37, 32, 8, 128),
+                                        sdpa(21, 333, 12, 4, 64),   sdpa(17, 4099, 8, 8, 128),
+                                        sdpa(30, 2047, 16, 2, 64),  sdpa(203, 203, 32, 8, 128),
+                                        sdpa(29, 1001, 16, 4, 256)};
+  // One token and a few (causal), bands full and padded, several bands a KV head (7 tokens of
+  // 8 heads), 16 heads a KV head, L shorter than most splits' blocks.
+  const std::vector<Problem> decode = {sdpa(1, 1001, 32, 8, 128), sdpa(4, 999, 32, 8, 128),
+                                       sdpa(3, 777, 16, 4, 64),   sdpa(16, 1003, 8, 8, 128),
+                                       sdpa(7, 2047, 16, 2, 64),  sdpa(2, 4099, 32, 2, 128),
+                                       sdpa(1, 301, 8, 2, 64)};
   size_t offset = 0;
-  for (const Problem& p :
-       {sdpa(29, 1001, 32, 8, 128), sdpa(37, 37, 32, 8, 128), sdpa(21, 333, 12, 4, 64),
-        sdpa(17, 4099, 8, 8, 128), sdpa(30, 2047, 16, 2, 64), sdpa(203, 203, 32, 8, 128),
-        sdpa(29, 1001, 16, 4, 256)}) {
+  for (const Problem& p : GetParam().decode ? decode : prefill) {
     EXPECT_GT(sweep(family().name(), p, spread(3), offset++), 0u) << describe(p);
   }
 }
