@@ -2,12 +2,12 @@
 // kernels and the tensor-core one). Times the variant as the tuner times a kernel (hot,
 // back-to-back dispatches, a barrier between each, at the peak clock) beside the same shader with
 // parts left out (the ABLATE_ defines of sdpa_decode.comp and sdpa_decode_mma.comp): without the
-// splits' hand-over, without the arithmetic on the cache, with neither (a step only loads), and without
-// the cache's loads (the arithmetic alone). Each time is also given as the cache's bytes over it
-// against the tuner's copy bandwidth: what a kernel of this grid and these loads could reach with
-// no attention to compute. Above the table, each pipeline's registers a lane (the driver's
-// statistics, where it has VK_KHR_pipeline_executable_properties): what bounds the subgroups a
-// multiprocessor holds.
+// splits' hand-over, without the arithmetic on the cache, with neither (a step only loads), and
+// without the cache's loads (the arithmetic alone). Each time is also given as the cache's bytes
+// over it against the tuner's copy bandwidth: what a kernel of this grid and these loads could
+// reach with no attention to compute. Above the table, each pipeline's registers a lane (the
+// driver's statistics, where it has VK_KHR_pipeline_executable_properties): what bounds the
+// subgroups a multiprocessor holds.
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
