@@ -99,8 +99,8 @@ class Family {
   // the shaders grid-stride past it.
   virtual std::array<uint32_t, 3> groups(const Knobs& knobs, const Problem& problem,
                                          const vk::DeviceInfo& device) const = 0;
-  // The output block a workgroup computes whole, padding at the edges included; {} for
-  // families that compute only real outputs (kernels/output_tile.h).
+  // The output block a workgroup computes whole, padding at the edges included, over the op's
+  // OutputGrid; {} for families that compute only real outputs (kernels/output_tile.h).
   virtual OutputTile output_tile(const Knobs&) const { return {}; }
   // The block of outputs a K split hands over whole, with its slices: what the split's rule
   // counts (OutputTile::split_allowed, which the tuner and the runtime both apply). The output

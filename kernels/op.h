@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "kernels/output_tile.h"
 #include "kernels/problem.h"
 
 namespace vktune::kernels {
@@ -102,6 +103,10 @@ struct OpDescriptor {
   Reference (*reference)(const Problem& p, const ProblemData& data, std::span<const uint32_t> rows);
   // The longest float sum one output accumulates: fp32_tolerance grows with its square root.
   double (*longest_sum)(const Problem& p);
+  // The output of a problem of these sizes (heads 0 for an op without them) as the rows and
+  // columns a variant's OutputTile covers: the runtime's ranking carries a tiled variant's
+  // padding and grid from one shape to another through it. M x N but for sdpa.
+  OutputGrid (*output_grid)(uint32_t m, uint32_t n, uint32_t heads, uint32_t kv_heads) noexcept;
 };
 
 // The descriptor of `op` (op.descriptor()).

@@ -16,6 +16,11 @@ namespace vktune::kernels {
 // never measures one and the runtime never answers with one.
 inline constexpr uint64_t kMaxSplitTiles = 512;
 
+// An output as tiles cover it: rows and columns (OpDescriptor::output_grid says which they are).
+struct OutputGrid {
+  uint32_t rows = 0, cols = 0;
+};
+
 struct OutputTile {
   uint32_t m = 0;  // rows of the output (M) a workgroup computes; 0: it computes only real rows
   uint32_t n = 0;  // columns (N); 0: only real columns

@@ -8,6 +8,8 @@
 #include <limits>
 #include <numbers>
 
+#include "kernels/op.h"
+
 namespace vktune::runtime {
 namespace {
 
@@ -80,7 +82,15 @@ struct Ranking {
   std::array<double, kMaxRankNeighbours> weight{}, absent_term{};
   std::array<bool, kMaxRankNeighbours> absent_counts{};
   std::array<ProblemQuery, kMaxRankNeighbours> there;  // neighbour j's problem
+  // The query's and each neighbour's output as tiles cover it (OpDescriptor::output_grid).
+  kernels::OutputGrid query_grid;
+  std::array<kernels::OutputGrid, kMaxRankNeighbours> there_grid;
 };
+
+kernels::OutputGrid output_grid(const kernels::OpDescriptor* op, const ProblemQuery& p) noexcept {
+  return op == nullptr ? kernels::OutputGrid{p.m, p.n}
+                       : op->output_grid(p.m, p.n, p.heads, p.kv_heads);
+}
 
 // How many neighbours have a list of two or more; every list asked for meanwhile.
 size_t prefetch_lists(const Ranking& r) noexcept {
@@ -116,8 +126,10 @@ void gather_candidates(Ranking& r, const RankKernels& kernels, const ProblemQuer
 
 // Every list entry's place written to its candidate's row (non-candidates write to a row nobody
 // reads), lists walked backwards so that the first place is the one left; each neighbour's
-// weight, problem and absent term.
+// weight, problem, output grid and absent term, and the query's grid.
 void place_candidates(Ranking& r, const ProblemQuery& q) noexcept {
+  const kernels::OpDescriptor* op = kernels::find_op(q.op);
+  r.query_grid = output_grid(op, q);
   for (size_t c = 0; c < r.count; ++c) r.place[c].fill(kAbsent);
   for (size_t j = 0; j < r.neighbours.size(); ++j) {
     const ShapeIndex::Entry& e = *r.neighbours[j].entry;
@@ -127,6 +139,7 @@ void place_candidates(Ranking& r, const ProblemQuery& q) noexcept {
       r.place[r.candidate_of[r.pick[e.ranked_first + i]]][j] = static_cast<uint16_t>(i);
     }
     r.there[j] = ProblemQuery{q.op, q.dtype, e.m, e.n, e.k, e.group_size, e.heads, e.kv_heads};
+    r.there_grid[j] = output_grid(op, r.there[j]);
     r.absent_counts[j] = e.ranked_count != 0;
     if (r.absent_counts[j]) {
       r.absent_term[j] =
@@ -143,8 +156,8 @@ struct Score {
 };
 
 // Candidate c's score: the listed terms first, nearest neighbour first, then the absent ones.
-Score score(const Ranking& r, size_t c, const RankKernels& kernels, uint32_t compute_units,
-            const ProblemQuery& q) noexcept {
+Score score(const Ranking& r, size_t c, const RankKernels& kernels,
+            uint32_t compute_units) noexcept {
   const uint32_t kernel = r.candidates[c]->kernel;
   const kernels::OutputTile& tile = kernels.tiles[kernel];
   // How evenly its grid fills the GPU, on the query and on each neighbour (0: not counted).
@@ -153,11 +166,13 @@ Score score(const Ranking& r, size_t c, const RankKernels& kernels, uint32_t com
                              : uint64_t{compute_units} *
                                    resident_workgroups(kernels.workgroup_sizes[kernel]);
   // A logarithm only where the neighbour's grid fills better: the charge is ln(f_j / f_q).
-  const double query_fill = grid_fill(tile.workgroups(q.m, q.n), slots);
+  const kernels::OutputGrid& query = r.query_grid;
+  const double query_fill = grid_fill(tile.workgroups(query.rows, query.cols), slots);
   auto carried = [&](size_t j) {
-    const double fill = grid_fill(tile.workgroups(r.there[j].m, r.there[j].n), slots);
+    const kernels::OutputGrid& there = r.there_grid[j];
+    const double fill = grid_fill(tile.workgroups(there.rows, there.cols), slots);
     const double charge = fill > query_fill ? std::log(fill / query_fill) : 0.0;
-    return tile.log_useful_share(r.there[j].m, r.there[j].n) + charge;
+    return tile.log_useful_share(there.rows, there.cols) + charge;
   };
   double sum = 0, total = 0;
   Score s{0, nullptr, 0};
@@ -178,7 +193,7 @@ Score score(const Ranking& r, size_t c, const RankKernels& kernels, uint32_t com
     sum += r.absent_term[j] + r.weight[j] * carried(j);
     total += r.weight[j];
   }
-  s.value = sum / total - tile.log_useful_share(q.m, q.n);
+  s.value = sum / total - tile.log_useful_share(query.rows, query.cols);
   return s;
 }
 
@@ -205,7 +220,7 @@ RankedPick rank_neighbours(std::span<const ShapeIndex::Nearest> neighbours, cons
   Score best{std::numeric_limits<double>::infinity(), nullptr, 0};
   size_t best_c = 0;
   for (size_t c = 0; c < r.count; ++c) {
-    const Score s = score(r, c, kernels, compute_units, q);
+    const Score s = score(r, c, kernels, compute_units);
     if (s.value < best.value) {
       best = s;
       best_c = c;

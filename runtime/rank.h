@@ -140,8 +140,12 @@ double grid_fill(uint64_t workgroups, uint64_t slots) noexcept;
 // 1.14x behind on both. (A mean squared ratio weighs each variant's worst neighbour most, an
 // absent one as 4, and ranks worse by the same measure.)
 // A tiled variant's times carry its padding: each ratio r_j counts as r_j * u_j / u_q, where u is
-// the share of its computed outputs that are real on j and on the query (OutputTile): a 128-row
-// tile that was best at M = 128 and M = 256 computes 256 rows at M = 160, a 64-row one 192.
+// the share of its computed outputs that are real on j and on the query (OutputTile, over the
+// op's OutputGrid): a 128-row tile that was best at M = 128 and M = 256 computes 256 rows at
+// M = 160, a 64-row one 192; an attention tile of 16 query rows a KV head best at 4 tokens of 4
+// query heads a KV head computes 16 rows for the 4 of 4 tokens at one query head a KV head
+// (`vktune evaluate` on the H200's attention grid: max regret at 32 / 32 heads 23.1% -> 2.2%,
+// p90 of all 75 problems 8.2% -> 6.2%).
 // Where the device's compute units are known (compute_units > 0), a tiled variant whose
 // workgroups fill the GPU's last wave worse on the query than on neighbour j is charged the
 // difference: r_j counts as r_j * max(1, f_j / f_q), f being the share of the waves' slots

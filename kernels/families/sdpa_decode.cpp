@@ -85,6 +85,10 @@ class SdpaDecode final : public Family {
     return {clamp_groups(uint64_t{p.kv_heads} * row_blocks(k, p) * knob_u32(k, "splits"), d), 1,
             1};
   }
+  // A workgroup's block of `rows` query rows of a KV head, the last one padded, in each split.
+  OutputTile output_tile(const Knobs& k) const override {
+    return {knob_u32(k, "rows"), 1, knob_u32(k, "splits")};
+  }
 
  protected:
   std::string combination_error(const Knobs& k) const override {

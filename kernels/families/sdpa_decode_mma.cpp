@@ -88,6 +88,10 @@ class SdpaDecodeMma final : public Family {
                                  const vk::DeviceInfo& d) const override {
     return {clamp_groups(sdpa_tiles(kBandRows, p) * knob_u32(k, "splits"), d), 1, 1};
   }
+  // A KV head's band of 16 query rows, padded past its real ones, in each split.
+  OutputTile output_tile(const Knobs& k) const override {
+    return {kBandRows, 1, knob_u32(k, "splits")};
+  }
   // As sdpa_flash's: P rounded to fp16 for the tensor cores moves each weight by at most
   // 2 * 2^-11 relative; the products of fp16 values are exact, the sums fp32.
   double arithmetic_tolerance(const Problem& p) const override {

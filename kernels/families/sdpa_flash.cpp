@@ -109,6 +109,10 @@ class SdpaFlash final : public Family {
                                  const vk::DeviceInfo& d) const override {
     return {clamp_groups(tiles(k, p) * knob_u32(k, "splits"), d), 1, 1};
   }
+  // A tile of `br` query rows of a KV head, the last one padded, in each split.
+  OutputTile output_tile(const Knobs& k) const override {
+    return {knob_u32(k, "br"), 1, knob_u32(k, "splits")};
+  }
   // P (the softmax numerators) is rounded to fp16 for the tensor cores, each by at most 2^-11
   // relative; the row sum adds the rounded values, so the weights p_j / sum p move by at most
   // 2 * 2^-11 relative and out by 2 * 2^-11 of sum_j p_j |v_j| <= the bound. The rest is the

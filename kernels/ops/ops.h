@@ -34,4 +34,7 @@ Reference reference_of_rows(const Problem& p, const ProblemData& data,
 // The shape text of an op with rows M and width N: " M=1 N=4096".
 std::string rows_text(const Problem& p);
 
+// OpDescriptor::output_grid of an op whose tiles cover M x N.
+OutputGrid m_by_n_grid(uint32_t m, uint32_t n, uint32_t heads, uint32_t kv_heads) noexcept;
+
 }  // namespace vktune::kernels

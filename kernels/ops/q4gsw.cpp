@@ -206,6 +206,7 @@ VKTUNE_CATALOGUE_OP(q4gsw) = {
     .data_matches = q4gsw_op::data_matches,
     .reference = q4gsw_op::reference,
     .longest_sum = q4gsw_op::longest_sum,
+    .output_grid = m_by_n_grid,
 };
 
 }  // namespace vktune::kernels

@@ -126,6 +126,7 @@ VKTUNE_CATALOGUE_OP(rms_norm) = {
     .data_matches = rms_norm_op::data_matches,
     .reference = rms_norm_op::reference,
     .longest_sum = rms_norm_op::longest_sum,
+    .output_grid = m_by_n_grid,
 };
 
 }  // namespace vktune::kernels

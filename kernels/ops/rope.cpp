@@ -163,6 +163,7 @@ VKTUNE_CATALOGUE_OP(rope) = {
     .data_matches = rope_op::data_matches,
     .reference = rope_op::reference,
     .longest_sum = rope_op::longest_sum,
+    .output_grid = m_by_n_grid,
 };
 
 }  // namespace vktune::kernels

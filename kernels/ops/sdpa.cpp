@@ -116,6 +116,15 @@ Reference reference(const Problem& p, const ProblemData& d, std::span<const uint
 // A score sums D products, a softmax-weighted output L terms.
 double longest_sum(const Problem& p) { return std::max(p.n, p.k); }
 
+// A tiled kernel's workgroup computes a block of one KV head's query rows (M x heads / kv_heads:
+// every token of the head group), so its tiles pad those rows and each KV head is a column.
+// (Tiles of whole head groups hold exactly these rows where the group divides the tile's rows,
+// as every power-of-two group does; otherwise a few more tiles than the grid counts.)
+OutputGrid output_grid(uint32_t m, uint32_t, uint32_t heads, uint32_t kv_heads) noexcept {
+  if (kv_heads == 0) return {m, 1};
+  return {m * (heads / kv_heads), kv_heads};
+}
+
 }  // namespace
 }  // namespace sdpa_op
 
@@ -145,6 +154,7 @@ VKTUNE_CATALOGUE_OP(sdpa) = {
     .data_matches = sdpa_op::data_matches,
     .reference = sdpa_op::reference,
     .longest_sum = sdpa_op::longest_sum,
+    .output_grid = sdpa_op::output_grid,
 };
 
 }  // namespace vktune::kernels

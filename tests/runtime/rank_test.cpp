@@ -142,6 +142,26 @@ TEST(Rank, ChargesATileThePaddingItComputesOnTheQuery) {
   EXPECT_EQ(h.pick(q4(160, 4096, 4096)).variant->kernel, 1u);
 }
 
+// Attention's tiles pad the query rows of a KV head (OpDescriptor::output_grid), not M: kernel 1's
+// band of 16 rows ran best at 4 tokens of 4 query heads a KV head, which fill it; at one query
+// head a KV head the same 4 tokens fill a quarter of it, where kernel 2's blocks of 4 rows pad
+// nothing: ln 4 against ln 1.5.
+TEST(Rank, ChargesAnAttentionTileThePaddingOfItsQueryRows) {
+  Neighbourhood h;
+  h.tiles[1] = {16, 1, 16};
+  h.tiles[2] = {4, 1, 16};
+  const auto sdpa = [](uint32_t m, uint32_t l, uint32_t kv_heads) {
+    return ProblemQuery{"sdpa", "f16", m, l, 128, 0, 32, kv_heads};
+  };
+  for (const uint32_t l : {8192u, 32768u}) {
+    h.add(4, l, 128, 0.5, {{1, 1.0f}, {2, 1.5f}});
+    h.entries.back().heads = 32;
+    h.entries.back().kv_heads = 8;
+  }
+  EXPECT_EQ(h.pick(sdpa(4, 16384, 8)).variant->kernel, 1u);
+  EXPECT_EQ(h.pick(sdpa(4, 16384, 32)).variant->kernel, 2u);
+}
+
 TEST(Rank, TakesATilesPaddingOnANeighbourOutOfItsTimeThere) {
   Neighbourhood h;
   h.tiles[1] = {128, 128};
