@@ -84,10 +84,11 @@ class SdpaFlash final : public Family {
     const uint32_t stages = knob_u32(k, "stages");
     const uint32_t blocks4 = stages >= 3 ? (stages == 4 ? 4 : 2) * kv4 + scores4
                                          : std::max(kv4, scores4) + kv4;
-    // With splits, the merge's weights [splits, br] and last_split.
+    // With splits, the merge's weights [splits, br] and last_split (16 bytes,
+    // sdpa_split_merge.glsl).
     const uint32_t splits = knob_u32(k, "splits");
     return 16 * (std::max(blocks4, br * row4) + own4) + 4 * (subgroups * kBandRows + 256) +
-           (splits > 1 ? 4 * (splits * br + 1) : 0);
+           (splits > 1 ? 4 * splits * br + 16 : 0);
   }
   uint64_t workspace_bytes(const Knobs& k, const Problem& p) const override {
     const uint32_t splits = knob_u32(k, "splits");

@@ -157,7 +157,7 @@ TEST(SdpaFlashFamily, ASplitMultipliesTheWorkgroupsAndHoldsItsStatesInTheWorkspa
   // 24 counters, (m, l) of 24 x 4 x 64 rows, then their 128 fp32 outputs each.
   EXPECT_EQ(flash().workspace_bytes(k, p), (24u + 2u * 6144u + 6144u * 128u) * 4u);
   EXPECT_EQ(flash().shared_bytes(k),
-            flash().shared_bytes(knobs(kTarget)) + (4u * 64u + 1u) * 4u);
+            flash().shared_bytes(knobs(kTarget)) + 4u * 4u * 64u + 16u);  // weights, last_split
 
   const Legality short_l =
       flash().legality(knobs("sdpa_flash_f16[hd=128,br=64,bc=64,stages=1,splits=8,dsplit=1]"),
