@@ -17,16 +17,17 @@
 #include "db/device_database.h"
 #include "db/ops/db_tools.h"
 #include "db/store.h"
-#include "kernels/vk/compiler_probe.h"
 #include "kernels/family.h"
 #include "kernels/problem_limits.h"
+#include "kernels/vk/compiler_probe.h"
 #include "kernels/vk/device_select.h"
-#include "kernels/vk/pipeline_cache_file.h"
 #include "kernels/vk/instance.h"
+#include "kernels/vk/pipeline_cache_file.h"
 #include "tools/cli.h"
 #include "tools/report/summary.h"
 #include "tools/report/summary_json.h"
 #include "tools/worker_processes.h"
+#include "tuner/budget_note.h"
 #include "tuner/device_plan.h"
 #include "tuner/progress.h"
 #include "tuner/session.h"
@@ -439,6 +440,9 @@ tuner::TuneResult run_session(const vk::Instance& instance, size_t device_index,
                    .brief(std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                        std::chrono::duration<double>(result.seconds)))
                    .c_str());
+  if (const std::string note = tuner::budget_cut_note(result); !note.empty()) {
+    std::fprintf(stderr, "%s\n\n", note.c_str());
+  }
   return result;
 }
 
