@@ -2,7 +2,9 @@
 #include "runtime/bench/synthetic.h"
 
 #include <cstdio>
+#include <cstring>
 
+#include "db/spirv_check.h"
 #include "db/store.h"
 
 namespace vktune::runtime::bench {
@@ -54,7 +56,9 @@ void write_synthetic_db(const std::string& path, const SyntheticShape& shape) {
     k.layout = "raw";
     k.workgroup_size = 32 * (1 + i / 8);
     k.source_hash = "synthetic";
+    // Distinct per kernel, and past the header check every load makes (db/spirv_check.h).
     k.spirv = std::vector<uint8_t>(256, static_cast<uint8_t>(i));
+    std::memcpy(k.spirv->data(), &db::kSpirvMagic, sizeof db::kSpirvMagic);
     kernels.push_back(store.upsert_kernel(k));
   }
   std::vector<int64_t> problems;
