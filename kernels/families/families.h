@@ -35,9 +35,9 @@ inline std::string f16_tile_error(const vk::DeviceInfo& device, bool khr) {
          (khr ? " (VK_KHR_cooperative_matrix)" : "");
 }
 
-// Workspace bytes of an sdpa kernel split over the cache (sdpa_split_merge.glsl): a counter per
-// tile, (m, l) per (tile, split, row), each rounded up to 4 words, then O [tile, split, rows,
-// head_dim]; fp32.
+// Workspace bytes of an sdpa kernel split over the cache (sdpa_split_merge.glsl, and
+// sdpa_decode.comp's own hand-over): a counter per tile, (m, l) per (tile, split, row), each
+// rounded up to 4 words, then O [tile, split, rows, head_dim]; fp32.
 inline uint64_t sdpa_split_workspace_bytes(uint64_t tiles, uint64_t splits, uint64_t rows,
                                            uint64_t head_dim) {
   const uint64_t states = tiles * splits * rows;

@@ -62,11 +62,9 @@ class SdpaDecode final : public Family {
     return (lane_groups * knob_u32(k, "rows") * (2 + max_head_dim(k)) + 1) * 4;
   }
   uint64_t workspace_bytes(const Knobs& k, const Problem& p) const override {
-    // As the shader: a counter per row block, (m, l) per (query row, split), each rounded up
-    // to 4 words, then acc [query rows, splits, D]; query rows padded to whole blocks.
-    const uint64_t blocks = uint64_t{p.kv_heads} * row_blocks(k, p);
-    const uint64_t states = blocks * knob_u32(k, "rows") * knob_u32(k, "splits");
-    return (ceil_div(blocks, 4) * 4 + ceil_div(2 * states, 4) * 4 + states * p.k) * 4;
+    // The split kernels' layout, a row block for a tile; query rows padded to whole blocks.
+    return sdpa_split_workspace_bytes(uint64_t{p.kv_heads} * row_blocks(k, p),
+                                      knob_u32(k, "splits"), knob_u32(k, "rows"), p.k);
   }
   ShaderSpec source(const Knobs& k) const override {
     return {"sdpa_decode.comp",
